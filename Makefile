@@ -1,0 +1,40 @@
+# Every target creates the virtualenv it needs; a fresh clone runs `make demo` or `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit bench bench-git bench-files clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m diffchunk.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check diffchunk tests benchmarks
+	$(BIN)/ruff format --check diffchunk tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_diff
+
+bench-git: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_git
+
+bench-files: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_files
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,1 @@
+"""The diff pipeline: parse -> filter -> chunk -> format (no click, no mcp)."""

@@ -1,0 +1,58 @@
+"""One error hierarchy for the whole package.
+
+Every error a user (or a model) can cause is a :class:`DiffchunkError` whose
+message says what went wrong *and what to do next*.  The CLI maps these to exit
+code 1, the MCP server to ``ToolError`` results; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+
+class DiffchunkError(Exception):
+    """Base class: an anticipated failure with an actionable message."""
+
+    def __init__(self, message: str, *, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.suggestion = suggestion
+
+    def __str__(self) -> str:
+        if self.suggestion:
+            return f"{self.message} {self.suggestion}"
+        return self.message
+
+
+class InvalidArgument(DiffchunkError):
+    """A parameter has a value the tool cannot use (bad format, negative count...)."""
+
+
+class PathError(DiffchunkError):
+    """A path is relative, missing, unreadable, or not a regular file."""
+
+
+class NotADiffError(DiffchunkError):
+    """The input file contains no diff at all."""
+
+
+class ChunkNotFound(DiffchunkError):
+    """A chunk number outside the loaded diff's range."""
+
+
+class FileNotInDiff(DiffchunkError):
+    """A file path or pattern that matches zero or several files of the diff."""
+
+
+class GitError(DiffchunkError):
+    """git failed, or a repository/range cannot be reviewed."""
+
+
+class RefusedRange(GitError):
+    """A revision range was refused because it could be read as an option."""
+
+
+class FileToolError(DiffchunkError):
+    """A large-file tool failure (binary file, no match, ambiguous edit...)."""
+
+
+class EditConflict(FileToolError):
+    """The file changed under an edit, or an edit could not be applied safely."""
