@@ -1,0 +1,161 @@
+"""Decide which files of a parsed diff are reviewed: ``filter_files``.
+
+Every file ends up in exactly one of ``FilterResult.kept`` and
+``FilterResult.excluded`` (with a reason and a short detail), in diff order.
+Steps, first decision wins:
+
+1. ``include_patterns`` / ``exclude_patterns`` (:class:`PathPatterns`): a file
+   is tested by its new path and, for renames, copies and deletions, its old
+   path too.  With include patterns, a file none of them selects is excluded;
+   an exclude pattern wins over an include pattern.
+2. ``skip_generated``: :class:`GeneratedFileDetector` (``.gitattributes``
+   first, then path and header heuristics).
+3. ``skip_trivial``: a whitespace-only content change.  Within each hunk,
+   whitespace is removed from every line of the old side (context and removed
+   lines) and of the new side (context and added lines), lines left empty are
+   dropped, and the two sequences must be equal: blank lines, indentation,
+   trailing spaces, CRLF vs LF, a final newline.  A line moved past a context
+   line is a real change.  Never trivial: changes without hunks (rename, copy,
+   mode, binary, empty new/deleted file), any rename/copy/mode change even
+   with whitespace-only edits, added or deleted files (their existence is the
+   change), combined diffs of merges (their columns mix several parents;
+   deciding would need each parent's view) and sections flagged malformed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import zip_longest
+
+from .attributes import AttributeSource
+from .generated import GeneratedFileDetector
+from .model import DiffKind, Excluded, ExcludeReason, FileDiff, FileStatus, ParsedDiff
+from .patterns import PathPatterns
+
+_OLD_SIDE = re.compile(rb"^[ -](.*)", re.MULTILINE)
+_NEW_SIDE = re.compile(rb"^[ +](.*)", re.MULTILINE)
+_NONBLANK_ADDED = re.compile(rb"^\+[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c\n]", re.MULTILINE)
+_NONBLANK_REMOVED = re.compile(rb"^-[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c\n]", re.MULTILINE)
+_WHITESPACE = b" \t\r\x0b\x0c"
+
+
+@dataclass(frozen=True, slots=True)
+class FilterResult:
+    kept: tuple[FileDiff, ...]
+    excluded: tuple[Excluded, ...]
+    files_excluded_by_pattern: int = 0
+    # Paths of kept files that ``.gitattributes`` marks ``-diff`` or ``binary``:
+    # show them as binary, without their text hunks.
+    binary_by_attributes: frozenset[str] = field(default_factory=frozenset)
+
+
+def _hunk_whitespace_only(body: bytes, removed: int, added: int) -> bool:
+    if not removed and not added:
+        return True
+    if not removed:
+        return _NONBLANK_ADDED.search(body) is None
+    if not added:
+        return _NONBLANK_REMOVED.search(body) is None
+    # Both sides with their context lines, so that a line moved past context
+    # is a change.  Compared lazily: most hunks differ at their first change.
+    old = filter(None, (m.group(1).translate(None, _WHITESPACE) for m in _OLD_SIDE.finditer(body)))
+    new = filter(None, (m.group(1).translate(None, _WHITESPACE) for m in _NEW_SIDE.finditer(body)))
+    return all(a == b for a, b in zip_longest(old, new))
+
+
+def is_whitespace_only(file: FileDiff, data: bytes) -> bool:
+    """True when every hunk of ``file`` only changes whitespace (see the module doc)."""
+    if (
+        not file.hunks
+        or file.kind is DiffKind.COMBINED
+        or file.malformed is not None
+        or file.is_binary
+        or file.is_submodule
+        or file.status is not FileStatus.MODIFIED
+        or (file.old_mode is not None and file.old_mode != file.new_mode)
+    ):
+        return False
+    return all(
+        _hunk_whitespace_only(data[h.body_start : h.end], h.removed, h.added) for h in file.hunks
+    )
+
+
+def _patterns(value: str | None, name: str) -> PathPatterns | None:
+    if value is None:
+        return None
+    patterns = PathPatterns(value, name=name)
+    return patterns if patterns else None
+
+
+def _pattern_verdict(
+    file: FileDiff, include: PathPatterns | None, exclude: PathPatterns | None
+) -> str | None:
+    paths = [file.new_path]
+    if file.old_path is not None and file.old_path != file.new_path:
+        paths.append(file.old_path)
+    if exclude is not None:
+        hit = exclude.matches_any(paths)
+        if hit is not None:
+            return f"matches exclude pattern '{hit}'"
+    if include is not None and include.matches_any(paths) is None:
+        return "not matched by include patterns"
+    return None
+
+
+def filter_files(
+    parsed: ParsedDiff,
+    *,
+    skip_trivial: bool,
+    skip_generated: bool,
+    include_patterns: str | None,
+    exclude_patterns: str | None,
+    attributes: AttributeSource | None = None,
+) -> FilterResult:
+    """Split ``parsed.files`` into kept and excluded files (see the module doc).
+
+    Bad patterns raise :class:`~diffchunk.errors.InvalidArgument`.  With an
+    attribute source, its ``lookup`` is called once, for all remaining paths.
+    """
+    include = _patterns(include_patterns, "include_patterns")
+    exclude = _patterns(exclude_patterns, "exclude_patterns")
+    kept: list[FileDiff] = []
+    excluded: list[Excluded] = []
+    by_pattern = 0
+
+    candidates: list[FileDiff] = []
+    for file in parsed.files:
+        detail = None
+        if include is not None or exclude is not None:
+            detail = _pattern_verdict(file, include, exclude)
+        if detail is not None:
+            excluded.append(Excluded(file.path, ExcludeReason.PATTERN, file.index, detail))
+            by_pattern += 1
+        else:
+            candidates.append(file)
+
+    detector = GeneratedFileDetector(attributes)
+    if attributes is not None and candidates:
+        detector.prefetch([f.path for f in candidates])
+
+    for file in candidates:
+        if skip_generated:
+            verdict = detector.classify(file, parsed)
+            if verdict is not None:
+                excluded.append(Excluded(file.path, verdict[0], file.index, verdict[1]))
+                continue
+        if skip_trivial and is_whitespace_only(file, parsed.data):
+            excluded.append(
+                Excluded(file.path, ExcludeReason.TRIVIAL, file.index, "whitespace-only change")
+            )
+            continue
+        kept.append(file)
+
+    binary = frozenset(f.path for f in kept if attributes is not None and detector.is_binary(f))
+    excluded.sort(key=lambda e: e.file_index)
+    return FilterResult(
+        kept=tuple(kept),
+        excluded=tuple(excluded),
+        files_excluded_by_pattern=by_pattern,
+        binary_by_attributes=binary,
+    )

@@ -1,0 +1,223 @@
+"""From diff bytes to a review: parse -> (reduce context) -> filter -> chunk.
+
+:func:`build_review` is the one entry point the sessions, the CLI and the
+benchmarks call.  It knows nothing about files on disk except the optional
+``.gitattributes`` file named in :class:`LoadOptions`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import ChunkNotFound, InvalidArgument
+from .attributes import AttributeSource
+from .chunker import chunk_files, render_chunk
+from .context import reduce_context
+from .filters import filter_files
+from .model import Chunk, Excluded, FileDiff, ParsedDiff
+from .parser import parse_diff
+from .patterns import split_patterns
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str, float], None]
+
+MIN_CHUNK_LINES = 10
+MAX_CHUNK_LINES = 1_000_000
+MAX_CONTEXT_LINES = 1_000_000
+
+
+def _check_patterns(name: str, value: str | None) -> str | None:
+    """Validate a comma-separated glob list (caps, types); blank means None."""
+    if value is None:
+        return None
+    split_patterns(value, name=name)  # raises InvalidArgument with the limits
+    return value if value.strip() else None
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(
+            f"{name} must be an integer between {low} and {high}, got {value!r}.",
+        )
+    if not low <= value <= high:
+        raise InvalidArgument(
+            f"{name}={value} is out of range; use a value between {low} and {high}.",
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class LoadOptions:
+    """How a diff is turned into chunks.  Validated on construction."""
+
+    max_chunk_lines: int = 1000
+    skip_trivial: bool = True
+    skip_generated: bool = True
+    include_patterns: str | None = None
+    exclude_patterns: str | None = None
+    context_lines: int | None = None
+    gitattributes_path: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_int("max_chunk_lines", self.max_chunk_lines, MIN_CHUNK_LINES, MAX_CHUNK_LINES)
+        if self.context_lines is not None:
+            value = self.context_lines
+            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+                raise InvalidArgument(
+                    f"context_lines={value} is negative.",
+                    suggestion="Use 0 (changed lines only), a positive number, "
+                    "or leave it unset to keep every context line.",
+                )
+            _check_int("context_lines", self.context_lines, 0, MAX_CONTEXT_LINES)
+        for name in ("skip_trivial", "skip_generated"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidArgument(f"{name} must be true or false.")
+        object.__setattr__(
+            self, "include_patterns", _check_patterns("include_patterns", self.include_patterns)
+        )
+        object.__setattr__(
+            self, "exclude_patterns", _check_patterns("exclude_patterns", self.exclude_patterns)
+        )
+        if self.gitattributes_path is not None and not isinstance(self.gitattributes_path, str):
+            raise InvalidArgument("gitattributes_path must be a path string.")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStats:
+    total_files: int  # file sections in the diff (kept + excluded)
+    total_lines: int  # lines of the loaded diff text (after context reduction)
+    chunks_count: int
+    files_excluded: int
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A chunked diff, ready to serve."""
+
+    parsed: ParsedDiff
+    kept: tuple[FileDiff, ...]
+    excluded: tuple[Excluded, ...]
+    chunks: tuple[Chunk, ...]
+    stats: ReviewStats
+    options: LoadOptions
+    # path -> 1-based numbers of the chunks holding (a part of) that file
+    file_to_chunks: Mapping[str, tuple[int, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+    def chunk(self, number: int) -> Chunk:
+        """The chunk ``number`` (1-based); ChunkNotFound names the valid range."""
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise ChunkNotFound(f"chunk_number must be an integer, got {number!r}.")
+        total = len(self.chunks)
+        if 1 <= number <= total:
+            return self.chunks[number - 1]
+        if total == 0:
+            raise ChunkNotFound(
+                f"This diff has no chunks, so chunk {number} does not exist. {self.why_empty()}"
+            )
+        raise ChunkNotFound(
+            f"Chunk {number} does not exist; this diff has {total} "
+            f"chunk{'s' if total != 1 else ''}, numbered 1..{total}.",
+            suggestion="Call list_chunks to see what each chunk holds.",
+        )
+
+    def chunk_bytes(self, number: int) -> bytes:
+        """The exact text of chunk ``number`` (a valid patch on its own)."""
+        return render_chunk(self.parsed, self.chunk(number))
+
+    def why_empty(self) -> str:
+        """A sentence explaining why no chunk exists (for error messages)."""
+        if not self.parsed.files:
+            return "The diff contains no file changes."
+        reasons: dict[str, int] = {}
+        for ex in self.excluded:
+            key = ex.reason.value + (f" ({ex.detail})" if ex.detail else "")
+            reasons[key] = reasons.get(key, 0) + 1
+        listed = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items(), key=lambda i: -i[1]))
+        return (
+            f"All {len(self.parsed.files)} files were excluded: {listed}. "
+            "Load again with skip_trivial=false, skip_generated=false, or other "
+            "include/exclude patterns to review them, or use get_file_diff for one file."
+        )
+
+
+def _count_lines(data: bytes) -> int:
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def _load_attributes(options: LoadOptions) -> AttributeSource | None:
+    if options.gitattributes_path is None:
+        return None
+    from .gitattributes import load_gitattributes
+
+    source: AttributeSource = load_gitattributes(options.gitattributes_path)
+    return source
+
+
+def build_review(
+    data: bytes,
+    options: LoadOptions,
+    attributes: AttributeSource | None = None,
+    progress: Progress | None = None,
+) -> Review:
+    """Parse, filter and chunk ``data``.
+
+    ``attributes`` overrides the ``.gitattributes`` file named in ``options``.
+    ``progress(stage, fraction)`` is called a handful of times (fraction in 0..1).
+    """
+
+    def report(stage: str, fraction: float) -> None:
+        if progress is not None:
+            progress(stage, fraction)
+
+    report("parsing", 0.05)
+    parsed = parse_diff(data)
+    if options.context_lines is not None and parsed.files:
+        report("reducing context", 0.35)
+        parsed = parse_diff(reduce_context(parsed, options.context_lines))
+    if attributes is None:
+        attributes = _load_attributes(options)
+    report("filtering", 0.55)
+    result = filter_files(
+        parsed,
+        skip_trivial=options.skip_trivial,
+        skip_generated=options.skip_generated,
+        include_patterns=options.include_patterns,
+        exclude_patterns=options.exclude_patterns,
+        attributes=attributes,
+    )
+    report("chunking", 0.75)
+    chunks = chunk_files(parsed, result.kept, max_lines=options.max_chunk_lines)
+    mapping: dict[str, list[int]] = {}
+    for chunk in chunks:
+        for part in chunk.parts:
+            numbers = mapping.setdefault(part.path, [])
+            if not numbers or numbers[-1] != chunk.number:
+                numbers.append(chunk.number)
+    stats = ReviewStats(
+        total_files=len(parsed.files),
+        total_lines=_count_lines(parsed.data),
+        chunks_count=len(chunks),
+        files_excluded=len(result.excluded),
+    )
+    report("done", 1.0)
+    return Review(
+        parsed=parsed,
+        kept=tuple(result.kept),
+        excluded=tuple(result.excluded),
+        chunks=tuple(chunks),
+        stats=stats,
+        options=options,
+        file_to_chunks=MappingProxyType({k: tuple(v) for k, v in mapping.items()}),
+    )

@@ -1,0 +1,82 @@
+"""Git path quoting and prefix helpers of diff headers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from diffchunk.diff.paths import (
+    decode_path,
+    first_component,
+    quote_git_path,
+    split_prefixes,
+    split_quoted,
+    strip_prefix,
+    unquote_git_path,
+)
+
+
+def test_unquote_octal_and_c_escapes() -> None:
+    assert unquote_git_path(b'"a/caf\\303\\251.md"') == "a/café.md".encode()
+    assert (
+        unquote_git_path(b'"tab\\there\\nnl \\"q\\" back\\\\slash"')
+        == b'tab\there\nnl "q" back\\slash'
+    )
+    assert unquote_git_path(b"plain/name with spaces") == b"plain/name with spaces"
+    assert unquote_git_path(b'"odd\\q"') == b"odd\\q"  # unknown escape kept
+    assert unquote_git_path(b'"dangling\\"') == b"dangling\\"  # a dangling backslash is kept
+
+
+def test_quote_matches_what_git_writes(tmp_path: Path) -> None:
+    names = ["café.md", 'say "hi".txt', "back\\slash", "tab\there", "plain name.txt"]
+    for name in names:
+        (tmp_path / name).write_text("x\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    out = subprocess.run(
+        ["git", "-c", "core.quotePath=true", "diff", "--cached", "--name-only"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    ).stdout
+    written = out.split(b"\n")[:-1]
+    ours = sorted(quote_git_path(name.encode()) for name in names)
+    assert sorted(written) == ours
+    assert sorted(unquote_git_path(w) for w in written) == sorted(n.encode() for n in names)
+
+
+@given(st.binary(max_size=40))
+def test_quote_then_unquote_gives_the_bytes_back(path: bytes) -> None:
+    assert unquote_git_path(quote_git_path(path)) == path
+
+
+def test_split_quoted_token() -> None:
+    assert split_quoted(b'"a/x y" "b/x y"') == (b'"a/x y"', b' "b/x y"')
+    assert split_quoted(b'"a\\"b" rest') == (b'"a\\"b"', b" rest")
+    assert split_quoted(b'"never closed') is None
+    assert split_quoted(b"unquoted") is None
+
+
+def test_split_prefixes_finds_the_shared_path() -> None:
+    assert split_prefixes(b"a/x/y", b"b/x/y") == (b"a/", b"b/", b"x/y")
+    assert split_prefixes(b"i/a/b", b"w/a/b") == (b"i/", b"w/", b"a/b")
+    assert split_prefixes(b"same/path", b"same/path") == (b"", b"", b"same/path")
+    assert split_prefixes(b"dir1/sub dir/f", b"dir2/sub dir/f") == (
+        b"dir1/",
+        b"dir2/",
+        b"sub dir/f",
+    )
+    assert split_prefixes(b"old.txt", b"new.txt") is None
+    assert split_prefixes(b"a/xfile", b"b/file") is None
+
+
+def test_prefix_helpers_and_decoding() -> None:
+    assert strip_prefix(b"a/x", b"a/") == b"x"
+    assert strip_prefix(b"x", b"a/") == b"x"
+    assert first_component(b"dir1/sub/x") == b"dir1/"
+    assert first_component(b"bare") == b""
+    assert decode_path("café".encode()) == "café"
+    assert decode_path(b"bad\xff") == "bad\ufffd"
