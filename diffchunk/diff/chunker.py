@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -41,14 +41,23 @@ from diffchunk.diff.model import (
     FileDiff,
     FileStatus,
     Hunk,
+    HunkSpan,
+    LazyHunks,
     ParsedDiff,
     Piece,
+    fast_constructor,
 )
 from diffchunk.errors import InvalidArgument
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["TARGET_FRACTION", "chunk_files", "render_chunk"]
+
+# A hunk as the splitter sees it: its span and header numbers.
+_HunkLike = Hunk | HunkSpan
+
+# ``ChunkPart(...)`` at half the cost: one is made per file of the diff.
+_new_part: Callable[..., ChunkPart] = fast_constructor(ChunkPart)
 
 TARGET_FRACTION = 0.8  # share of the budget a chunk aims at
 _KEEP_CONTEXT = 3  # context lines kept before a change when a long context run is cut
@@ -89,23 +98,25 @@ def chunk_files(
     data = parsed.data
     heads = _commit_heads(parsed, files)
     packer = _Packer(data, budget)
+    max_lines, max_bytes = budget.max_lines, budget.max_bytes
+    add_whole = packer.add_whole
     for fd in files:
-        lead = heads.get(fd.index)
-        pieces: list[Piece] = []
-        lines = nbytes = 0
+        lead = heads.get(fd.index) if heads else None
+        lines = fd.line_count
+        if lines is None:
+            lines = _span_lines(data, fd.start, fd.end)
+        nbytes = fd.end - fd.start
         if lead is not None:
-            pieces.append(lead)
             lines += _span_lines(data, *lead)
             nbytes += lead[1] - lead[0]
-        lines += _span_lines(data, fd.start, fd.end)
-        nbytes += fd.end - fd.start
-        if (lines > budget.max_lines or nbytes > budget.max_bytes) and fd.hunks:
+        if (lines > max_lines or nbytes > max_bytes) and fd.hunks:
             parts = _FileSplitter(parsed, fd, lead, budget).run()
             if len(parts) > 1:
                 packer.add_split(fd, parts)
                 continue
-        pieces.append((fd.start, fd.end))
-        packer.add_whole(ChunkPart(fd.index, fd.path, tuple(pieces), lines), nbytes)
+        span = (fd.start, fd.end)
+        pieces = (span,) if lead is None else (lead, span)
+        add_whole(_new_part(fd.index, fd.path, pieces, lines), nbytes)
     return packer.finish()
 
 
@@ -292,7 +303,7 @@ def _range(start: int, count: int) -> bytes:
     return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
 
 
-def _hunk_tail(data: bytes, hunk: Hunk) -> bytes:
+def _hunk_tail(data: bytes, hunk: _HunkLike) -> bytes:
     """What follows the closing ``@@`` of a two-way hunk header (section and newline)."""
     close = data.find(b"@@", hunk.start + 2, hunk.body_start)
     tail = data[close + 2 : hunk.body_start] if close >= 0 else b"\n"
@@ -369,7 +380,17 @@ class _FileSplitter:
         lead_bytes = lead[1] - lead[0] if lead else 0
         # Room for hunks in a part: the first part also holds the commit message.
         # Parts are evened out so that the last one is not a small remainder.
-        first, last = fd.hunks[0].start, fd.hunks[-1].end
+        # The hunks (spans and header numbers are all that is needed here) and
+        # their (lines, bytes), measured once for both packings in run().
+        self.hunks: Sequence[_HunkLike]
+        lines: Sequence[int]
+        if isinstance(fd.hunks, LazyHunks):
+            self.hunks, lines = fd.hunks.spans()
+        else:
+            self.hunks = tuple(fd.hunks)
+            lines = [_span_lines(self.data, h.start, h.end) for h in self.hunks]
+        self.sizes = [(k, h.end - h.start) for k, h in zip(lines, self.hunks, strict=True)]
+        first, last = self.hunks[0].start, self.hunks[-1].end
         self.full_room = (budget.target_lines - head_lines, budget.target_bytes - head_bytes)
         self.even_room = (
             _even_share(self.full_room[0], _span_lines(self.data, first, last) + lead_lines, 3),
@@ -404,7 +425,7 @@ class _FileSplitter:
 
     # -- adding hunks ---------------------------------------------------------
 
-    def _add_hunk(self, hunk: Hunk, lines: int) -> None:
+    def _add_hunk(self, hunk: _HunkLike, lines: int) -> None:
         data = self.data
         if not self.two_way or self.shift == 0:
             self.cur.add([(hunk.start, hunk.end)], lines, hunk.end - hunk.start)
@@ -436,7 +457,7 @@ class _FileSplitter:
         self.cur.delta += piece.new_count - piece.old_count
         self.cur.hunks += 1
 
-    def _split_hunk(self, hunk: Hunk, lines_of: _HunkLines) -> None:
+    def _split_hunk(self, hunk: _HunkLike, lines_of: _HunkLines) -> None:
         tail = _hunk_tail(self.data, hunk)
         while not lines_of.done:
             room_lines, room_bytes = self._room()
@@ -461,9 +482,7 @@ class _FileSplitter:
 
     def _pack(self) -> None:
         data = self.data
-        for hunk in self.fd.hunks:
-            lines = _span_lines(data, hunk.start, hunk.end)
-            nbytes = hunk.end - hunk.start
+        for hunk, (lines, nbytes) in zip(self.hunks, self.sizes, strict=True):
             if self._fits(lines, nbytes):
                 self._add_hunk(hunk, lines)
                 continue
@@ -480,7 +499,7 @@ class _FileSplitter:
             else:
                 self._split_hunk(hunk, lines_of)  # starts in the current part
         self._close()
-        last_hunk_end = self.fd.hunks[-1].end
+        last_hunk_end = self.hunks[-1].end
         if self.fd.end > last_hunk_end:  # text after the last hunk stays with the file
             tail = (last_hunk_end, self.fd.end)
             self.parts[-1].add([tail], _span_lines(data, *tail), tail[1] - tail[0])
@@ -565,7 +584,7 @@ class _HunkLines:
         self.done = False
 
     @classmethod
-    def of(cls, data: bytes, hunk: Hunk) -> _HunkLines | None:
+    def of(cls, data: bytes, hunk: _HunkLike) -> _HunkLines | None:
         start, end = hunk.body_start, hunk.end
         if end <= start:
             return None

@@ -7,6 +7,7 @@ benchmarks call.  It knows nothing about files on disk except the optional
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -156,6 +157,24 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
+def _total_lines(parsed: ParsedDiff) -> int:
+    """Lines of ``parsed.data``, from the line counts the parser already made.
+
+    Sections tile the buffer and every one but the last ends after a ``\\n``,
+    so their line counts add up to the buffer's.
+    """
+    data = parsed.data
+    total = 0
+    for fd in parsed.files:
+        if fd.line_count is None:
+            return _count_lines(data)
+        total += fd.line_count
+    for seg in parsed.segments:
+        if seg.end > seg.start:
+            total += data.count(b"\n", seg.start, seg.end) + (data[seg.end - 1] != 0x0A)
+    return total
+
+
 def _load_attributes(options: LoadOptions) -> AttributeSource | None:
     if options.gitattributes_path is None:
         return None
@@ -177,6 +196,24 @@ def build_review(
     ``progress(stage, fraction)`` is called a handful of times (fraction in 0..1).
     """
 
+    # The build makes tens of thousands of long-lived objects and no garbage
+    # cycles: collecting while it runs only costs time (about 3% of a load).
+    collect = gc.isenabled()
+    if collect:
+        gc.disable()
+    try:
+        return _build_review(data, options, attributes, progress)
+    finally:
+        if collect:
+            gc.enable()
+
+
+def _build_review(
+    data: bytes,
+    options: LoadOptions,
+    attributes: AttributeSource | None,
+    progress: Progress | None,
+) -> Review:
     def report(stage: str, fraction: float) -> None:
         if progress is not None:
             progress(stage, fraction)
@@ -207,7 +244,7 @@ def build_review(
                 numbers.append(chunk.number)
     stats = ReviewStats(
         total_files=len(parsed.files),
-        total_lines=_count_lines(parsed.data),
+        total_lines=_total_lines(parsed),
         chunks_count=len(chunks),
         files_excluded=len(result.excluded),
     )

@@ -106,6 +106,15 @@ COMBINED_RANGE = re.compile(rb"-(\d{1,18})(?:,(\d{1,18}))?")
 #: (an empty line included).
 NOT_HUNK_LINE = re.compile(rb"\n[^ +\-\\]")
 
+#: Scans a file's hunks from the ``\n`` before the first header: matches every
+#: well-formed ``@@`` header (groups 1 and 2: old and new counts, None when
+#: omitted, meaning 1) and every line that is neither a header nor a ``' '``,
+#: ``'+'`` or ``'-'`` line (group 3: a ``\\`` marker line, an unreadable ``@``
+#: line, or the line after the hunks).
+HUNK_SCAN = re.compile(
+    rb"\n(?:@@ -\d{1,18}(?:,(\d{1,18}))? \+\d{1,18}(?:,(\d{1,18}))? @@|([^ +\-]))"
+)
+
 # ---------------------------------------------------------------------------
 # Commit headers
 # ---------------------------------------------------------------------------
