@@ -1,0 +1,244 @@
+"""Benchmark: reviewing a git range vs running ``git diff`` alone.
+
+Usage::
+
+    python -m benchmarks.bench_git [--repo PATH] [--range A..B] [--runs N]
+
+Without ``--repo`` a repository with thousands of files and a long history is
+generated once (deterministically, with ``git fast-import``) under
+``bench-out/git-repo`` and reused by later runs; its default range spans most
+of the history (``bench-a..bench-b``).
+
+Measured (median of ``--runs``, each in a fresh process where it says CLI):
+
+* ``git diff A B > /dev/null`` — the floor;
+* ``diffchunk review A..B --json > /dev/null``, cold (empty diff cache):
+  git diff into the cache + parse + filter + chunk + JSON;
+* the same again, warm: the cached diff is reused and ``git diff`` must not run;
+* in-process ``load_git_diff`` cold and warm (no interpreter start-up), and the
+  number of ``git diff`` runs on the warm path (must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_REPO = ROOT / "bench-out" / "git-repo"
+FILES = 4000
+COMMITS = 400
+RANGE_FROM = 40
+TARGET = 1.3
+
+_CLI = "from diffchunk.cli import main; main(prog_name='diffchunk')"
+
+
+def _line(path: str, i: int, version: int) -> str:
+    return f"    value_{i} = compute({i}, {version})  # {path} line {i}\n"
+
+
+def build_repo(path: Path, files: int = FILES, commits: int = COMMITS) -> None:
+    """A deterministic repository: ``files`` files, ``commits`` commits, tags bench-a/bench-b."""
+    rng = random.Random(20261121)
+    tmp = path.with_name(path.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp)], check=True)
+    contents: dict[str, list[str]] = {}
+    names = [f"pkg{i % 80:02d}/mod{i // 80:03d}/file_{i:05d}.py" for i in range(files)]
+    out: list[bytes] = []
+
+    def put(p: str) -> None:
+        data = "".join(contents[p]).encode()
+        out.append(f"M 100644 inline {p}\ndata {len(data)}\n".encode() + data + b"\n")
+
+    when = 1_700_000_000
+    for n in range(1, commits + 1):
+        out.append(b"commit refs/heads/main\n")
+        out.append(
+            f"mark :{n}\ncommitter Bench <bench@example.com> {when + n * 60} +0000\n".encode()
+        )
+        message = f"commit {n}\n".encode()
+        out.append(f"data {len(message)}\n".encode() + message)
+        if n > 1:
+            out.append(f"from :{n - 1}\n".encode())
+        if n == 1:
+            for p in names:
+                contents[p] = [_line(p, i, 0) for i in range(rng.randint(20, 120))]
+                put(p)
+        else:
+            for p in rng.sample(names, 40):
+                lines = contents[p]
+                for _ in range(3):
+                    at = rng.randrange(len(lines))
+                    lines[at] = _line(p, at, n)
+                if rng.random() < 0.3:
+                    lines.insert(rng.randrange(len(lines)), _line(p, len(lines), n))
+                put(p)
+            new = f"pkg{n % 80:02d}/added/new_{n:04d}.py"
+            contents[new] = [_line(new, i, n) for i in range(rng.randint(10, 60))]
+            names.append(new)
+            put(new)
+            if n % 10 == 0:
+                gone = names.pop(rng.randrange(len(names)))
+                contents.pop(gone)
+                out.append(f"D {gone}\n".encode())
+        out.append(b"\n")
+        if n == RANGE_FROM:
+            out.append(f"reset refs/tags/bench-a\nfrom :{n}\n\n".encode())
+    out.append(f"reset refs/tags/bench-b\nfrom :{commits}\n\n".encode())
+    subprocess.run(
+        ["git", "-C", str(tmp), "fast-import", "--quiet"], input=b"".join(out), check=True
+    )
+    subprocess.run(["git", "-C", str(tmp), "checkout", "-q", "main"], check=True)
+    shutil.rmtree(path, ignore_errors=True)
+    tmp.rename(path)
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _median(
+    fn: Callable[[], None], runs: int, before: Callable[[], None] | None = None
+) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (this process and its children) of ``fn``."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        cpu = _cpu()
+        start = time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, help="an existing repository to measure")
+    parser.add_argument("--range", dest="revision_range", help="A..B (default bench-a..bench-b)")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    repo: Path = args.repo or DEFAULT_REPO
+    if args.repo is None and not (repo / ".git").exists():
+        print(f"building {repo} ({FILES} files, {COMMITS} commits)...", file=sys.stderr)
+        started = time.perf_counter()
+        build_repo(repo)
+        print(f"  built in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    revision_range = args.revision_range or "bench-a..bench-b"
+    if "..." in revision_range or ".." not in revision_range:
+        parser.error("--range must be a two-dot range A..B")
+    left, right = revision_range.split("..", 1)
+
+    cache = Path(tempfile.mkdtemp(prefix="diffchunk-bench-cache-"))
+    env = {**os.environ, "DIFFCHUNK_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+
+    def clear_cache() -> None:
+        for entry in cache.iterdir():
+            entry.unlink()
+
+    with open(os.devnull, "wb") as null:
+
+        def plain_git() -> None:
+            subprocess.run(["git", "-C", str(repo), "diff", left, right], stdout=null, check=True)
+
+        def cli() -> None:
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    _CLI,
+                    "review",
+                    "--repo",
+                    str(repo),
+                    revision_range,
+                    "--json",
+                ],
+                stdout=null,
+                env=env,
+                check=True,
+            )
+
+        plain_git()  # warm the page cache
+        size = int(
+            subprocess.run(
+                f"git -C '{repo}' diff {left} {right} | wc -c", shell=True, capture_output=True
+            ).stdout
+        )
+        git_s = _median(plain_git, args.runs)
+        cli_cold = _median(cli, args.runs, before=clear_cache)
+        cli_warm = _median(cli, args.runs)
+
+    # In-process: no interpreter start-up, and a count of git diff runs.
+    os.environ["DIFFCHUNK_CACHE_DIR"] = str(cache)
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.git.runner import GitCommand
+    from diffchunk.sessions import SessionStore
+
+    diff_runs = [0]
+    real = GitCommand.to_file
+
+    def counting(self: GitCommand, *a: object, **kw: object) -> None:
+        diff_runs[0] += 1
+        real(self, *a, **kw)  # type: ignore[arg-type]
+
+    GitCommand.to_file = counting  # type: ignore[method-assign]
+    summary: dict[str, object] = {}
+
+    def in_process() -> None:
+        summary.update(load_git_diff(str(repo.resolve()), revision_range, store=SessionStore()))
+
+    proc_cold = _median(in_process, args.runs, before=clear_cache)
+    diff_runs[0] = 0
+    proc_warm = _median(in_process, args.runs)
+    warm_diff_runs = diff_runs[0]
+    shutil.rmtree(cache, ignore_errors=True)
+
+    print(f"repository: {repo}  range: {revision_range}")
+    print(
+        f"diff: {size / 1e6:.1f} MB, {summary.get('files')} files, "
+        f"{summary.get('total_lines')} lines -> {summary.get('chunks')} chunks "
+        f"({summary.get('files_excluded')} excluded)"
+    )
+    print(f"median of {args.runs} runs (wall clock; CPU = user+sys incl. child processes):")
+    rows = [
+        ("git diff A B > /dev/null", git_s),
+        ("diffchunk review A..B --json (CLI, cold cache)", cli_cold),
+        ("diffchunk review A..B --json (CLI, warm cache)", cli_warm),
+        ("load_git_diff in-process, cold cache", proc_cold),
+        ("load_git_diff in-process, warm cache", proc_warm),
+    ]
+    for label, (wall, cpu) in rows:
+        print(
+            f"  {label:<48} {wall * 1000:7.0f} ms {wall / git_s[0]:5.2f}x"
+            f"   cpu {cpu * 1000:7.0f} ms {cpu / git_s[1]:5.2f}x"
+        )
+    print(f"  git diff runs on the warm path: {warm_diff_runs} (must be 0)")
+    for name, (wall, cpu) in (("cold", cli_cold), ("warm", cli_warm)):
+        by_wall = "meets" if wall <= TARGET * git_s[0] else "misses"
+        by_cpu = "meets" if cpu <= TARGET * git_s[1] else "misses"
+        print(
+            f"target: {name} CLI review <= {TARGET}x git diff alone: "
+            f"wall {by_wall} it, cpu {by_cpu} it"
+        )
+    return 0 if warm_diff_runs == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

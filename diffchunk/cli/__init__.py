@@ -1,0 +1,81 @@
+"""The ``diffchunk`` command line (click).
+
+One place maps failures to exit codes (:class:`DiffchunkGroup`):
+0 ok, 1 a :class:`~diffchunk.errors.DiffchunkError` (message on stderr),
+2 usage, 130 interrupted, 3 unexpected (traceback with ``DIFFCHUNK_DEBUG=1``).
+Subcommands live in one module each and only raise ``DiffchunkError``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import DiffchunkError
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class DiffchunkGroup(click.Group):
+    """A click group that turns exceptions into the documented exit codes."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except DiffchunkError as exc:
+            raise click.ClickException(str(exc)) from exc
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except BrokenPipeError:
+            # The reader went away (e.g. `| head`); nothing left to say.
+            try:
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the final flush
+            except OSError:
+                pass
+            ctx.exit(0)
+        except Exception as exc:
+            if os.environ.get("DIFFCHUNK_DEBUG"):
+                traceback.print_exc()
+            click.echo(
+                f"Error: unexpected {type(exc).__name__}: {exc} "
+                "(set DIFFCHUNK_DEBUG=1 for the traceback; please report it).",
+                err=True,
+            )
+            ctx.exit(3)
+
+
+@click.group(cls=DiffchunkGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(version=__version__, prog_name="diffchunk")
+def main() -> None:
+    """Review large diffs and work in large files, piece by piece.
+
+    \b
+    Examples:
+      diffchunk review changes.diff              overview of the chunks
+      diffchunk review changes.diff --chunk 2    print chunk 2 exactly
+      diffchunk mcp                              serve the MCP tools on stdio
+    """
+
+
+# Subcommands (imported after `main` exists; each module defines one command/group).
+from .cache import cache  # noqa: E402
+from .file import file  # noqa: E402
+from .hook import hook  # noqa: E402
+from .mcp import mcp  # noqa: E402
+from .review import review  # noqa: E402
+
+main.add_command(review)
+main.add_command(mcp)
+main.add_command(hook)
+main.add_command(file)
+main.add_command(cache)
+
+__all__ = ["CONTEXT_SETTINGS", "DiffchunkGroup", "main"]

@@ -1,0 +1,283 @@
+"""``diffchunk file``: the large-file tools on the command line.
+
+Each subcommand is the twin of an MCP tool and prints the same dict as JSON
+with ``--json``, or a human summary otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InvalidArgument
+from ..files import service
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _absolute(path: str) -> str:
+    """CLI paths may be relative: make them absolute for the core."""
+    return str(Path(path).expanduser().absolute())
+
+
+def _emit_json(data: dict[str, Any]) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _warnings(data: dict[str, Any]) -> None:
+    for warning in data.get("warnings") or []:
+        click.echo(f"note: {warning}", err=True)
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+def file() -> None:
+    """Overview, search, read and edit large files.
+
+    \b
+    Examples:
+      diffchunk file overview big.log
+      diffchunk file search big.log ERROR --exact --count
+      diffchunk file read big.log --tail -n 50
+      diffchunk file edit app.py --search 'old()' --replace 'new()' --apply
+    """
+
+
+def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
+    for item in items:
+        mark = f" [{item['changes']}]" if item.get("changes") else ""
+        click.echo(
+            f"{'  ' * depth}{item['type']} {item['name']}  "
+            f"(lines {item['line_number']}-{item['end_line']}){mark}"
+        )
+        _print_outline(item.get("children") or [], depth + 1)
+
+
+@file.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def overview(path: str, as_json: bool) -> None:
+    """Size, line count, encoding, outline and search hints of PATH."""
+    data = service.get_overview(_absolute(path))
+    if as_json:
+        _emit_json(data)
+        return
+    if data["is_binary"]:
+        click.echo(
+            f"binary file ({data['binary_hint'] or 'unknown type'}), {data['file_size']} bytes"
+        )
+        return
+    long_lines = data["long_lines"]
+    click.echo(
+        f"{data['line_count']} lines, {data['file_size']} bytes, {data['encoding']}, "
+        f"{data['line_ending']} line endings"
+    )
+    if long_lines["has_long_lines"]:
+        click.echo(
+            f"{long_lines['count']} lines over {long_lines['threshold']} characters "
+            f"(longest {long_lines['max_length']})"
+        )
+    if data["outline"]:
+        click.echo(f"outline ({data['changed_symbols']} changed symbols):")
+        _print_outline(data["outline"], 1)
+    if data["search_hints"]:
+        click.echo("try searching: " + ", ".join(data["search_hints"]))
+    _warnings(data)
+
+
+@file.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("pattern")
+@click.option("--exact", "exact", is_flag=True, help="Exact text (no fuzzy matching).")
+@click.option(
+    "--regex", "-E", "regex", is_flag=True, help="PATTERN is a Python regex (implies --exact)."
+)
+@click.option("--ignore-case", "-i", is_flag=True, help="Case-insensitive exact/regex search.")
+@click.option("--invert", "-v", is_flag=True, help="Lines NOT matching (like grep -v).")
+@click.option("--count", "-c", "count_only", is_flag=True, help="Only count matching lines.")
+@click.option("--max-results", "-m", default=20, show_default=True, help="Results to show.")
+@click.option(
+    "--context", "-C", "context_lines", default=3, show_default=True, help="Context lines."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def search(
+    path: str,
+    pattern: str,
+    exact: bool,
+    regex: bool,
+    ignore_case: bool,
+    invert: bool,
+    count_only: bool,
+    max_results: int,
+    context_lines: int,
+    as_json: bool,
+) -> None:
+    """Find PATTERN in PATH (fuzzy by default; --exact or --regex for precise matches)."""
+    data = service.search_content(
+        _absolute(path),
+        pattern,
+        max_results=max_results,
+        context_lines=context_lines,
+        fuzzy=not (exact or regex or invert),
+        regex=regex,
+        case_sensitive=not ignore_case,
+        invert=invert,
+        count_only=count_only,
+    )
+    if as_json:
+        _emit_json(data)
+        return
+    if count_only:
+        click.echo(data["count"])
+        _warnings(data)
+        return
+    for result in data["results"]:
+        line = result["line_number"]
+        for i, text in enumerate(result["context_before"]):
+            click.echo(f"{line - len(result['context_before']) + i}-{text}")
+        score = "" if result["similarity_score"] >= 1.0 else f"  ({result['similarity_score']:.2f})"
+        where = f"  [{result['semantic_context']}]" if result["semantic_context"] else ""
+        click.echo(f"{line}:{result['match']}{score}{where}")
+        for i, text in enumerate(result["context_after"]):
+            click.echo(f"{line + 1 + i}-{text}")
+        if context_lines:
+            click.echo("--")
+    click.echo(f"{data['total_matches']} matching lines", err=True)
+    _warnings(data)
+
+
+@file.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--offset", "-o", default=1, show_default=True, help="First line (1-based).")
+@click.option("--limit", "-n", default=100, show_default=True, help="Lines to read.")
+@click.option("--pattern", "-p", default=None, help="Start at the line matching this text.")
+@click.option(
+    "--mode",
+    type=click.Choice(service.READ_MODES),
+    default="lines",
+    show_default=True,
+    help="lines, semantic (whole function/class), head or tail.",
+)
+@click.option("--head", "mode", flag_value="head", help="Same as --mode head.")
+@click.option("--tail", "mode", flag_value="tail", help="Same as --mode tail.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_json: bool) -> None:
+    """Print lines of PATH by number, from either end, or the block around a line."""
+    data = service.read_content(
+        _absolute(path), offset=offset, limit=limit, pattern=pattern, mode=mode
+    )
+    if as_json:
+        _emit_json(data)
+        return
+    if data["content"] or data["lines_returned"]:
+        click.echo(data["content"])
+    first, last, total = data["start_line"], data["end_line"], data["total_lines"]
+    span = f"lines {first}-{last}" if first is not None else f"{data['lines_returned']} lines"
+    click.echo(f"{span} of {total if total is not None else '?'}", err=True)
+    _warnings(data)
+
+
+def _changes_from(
+    searches: tuple[str, ...], replaces: tuple[str, ...], changes_json: str | None
+) -> list[dict[str, Any]]:
+    if changes_json:
+        if searches or replaces:
+            raise InvalidArgument(
+                "--changes-json cannot be combined with --search/--replace.",
+                suggestion="Put every change in the JSON file.",
+            )
+        raw = Path(changes_json).read_text(encoding="utf-8")
+        try:
+            changes = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InvalidArgument(
+                f"{changes_json} is not valid JSON: {exc}.",
+                suggestion='Write a list like [{"search": "old", "replace": "new"}].',
+            ) from None
+        if not isinstance(changes, list):
+            raise InvalidArgument(
+                f"{changes_json} must hold a JSON list of changes.",
+                suggestion='Write a list like [{"search": "old", "replace": "new"}].',
+            )
+        return changes
+    if len(searches) != len(replaces) or not searches:
+        raise InvalidArgument(
+            "Give --search and --replace in pairs (at least one pair), or --changes-json FILE.",
+            suggestion="Example: --search 'old text' --replace 'new text'.",
+        )
+    return [{"search": s, "replace": r} for s, r in zip(searches, replaces, strict=True)]
+
+
+@file.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--search", "-s", "searches", multiple=True, help="Text to replace (repeatable).")
+@click.option(
+    "--replace", "-r", "replaces", multiple=True, help="Replacement (pairs with --search)."
+)
+@click.option(
+    "--changes-json",
+    type=click.Path(dir_okay=False, exists=True),
+    help='JSON file: [{"search": ..., "replace": ..., "fuzzy": ...}].',
+)
+@click.option("--exact", is_flag=True, help="No fuzzy matching of the search texts.")
+@click.option("--apply", "apply_", is_flag=True, help="Write the change (default: preview only).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def edit(
+    path: str,
+    searches: tuple[str, ...],
+    replaces: tuple[str, ...],
+    changes_json: str | None,
+    exact: bool,
+    apply_: bool,
+    as_json: bool,
+) -> None:
+    """Search/replace edits in PATH: shows a preview unless --apply is given."""
+    from ..files import edit as core
+
+    changes = _changes_from(searches, replaces, changes_json)
+    data: dict[str, Any] = core.edit_content(
+        _absolute(path), changes, fuzzy=not exact, preview=not apply_
+    )
+    if as_json:
+        _emit_json(data)
+    else:
+        if data.get("preview"):
+            click.echo(str(data["preview"]))
+        for result in data.get("results") or []:
+            if not result.get("success"):
+                click.echo(f"change {result['index']}: {result.get('error')}", err=True)
+                for similar in result.get("similar_matches") or []:
+                    click.echo(
+                        f"  line {similar['line']}: {similar['content']} "
+                        f"({similar['similarity']:.2f})",
+                        err=True,
+                    )
+        if data.get("backup_created"):
+            click.echo(f"backup: {data['backup_created']}", err=True)
+        elif data.get("success") and not apply_:
+            click.echo("preview only: add --apply to write the change", err=True)
+    if not data.get("success"):
+        raise click.exceptions.Exit(1)
+
+
+@file.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--backup-id", default=None, help="Backup to restore (default: the latest).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def revert(path: str, backup_id: str | None, as_json: bool) -> None:
+    """Restore a backup of PATH (its current content is saved first)."""
+    from ..files import edit as core
+
+    data: dict[str, Any] = core.revert_edit(_absolute(path), backup_id)
+    if as_json:
+        _emit_json(data)
+    else:
+        reverted = data.get("reverted_to") or {}
+        saved = data.get("current_saved_as") or {}
+        click.echo(f"restored backup {reverted.get('id')} ({reverted.get('timestamp')})")
+        if saved:
+            click.echo(f"previous content saved as {saved.get('id')}")
+    if not data.get("success"):
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,130 @@
+"""``diffchunk hook``: install or remove the pre-push review hook, and run it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..errors import DiffchunkError
+from ..git import hook as core
+from ..git.repo import Repo
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+_repo_option = click.option(
+    "--repo",
+    "repo_path",
+    type=click.Path(file_okay=False),
+    metavar="PATH",
+    help="The repository (default: the current directory).",
+)
+
+
+def _repo(repo_path: str | None) -> Repo:
+    return core.repo_for_hook(os.path.abspath(repo_path) if repo_path else None)
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+def hook() -> None:
+    """Install or remove the git pre-push review hook.
+
+    Before each push the hook prints the chunk overview of what is pushed and
+    what was excluded, and leaves the diff cached under .git/diffchunk/ for an
+    assistant. It can stop a push that is too large to review:
+
+    \b
+      git config diffchunk.maxChunks 20     at most 20 chunks per pushed ref
+      git config diffchunk.maxLines 15000   at most 15000 diff lines
+      git push --no-verify                  skip the hook once
+
+    \b
+    Examples:
+      diffchunk hook install
+      diffchunk hook install --repo ~/src/project
+      diffchunk hook uninstall
+    """
+
+
+@hook.command(context_settings=CONTEXT_SETTINGS)
+@_repo_option
+def install(repo_path: str | None) -> None:
+    """Install the pre-push hook (an existing hook keeps running first)."""
+    click.echo(core.install(_repo(repo_path), python=sys.executable))
+
+
+@hook.command(context_settings=CONTEXT_SETTINGS)
+@_repo_option
+def uninstall(repo_path: str | None) -> None:
+    """Remove diffchunk's pre-push hook and restore the previous one."""
+    click.echo(core.uninstall(_repo(repo_path)))
+
+
+def _pre_commit_refs() -> list[core.PushedRef] | None:
+    """The pushed range from the pre-commit framework's environment, if run by it."""
+    to_ref = os.environ.get("PRE_COMMIT_TO_REF")
+    from_ref = os.environ.get("PRE_COMMIT_FROM_REF")
+    if not to_ref or not from_ref:
+        return None
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
+    remote_ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local
+    return core.parse_push_lines([f"{local} {to_ref} {remote_ref} {from_ref}"])
+
+
+def _show(review: core.RefReview) -> None:
+    from .review import render_overview
+
+    ref = review.ref
+    click.echo(f"diffchunk: {ref.local_ref} -> {ref.remote_ref}")
+    if review.diff is None:
+        click.echo(f"  {review.note}")
+        return
+    if review.note:
+        click.echo(f"  range: {review.diff.range} ({review.note})")
+    else:
+        click.echo(f"  range: {review.diff.range}")
+    text = render_overview(review.summary, review.listing, review.diff.diff_path)
+    click.echo("\n".join(f"  {line}" if line else "" for line in text.rstrip("\n").split("\n")))
+    click.echo(f"  cached diff: {review.diff.diff_path}")
+    click.echo(
+        f"  assistant: get_chunk(absolute_file_path={review.diff.diff_path!r}, chunk_number=1)"
+    )
+
+
+@hook.command("run-pre-push", context_settings=CONTEXT_SETTINGS)
+@click.argument("remote", required=False, default="")
+@click.argument("url", required=False, default="")
+@_repo_option
+def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
+    """Review what is being pushed (run by the pre-push hook; reads git's stdin).
+
+    Exit status 1 when a pushed ref is over diffchunk.maxChunks or
+    diffchunk.maxLines, which stops the push.
+    """
+    refs = _pre_commit_refs()
+    if refs is not None:
+        remote = remote or os.environ.get("PRE_COMMIT_REMOTE_NAME", "")
+    else:
+        stdin = sys.stdin
+        if stdin is None or stdin.isatty():
+            raise click.UsageError(
+                "run-pre-push reads the refs being pushed from stdin; git's pre-push hook "
+                "runs it. Install that with `diffchunk hook install`."
+            )
+        refs = core.parse_push_lines(stdin.read().splitlines())
+    try:
+        repo = _repo(repo_path)
+        reviews = core.review_push(repo, remote or "origin", refs)
+    except DiffchunkError as exc:
+        click.echo(f"diffchunk: the pre-push review failed: {exc}", err=True)
+        click.echo("diffchunk: to push without it once: git push --no-verify", err=True)
+        raise click.exceptions.Exit(1) from exc
+    stopped = False
+    for review in reviews:
+        _show(review)
+        if review.over_limit:
+            stopped = True
+            click.echo(core.limit_advice(review), err=True)
+    if stopped:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,81 @@
+"""``diffchunk review RANGE``: the git side of the review command.
+
+``diffchunk review`` reads its argument as a diff file when such a file
+exists, else as a git range of the repository (``--repo``, default: the
+current directory); these helpers load the range and print its overview.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from ..diff.pipeline import Progress
+from ..errors import GitError, RefusedRange
+
+
+def is_diff_file(target: str | None, staged: bool) -> bool:
+    """An existing path is a diff file; anything else (or ``--staged``) is a range."""
+    if target is None or staged:
+        return False
+    return os.path.exists(os.path.expanduser(target))
+
+
+def load_range(
+    target: str | None,
+    repo: str | None,
+    staged: bool,
+    load_options: dict[str, Any],
+    progress: Progress | None,
+) -> tuple[str, dict[str, Any]]:
+    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``."""
+    from ..git.review import load_git_diff
+
+    options = dict(load_options)
+    if options.pop("gitattributes_path", None):
+        raise click.UsageError(
+            "--gitattributes applies to diff files; a git range uses the repository's "
+            "own .gitattributes."
+        )
+    try:
+        summary = load_git_diff(
+            os.path.abspath(os.path.expanduser(repo or ".")),
+            target,
+            staged,
+            **options,
+            progress=progress,
+        )
+    except RefusedRange:
+        raise
+    except GitError as exc:
+        if target is None or staged:
+            raise
+        raise GitError(
+            f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
+            suggestion=exc.suggestion,
+        ) from exc
+    return summary["file_path"], summary
+
+
+def render_range_overview(
+    summary: dict[str, Any],
+    listing: dict[str, Any],
+    render_overview: Any,
+) -> str:
+    """The overview of a range: what was compared, the chunks, and how to read them."""
+    path = summary["file_path"]
+    base = (summary.get("base") or "empty tree")[:12]
+    head = (summary.get("head") or ("index" if "index" in summary["range"] else "working tree"))[
+        :12
+    ]
+    reused = " (cached diff reused)" if summary.get("cached") else ""
+    lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
+    body = render_overview(summary, listing, path)
+    lines.append(body.rstrip("\n"))
+    lines.append(f"Cached diff: {path}")
+    if listing["chunks"]:
+        lines.append(f"Read chunk N:  diffchunk review --chunk N {path}")
+        lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
+    return "\n".join(lines) + "\n"

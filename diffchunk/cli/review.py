@@ -1,0 +1,336 @@
+"""``diffchunk review``: the chunk overview of a diff, one chunk, one file, or all to a folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import diff_tools as core
+from ..diff.formatter import FORMATS, format_chunk
+from ..diff.pipeline import MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
+from . import ranges
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+FILES_COLUMN = 64
+
+
+def _progress_printer() -> Progress | None:
+    """Stage messages on an interactive stderr; nothing when piped."""
+    stream = sys.stderr
+    if not stream.isatty():
+        return None
+
+    def show(stage: str, fraction: float) -> None:
+        if stage == "done":
+            stream.write("\r\033[K")
+        else:
+            stream.write(f"\r\033[Kdiffchunk: {stage} ({fraction:.0%})")
+        stream.flush()
+
+    return show
+
+
+def _load_target(
+    target: str | None,
+    load_options: dict[str, Any],
+    progress: Progress | None,
+    repo: str | None = None,
+    staged: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """Load what the user asked to review; return ``(diff_file_path, load summary)``.
+
+    TARGET is a diff file when that file exists (relative paths are resolved
+    against the current directory), else a git range (``main..feature``,
+    nothing, ``--staged``): its diff is generated into a cached file, then
+    loaded the same way (see :mod:`diffchunk.cli.ranges`).
+    """
+    if not ranges.is_diff_file(target, staged):
+        return ranges.load_range(target, repo, staged, load_options, progress)
+    assert target is not None
+    path = os.path.abspath(os.path.expanduser(target))
+    summary = core.load_diff(path, **load_options, progress=progress)
+    return summary["file_path"], summary
+
+
+def _join_patterns(values: tuple[str, ...]) -> str | None:
+    joined = ",".join(v for v in values if v.strip())
+    return joined or None
+
+
+def _file_label(detail: dict[str, Any]) -> str:
+    """A path with a short note for anything but a plain modification."""
+    notes = [detail["status"]] if "status" in detail else []
+    if detail.get("binary"):
+        notes.append("binary")
+    return f"{detail['path']} ({', '.join(notes)})" if notes else str(detail["path"])
+
+
+def _files_cell(entry: dict[str, Any]) -> str:
+    if entry.get("parent_file"):
+        return f"{entry['parent_file']} (part {entry['sub_chunk_index']})"
+    files = [_file_label(d) for d in entry["file_details"]]
+    shown: list[str] = []
+    width = 0
+    for name in files:
+        if shown and width + len(name) + 2 > FILES_COLUMN:
+            break
+        shown.append(name)
+        width += len(name) + 2
+    rest = len(files) - len(shown)
+    return ", ".join(shown) + (f", +{rest} more" if rest else "")
+
+
+def render_overview(summary: dict[str, Any], listing: dict[str, Any], shown_as: str) -> str:
+    """The human overview printed by ``diffchunk review``."""
+    chunks: list[dict[str, Any]] = listing["chunks"]
+    lines = [
+        f"{shown_as}",
+        f"  {summary['files']:,} files, {summary['total_lines']:,} lines -> "
+        f"{len(chunks)} chunk{'s' if len(chunks) != 1 else ''}, "
+        f"~{listing['total_token_count']:,} tokens",
+    ]
+    if summary["files_excluded"]:
+        lines.append(f"  {summary['files_excluded']} file(s) excluded (listed below)")
+    for warning in summary.get("warnings", []):
+        lines.append(f"  warning: {warning}")
+    if chunks:
+        lines.append("")
+        lines.append(f"{'chunk':>5}  {'lines':>6}  {'tokens':>7}  files")
+        for entry in chunks:
+            lines.append(
+                f"{entry['chunk']:>5}  {entry['lines']:>6,}  {entry['token_count']:>7,}  "
+                f"{_files_cell(entry)}"
+            )
+    excluded: list[dict[str, Any]] = listing["excluded"]
+    if excluded:
+        lines.append("")
+        lines.append("Excluded:")
+        width = min(max(len(e["path"]) for e in excluded), 60)
+        for e in excluded:
+            why = e["reason"] + (f" ({e['detail']})" if e.get("detail") else "")
+            if e.get("commit"):
+                why += f"  [commit {e['commit'][:12]}]"
+            lines.append(f"  {e['path']:<{width}}  {why}")
+    lines.append("")
+    if chunks:
+        lines.append(f"Next: diffchunk review {shown_as} --chunk 1 [--format annotated]")
+    return "\n".join(lines) + "\n"
+
+
+def _json_overview(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
+    head = {k: v for k, v in summary.items() if k not in ("excluded", "excluded_more")}
+    head.setdefault("warnings", [])
+    return {
+        "summary": head,
+        "chunks": listing["chunks"],
+        "total_chunks": listing["total_chunks"],
+        "total_token_count": listing["total_token_count"],
+        "excluded": listing["excluded"],
+    }
+
+
+_CHUNK_FILE = re.compile(r"chunk-\d{4,}\.diff")
+
+
+def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.iterdir():
+        if _CHUNK_FILE.fullmatch(old.name) and old.is_file():
+            old.unlink()
+    total = overview["total_chunks"]
+    width = max(4, len(str(total)))
+    entries = []
+    for entry in overview["chunks"]:
+        name = f"chunk-{entry['chunk']:0{width}d}.diff"
+        (out_dir / name).write_bytes(core.get_chunk_bytes(diff_path, entry["chunk"]))
+        entries.append({**entry, "file": name})  # the listing entries are shared: copy
+    index = {**overview, "chunks": entries}
+    (out_dir / "index.json").write_text(
+        json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    return int(total)
+
+
+def _write_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    out.write(data)
+    out.flush()
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False),
+    metavar="PATH",
+    help="Repository of RANGE (default: the current directory).",
+)
+@click.option("--staged", is_flag=True, help="Review the index (staged changes) vs HEAD.")
+@click.option(
+    "--chunk",
+    "chunk_number",
+    type=int,
+    metavar="N",
+    help="Print chunk N (1-based) exactly, as a patch.",
+)
+@click.option("--file", "file_path", metavar="PATH", help="Print the whole diff of one file.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="raw",
+    show_default=True,
+    help="How --chunk/--file output is shown.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
+)
+@click.option(
+    "--max-chunk-lines",
+    type=click.IntRange(MIN_CHUNK_LINES, MAX_CHUNK_LINES),
+    default=1000,
+    show_default=True,
+    help="Line budget per chunk.",
+)
+@click.option(
+    "--include",
+    "include",
+    multiple=True,
+    metavar="GLOBS",
+    help="Only these files (comma-separated globs; repeatable).",
+)
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="GLOBS",
+    help="Leave these files out (comma-separated globs; repeatable).",
+)
+@click.option("--no-skip-trivial", is_flag=True, help="Keep whitespace-only changes.")
+@click.option("--no-skip-generated", is_flag=True, help="Keep generated and vendored files.")
+@click.option(
+    "--context-lines",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Keep at most N context lines around each change.",
+)
+@click.option(
+    "--gitattributes",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="Apply this .gitattributes file (linguist-generated, linguist-vendored...).",
+)
+def review(
+    target: str | None,
+    repo: str | None,
+    staged: bool,
+    chunk_number: int | None,
+    file_path: str | None,
+    fmt: str,
+    as_json: bool,
+    out_dir: Path | None,
+    max_chunk_lines: int,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    no_skip_trivial: bool,
+    no_skip_generated: bool,
+    context_lines: int | None,
+    gitattributes: str | None,
+) -> None:
+    """Review a diff file or a git range in chunks that fit a context window.
+
+    Without options, print an overview: each chunk's files, lines and
+    tokens, and the files left out with the reason.
+
+    An existing file is read as a diff; anything else is a git RANGE of the
+    repository (--repo, default: here), as for `git diff`: A..B, A...B
+    (from the merge base), C^! (one commit), A (working tree vs A), nothing
+    (uncommitted changes), --staged (the index). A range's diff is cached, so
+    reviewing the same commits again does not run git again; its path is
+    printed and works with --chunk/--file and the MCP tools.
+
+    \b
+    Examples:
+      git diff main > changes.diff
+      diffchunk review changes.diff
+      diffchunk review changes.diff --chunk 3
+      diffchunk review changes.diff --chunk 3 --format annotated
+      diffchunk review changes.diff --file src/app.py
+      diffchunk review changes.diff --exclude 'tests/**' --json
+      diffchunk review changes.diff --out review/   # then: git apply review/*.diff
+      diffchunk review main..feature
+      diffchunk review main...feature --chunk 2 --repo ~/src/project
+      diffchunk review HEAD~3^! --json
+      diffchunk review --staged
+
+    Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
+    """
+    modes = [
+        name
+        for name, on in (
+            ("--chunk", chunk_number is not None),
+            ("--file", file_path is not None),
+            ("--json", as_json),
+            ("--out", out_dir is not None),
+        )
+        if on
+    ]
+    if len(modes) > 1:
+        raise click.UsageError(f"Use only one of {', '.join(modes)}.")
+    if fmt != "raw" and chunk_number is None and file_path is None:
+        raise click.UsageError("--format applies to --chunk or --file output.")
+    load_options: dict[str, Any] = {
+        "max_chunk_lines": max_chunk_lines,
+        "skip_trivial": not no_skip_trivial,
+        "skip_generated": not no_skip_generated,
+        "include_patterns": _join_patterns(include),
+        "exclude_patterns": _join_patterns(exclude),
+        "context_lines": context_lines,
+        "gitattributes_path": os.path.abspath(gitattributes) if gitattributes else None,
+    }
+    diff_path, summary = _load_target(target, load_options, _progress_printer(), repo, staged)
+
+    if chunk_number is not None:
+        raw = core.get_chunk_bytes(diff_path, chunk_number)
+        if fmt == "raw":
+            _write_bytes(raw)
+        else:
+            click.echo(format_chunk(raw, fmt), nl=False)
+        return
+    if file_path is not None:
+        result = core.get_file_diff_bytes(diff_path, file_path)
+        if result.excluded is not None:
+            ex = result.excluded
+            why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
+            click.echo(f"note: {result.path} is excluded from the chunks ({why}).", err=True)
+        if fmt == "raw":
+            _write_bytes(result.data)
+        else:
+            click.echo(format_chunk(result.data, fmt), nl=False)
+        return
+
+    listing = core.list_chunks(diff_path, max_tokens=None)
+    overview = _json_overview(summary, listing)
+    if as_json:
+        click.echo(json.dumps(overview, indent=2, ensure_ascii=False))
+        return
+    if out_dir is not None:
+        written = _write_out(diff_path, out_dir, overview)
+        click.echo(f"Wrote {written} chunk file(s) and index.json to {out_dir}", err=True)
+        return
+    if "range" in summary:
+        click.echo(ranges.render_range_overview(summary, listing, render_overview), nl=False)
+        return
+    assert target is not None
+    click.echo(render_overview(summary, listing, target), nl=False)

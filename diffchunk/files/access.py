@@ -1,0 +1,392 @@
+"""One cached, read-only view of a file version: bytes, encoding, line index.
+
+:func:`open_version` validates a path (absolute, regular file) and returns a
+:class:`FileVersion` keyed by ``(realpath, fingerprint)`` from a small LRU
+cache, so repeated tool calls on an unchanged file share the mapping, the
+detected encoding and the line index.  A changed file (new size, mtime, inode)
+gets a new version.
+
+Access strategy by size:
+
+- up to :data:`SMALL_FILE` bytes the file is read into memory;
+- larger files are memory-mapped read-only for random access (a few lines,
+  the tail), while whole-file scans read fixed-size windows with ``readinto``
+  so resident memory stays near the window size even for a 1 GB file;
+- UTF-16/UTF-32 files are decoded and re-encoded to UTF-8 in memory (up to
+  :data:`MAX_TRANSCODE` bytes), so every search and line operation works on
+  UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import subprocess
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..errors import FileToolError
+from ..paths import fingerprint, resolve_regular_file
+from .encoding import display_name, is_utf16_or_32, sniff
+from .lineindex import WINDOW, Buffer, LineIndex, Window
+
+SMALL_FILE = 4 * 1024 * 1024
+"""Files up to this size are read into memory instead of mapped."""
+
+MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest UTF-16/UTF-32 file the tools accept (it is transcoded in memory)."""
+
+SAMPLE_BYTES = 64 * 1024
+"""Bytes sampled at the start (and at a few other places) to detect encoding."""
+
+WC_MIN_BYTES = 8 * 1024 * 1024
+"""Line counts of files at least this large come from ``wc -l`` when it is on PATH."""
+
+CACHE_SIZE = 8
+"""File versions kept open at once."""
+
+
+@dataclass(eq=False)
+class FileVersion:
+    """One version of one file, as the file tools see it.
+
+    ``encoding`` is the codec of the body after ``bom``; ``data`` holds the
+    searchable bytes and ``data_encoding`` their codec (``utf-8`` for a
+    transcoded UTF-16 file, else ``encoding``); content starts at
+    ``data[start]``.  ``newline`` is the dominant line ending (``b"\\r\\n"``
+    when CRLF endings outnumber bare LF ones, else ``b"\\n"``).
+    """
+
+    realpath: str
+    stat: os.stat_result
+    size: int
+    encoding: str | None
+    bom: bytes
+    newline: bytes
+    is_binary: bool
+    binary_hint: str | None
+    data: Buffer
+    start: int
+    data_encoding: str
+    transcoded: bool
+    fingerprint: tuple[int, int, int, int, int]
+    _file: object | None = field(default=None, repr=False)
+    _index: LineIndex | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    cache: dict[str, object] = field(default_factory=dict, repr=False)
+    """Per-version memo for derived data (outline, long-line stats...)."""
+
+    @property
+    def end(self) -> int:
+        """Offset just past the content in ``data``."""
+        return len(self.data)
+
+    @property
+    def display_encoding(self) -> str | None:
+        """Encoding as shown to users (``utf-8-sig``, ``utf-16-le``...)."""
+        return display_name(self.encoding, self.bom)
+
+    @property
+    def index_built(self) -> bool:
+        """True once :meth:`line_index` has been computed for this version."""
+        return self._index is not None
+
+    def require_text(self) -> None:
+        """Raise :class:`FileToolError` when this version is binary."""
+        if self.is_binary:
+            kind = f" ({self.binary_hint})" if self.binary_hint else ""
+            raise FileToolError(
+                f"{self.realpath} is a binary file{kind}; text tools cannot read or edit it.",
+                suggestion="Use get_overview to see its size and type, or pass a text file.",
+            )
+
+    def decode(self, raw: bytes | bytearray) -> str:
+        """Text of a slice of ``data`` (undecodable bytes become U+FFFD)."""
+        return raw.decode(self.data_encoding, errors="replace")
+
+    def encode(self, text: str) -> bytes | None:
+        """``text`` as bytes of ``data``; ``None`` if the encoding cannot hold it."""
+        try:
+            return text.encode(self.data_encoding)
+        except UnicodeEncodeError:
+            return None
+
+    def line_index(self) -> LineIndex:
+        """The sparse line index, built on first use (one pass over the file)."""
+        index = self._index
+        if index is None:
+            with self._lock:
+                index = self._index
+                if index is None:
+                    index = LineIndex.build(self.windows(), self.start, self.end)
+                    self._index = index
+        return index
+
+    def line_count(self) -> int:
+        """Lines as ``sed`` counts them, without building the index when that is slower.
+
+        From the index when built; else, for large files, ``wc -l`` (when on
+        PATH) plus one for an unterminated last line; else builds the index.
+        """
+        if self._index is not None:
+            return self._index.line_count
+        cached = self.cache.get("line_count")
+        if isinstance(cached, int):
+            return cached
+        counted = None
+        if self.size >= WC_MIN_BYTES and not self.transcoded:
+            counted = _wc_newlines(self)
+        if counted is None:
+            return self.line_index().line_count
+        if self.end > self.start and self.data[self.end - 1 : self.end] != b"\n":
+            counted += 1
+        self.cache["line_count"] = counted
+        return counted
+
+    def windows(
+        self, start: int | None = None, end: int | None = None, size: int = WINDOW
+    ) -> Iterator[tuple[int, Window, int]]:
+        """Yield ``(offset, buffer, length)`` windows tiling ``[start, end)``.
+
+        Every window but the last ends just after a ``\\n`` (a line longer
+        than ``size`` grows its window), so no line is split between windows.
+        The buffer is reused between iterations: copy what must outlive one.
+        """
+        begin = self.start if start is None else start
+        stop = self.end if end is None else end
+        if begin >= stop:
+            return
+        if not isinstance(self.data, mmap.mmap):
+            yield from _memory_windows(self.data, begin, stop, size)
+            return
+        handle = self._file
+        assert handle is not None
+        yield from _file_windows(handle.fileno(), self.realpath, begin, stop, size)  # type: ignore[attr-defined]
+
+
+def _wc_newlines(version: FileVersion) -> int | None:
+    """Newlines counted by ``wc -l`` on this very version of the file, or ``None``."""
+    if os.environ.get("DIFFCHUNK_NO_GREP"):
+        return None
+    wc = shutil.which("wc")
+    if wc is None:
+        return None
+    try:
+        with open(version.realpath, "rb") as fh:
+            if fingerprint(os.fstat(fh.fileno())) != version.fingerprint:
+                return None
+            done = subprocess.run(
+                [wc, "-l"], stdin=fh, capture_output=True, check=False, env={"LC_ALL": "C"}
+            )
+        if done.returncode != 0:
+            return None
+        return int(done.stdout.split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _memory_windows(
+    data: bytes | bytearray, begin: int, stop: int, size: int
+) -> Iterator[tuple[int, Window, int]]:
+    pos = begin
+    while pos < stop:
+        cut = min(stop, pos + size)
+        if cut < stop:
+            nl = data.rfind(b"\n", pos, cut)
+            if nl < 0:
+                nl = data.find(b"\n", cut, stop)
+            cut = stop if nl < 0 else nl + 1
+        if pos == 0 and cut == len(data) and isinstance(data, bytes):
+            yield 0, data, cut
+        else:
+            yield pos, data[pos:cut], cut - pos
+        pos = cut
+
+
+def _file_windows(
+    fd: int, path: str, begin: int, stop: int, size: int
+) -> Iterator[tuple[int, Window, int]]:
+    buf = bytearray(size)
+    pos = begin
+    carry = 0  # bytes of an unterminated line kept at the front of buf
+    while pos + carry < stop:
+        want = min(len(buf) - carry, stop - pos - carry)
+        view = memoryview(buf)[carry : carry + want]
+        try:
+            got = os.preadv(fd, [view], pos + carry)
+        finally:
+            view.release()
+        if got <= 0:
+            raise FileToolError(
+                f"{path} became shorter while it was being read.",
+                suggestion="Run the tool again to read the new version.",
+            )
+        filled = carry + got
+        if pos + filled >= stop:
+            yield pos, buf, filled
+            return
+        nl = buf.rfind(b"\n", 0, filled)
+        if nl < 0:
+            # One line longer than the buffer: grow it and keep reading.
+            carry = filled
+            buf.extend(bytes(len(buf)))
+            continue
+        cut = nl + 1
+        yield pos, buf, cut
+        rest = filled - cut
+        # Keep the partial last line for the next window.
+        buf[:rest] = buf[cut:filled]
+        pos += cut
+        carry = rest
+
+
+def _sample_regions(data: Buffer, start: int, size: int) -> list[tuple[bytes, bool]]:
+    """``(sample, truncated)`` pieces: the head, and for big files a few more."""
+    head = bytes(data[start : start + SAMPLE_BYTES])
+    regions = [(head, start + SAMPLE_BYTES < size)]
+    if size > 4 * SAMPLE_BYTES:
+        for fraction in (0.25, 0.5, 0.75):
+            at = start + int((size - start) * fraction)
+            piece = bytes(data[at : at + SAMPLE_BYTES // 4])
+            # Skip UTF-8 continuation bytes of a character cut at the start.
+            skip = 0
+            while skip < 3 and skip < len(piece) and 0x80 <= piece[skip] <= 0xBF:
+                skip += 1
+            regions.append((piece[skip:], True))
+        tail_at = max(start, size - SAMPLE_BYTES // 4)
+        piece = bytes(data[tail_at:size])
+        skip = 0
+        while skip < 3 and skip < len(piece) and 0x80 <= piece[skip] <= 0xBF:
+            skip += 1
+        regions.append((piece[skip:], False))
+    return regions
+
+
+def _detect(data: Buffer, size: int) -> tuple[str | None, bytes, bool, str | None]:
+    regions = _sample_regions(data, 0, size)
+    head, truncated = regions[0]
+    found = sniff(head, truncated=truncated)
+    if found.is_binary or found.encoding != "utf-8" or found.bom:
+        return found.encoding, found.bom, found.is_binary, found.binary_hint
+    for piece, cut in regions[1:]:
+        other = sniff(piece, truncated=cut)
+        if other.is_binary:
+            return None, b"", True, other.binary_hint or "data"
+        if other.encoding != "utf-8":
+            joined = b"".join(p for p, _ in regions)
+            legacy = sniff(joined.replace(b"\x00", b""), truncated=True)
+            return legacy.encoding if legacy.encoding else "latin-1", b"", False, None
+    return "utf-8", b"", False, None
+
+
+def _dominant_newline(data: Buffer, start: int) -> bytes:
+    sample = data[start : start + SAMPLE_BYTES]
+    lf = sample.count(b"\n")
+    crlf = sample.count(b"\r\n")
+    return b"\r\n" if lf and crlf * 2 > lf else b"\n"
+
+
+def _load(real: str, st: os.stat_result) -> FileVersion:
+    size = st.st_size
+    handle = None
+    data: Buffer
+    try:
+        if size == 0:
+            data = b""
+        elif size <= SMALL_FILE:
+            with open(real, "rb") as fh:
+                data = fh.read()
+        else:
+            handle = open(real, "rb")  # noqa: SIM115 - kept open with the mapping
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except PermissionError:
+        raise FileToolError(
+            f"{real} cannot be read (permission denied).",
+            suggestion="Check the file's permissions.",
+        ) from None
+    except OSError as exc:
+        raise FileToolError(f"{real} cannot be read: {exc.strerror}.") from None
+    size = len(data)
+    encoding, bom, is_binary, hint = _detect(data, size)
+    start = len(bom)
+    data_encoding = encoding or "latin-1"
+    transcoded = False
+    if not is_binary and is_utf16_or_32(encoding):
+        if size > MAX_TRANSCODE:
+            raise FileToolError(
+                f"{real} is {encoding} and {size} bytes; UTF-16/UTF-32 files are "
+                f"supported up to {MAX_TRANSCODE // (1024 * 1024)} MB.",
+                suggestion="Convert it to UTF-8 first, e.g. with iconv.",
+            )
+        text = data[start:size].decode(encoding or "utf-16", errors="replace")
+        data = text.encode("utf-8", errors="surrogatepass")
+        start = 0
+        data_encoding = "utf-8"
+        transcoded = True
+        if handle is not None:
+            handle.close()
+            handle = None
+    newline = b"\n" if is_binary else _dominant_newline(data, start)
+    return FileVersion(
+        realpath=real,
+        stat=st,
+        size=st.st_size,
+        encoding=encoding,
+        bom=bom,
+        newline=newline,
+        is_binary=is_binary,
+        binary_hint=hint,
+        data=data,
+        start=start,
+        data_encoding=data_encoding,
+        transcoded=transcoded,
+        fingerprint=fingerprint(st),
+        _file=handle,
+    )
+
+
+_cache: OrderedDict[tuple[str, tuple[int, int, int, int, int]], FileVersion] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def open_version(path: str) -> FileVersion:
+    """The current version of ``path`` (text or binary), from the cache when unchanged."""
+    real, st = resolve_regular_file(path)
+    key = (real, fingerprint(st))
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    version = _load(real, st)
+    with _cache_lock:
+        # Drop older versions of the same file: they can never be asked for again.
+        for old in [k for k in _cache if k[0] == real and k != key]:
+            del _cache[old]
+        _cache[key] = version
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return version
+
+
+def open_text_version(path: str) -> FileVersion:
+    """Like :func:`open_version`, but refuse binary files with :class:`FileToolError`."""
+    version = open_version(path)
+    version.require_text()
+    return version
+
+
+def clear_cache() -> None:
+    """Forget every cached version (tests, or after external rewrites)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def detect_encoding(sample: bytes) -> tuple[str | None, bytes]:
+    """``(encoding, bom)`` of a sample; ``encoding`` is ``None`` for binary data."""
+    found = sniff(sample, truncated=True)
+    return found.encoding, found.bom

@@ -1,0 +1,551 @@
+"""Backups taken before every write of an edited file, and their retention.
+
+Layout: one flat directory (``DIFFCHUNK_BACKUP_DIR``, else
+``$XDG_STATE_HOME/diffchunk/backups``, else ``~/.local/state/diffchunk/backups``)
+holding, per backup, a data file ``<basename>.<key>.<id>`` and a metadata file
+``<basename>.<key>.<id>.json``; ``key`` is ``sha256(realpath)[:12]`` and ``id``
+is ``YYYYMMDD_HHMMSS_ffffff_NN`` (UTC).  The data file name is reserved with
+``O_EXCL`` (the counter ``NN`` moves on when a name is taken) so ids never
+collide, and ids of one file increase strictly, so sorting by id is sorting by
+age.  The metadata file is written last (after the data is fsynced), through a
+temporary file and a rename: a backup is listed only once it has one, so a
+listed backup is always complete.
+
+Data is stored either as a *hard link* to the inode that the edit is about to
+replace (free for any size: after the rename that inode is referenced by the
+backup alone) or, when linking is impossible (other file system, file with
+several links, ``DIFFCHUNK_BACKUP_LINK=0``), as a copy made with
+``copy_file_range``/``sendfile``.
+
+Retention (per edited file, oldest pruned first, the newest backups taken by
+the running operation are never pruned): at most ``DIFFCHUNK_BACKUP_KEEP``
+backups (default 50) and at most ``DIFFCHUNK_BACKUP_MAX_BYTES`` bytes (default
+2 GiB).  All writers of one file's backups hold that file's edit lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import errno
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .. import paths
+from ..errors import FileToolError
+
+DEFAULT_KEEP = 50
+DEFAULT_MAX_BYTES = 2 * 1024**3
+_COPY_BLOCK = 64 * 1024 * 1024
+_HASH_BLOCK = 16 * 1024 * 1024
+_MAX_NAME_PART = 120
+
+
+@dataclass(frozen=True, slots=True)
+class BackupInfo:
+    """One stored backup of one file."""
+
+    id: str
+    timestamp: str
+    size: int
+    path: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "timestamp": self.timestamp, "size": self.size, "path": self.path}
+
+
+# --------------------------------------------------------------------- config
+
+
+def backup_root() -> str:
+    """The directory holding every backup (created on first use, mode 0700)."""
+    configured = os.environ.get("DIFFCHUNK_BACKUP_DIR", "").strip()
+    if configured:
+        return os.path.abspath(os.path.expanduser(configured))
+    state = os.environ.get("XDG_STATE_HOME", "").strip()
+    if state and os.path.isabs(state):
+        return os.path.join(state, "diffchunk", "backups")
+    return os.path.join(os.path.expanduser("~"), ".local", "state", "diffchunk", "backups")
+
+
+def lock_dir() -> str:
+    """Where the per-file edit locks live (inside the backup directory)."""
+    return os.path.join(backup_root(), "locks")
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def retention_limits() -> tuple[int, int]:
+    """``(max backups, max total bytes)`` kept per edited file."""
+    return _env_int("DIFFCHUNK_BACKUP_KEEP", DEFAULT_KEEP), _env_int(
+        "DIFFCHUNK_BACKUP_MAX_BYTES", DEFAULT_MAX_BYTES
+    )
+
+
+def _ensure_root() -> str:
+    root = backup_root()
+    try:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise FileToolError(
+            f"Cannot create the backup directory {root!r}: {exc.strerror}.",
+            suggestion="Set DIFFCHUNK_BACKUP_DIR to a writable directory.",
+        ) from None
+    return root
+
+
+# ----------------------------------------------------------------- low level
+
+
+def fsync_dir(directory: str) -> None:
+    """Make a rename/creation in ``directory`` durable (best effort)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
+    """Append ``count`` bytes of ``src_fd`` starting at ``offset`` to ``dst_fd``.
+
+    Copies inside the kernel (``copy_file_range``, then ``sendfile``) and
+    falls back to bounded reads and writes; never holds more than one block.
+    """
+    end = offset + count
+    pos = offset
+    if hasattr(os, "copy_file_range"):
+        try:
+            while pos < end:
+                done = os.copy_file_range(src_fd, dst_fd, min(end - pos, _COPY_BLOCK), pos)
+                if done == 0:
+                    break
+                pos += done
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+    if pos < end and hasattr(os, "sendfile"):
+        try:
+            while pos < end:
+                done = os.sendfile(dst_fd, src_fd, pos, min(end - pos, _COPY_BLOCK))
+                if done == 0:
+                    break
+                pos += done
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+    while pos < end:
+        block = os.pread(src_fd, min(end - pos, 8 * 1024 * 1024), pos)
+        if not block:
+            break
+        view = memoryview(block)
+        while view:
+            written = os.write(dst_fd, view)
+            view = view[written:]
+        pos += len(block)
+    if pos < end:
+        raise FileToolError(
+            "The file became shorter while it was being copied.",
+            suggestion="Something else is changing the file; retry when it is idle.",
+        )
+
+
+def sha256_fd(fd: int, size: int, cancelled: threading.Event | None = None) -> str:
+    """SHA-256 of the first ``size`` bytes of ``fd`` (reads in bounded blocks)."""
+    digest = hashlib.sha256()
+    pos = 0
+    while pos < size:
+        if cancelled is not None and cancelled.is_set():
+            return ""
+        block = os.pread(fd, min(_HASH_BLOCK, size - pos), pos)
+        if not block:
+            raise FileToolError(
+                "The file became shorter while it was being read.",
+                suggestion="Something else is changing the file; retry when it is idle.",
+            )
+        digest.update(block)
+        pos += len(block)
+    return digest.hexdigest()
+
+
+class BackgroundHash:
+    """SHA-256 of an open file computed in a thread (hashlib releases the GIL)."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = os.dup(fd)
+        self._size = size
+        self._result: str | None = None
+        self._error: BaseException | None = None
+        self._cancelled = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="diffchunk-sha256", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = sha256_fd(self._fd, self._size, self._cancelled)
+        except BaseException as exc:
+            self._error = exc
+        finally:
+            os.close(self._fd)
+
+    def result(self) -> str:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def cancel(self) -> None:
+        """Stop hashing (the result is no longer needed)."""
+        self._cancelled.set()
+
+
+# ------------------------------------------------------------------- naming
+
+
+def file_key(realpath: str) -> str:
+    return hashlib.sha256(os.fsencode(realpath)).hexdigest()[:12]
+
+
+def _prefix(realpath: str) -> str:
+    base = os.path.basename(realpath) or "file"
+    if len(os.fsencode(base)) > _MAX_NAME_PART:
+        base = os.fsencode(base)[:_MAX_NAME_PART].decode("utf-8", errors="ignore") or "file"
+    return f"{base}.{file_key(realpath)}."
+
+
+def _parse_id(backup_id: str) -> _dt.datetime | None:
+    try:
+        return _dt.datetime.strptime(backup_id[:22], "%Y%m%d_%H%M%S_%f")
+    except ValueError:
+        return None
+
+
+def _timestamp(backup_id: str) -> str:
+    moment = _parse_id(backup_id)
+    return moment.strftime("%Y-%m-%d %H:%M:%S") if moment else ""
+
+
+def _info(root: str, name: str, backup_id: str) -> BackupInfo | None:
+    data = os.path.join(root, name)
+    try:
+        size = os.stat(data).st_size
+    except OSError:
+        return None
+    return BackupInfo(id=backup_id, timestamp=_timestamp(backup_id), size=size, path=data)
+
+
+# ------------------------------------------------------------------ listing
+
+
+def backups_for(realpath: str) -> list[BackupInfo]:
+    """Complete backups of ``realpath``, newest first."""
+    root = backup_root()
+    prefix = _prefix(realpath)
+    found: list[BackupInfo] = []
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        return []
+    names = set(entries)
+    for entry in entries:
+        if not (entry.startswith(prefix) and entry.endswith(".json")):
+            continue
+        name = entry[:-5]
+        backup_id = name[len(prefix) :]
+        if name not in names or _parse_id(backup_id) is None:
+            continue
+        info = _info(root, name, backup_id)
+        if info is not None:
+            found.append(info)
+    found.sort(key=lambda item: item.id, reverse=True)
+    return found
+
+
+def read_metadata(info: BackupInfo) -> dict[str, object]:
+    """The metadata stored next to a backup (original path, size, sha256, ...)."""
+    try:
+        with open(info.path + ".json", encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def list_backups(path: str) -> list[dict[str, object]]:
+    """Backups of the file at ``path`` (which may no longer exist), newest first."""
+    realpath = os.path.realpath(paths.expand(path))
+    return [info.as_dict() for info in backups_for(realpath)]
+
+
+def find_backup(realpath: str, backup_id: str) -> BackupInfo:
+    """The backup whose id is ``backup_id`` or starts with it (when unique)."""
+    available = backups_for(realpath)
+    wanted = backup_id.strip()
+    exact = [info for info in available if info.id == wanted]
+    matches = exact or [info for info in available if wanted and info.id.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    shown = ", ".join(info.id for info in available[:20]) or "none"
+    if not matches:
+        raise FileToolError(
+            f"No backup {backup_id!r} exists for {realpath!r}. Available (newest first): {shown}.",
+            suggestion="Pass one of the listed ids, or omit backup_id to restore the newest one.",
+        )
+    raise FileToolError(
+        f"The backup id {backup_id!r} is ambiguous for {realpath!r}: it starts "
+        f"{len(matches)} ids ({', '.join(info.id for info in matches[:10])}).",
+        suggestion="Pass the full id.",
+    )
+
+
+# ----------------------------------------------------------------- creation
+
+
+def _new_id(existing: Iterable[str]) -> tuple[str, int]:
+    """An id later than every existing one: (timestamp part, first counter)."""
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d_%H%M%S_%f")
+    newest = max(existing, default="")
+    if newest[:22] >= now:
+        # Same microsecond, or the clock went back: one microsecond after the newest.
+        moment = _parse_id(newest)
+        if moment is not None:
+            return (moment + _dt.timedelta(microseconds=1)).strftime("%Y%m%d_%H%M%S_%f"), 0
+    return now, 0
+
+
+def _reserve(root: str, prefix: str, existing: list[str]) -> tuple[str, str, int]:
+    stamp, counter = _new_id(existing)
+    while True:
+        backup_id = f"{stamp}_{counter:02d}"
+        data = os.path.join(root, prefix + backup_id)
+        try:
+            fd = os.open(data, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            counter += 1
+            continue
+        except OSError as exc:
+            raise FileToolError(
+                f"Cannot create a backup in {root!r}: {exc.strerror}.",
+                suggestion="Free some space or set DIFFCHUNK_BACKUP_DIR to a writable directory.",
+            ) from None
+        return backup_id, data, fd
+
+
+class PendingBackup:
+    """A backup whose data is stored (and fsynced) but not yet listed.
+
+    :meth:`commit` writes the metadata that makes it a listed, complete
+    backup; :meth:`discard` removes it.  The caller holds the file's lock.
+    """
+
+    def __init__(self, realpath: str, backup_id: str, data: str, size: int, linked: bool) -> None:
+        self.realpath = realpath
+        self.id = backup_id
+        self.data = data
+        self.size = size
+        self.linked = linked
+
+    def info(self) -> BackupInfo:
+        return BackupInfo(id=self.id, timestamp=_timestamp(self.id), size=self.size, path=self.data)
+
+    def commit(self, sha256: str, *, kind: str) -> BackupInfo:
+        meta: dict[str, object] = {
+            "id": self.id,
+            "original_path": self.realpath,
+            "size": self.size,
+            "sha256": sha256,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+            "kind": kind,
+            "storage": "hardlink" if self.linked else "copy",
+        }
+        try:
+            _write_json(self.data + ".json", meta)
+            fsync_dir(os.path.dirname(self.data))
+        except OSError as exc:
+            self.discard()
+            raise FileToolError(
+                f"Cannot write the backup metadata of {self.realpath!r}: {exc.strerror}; "
+                "the file was not changed.",
+                suggestion="Free some space or set DIFFCHUNK_BACKUP_DIR to a writable directory.",
+            ) from None
+        return self.info()
+
+    def discard(self) -> None:
+        discard_backup(self.info())
+
+
+def begin_backup(
+    realpath: str, src_fd: int, size: int, *, allow_link: bool = True
+) -> PendingBackup:
+    """Store the first ``size`` bytes of ``src_fd`` (the content of ``realpath``).
+
+    The caller holds the file's edit lock.  With ``allow_link`` the data may
+    be a hard link to ``realpath`` itself, which is only correct when the
+    caller is about to *replace* that path with a new inode.  The data is
+    fsynced before this returns; :meth:`PendingBackup.commit` lists it.
+    """
+    root = _ensure_root()
+    prefix = _prefix(realpath)
+    existing = [info.id for info in backups_for(realpath)]
+    backup_id, data, fd = _reserve(root, prefix, existing)
+    try:
+        linked = False
+        if allow_link and os.environ.get("DIFFCHUNK_BACKUP_LINK", "1") != "0":
+            linked = _try_link(realpath, src_fd, size, data)
+        if not linked:
+            copy_range(src_fd, fd, 0, size)
+            os.fsync(fd)
+    except BaseException as exc:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(data)
+        if isinstance(exc, OSError):
+            raise FileToolError(
+                f"Cannot write the backup of {realpath!r} to {root!r}: {exc.strerror}; "
+                "the file was not changed.",
+                suggestion="Free some space or set DIFFCHUNK_BACKUP_DIR to a writable directory.",
+            ) from None
+        raise
+    os.close(fd)
+    return PendingBackup(realpath, backup_id, data, size, linked)
+
+
+def create_backup(
+    realpath: str, src_fd: int, size: int, *, kind: str, allow_link: bool = True
+) -> BackupInfo:
+    """:func:`begin_backup` and commit it at once (hashing the content)."""
+    hasher = BackgroundHash(src_fd, size)
+    pending = begin_backup(realpath, src_fd, size, allow_link=allow_link)
+    try:
+        digest = hasher.result()
+    except BaseException:
+        pending.discard()
+        raise
+    return pending.commit(digest, kind=kind)
+
+
+def _try_link(realpath: str, src_fd: int, size: int, data: str) -> bool:
+    """Replace the reserved (empty) ``data`` file by a hard link to ``realpath``."""
+    st = os.fstat(src_fd)
+    try:
+        path_st = os.stat(realpath)
+    except OSError:
+        return False
+    if (
+        st.st_nlink != 1
+        or st.st_size != size
+        or (path_st.st_dev, path_st.st_ino)
+        != (
+            st.st_dev,
+            st.st_ino,
+        )
+    ):
+        return False
+    tmp = f"{data}.link"
+    try:
+        os.link(realpath, tmp)
+    except OSError:
+        return False
+    try:
+        linked = os.stat(tmp)
+        if (linked.st_dev, linked.st_ino) != (st.st_dev, st.st_ino):
+            os.unlink(tmp)
+            return False
+        os.fsync(src_fd)
+        os.replace(tmp, data)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    return True
+
+
+def _write_json(target: str, payload: dict[str, object]) -> None:
+    tmp = f"{target}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, json.dumps(payload, indent=1, sort_keys=True).encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def discard_backup(info: BackupInfo) -> None:
+    """Remove a backup that was never reported (the write it guarded failed)."""
+    for name in (info.path + ".json", info.path):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+# ---------------------------------------------------------------- retention
+
+
+def prune(realpath: str, *, protect: Iterable[str] = ()) -> list[str]:
+    """Apply the retention limits to the backups of ``realpath``; return removed ids.
+
+    Removes the oldest backups first; ids in ``protect`` are never removed.
+    Metadata goes first, so a half-removed backup is never listed.
+    """
+    keep_count, keep_bytes = retention_limits()
+    protected = set(protect)
+    _remove_leftovers(realpath)
+    backups = backups_for(realpath)
+    removed: list[str] = []
+    kept = 0
+    total = 0
+    for info in backups:  # newest first
+        kept += 1
+        total += info.size
+        if info.id in protected:
+            continue
+        if kept > keep_count or (total > keep_bytes and kept > 1):
+            discard_backup(info)
+            removed.append(info.id)
+            kept -= 1
+            total -= info.size
+    return removed
+
+
+def _remove_leftovers(realpath: str) -> None:
+    """Delete pieces of backups of ``realpath`` that an interrupted run left.
+
+    Runs under the file's lock, when no backup of it is being written: a data
+    file without metadata, or a temporary link or metadata file, is garbage.
+    """
+    root = backup_root()
+    prefix = _prefix(realpath)
+    try:
+        names = [name for name in os.listdir(root) if name.startswith(prefix)]
+    except OSError:
+        return
+    present = set(names)
+    for name in names:
+        rest = name[len(prefix) :]
+        if name.endswith((".tmp", ".link")) or (
+            _parse_id(rest) is not None and "." not in rest and name + ".json" not in present
+        ):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(root, name))

@@ -1,0 +1,287 @@
+"""Mark outline symbols as added, modified or removed relative to git HEAD.
+
+For a file inside a git work tree, :func:`mark_changes` compares the file
+with its version in ``HEAD``:
+
+- ``"added"``: a symbol whose (type, qualified name) does not exist in HEAD's
+  version -- every symbol of a file that is untracked or new since HEAD;
+- ``"modified"``: a symbol that exists in both versions and whose lines touch
+  a changed line (``git diff -U0 HEAD`` hunks, new side);
+- ``"removed"``: a symbol of HEAD's version that is gone.  It is added to the
+  outline as an item with ``changes="removed"`` placed last among the
+  children of its former parent (or last at the top level when the parent is
+  gone too); its line numbers are those it had *in HEAD*.  A removed class
+  keeps its children, all marked removed.
+
+Outside a git work tree, or when git is missing or fails, nothing is marked
+and the count is 0.  At most three short git processes run: one to locate
+the file in HEAD, then (only when the content differs) the diff and the HEAD
+blob, in parallel.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import logging
+import os
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+
+from .languages import language_for_path
+from .outline import OutlineItem, cached_outline, iter_items, outline_for_file
+
+logger = logging.getLogger(__name__)
+
+#: Seconds any single git call may take before changes are given up.
+GIT_TIMEOUT = 10.0
+
+_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
+_OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+Key = tuple[tuple[str, str], ...]
+
+
+def mark_changes(
+    file_path: str,
+    outline: list[OutlineItem],
+    *,
+    source: bytes | None = None,
+    language: str | None = None,
+) -> int:
+    """Mark ``outline`` (in place) against HEAD; return how many symbols changed.
+
+    ``source`` is the file's current content when the caller has it (else it
+    is read); ``language`` overrides the one guessed from the path.  Marks
+    from an earlier call are cleared first, so calling twice is harmless.
+    """
+    _clear_marks(outline)
+    directory, name = os.path.split(file_path)
+    if not name:
+        return 0
+    located = _locate_in_head(directory or ".", name)
+    if located is None:
+        return 0  # not in a work tree (or git unusable)
+    blob = located
+    if blob == "":
+        for item in iter_items(outline):
+            item.changes = "added"
+        return _count_changed(outline)
+
+    if source is None:
+        try:
+            with open(file_path, "rb") as handle:
+                source = handle.read()
+        except OSError:
+            return 0
+    if _blob_id(source, len(blob)) == blob:
+        return 0  # identical to HEAD
+
+    if language is None:
+        language = language_for_path(file_path, source[:200])
+    diff_proc = _start_git(
+        directory or ".",
+        ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "HEAD", "--", f"./{name}"],
+    )
+    head_key = ("git-blob", blob)
+    head_outline = cached_outline(file_path, head_key)
+    if head_outline is None and language is not None:
+        head_source = _git_output(directory or ".", ["cat-file", "blob", blob])
+        if head_source is None:
+            _finish(diff_proc)
+            return 0
+        head_outline = outline_for_file(file_path, head_key, head_source, language)
+    diff_out = _finish(diff_proc)
+    if diff_out is None:
+        return 0
+    changed, deletions = _changed_lines(diff_out)
+    _apply(outline, head_outline, changed, deletions)
+    return _count_changed(outline)
+
+
+# --------------------------------------------------------------------------
+# git
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock for a read
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["LC_ALL"] = "C"
+    return env
+
+
+def _argv(directory: str, args: Sequence[str]) -> list[str]:
+    return [
+        "git",
+        "--no-pager",
+        "--literal-pathspecs",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.quotePath=false",
+        "-C",
+        directory,
+        *args,
+    ]
+
+
+def _start_git(directory: str, args: Sequence[str]) -> subprocess.Popen[bytes] | None:
+    try:
+        return subprocess.Popen(
+            _argv(directory, args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_git_env(),
+        )
+    except OSError as exc:  # git not installed, directory gone...
+        logger.debug("git unavailable: %s", exc)
+        return None
+
+
+def _finish(proc: subprocess.Popen[bytes] | None) -> bytes | None:
+    if proc is None:
+        return None
+    try:
+        out, err = proc.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        logger.info("git timed out; symbol changes not marked")
+        return None
+    if proc.returncode != 0:
+        logger.debug("git failed (%s): %s", proc.returncode, err[:300])
+        return None
+    return out
+
+
+def _git_output(directory: str, args: Sequence[str]) -> bytes | None:
+    return _finish(_start_git(directory, args))
+
+
+def _locate_in_head(directory: str, name: str) -> str | None:
+    """HEAD's blob id of the file; "" when not in HEAD; None outside a work tree."""
+    proc = _start_git(directory, ["rev-parse", "--is-inside-work-tree", f"HEAD:./{name}"])
+    if proc is None:
+        return None
+    try:
+        out, _ = proc.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None
+    lines = out.decode("ascii", "replace").splitlines()
+    if not lines or lines[0] != "true":
+        return None
+    if proc.returncode == 0 and len(lines) >= 2 and _OBJECT_ID.match(lines[1]):
+        return lines[1]
+    return ""  # untracked, newly added, or no commit yet
+
+
+def _blob_id(content: bytes, id_length: int) -> str:
+    algorithm = hashlib.sha256 if id_length == 64 else hashlib.sha1
+    digest = algorithm(b"blob %d\0" % len(content))
+    digest.update(content)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Comparison
+
+
+def _changed_lines(diff: bytes) -> tuple[list[tuple[int, int]], list[int]]:
+    """New-side changed line ranges (inclusive) and pure-deletion points.
+
+    A deletion point ``p`` means lines were removed between new lines ``p``
+    and ``p + 1``.
+    """
+    changed: list[tuple[int, int]] = []
+    deletions: list[int] = []
+    for match in _HUNK_HEADER.finditer(diff):
+        new_start = int(match.group(3))
+        new_count = int(match.group(4)) if match.group(4) is not None else 1
+        if new_count > 0:
+            changed.append((new_start, new_start + new_count - 1))
+        else:
+            deletions.append(new_start)
+    changed.sort()
+    deletions.sort()
+    return changed, deletions
+
+
+def _touches(
+    item: OutlineItem, changed: list[tuple[int, int]], starts: list[int], deletions: list[int]
+) -> bool:
+    first, last = item.line_number, item.end_line
+    # Ranges are sorted and disjoint: of those starting by `last`, the last
+    # one ends latest.
+    index = bisect.bisect_right(starts, last)
+    if index and changed[index - 1][1] >= first:
+        return True
+    # A deletion strictly inside the item: between two of its lines.
+    index = bisect.bisect_left(deletions, first)
+    return index < len(deletions) and deletions[index] < last
+
+
+def _keyed(outline: Sequence[OutlineItem]) -> list[tuple[Key, OutlineItem, OutlineItem | None]]:
+    """(key path, item, parent) for every item, parents first."""
+    out: list[tuple[Key, OutlineItem, OutlineItem | None]] = []
+    pending: list[tuple[Key, OutlineItem, OutlineItem | None]] = [
+        (((item.type, item.name),), item, None) for item in reversed(outline)
+    ]
+    while pending:
+        key, item, parent = pending.pop()
+        out.append((key, item, parent))
+        pending.extend(((*key, (c.type, c.name)), c, item) for c in reversed(item.children))
+    return out
+
+
+def _apply(
+    outline: list[OutlineItem],
+    head_outline: list[OutlineItem] | None,
+    changed: list[tuple[int, int]],
+    deletions: list[int],
+) -> None:
+    head_items = _keyed(head_outline or [])
+    head_keys = Counter(key for key, _, _ in head_items)
+    starts = [start for start, _ in changed]
+    current = _keyed(outline)
+    by_key: dict[Key, OutlineItem] = {}
+    for key, item, _ in current:
+        by_key.setdefault(key, item)
+        if head_keys[key] > 0:
+            head_keys[key] -= 1
+            if _touches(item, changed, starts, deletions):
+                item.changes = "modified"
+        else:
+            item.changes = "added"
+    # What is left in head_keys is gone from the file: the last of each key.
+    gone: list[tuple[Key, OutlineItem]] = []
+    for key, item, _ in reversed(head_items):
+        if head_keys[key] > 0:
+            head_keys[key] -= 1
+            gone.append((key, item))
+    gone.reverse()
+    gone_keys = {key for key, _ in gone}
+    for key, item in gone:
+        if any(key[:n] in gone_keys for n in range(1, len(key))):
+            continue  # shown as a child of its removed parent
+        removed = item.copy()
+        for sub in iter_items([removed]):
+            sub.changes = "removed"
+        parent = by_key.get(key[:-1]) if len(key) > 1 else None
+        (parent.children if parent is not None else outline).append(removed)
+
+
+def _clear_marks(items: list[OutlineItem]) -> None:
+    items[:] = [item for item in items if item.changes != "removed"]
+    for item in items:
+        item.changes = None
+        _clear_marks(item.children)
+
+
+def _count_changed(outline: Sequence[OutlineItem]) -> int:
+    return sum(1 for item in iter_items(outline) if item.changes is not None)

@@ -1,0 +1,155 @@
+"""Sparse line index: line number <-> byte offset without a per-line object.
+
+Line numbering agrees with ``sed -n 'Np'``: only ``\\n`` ends a line (``\\r\\n``
+is one line ending whose ``\\r`` belongs to the line's end, a lone ``\\r`` is
+content), and a final line without a newline still counts.  So the line count
+is ``wc -l`` plus one when the file does not end with ``\\n``; an empty file has
+no lines.
+
+The index stores, for every block of :data:`BLOCK` bytes, the block's byte
+offset and the number of newlines before it (two ``array('q')``: 256 KB per GB
+of text).  It is built once per file version by ``bytes.count`` over large
+windows (C speed); a lookup is one bisection plus a scan of at most one block.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator
+from typing import TypeAlias
+
+BLOCK = 64 * 1024
+"""Bytes per index block: the longest scan a lookup can need."""
+
+WINDOW = 16 * 1024 * 1024
+"""Bytes read per window when scanning a whole file."""
+
+
+Buffer: TypeAlias = bytes | bytearray | mmap.mmap
+"""What the index reads: a file's bytes in memory, a reused window, or a mapping."""
+
+Window: TypeAlias = bytes | bytearray
+"""One window of a whole-file scan (see ``FileVersion.windows``)."""
+
+
+_SKIP_CACHE: dict[int, re.Pattern[bytes]] = {}
+
+
+def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
+    """Offset just after the ``count``-th newline at or after ``pos``; ``end`` if fewer."""
+    if count <= 0:
+        return pos
+    if count <= 48:
+        for _ in range(count):
+            nl = data.find(b"\n", pos, end)
+            if nl < 0:
+                return end
+            pos = nl + 1
+        return pos
+    pattern = _SKIP_CACHE.get(count)
+    if pattern is None:
+        if len(_SKIP_CACHE) > 256:
+            _SKIP_CACHE.clear()
+        pattern = re.compile(b"(?:[^\\n]*\\n){%d}" % count)
+        _SKIP_CACHE[count] = pattern
+    match = pattern.match(data, pos, end)
+    if match is not None:
+        return int(match.end())
+    # Fewer than ``count`` newlines remain: everything to the end.
+    return end
+
+
+def last_lines_start(data: Buffer, start: int, end: int, count: int) -> int:
+    """Offset where the last ``count`` lines of ``data[start:end]`` begin (scans backwards)."""
+    if count <= 0 or end <= start:
+        return end
+    pos = end
+    # A trailing newline ends the last line; it does not start a new one.
+    if data[end - 1 : end] == b"\n":
+        pos = end - 1
+    for _ in range(count):
+        nl = data.rfind(b"\n", start, pos)
+        if nl < 0:
+            return start
+        pos = nl
+    return pos + 1
+
+
+class LineIndex:
+    """Block offsets and newline counts of one file version's content."""
+
+    __slots__ = ("before", "end", "ends_with_newline", "newlines", "offsets", "start")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        offsets: array[int],
+        before: array[int],
+        newlines: int,
+        ends_with_newline: bool,
+    ) -> None:
+        self.start = start
+        self.end = end
+        self.offsets = offsets
+        self.before = before
+        self.newlines = newlines
+        self.ends_with_newline = ends_with_newline
+
+    @classmethod
+    def build(cls, windows: Iterator[tuple[int, Window, int]], start: int, end: int) -> LineIndex:
+        """Count newlines block by block over ``windows`` of ``(offset, buffer, length)``.
+
+        The windows must tile ``[start, end)`` in order.
+        """
+        offsets = array("q")
+        before = array("q")
+        total = 0
+        next_block = start
+        last_byte: bytes | bytearray = b""
+        for base, buf, length in windows:
+            count = buf.count
+            pos = 0
+            while pos < length:
+                absolute = base + pos
+                if absolute >= next_block:
+                    offsets.append(absolute)
+                    before.append(total)
+                    next_block = absolute + BLOCK
+                stop = min(length, next_block - base)
+                total += count(b"\n", pos, stop)
+                pos = stop
+            if length:
+                last_byte = buf[length - 1 : length]
+        if not offsets:
+            offsets.append(start)
+            before.append(0)
+        return cls(start, end, offsets, before, total, last_byte == b"\n" or end == start)
+
+    @property
+    def line_count(self) -> int:
+        """Lines as ``sed`` sees them: newlines, plus a final unterminated line."""
+        return self.newlines + (0 if self.ends_with_newline else 1)
+
+    def line_start(self, data: Buffer, line: int) -> int:
+        """Byte offset where 1-based ``line`` starts; ``end`` past the last line."""
+        if line <= 1:
+            return self.start
+        if line > self.line_count:
+            return self.end
+        wanted = line - 1  # newlines before the line
+        # Last block that starts with strictly fewer newlines before it.
+        i = bisect_right(self.before, wanted - 1) - 1
+        block_start = self.offsets[i]
+        return skip_lines(data, block_start, wanted - self.before[i], self.end)
+
+    def line_of_offset(self, data: Buffer, offset: int) -> int:
+        """1-based line containing byte ``offset``."""
+        offset = max(self.start, min(offset, self.end))
+        i = bisect_right(self.offsets, offset) - 1
+        block_start = self.offsets[i]
+        chunk = data[block_start:offset]
+        return self.before[i] + chunk.count(b"\n") + 1

@@ -1,0 +1,161 @@
+"""Reading lines of a file version: by number, from either end, by block.
+
+Line numbers follow ``sed -n`` (see :mod:`.lineindex`).  ``head`` and
+``tail`` never build the line index: head reads from the start, tail scans
+backwards from the end with ``rfind``.  Their ``total_lines`` comes from the
+index when it already exists, is counted when the file is at most
+:data:`COUNT_FOR_TOTAL` bytes, and is otherwise ``None`` (with a warning).
+
+Content is returned with ``\\n`` line breaks (a ``\\r`` before a ``\\n`` is
+dropped; a lone ``\\r`` is kept) and lines longer than
+:data:`LONG_LINE_CHARS` characters are cut with a visible marker.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .access import FileVersion
+from .lineindex import Buffer, last_lines_start, skip_lines
+
+LONG_LINE_CHARS = max(100, int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or 1000))
+"""Lines longer than this are truncated in read results and counted as long
+(``DIFFCHUNK_LONG_LINE_CHARS`` changes it; at least 100)."""
+
+COUNT_FOR_TOTAL = 64 * 1024 * 1024
+
+BACKWARD_SCAN_LINES = 20_000
+"""Reads this close to the end seek backwards from the end instead of indexing."""
+"""head/tail count all lines for ``total_lines`` only up to this file size."""
+
+
+@dataclass(slots=True)
+class Lines:
+    """A run of whole lines: text plus where it sits."""
+
+    text: str
+    start_line: int | None
+    end_line: int | None
+    count: int
+    long_lines_cut: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def cut_long(line: str, limit: int = LONG_LINE_CHARS) -> tuple[str, bool]:
+    """``line`` cut to ``limit`` characters with a marker saying how much was left out."""
+    if len(line) <= limit:
+        return line, False
+    return f"{line[:limit]}… [line truncated: {len(line) - limit} more characters]", True
+
+
+def decode_lines(
+    version: FileVersion, raw: bytes | bytearray, limit: int = LONG_LINE_CHARS
+) -> tuple[str, int, int]:
+    """``(text, lines, cut)``: ``raw`` (whole lines) as text with long lines cut."""
+    if not raw:
+        return "", 0, 0
+    text = version.decode(raw)
+    if text.endswith("\n"):
+        text = text[:-1]
+    parts = text.split("\n")
+    cut = 0
+    for i, part in enumerate(parts):
+        if part.endswith("\r"):
+            part = part[:-1]
+            parts[i] = part
+        if len(part) > limit:
+            parts[i], _ = cut_long(part, limit)
+            cut += 1
+    return "\n".join(parts), len(parts), cut
+
+
+def line_text(version: FileVersion, offset: int) -> tuple[str, int]:
+    """The line starting at byte ``offset`` (without its ending) and the next line's offset."""
+    data = version.data
+    end = data.find(b"\n", offset, version.end)
+    stop = version.end if end < 0 else end
+    raw = data[offset:stop]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    return version.decode(raw), (version.end if end < 0 else end + 1)
+
+
+def neighbours(
+    version: FileVersion, offset: int, before: int, after: int
+) -> tuple[list[str], list[str]]:
+    """Up to ``before`` lines before and ``after`` lines after the line at ``offset``."""
+    data = version.data
+    start = version.start
+    first = offset
+    for _ in range(before):
+        if first <= start:
+            break
+        prev = data.rfind(b"\n", start, first - 1)
+        first = start if prev < 0 else prev + 1
+    before_lines: list[str] = []
+    pos = first
+    while pos < offset:
+        text, pos = line_text(version, pos)
+        before_lines.append(cut_long(text, 500)[0])
+    after_lines: list[str] = []
+    _, pos = line_text(version, offset)
+    for _ in range(after):
+        if pos >= version.end:
+            break
+        text, pos = line_text(version, pos)
+        after_lines.append(cut_long(text, 500)[0])
+    return before_lines, after_lines
+
+
+def known_total(version: FileVersion) -> int | None:
+    """Line count if cheap: already known, or counted for smaller files."""
+    if version.index_built or "line_count" in version.cache or version.size <= COUNT_FOR_TOTAL:
+        return version.line_count()
+    return None
+
+
+def read_lines(version: FileVersion, first: int, limit: int) -> Lines:
+    """Lines ``first`` .. ``first + limit - 1`` (1-based).
+
+    Near the end of a file whose index is not built yet, the start is found
+    by scanning backwards from the end (with the line count from
+    :meth:`FileVersion.line_count`); otherwise the line index is used.
+    """
+    data: Buffer = version.data
+    total = version.line_count()
+    from_end = total - first + 1
+    if not version.index_built and 0 < from_end <= BACKWARD_SCAN_LINES:
+        start = last_lines_start(data, version.start, version.end, from_end)
+    else:
+        start = version.line_index().line_start(data, first)
+    end = skip_lines(data, start, limit, version.end)
+    text, count, cut = decode_lines(version, data[start:end])
+    return Lines(text, first if count else None, first + count - 1 if count else None, count, cut)
+
+
+def read_head(version: FileVersion, limit: int) -> Lines:
+    """The first ``limit`` lines, without an index."""
+    data = version.data
+    end = skip_lines(data, version.start, limit, version.end)
+    text, count, cut = decode_lines(version, data[version.start : end])
+    return Lines(text, 1 if count else None, count if count else None, count, cut)
+
+
+def read_tail(version: FileVersion, limit: int) -> Lines:
+    """The last ``limit`` lines, scanning backwards from the end of the file."""
+    data = version.data
+    start = last_lines_start(data, version.start, version.end, limit)
+    text, count, cut = decode_lines(version, data[start : version.end])
+    total = known_total(version)
+    lines = Lines(text, None, None, count, cut)
+    if total is not None and count:
+        lines.start_line = total - count + 1
+        lines.end_line = total
+    elif count:
+        lines.warnings.append(
+            "start_line/end_line/total_lines are not computed for tail reads of files over "
+            f"{COUNT_FOR_TOTAL // (1024 * 1024)} MB (it would mean counting every line); "
+            "call get_overview or read with mode='lines' once to count them."
+        )
+    return lines

@@ -1,0 +1,668 @@
+"""Line-oriented search over a file version: exact, regex, fuzzy, inverted.
+
+Every search walks the file in line-aligned windows (see
+``FileVersion.windows``) and works on bytes wherever it can:
+
+- *exact*: the pattern, encoded like the file, is found with ``bytes.find``
+  (``bytes.lower`` of the window first when case-insensitive and the pattern
+  is ASCII); a line counts once however many times it matches, like
+  ``grep -c``;
+- *regex*: Python ``re`` compiled on bytes (ASCII patterns) or on the decoded
+  window (other patterns), with ``re.MULTILINE``; a search that runs longer
+  than :data:`REGEX_TIME_BUDGET` seconds stops with an error;
+- *fuzzy*: a cheap prefilter keeps lines holding at least one piece of the
+  pattern (by the pigeonhole principle a line within a few edits of the
+  pattern holds one of ``edits + 1`` disjoint pieces exactly), then
+  rapidfuzz's ``partial_ratio`` scores those lines, so a misspelt word is
+  found inside a long line.
+
+Results carry byte offsets of line starts and 1-based line numbers; the
+service turns them into text.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import pairwise
+
+from rapidfuzz import fuzz
+
+from ..errors import FileToolError, InvalidArgument
+from ..paths import fingerprint
+from .access import FileVersion
+from .lineindex import Window, skip_lines
+
+REGEX_TIME_BUDGET = 2.0
+"""Seconds a regex search may spend on one window (16 MB) before it is stopped."""
+
+FUZZY_CUTOFF = 80.0
+"""Lowest rapidfuzz ``partial_ratio`` (0-100) a fuzzy result may have."""
+
+SHORT_PATTERN = 6
+SHORT_CUTOFF = 75.0
+"""Patterns up to ``SHORT_PATTERN`` characters use this cutoff (one typo costs more)."""
+
+_DENSE = 16384
+"""Matching lines per window after which exact counting switches to ``findall``."""
+
+
+@dataclass(slots=True)
+class Hit:
+    """One matching line."""
+
+    offset: int
+    """Byte offset of the line start in ``FileVersion.data``."""
+    line_number: int
+    score: float
+    """Similarity 0.0-1.0 (1.0 for exact and regex matches)."""
+    match_type: str
+
+
+@dataclass(slots=True)
+class Found:
+    """What a search found: the lines kept, and how many lines matched in all."""
+
+    hits: list[Hit]
+    total: int
+    timed_out: bool = False
+
+
+class _Matcher:
+    """Finds the first match at or after ``pos`` in a prepared window."""
+
+    kind = "exact"
+
+    def prepare(self, buf: Window, length: int) -> Window:
+        return buf
+
+    def find(self, hay: Window, pos: int, end: int) -> int:
+        raise NotImplementedError
+
+    def count_lines(self, hay: Window, length: int) -> int | None:
+        """Matching lines of a whole window, or ``None`` to walk hits instead."""
+        return None
+
+
+class _Literal(_Matcher):
+    def __init__(self, needle: bytes, lower: bool) -> None:
+        self.needle = needle.lower() if lower else needle
+        self.lower = lower
+        self.rest_of_line = re.compile(re.escape(self.needle) + rb"[^\n]*")
+
+    def prepare(self, buf: Window, length: int) -> Window:
+        if self.lower:
+            return buf[:length].lower()
+        return buf
+
+    def find(self, hay: Window, pos: int, end: int) -> int:
+        return hay.find(self.needle, pos, end)
+
+    def count_lines(self, hay: Window, length: int) -> int | None:
+        # One pass: find, then skip to the next line; when hits are dense,
+        # let findall (one match per line, as each runs to its line's end)
+        # count the rest of the window in C.
+        find = hay.find
+        needle = self.needle
+        count = 0
+        pos = 0
+        while True:
+            hit = find(needle, pos, length)
+            if hit < 0:
+                return count
+            count += 1
+            end = find(b"\n", hit, length)
+            if end < 0:
+                return count
+            pos = end + 1
+            if count >= _DENSE:
+                return count + len(self.rest_of_line.findall(hay, pos, length))
+
+
+class _BytesRegex(_Matcher):
+    kind = "regex"
+
+    def __init__(self, compiled: re.Pattern[bytes]) -> None:
+        self.compiled = compiled
+
+    def find(self, hay: Window, pos: int, end: int) -> int:
+        found = self.compiled.search(hay, pos, end)
+        return -1 if found is None else found.start()
+
+
+class _TextMatcher(_Matcher):
+    """A str regex over the decoded window (non-ASCII regex or case folding)."""
+
+    def __init__(self, compiled: re.Pattern[str], encoding: str, kind: str) -> None:
+        self.compiled = compiled
+        self.encoding = encoding
+        self.kind = kind
+
+
+def build_matcher(
+    version: FileVersion, pattern: str, *, regex: bool, case_sensitive: bool
+) -> _Matcher:
+    """The fastest matcher that honours the options for this file's encoding."""
+    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+    ascii_pattern = pattern.isascii()
+    if regex:
+        try:
+            text_rx = re.compile(pattern, flags)
+        except re.error as exc:
+            raise InvalidArgument(
+                f"Invalid regular expression {pattern!r}: {exc}.",
+                suggestion="Fix the pattern (Python re syntax), or pass regex=false "
+                "to search for the text literally.",
+            ) from None
+        if ascii_pattern:
+            return _BytesRegex(re.compile(pattern.encode("ascii"), flags))
+        return _TextMatcher(text_rx, version.data_encoding, "regex")
+    if case_sensitive or ascii_pattern:
+        needle = version.encode(pattern)
+        if needle is None:
+            # The file's encoding cannot hold the pattern: it cannot occur.
+            needle = b"\x00\x00never\x00\x00"
+        return _Literal(needle, lower=not case_sensitive)
+    return _TextMatcher(re.compile(re.escape(pattern), flags), version.data_encoding, "exact")
+
+
+class _Deadline:
+    """A time budget per window for regex searches.
+
+    A healthy regex scans a 16 MB window in well under a second, so a window
+    that takes longer than the budget means catastrophic backtracking.  On
+    the main thread (Unix) ``SIGALRM`` interrupts ``re`` mid-match; elsewhere
+    the budget is checked between windows.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started = time.monotonic()
+        self.armed = False
+
+    def restart(self) -> None:
+        """Start a new window's budget."""
+        self.started = time.monotonic()
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def check(self) -> None:
+        if time.monotonic() - self.started > self.seconds:
+            raise _Timeout
+
+    @contextmanager
+    def alarm(self) -> Iterator[None]:
+        usable = (
+            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        )
+        if not usable:
+            yield
+            return
+
+        def on_alarm(signum: int, frame: object) -> None:
+            raise _Timeout
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            yield
+        finally:
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _timeout_error(pattern: str, seconds: float) -> FileToolError:
+    return FileToolError(
+        f"The search for {pattern!r} timed out: one part of the file took over {seconds:g}s.",
+        suggestion="Simplify the pattern (avoid nested quantifiers such as (a+)+), "
+        "or search for a literal with regex=false.",
+    )
+
+
+def _line_start(hay: Window, pos: int) -> int:
+    return hay.rfind(b"\n", 0, pos) + 1
+
+
+def _text_window_hits(matcher: _TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` byte offsets of matching lines in a window."""
+    text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
+    char_pos = 0
+    line_no_in_window = 0
+    byte_pos = 0  # byte offset of the start of line ``line_no_in_window``
+    search = matcher.compiled.search
+    while True:
+        found = search(text, char_pos)
+        if found is None:
+            return
+        start = found.start()
+        newlines = text.count("\n", char_pos, start)
+        # Move the byte cursor over the same number of line breaks.
+        byte_pos = skip_lines(buf, byte_pos, newlines, length)
+        line_no_in_window += newlines
+        line_end_char = text.find("\n", start)
+        line_end = buf.find(b"\n", byte_pos, length)
+        if line_end < 0:
+            line_end = length
+        yield byte_pos, line_end
+        if line_end_char < 0:
+            return
+        char_pos = line_end_char + 1
+        byte_pos = line_end + 1
+        line_no_in_window += 1
+
+
+def _window_hits(matcher: _Matcher, hay: Window, length: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` offsets (``line_end`` at ``\\n`` or ``length``)."""
+    if isinstance(matcher, _TextMatcher):
+        yield from _text_window_hits(matcher, hay, length)
+        return
+    find = matcher.find
+    pos = 0
+    while pos < length:
+        hit = find(hay, pos, length)
+        if hit < 0:
+            return
+        start = _line_start(hay, hit)
+        end = hay.find(b"\n", hit, length)
+        if end < 0:
+            end = length
+        yield start, end
+        pos = end + 1
+
+
+GREP_MIN_BYTES = 8 * 1024 * 1024
+"""Exact counts on files at least this large are delegated to ``grep`` when present."""
+
+
+@functools.lru_cache(maxsize=1)
+def _grep_path() -> str | None:
+    return shutil.which("grep")
+
+
+def _grep_command(
+    version: FileVersion, pattern: str, *, case_sensitive: bool, invert: bool
+) -> list[str | bytes] | None:
+    if os.environ.get("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
+        return None
+    if not case_sensitive and not pattern.isascii():
+        return None
+    needle = version.encode(pattern)
+    grep = _grep_path()
+    if grep is None or not needle or b"\x00" in needle:
+        return None
+    cmd: list[str | bytes] = [grep, "-F", "-a"]
+    if not case_sensitive:
+        cmd.append("-i")
+    if invert:
+        cmd.append("-v")
+    return [*cmd, "-e", needle]
+
+
+def _run_greps(version: FileVersion, commands: list[list[str | bytes]]) -> list[bytes] | None:
+    """Run grep commands side by side on this version's file; their outputs, or None."""
+    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for cmd in commands:
+            with open(version.realpath, "rb") as fh:
+                # Count the very version the caller holds, not a newer file.
+                if fingerprint(os.fstat(fh.fileno())) != version.fingerprint:
+                    return None
+                procs.append(
+                    subprocess.Popen(
+                        cmd, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+                    )
+                )
+        outputs = []
+        for proc in procs:
+            out, _ = proc.communicate()
+            if proc.returncode not in (0, 1):
+                return None
+            outputs.append(out)
+        return outputs
+    except OSError:
+        return None
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def grep_count(
+    version: FileVersion, pattern: str, *, case_sensitive: bool, invert: bool
+) -> int | None:
+    """Matching lines counted by ``grep -c -F`` (C locale), or ``None`` when not applicable.
+
+    Same semantics as the Python scan (a line is the bytes up to ``\n``; an
+    unterminated last line counts; ASCII-only case folding), only faster:
+    used for exact searches on large files.  ``DIFFCHUNK_NO_GREP=1`` turns it
+    off.  Any failure returns ``None`` and the caller scans in Python.
+    """
+    cmd = _grep_command(version, pattern, case_sensitive=case_sensitive, invert=invert)
+    if cmd is None:
+        return None
+    outputs = _run_greps(version, [[cmd[0], "-c", *cmd[1:]]])
+    if outputs is None:
+        return None
+    try:
+        return int(outputs[0].strip() or b"0")
+    except ValueError:
+        return None
+
+
+def grep_search(
+    version: FileVersion, pattern: str, *, case_sensitive: bool, invert: bool, limit: int
+) -> Found | None:
+    """First ``limit`` matching lines and the total via two parallel greps, or ``None``."""
+    cmd = _grep_command(version, pattern, case_sensitive=case_sensitive, invert=invert)
+    if cmd is None:
+        return None
+    outputs = _run_greps(
+        version, [[cmd[0], "-c", *cmd[1:]], [cmd[0], "-n", "-b", "-m", str(limit), *cmd[1:]]]
+    )
+    if outputs is None:
+        return None
+    kind = "inverted" if invert else "exact"
+    hits = []
+    try:
+        total = int(outputs[0].strip() or b"0")
+        data = version.data
+        pos = 0
+        listing = outputs[1]
+        for _ in range(min(limit, total)):
+            # "LINE:OFFSET:text\n" - the text may hold anything, so step over it
+            # by the line's length in the file itself.
+            colon = listing.index(b":", pos)
+            line = int(listing[pos:colon])
+            colon2 = listing.index(b":", colon + 1)
+            offset = int(listing[colon + 1 : colon2])
+            end = data.find(b"\n", offset, version.end)
+            length = (version.end if end < 0 else end) - offset
+            pos = colon2 + 1 + length + 1
+            # Some greps give the match's offset, not the line's: step back to
+            # the line start (and past a BOM, which grep counts in line 1).
+            start = max(data.rfind(b"\n", version.start, offset) + 1, version.start)
+            hits.append(Hit(start, line, 1.0, kind))
+    except ValueError:
+        return None
+    return Found(hits, total)
+
+
+def count_matching_lines(
+    version: FileVersion, matcher: _Matcher, *, invert: bool, pattern: str
+) -> int:
+    """Lines that match (or, with ``invert``, do not), like ``grep -c [-v]``."""
+    if isinstance(matcher, _Literal):
+        counted = grep_count(version, pattern, case_sensitive=not matcher.lower, invert=invert)
+        if counted is not None:
+            return counted
+    deadline = _Deadline(REGEX_TIME_BUDGET) if matcher.kind == "regex" else None
+    total = 0
+    lines = 0
+    try:
+        with deadline.alarm() if deadline else _nullcontext():
+            for _base, buf, length in version.windows():
+                if deadline:
+                    deadline.restart()
+                if invert:
+                    lines += buf.count(b"\n", 0, length)
+                    if length and buf[length - 1] != 10:
+                        lines += 1
+                hay = matcher.prepare(buf, length)
+                fast = matcher.count_lines(hay, length)
+                if fast is not None:
+                    total += fast
+                    continue
+                for _hit in _window_hits(matcher, hay, length):
+                    total += 1
+                if deadline:
+                    deadline.check()
+    except _Timeout:
+        raise _timeout_error(pattern, REGEX_TIME_BUDGET) from None
+    return lines - total if invert else total
+
+
+@contextmanager
+def _nullcontext() -> Iterator[None]:
+    yield
+
+
+def search_lines(
+    version: FileVersion,
+    matcher: _Matcher,
+    *,
+    limit: int,
+    invert: bool,
+    pattern: str,
+    need_total: bool = True,
+) -> Found:
+    """The first ``limit`` matching (or non-matching) lines in file order, and the total.
+
+    Without ``need_total`` the scan stops once ``limit`` lines are found (and
+    ``total`` counts only those).
+    """
+    deadline = _Deadline(REGEX_TIME_BUDGET) if matcher.kind == "regex" else None
+    hits: list[Hit] = []
+    total = 0
+    line_base = 1  # line number of the window's first line
+    kind = "inverted" if invert else matcher.kind
+    try:
+        with deadline.alarm() if deadline else _nullcontext():
+            for base, buf, length in version.windows():
+                if len(hits) >= limit and not need_total:
+                    break
+                if deadline:
+                    deadline.restart()
+                hay = matcher.prepare(buf, length)
+                if len(hits) >= limit:
+                    # Only the total is still needed: count as fast as possible.
+                    matched = matcher.count_lines(hay, length)
+                    if matched is None:
+                        matched = sum(1 for _ in _window_hits(matcher, hay, length))
+                    if invert:
+                        lines = buf.count(b"\n", 0, length)
+                        lines += 1 if length and buf[length - 1] != 10 else 0
+                        total += lines - matched
+                    else:
+                        total += matched
+                    if deadline:
+                        deadline.check()
+                    continue
+                cursor = 0
+                cursor_line = line_base
+                for start, end in _window_hits(matcher, hay, length):
+                    if invert:
+                        # Lines between the previous match and this one do not match.
+                        cursor, cursor_line, total = _collect_gap(
+                            buf, base, cursor, start, cursor_line, total, hits, limit
+                        )
+                        cursor = end + 1
+                        cursor_line += 1
+                        continue
+                    total += 1
+                    if len(hits) < limit:
+                        cursor_line += buf.count(b"\n", cursor, start)
+                        cursor = start
+                        hits.append(Hit(base + start, cursor_line, 1.0, kind))
+                if invert and cursor < length:
+                    cursor, cursor_line, total = _collect_gap(
+                        buf, base, cursor, length, cursor_line, total, hits, limit
+                    )
+                if deadline:
+                    deadline.check()
+                line_base += buf.count(b"\n", 0, length)
+    except _Timeout:
+        raise _timeout_error(pattern, REGEX_TIME_BUDGET) from None
+    return Found(hits, total)
+
+
+def _collect_gap(
+    buf: Window,
+    base: int,
+    cursor: int,
+    stop: int,
+    line: int,
+    total: int,
+    hits: list[Hit],
+    limit: int,
+) -> tuple[int, int, int]:
+    """Record the non-matching lines in ``buf[cursor:stop]`` (inverted search)."""
+    if cursor >= stop:
+        return cursor, line, total
+    room = limit - len(hits)
+    if room <= 0:
+        lines = buf.count(b"\n", cursor, stop) + (1 if buf[stop - 1] != 10 else 0)
+        return stop, line + lines, total + lines
+    while cursor < stop:
+        if len(hits) >= limit:
+            lines = buf.count(b"\n", cursor, stop) + (1 if buf[stop - 1] != 10 else 0)
+            return stop, line + lines, total + lines
+        hits.append(Hit(base + cursor, line, 1.0, "inverted"))
+        total += 1
+        nl = buf.find(b"\n", cursor, stop)
+        cursor = nl + 1 if nl >= 0 else stop
+        line += 1
+    return cursor, line, total
+
+
+# -- fuzzy -----------------------------------------------------------------
+
+
+def _pieces(pattern: str, sample: bytes, encoding: str) -> list[bytes]:
+    """Disjoint pieces of ``pattern``: a line close to it holds one of them exactly.
+
+    The pattern is cut into about one piece per five characters (the edits a
+    80% score allows), trying a few cut points and keeping the cut whose
+    pieces are rarest in ``sample``.
+    """
+    text = pattern.lower().strip()
+    encoded = text.encode(encoding, errors="ignore")
+    if len(text) <= 3:
+        return [encoded] if encoded else []
+    count = max(2, len(text) // 6 + 1)
+    size = len(text) // count
+    shortest = 2 if len(text) < 8 else 3
+    best: list[bytes] = []
+    best_cost = -1
+    for shift in (0, 1) if count == 2 else (0, 1, -1):
+        inner = [i * size + shift for i in range(1, count)]
+        cuts = [0, *inner, len(text)]
+        if any(b - a < shortest for a, b in pairwise(cuts)):
+            continue
+        pieces = [text[a:b].encode(encoding, errors="ignore") for a, b in pairwise(cuts)]
+        pieces = [p for p in pieces if p.strip()]
+        if len(pieces) < count:
+            continue
+        cost = sum(sample.count(p) for p in pieces)
+        if count == 2:
+            # Two pieces: one transposition across the cut breaks both, so
+            # also take a partition cut one character later.
+            best = list(dict.fromkeys([*best, *pieces]))
+            continue
+        if best_cost < 0 or cost < best_cost:
+            best, best_cost = pieces, cost
+    return best
+
+
+def _candidate_lines(hay: Window, length: int, pieces: list[bytes]) -> list[int]:
+    """Sorted start offsets of lines of ``hay`` holding any of ``pieces``."""
+    starts: set[int] = set()
+    find = hay.find
+    rfind = hay.rfind
+    for piece in pieces:
+        pos = find(piece, 0, length)
+        while pos >= 0:
+            starts.add(rfind(b"\n", 0, pos) + 1)
+            end = find(b"\n", pos, length)
+            if end < 0:
+                break
+            pos = find(piece, end + 1, length)
+    return sorted(starts)
+
+
+def fuzzy_search(
+    version: FileVersion,
+    pattern: str,
+    *,
+    limit: int,
+    cutoff: float = FUZZY_CUTOFF,
+) -> Found:
+    """Lines most similar to ``pattern`` (case-insensitive), best first.
+
+    A line containing the pattern (ignoring ASCII case) scores 1.0 and is
+    typed "exact"; others are scored with ``partial_ratio`` (the best-aligned
+    part of the line), so a misspelt word inside a long line is found.
+    """
+    needle = pattern.lower()
+    if cutoff == FUZZY_CUTOFF and len(needle.strip()) <= SHORT_PATTERN:
+        cutoff = SHORT_CUTOFF
+    encoding = version.data_encoding
+    exact_needle = needle.encode(encoding, errors="ignore")
+    pieces: list[bytes] | None = None
+    heap: list[tuple[float, int]] = []  # min-heap of (score, -offset)
+    total = 0
+    window_starts: list[int] = []
+    window_lines: list[int] = []
+    line_base = 1
+    scorer = fuzz.partial_ratio
+    for base, buf, length in version.windows():
+        window_starts.append(base)
+        window_lines.append(line_base)
+        hay = buf[:length].lower()
+        if pieces is None:
+            pieces = _pieces(pattern, bytes(hay[: 1 << 20]), encoding)
+            if not pieces:
+                return Found([], 0)
+        find = hay.find
+        for start in _candidate_lines(hay, length, pieces):
+            end = find(b"\n", start, length)
+            raw = hay[start : end if end >= 0 else length]
+            if exact_needle and exact_needle in raw:
+                score = 100.0
+            else:
+                score = scorer(needle, raw.decode(encoding, errors="replace"), score_cutoff=cutoff)
+                if not score:
+                    continue
+            total += 1
+            item = (score, -(base + start))
+            if len(heap) < limit:
+                heapq.heappush(heap, item)
+            elif item > heap[0]:
+                heapq.heapreplace(heap, item)
+        line_base += hay.count(b"\n")
+    hits = []
+    for score, neg_offset in sorted(heap, reverse=True):
+        offset = -neg_offset
+        i = bisect_right(window_starts, offset) - 1
+        line = window_lines[i] + version.data[window_starts[i] : offset].count(b"\n")
+        kind = "exact" if score >= 100.0 else "fuzzy"
+        hits.append(Hit(offset, line, round(score / 100.0, 4), kind))
+    return Found(hits, total)
+
+
+def best_line(version: FileVersion, pattern: str) -> Hit | None:
+    """Where ``pattern`` best matches: first exact occurrence, else best fuzzy line."""
+    matcher = build_matcher(version, pattern, regex=False, case_sensitive=True)
+    exact = search_lines(version, matcher, limit=1, invert=False, pattern=pattern, need_total=False)
+    if exact.hits:
+        return exact.hits[0]
+    fuzzy = fuzzy_search(version, pattern, limit=1)
+    return fuzzy.hits[0] if fuzzy.hits else None

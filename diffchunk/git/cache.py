@@ -1,0 +1,171 @@
+"""The on-disk cache of generated diffs.
+
+Location: ``$DIFFCHUNK_CACHE_DIR``, else ``$XDG_CACHE_HOME/diffchunk``, else
+``~/.cache/diffchunk``.  Entries are written to a temporary file in the same
+directory, flushed with ``fsync`` and renamed into place, so a reader never
+sees a half-written entry; a failed write leaves nothing behind.  The cache is
+bounded: after each write the least recently used entries beyond
+``max_entries`` files or ``max_bytes`` bytes are removed (a cache hit
+refreshes an entry's mtime).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import GitError
+from .sidecar import SUFFIX as SIDECAR_SUFFIX
+
+logger = logging.getLogger(__name__)
+
+MAX_ENTRIES = 200
+MAX_BYTES = 2 * 1024**3
+SUFFIX = ".diff"
+_TMP_PREFIX = ".tmp-"
+_STALE_TMP_SECONDS = 3600
+
+
+def default_cache_dir() -> Path:
+    """The cache directory chosen from the environment (not created)."""
+    explicit = os.environ.get("DIFFCHUNK_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "diffchunk"
+    return Path.home() / ".cache" / "diffchunk"
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    path: str
+    entries: int
+    bytes: int
+
+
+class DiffCache:
+    """A directory of generated diff files."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+
+    def ensure(self) -> Path:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise GitError(
+                f"Cannot create the diff cache directory {self.directory}: {exc.strerror}.",
+                suggestion="Set DIFFCHUNK_CACHE_DIR to a writable directory.",
+            ) from None
+        return self.directory
+
+    def path_for(self, name: str) -> Path:
+        return self.directory / f"{name}{SUFFIX}"
+
+    def lookup(self, name: str) -> Path | None:
+        """The entry ``name`` if it exists (its mtime is refreshed), else ``None``."""
+        path = self.path_for(name)
+        try:
+            os.utime(path)
+        except OSError:
+            return None
+        return path
+
+    def write(self, name: str, fill: Callable[[int], None]) -> Path:
+        """Create (or replace) entry ``name``: ``fill(fd)`` writes its content.
+
+        The entry appears atomically and only if ``fill`` returns normally.
+        """
+        directory = self.ensure()
+        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)
+        final = self.path_for(name)
+        try:
+            try:
+                fill(fd)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        self.prune(keep=final)
+        return final
+
+    def _entries(self) -> Iterator[tuple[Path, os.stat_result]]:
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return
+        for name in names:
+            path = self.directory / name
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if name.startswith(_TMP_PREFIX):
+                # An interrupted write of another process; old ones are garbage.
+                if time.time() - st.st_mtime > _STALE_TMP_SECONDS:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                continue
+            if name.endswith(SIDECAR_SUFFIX):
+                # A sidecar whose diff is gone (young ones may be a write in progress).
+                orphan = not os.path.exists(str(path)[: -len(SIDECAR_SUFFIX)])
+                if orphan and time.time() - st.st_mtime > _STALE_TMP_SECONDS:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                continue
+            if name.endswith(SUFFIX) and path.is_file():
+                yield path, st
+
+    @staticmethod
+    def _remove(path: Path) -> bool:
+        try:
+            path.unlink()
+        except OSError:
+            return False
+        with contextlib.suppress(OSError):
+            os.unlink(str(path) + SIDECAR_SUFFIX)
+        return True
+
+    def prune(self, keep: Path | None = None) -> int:
+        """Remove least recently used entries beyond the bounds; returns how many."""
+        entries = sorted(self._entries(), key=lambda e: e[1].st_mtime_ns, reverse=True)
+        total = 0
+        removed = 0
+        for count, (path, st) in enumerate(entries, 1):
+            total += st.st_size
+            over = count > self.max_entries or total > self.max_bytes
+            if over and path != keep:
+                removed += self._remove(path)
+                total -= st.st_size
+        return removed
+
+    def clear(self) -> int:
+        """Remove every entry; returns how many."""
+        removed = 0
+        for path, _ in list(self._entries()):
+            removed += self._remove(path)
+        return removed
+
+    def stats(self) -> CacheStats:
+        entries = list(self._entries())
+        return CacheStats(str(self.directory), len(entries), sum(st.st_size for _, st in entries))

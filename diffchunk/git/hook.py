@@ -1,0 +1,346 @@
+"""The pre-push review hook: install, uninstall, and what runs on a push.
+
+``install`` writes a POSIX ``sh`` script (:func:`hook_script`) into the
+repository's hooks directory (in the git *common* dir, shared by worktrees).
+The script carries :data:`MARKER`; a foreign ``pre-push`` already there is
+moved aside to ``pre-push.legacy`` and still run first by ours (its exit
+status respected).  When ``core.hooksPath`` is set git would never run a hook
+from that directory, so installing is refused with an explanation.
+``uninstall`` removes only a script carrying the marker and puts the legacy
+hook back.
+
+On a push git feeds ``<local ref> <local sha> <remote ref> <remote sha>``
+lines; :func:`review_push` reviews each pushed ref (deletions skipped):
+``remote_sha..local_sha`` when the remote already has a commit we know, else
+from the merge base with the remote's default branch, else the branch's new
+commits (at most :data:`MAX_NEW_COMMITS` of them).  The diff is cached under
+``<git common dir>/diffchunk/`` for an assistant to read.  Limits come from
+``git config diffchunk.maxChunks`` / ``diffchunk.maxLines``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import GitError
+from .cache import DiffCache
+from .repo import Repo, discover
+from .revisions import Mode, ResolvedRange, empty_tree
+from .source import GitDiff, write_diff
+
+HOOK_NAME = "pre-push"
+LEGACY_SUFFIX = ".legacy"
+MARKER = "# diffchunk-hook-id: 3c0f5e9a-pre-push"
+MAX_NEW_COMMITS = 500
+ZERO_SHA = re.compile(r"0+")
+_SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+_REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+_TEMPLATE = """\
+#!/bin/sh
+{marker}
+# Reviews what is about to be pushed with diffchunk: prints the chunk overview
+# and leaves the diff cached for an assistant.  Limits (a push over them fails):
+#   git config diffchunk.maxChunks N    git config diffchunk.maxLines N
+# Bypass once with `git push --no-verify`; remove with `diffchunk hook uninstall`.
+
+INSTALL_PYTHON='{python}'
+
+input=$(cat)
+feed() {{
+    if [ -n "$input" ]; then printf '%s\\n' "$input"; fi
+}}
+
+legacy="$(dirname "$0")/pre-push.legacy"
+if [ -x "$legacy" ]; then
+    feed | "$legacy" "$@" || exit $?
+fi
+
+if [ -n "$INSTALL_PYTHON" ] && [ -x "$INSTALL_PYTHON" ]; then
+    feed | "$INSTALL_PYTHON" -c 'from diffchunk.cli import main; main(prog_name="diffchunk")' \\
+        hook run-pre-push "$@"
+elif command -v diffchunk >/dev/null 2>&1; then
+    feed | diffchunk hook run-pre-push "$@"
+else
+    echo "diffchunk: not found on PATH; the pre-push review was skipped." >&2
+    echo "diffchunk: install it, or remove this hook with 'diffchunk hook uninstall'." >&2
+fi
+"""
+
+
+def hook_script(python: str = "") -> str:
+    """The hook text; ``python`` is the interpreter that has diffchunk installed ("" = PATH)."""
+    if "'" in python or "\n" in python:
+        raise GitError(f"Cannot write a hook for the interpreter path {python!r}.")
+    return _TEMPLATE.format(marker=MARKER, python=python)
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return MARKER.encode() in fh.read(4096)
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------
+# install / uninstall
+# --------------------------------------------------------------------------
+
+
+def _hooks_path_setting(repo: Repo) -> tuple[str, str] | None:
+    """``(scope, value)`` of a ``core.hooksPath`` set in any config file, if any."""
+    proc = repo.git.run(
+        ["config", "--show-scope", "--get-all", "core.hooksPath"],
+        check=False,
+    )
+    found = None
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        scope, _, value = line.partition("\t")
+        if scope != "command":  # our own neutralising override
+            found = (scope, value)
+    return found
+
+
+def hooks_dir(repo: Repo) -> Path:
+    """The directory git runs this repository's hooks from (refuses ``core.hooksPath``)."""
+    setting = _hooks_path_setting(repo)
+    if setting is not None:
+        scope, value = setting
+        raise GitError(
+            f"core.hooksPath is set ({scope} config: {value!r}), so git runs hooks from "
+            "there and a hook installed in the repository would never run.",
+            suggestion=f'Add the line `diffchunk hook run-pre-push "$@"` to {value}/pre-push '
+            "yourself, or remove the setting (`git config --unset core.hooksPath`) and "
+            "install again.",
+        )
+    return Path(repo.common_dir) / "hooks"
+
+
+def install(repo: Repo, python: str = "") -> str:
+    """Install the hook; returns a sentence saying what was done."""
+    directory = hooks_dir(repo)
+    directory.mkdir(parents=True, exist_ok=True)
+    hook = directory / HOOK_NAME
+    legacy = directory / (HOOK_NAME + LEGACY_SUFFIX)
+    moved = ""
+    if os.path.lexists(hook) and not is_ours(hook):
+        if os.path.lexists(legacy):
+            raise GitError(
+                f"{hook} is not diffchunk's and {legacy} already exists.",
+                suggestion=f"Move or merge {legacy} by hand, then install again.",
+            )
+        os.replace(hook, legacy)
+        moved = f"; the existing hook was moved to {legacy} and still runs first"
+    fd, tmp = tempfile.mkstemp(prefix=".diffchunk-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(hook_script(python))
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, hook)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return f"Installed the diffchunk pre-push hook at {hook}{moved}."
+
+
+def uninstall(repo: Repo) -> str:
+    """Remove our hook (only ours) and restore a legacy one; returns what was done."""
+    directory = Path(repo.common_dir) / "hooks"
+    hook = directory / HOOK_NAME
+    legacy = directory / (HOOK_NAME + LEGACY_SUFFIX)
+    if not os.path.lexists(hook):
+        return f"No pre-push hook is installed in {directory}; nothing to do."
+    if not is_ours(hook):
+        raise GitError(
+            f"{hook} was not installed by diffchunk; it was left untouched.",
+            suggestion="Remove it by hand if you no longer want it.",
+        )
+    os.unlink(hook)
+    if os.path.lexists(legacy):
+        os.replace(legacy, hook)
+        return f"Removed the diffchunk pre-push hook; restored the previous hook at {hook}."
+    return f"Removed the diffchunk pre-push hook from {directory}."
+
+
+# --------------------------------------------------------------------------
+# on push
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PushedRef:
+    local_ref: str
+    local_sha: str
+    remote_ref: str
+    remote_sha: str
+
+
+@dataclass
+class RefReview:
+    """The review of one pushed ref (``diff`` is None when it was skipped)."""
+
+    ref: PushedRef
+    note: str | None = None
+    diff: GitDiff | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+    listing: dict[str, Any] = field(default_factory=dict)
+    over_limit: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_chunks: int | None = None
+    max_lines: int | None = None
+
+
+def parse_push_lines(lines: Iterable[str]) -> list[PushedRef]:
+    """The refs of git's pre-push input (blank lines ignored, bad ones refused)."""
+    refs = []
+    for line in lines:
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4 or not all(_SHA.fullmatch(f) for f in (fields[1], fields[3])):
+            raise GitError(
+                f"Unexpected pre-push input line {line.strip()!r}.",
+                suggestion="The hook expects `<local ref> <local sha> <remote ref> <remote sha>`.",
+            )
+        refs.append(PushedRef(*fields))
+    return refs
+
+
+def read_limits(repo: Repo) -> Limits:
+    """``diffchunk.maxChunks`` / ``diffchunk.maxLines`` from git config (unset: no limit)."""
+    return Limits(_int_config(repo, "diffchunk.maxChunks"), _int_config(repo, "diffchunk.maxLines"))
+
+
+def _int_config(repo: Repo, key: str) -> int | None:
+    proc = repo.git.run(["config", "--get", key], check=False)
+    raw = proc.stdout.decode("utf-8", "replace").strip()
+    if proc.returncode != 0 or not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise GitError(
+            f"git config {key} is {raw!r}, not a whole number.",
+            suggestion=f"Fix it with `git config {key} 20`, or remove it with "
+            f"`git config --unset {key}`.",
+        ) from None
+    return value if value > 0 else None
+
+
+def _commit_exists(repo: Repo, sha: str) -> bool:
+    proc = repo.git.run(["cat-file", "-e", f"{sha}^{{commit}}"], check=False)
+    return proc.returncode == 0
+
+
+def _verify(repo: Repo, ref: str) -> str | None:
+    proc = repo.git.run(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        check=False,
+    )
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def _base_for_new_branch(repo: Repo, remote: str, local_sha: str) -> tuple[str | None, str]:
+    """``(base commit or None for the empty tree, how it was chosen)`` for a ref new to the remote."""
+    if _REMOTE_NAME.fullmatch(remote) and ".." not in remote:
+        for name in ("HEAD", "main", "master"):
+            tip = _verify(repo, f"refs/remotes/{remote}/{name}")
+            if tip is None:
+                continue
+            proc = repo.git.run(["merge-base", tip, local_sha], check=False)
+            if proc.returncode == 0:
+                return proc.stdout.decode().split()[0], f"merge base with {remote}/{name}"
+    # No default branch known: the commits no remote-tracking ref has.
+    proc = repo.git.run(
+        [
+            "rev-list",
+            "--first-parent",
+            f"--max-count={MAX_NEW_COMMITS + 1}",
+            local_sha,
+            "--not",
+            "--remotes",
+        ]
+    )
+    commits = proc.stdout.decode().split()
+    if not commits:
+        return local_sha, "already on a remote"
+    if len(commits) > MAX_NEW_COMMITS:
+        return commits[MAX_NEW_COMMITS], f"the last {MAX_NEW_COMMITS} commits only"
+    parents = repo.git.text(["rev-list", "--parents", "-n", "1", commits[-1], "--"]).split()[1:]
+    if parents:
+        return parents[0], f"the branch's {len(commits)} new commit(s)"
+    return None, "the whole branch (the remote has none of its commits)"
+
+
+def review_push(
+    repo: Repo,
+    remote: str,
+    refs: Iterable[PushedRef],
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
+) -> list[RefReview]:
+    """Generate and load the diff of every pushed ref; ``over_limit`` says what failed."""
+    from .. import diff_tools
+
+    cache = DiffCache(cache_dir if cache_dir is not None else Path(repo.common_dir) / "diffchunk")
+    limits = limits if limits is not None else read_limits(repo)
+    reviews: list[RefReview] = []
+    for ref in refs:
+        if ZERO_SHA.fullmatch(ref.local_sha):
+            reviews.append(RefReview(ref, note="deleted on the remote; nothing to review"))
+            continue
+        note = None
+        if not ZERO_SHA.fullmatch(ref.remote_sha) and _commit_exists(repo, ref.remote_sha):
+            base: str | None = ref.remote_sha
+        else:
+            base, note = _base_for_new_branch(repo, remote, ref.local_sha)
+        if base == ref.local_sha:
+            reviews.append(RefReview(ref, note="no new commits"))
+            continue
+        label = f"{(base or 'root')[:12]}..{ref.local_sha[:12]}"
+        resolved = ResolvedRange(label, Mode.COMMITS, base, ref.local_sha, base or empty_tree(repo))
+        diff = write_diff(repo, resolved, cache=cache)
+        summary = diff_tools.load_diff(diff.diff_path)
+        listing = diff_tools.list_chunks(diff.diff_path, max_tokens=None)
+        review = RefReview(ref, note=note, diff=diff, summary=summary, listing=listing)
+        if limits.max_chunks is not None and summary["chunks"] > limits.max_chunks:
+            review.over_limit.append(
+                f"{summary['chunks']} chunks, over diffchunk.maxChunks={limits.max_chunks}"
+            )
+        if limits.max_lines is not None and summary["total_lines"] > limits.max_lines:
+            review.over_limit.append(
+                f"{summary['total_lines']} diff lines, over diffchunk.maxLines={limits.max_lines}"
+            )
+        reviews.append(review)
+    return reviews
+
+
+def limit_advice(review: RefReview) -> str:
+    """What to do when a push is over a limit."""
+    assert review.diff is not None
+    which = "maxChunks" if "maxChunks" in " ".join(review.over_limit) else "maxLines"
+    return (
+        f"The push of {review.ref.local_ref} was stopped: {'; '.join(review.over_limit)}.\n"
+        f"  Review it first: diffchunk review --chunk 1 {review.diff.diff_path}\n"
+        f"  Push anyway (once): git push --no-verify\n"
+        f"  Raise the limit: git config diffchunk.{which} <N> "
+        f"(or remove it: git config --unset diffchunk.{which})"
+    )
+
+
+def repo_for_hook(path: str | None = None) -> Repo:
+    """The repository a hook runs in: ``path``, else the current directory."""
+    return discover(path if path is not None else os.getcwd())

@@ -1,0 +1,96 @@
+"""Find the repository a path belongs to, once, and remember how to run git there."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..errors import GitError
+from ..paths import expand
+from .runner import GitCommand, command_failed, split_z
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A discovered repository.
+
+    ``root`` is the top of the working tree (``None`` for a bare repository);
+    ``git_dir`` is this worktree's git directory and ``common_dir`` the one
+    shared by all worktrees (hooks, objects, the diffchunk cache of the hook).
+    """
+
+    root: str | None
+    git_dir: str
+    common_dir: str
+    git: GitCommand
+
+    @property
+    def bare(self) -> bool:
+        return self.root is None
+
+    @property
+    def path(self) -> str:
+        """The directory that names the repository to a user."""
+        return self.root if self.root is not None else self.git_dir
+
+
+def discover(path: str) -> Repo:
+    """The repository containing the absolute directory ``path``.
+
+    Raises :class:`GitError` when ``path`` is not a directory in a repository.
+    """
+    expanded = expand(path)
+    if not os.path.isdir(expanded):
+        what = "does not exist" if not os.path.exists(expanded) else "is not a directory"
+        raise GitError(
+            f"The repository path {path!r} {what}.",
+            suggestion="Pass the absolute path of a git working tree (or a bare repository).",
+        )
+    probe = GitCommand(("-C", expanded))
+    proc = probe.run(
+        ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"],
+        check=False,
+    )
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        if "not a git repository" in message.lower():
+            raise GitError(
+                f"{path!r} is not inside a git repository.",
+                suggestion="Pass the absolute path of a git working tree, or run `git init` there first.",
+            )
+        raise command_failed("git rev-parse", proc.returncode, proc.stderr)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    bare = lines[0].strip() == "true"
+    git_dir = os.path.realpath(lines[1])
+    common_dir = os.path.realpath(os.path.join(expanded, lines[2]))
+    root: str | None = None
+    if not bare:
+        top = probe.run(["rev-parse", "--show-toplevel"], check=False)
+        if top.returncode == 0 and top.stdout.strip():
+            root = os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").rstrip("\n"))
+        elif os.path.basename(git_dir) == ".git":
+            # ``path`` is inside the .git directory of an ordinary repository.
+            root = os.path.dirname(git_dir)
+        else:
+            raise GitError(
+                f"{path!r} is inside a git directory whose working tree cannot be found.",
+                suggestion="Pass the path of the working tree instead.",
+            )
+    location = ("-C", root) if root is not None else (f"--git-dir={git_dir}",)
+    git = GitCommand(location)
+    git = git.with_filters_neutralised(_filter_names(git))
+    return Repo(root=root, git_dir=git_dir, common_dir=common_dir, git=git)
+
+
+def _filter_names(git: GitCommand) -> list[str]:
+    """Names of every ``filter.<name>.*`` driver in any config file git reads."""
+    proc = git.run(["config", "-z", "--get-regexp", r"^filter\."], check=False)
+    if proc.returncode != 0:  # 1: no such keys
+        return []
+    names: dict[str, None] = {}
+    for item in split_z(proc.stdout):
+        key = item.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        middle = key[len("filter.") :]
+        if "." in middle:
+            names.setdefault(middle.rsplit(".", 1)[0], None)
+    return list(names)

@@ -1,0 +1,93 @@
+"""Review a repository range: generate (or reuse) its diff, then load it like a diff file.
+
+The cached diff goes through the same session store and pipeline as any diff
+file, with the repository's own attributes (see :mod:`diffchunk.git.sidecar`),
+so every diff tool works on the returned ``file_path`` afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from .. import diff_tools
+from ..diff.pipeline import LoadOptions
+from ..sessions import SessionStore
+from .source import GitDiff, load_git_range
+
+Progress = Callable[[str, float], None]
+
+
+def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+
+    def report(written: int) -> None:
+        progress(f"running git diff ({written / 1e6:.1f} MB)", 0.0)
+
+    return report
+
+
+def load_git_diff(
+    absolute_repo_path: str,
+    revision_range: str | None = "HEAD",
+    staged: bool = False,
+    max_chunk_lines: int = 1000,
+    skip_trivial: bool = True,
+    skip_generated: bool = True,
+    include_patterns: str | None = None,
+    exclude_patterns: str | None = None,
+    context_lines: int | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    store: SessionStore | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Load ``revision_range`` of the repository at ``absolute_repo_path``.
+
+    Returns the ``load_diff`` summary (``chunks``, ``files``, ``total_lines``,
+    ``file_path`` — the cached diff, usable with every other diff tool —,
+    ``files_excluded``, ``excluded``) plus ``repo``, ``range``, ``base``,
+    ``head`` (commit ids; ``head`` is ``None`` for the working tree or index)
+    and ``cached`` (the diff was reused without running git).
+    """
+    # Validate the load options before running git.
+    LoadOptions(
+        max_chunk_lines=max_chunk_lines,
+        skip_trivial=skip_trivial,
+        skip_generated=skip_generated,
+        include_patterns=include_patterns,
+        exclude_patterns=exclude_patterns,
+        context_lines=context_lines,
+    )
+    diff = load_git_range(
+        absolute_repo_path,
+        revision_range,
+        staged,
+        cache_dir=cache_dir,
+        progress=_git_progress(progress),
+    )
+    summary = diff_tools.load_diff(
+        diff.diff_path,
+        max_chunk_lines=max_chunk_lines,
+        skip_trivial=skip_trivial,
+        skip_generated=skip_generated,
+        include_patterns=include_patterns,
+        exclude_patterns=exclude_patterns,
+        context_lines=context_lines,
+        store=store,
+        progress=progress,
+    )
+    return with_range(summary, diff)
+
+
+def with_range(summary: dict[str, Any], diff: GitDiff) -> dict[str, Any]:
+    """``summary`` plus what the range was."""
+    result = dict(summary)
+    result["repo"] = diff.repo_root
+    result["range"] = diff.range
+    result["base"] = diff.base
+    result["head"] = diff.head
+    result["cached"] = diff.cached
+    return result

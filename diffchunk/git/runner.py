@@ -1,0 +1,248 @@
+"""Run ``git`` as a subprocess, safely.
+
+Everything diffchunk asks git goes through :func:`run_git` or
+:func:`git_to_file`.  Both:
+
+* call real subcommands only (never aliases), with ``--no-pager``;
+* start from a scrubbed environment: every inherited ``GIT_*`` variable is
+  dropped (inside a hook git exports ``GIT_DIR``, ``GIT_INDEX_FILE``... which
+  would silently redirect us), except the few that only choose which config
+  files are read; the repository is always passed explicitly (``-C`` or
+  ``--git-dir``);
+* neutralise configuration that makes git *execute* programs: ``core.fsmonitor``,
+  ``core.pager``, ``diff.external``, ``core.hooksPath``, every transport
+  (``protocol.allow=never``, so neither a lazy fetch in a partial clone nor
+  ``core.sshCommand`` can run), and the ``clean``/``smudge``/``process``
+  commands of every ``filter.<name>`` defined in any config file (a diff
+  against the working tree runs clean filters); textconv and external diff
+  drivers are switched off by the diff options themselves
+  (``--no-textconv --no-ext-diff``).  The user's system/global config is
+  otherwise still read, so settings such as ``core.autocrlf`` keep working;
+* set ``LC_ALL=C`` (messages are parsed), ``GIT_TERMINAL_PROMPT=0`` and
+  ``GIT_OPTIONAL_LOCKS=0`` (a review never takes the index lock).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import GitError
+
+logger = logging.getLogger(__name__)
+
+GIT = "git"
+
+# Inherited variables kept: they only choose which config files git reads.
+_KEPT_GIT_ENV = frozenset(
+    {
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    }
+)
+
+# ``-c`` overrides on every call (command-line scope beats every config file).
+SAFE_CONFIG: tuple[tuple[str, str], ...] = (
+    ("core.quotePath", "false"),
+    ("core.fsmonitor", "false"),
+    ("core.pager", "cat"),
+    ("core.hooksPath", os.devnull),
+    ("diff.external", ""),
+    ("protocol.allow", "never"),
+    ("color.ui", "false"),
+    # Changes the text of blank context lines; no command-line option exists.
+    ("diff.suppressBlankEmpty", "false"),
+)
+
+# Per filter driver found in the config: what a working-tree diff could run.
+_FILTER_KEYS = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
+
+
+def git_environment(extra_config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """The environment git runs with (see the module docstring).
+
+    ``extra_config`` pairs are passed through ``GIT_CONFIG_COUNT``/``KEY_n``/
+    ``VALUE_n``, which, unlike ``-c``, accept any key (a filter driver may be
+    called ``a=b``).
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT_GIT_ENV}
+    env["LC_ALL"] = "C"
+    env.pop("LANGUAGE", None)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    pairs = list(extra_config)
+    if pairs:
+        env["GIT_CONFIG_COUNT"] = str(len(pairs))
+        for i, (key, value) in enumerate(pairs):
+            env[f"GIT_CONFIG_KEY_{i}"] = key
+            env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
+def base_command(location: Sequence[str] = ()) -> list[str]:
+    """``git --no-pager -c ... <location>`` (``location``: ``-C dir`` or ``--git-dir=...``)."""
+    cmd = [GIT, "--no-pager"]
+    for key, value in SAFE_CONFIG:
+        cmd += ["-c", f"{key}={value}"]
+    cmd += location
+    return cmd
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace").strip()
+
+
+def _git_missing() -> GitError:
+    return GitError(
+        "The git executable was not found.",
+        suggestion="Install git and make sure it is on PATH.",
+    )
+
+
+@dataclass(frozen=True)
+class GitCommand:
+    """Where and how to run git for one repository."""
+
+    location: tuple[str, ...] = ()  # ("-C", root) or ("--git-dir=...",)
+    extra_config: tuple[tuple[str, str], ...] = ()
+    env_extra: Mapping[str, str] = field(default_factory=dict)
+
+    def argv(self, args: Sequence[str]) -> list[str]:
+        return [*base_command(self.location), *args]
+
+    def env(self, env_extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = git_environment(self.extra_config)
+        env.update(self.env_extra)
+        if env_extra:
+            env.update(env_extra)
+        return env
+
+    def with_filters_neutralised(self, filter_names: Iterable[str]) -> GitCommand:
+        pairs = [
+            (f"filter.{name}.{key}", value) for name in filter_names for key, value in _FILTER_KEYS
+        ]
+        return GitCommand(self.location, (*self.extra_config, *pairs), self.env_extra)
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        input: bytes | None = None,
+        check: bool = True,
+        env_extra: Mapping[str, str] | None = None,
+        what: str | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run git and capture its output; a failure raises :class:`GitError` with git's message."""
+        argv = self.argv(args)
+        logger.debug("running %s", argv)
+        try:
+            proc = subprocess.run(
+                argv,
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                capture_output=True,
+                env=self.env(env_extra),
+                check=False,
+            )
+        except FileNotFoundError:
+            raise _git_missing() from None
+        if check and proc.returncode != 0:
+            raise command_failed(what or f"git {args[0]}", proc.returncode, proc.stderr)
+        return proc
+
+    def text(
+        self,
+        args: Sequence[str],
+        *,
+        input: bytes | None = None,
+        env_extra: Mapping[str, str] | None = None,
+        what: str | None = None,
+    ) -> str:
+        """Run git (failure raises) and return stdout as text, stripped."""
+        proc = self.run(args, input=input, env_extra=env_extra, what=what)
+        return _decode(proc.stdout)
+
+    def to_file(
+        self,
+        args: Sequence[str],
+        fd: int,
+        *,
+        progress: Callable[[int], None] | None = None,
+        what: str | None = None,
+    ) -> None:
+        """Stream git's stdout straight into the open file ``fd`` (no copy in Python).
+
+        ``progress`` is called with the bytes written so far, about every 0.2 s.
+        """
+        argv = self.argv(args)
+        logger.debug("running %s > fd %d", argv, fd)
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=subprocess.PIPE,
+                env=self.env(),
+            )
+        except FileNotFoundError:
+            raise _git_missing() from None
+        errors: list[bytes] = []
+        assert proc.stderr is not None
+        stderr = proc.stderr
+        reader = threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)
+        reader.start()
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=0.2)
+                    break
+                except subprocess.TimeoutExpired:
+                    if progress is not None:
+                        progress(os.fstat(fd).st_size)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            reader.join()
+            stderr.close()
+        if proc.returncode != 0:
+            raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
+
+
+_MAX_MESSAGE_LINES = 6
+
+
+def command_failed(what: str, returncode: int, stderr: bytes) -> GitError:
+    """A :class:`GitError` quoting git's own message, with advice for common cases."""
+    message = _decode(stderr) or f"exit status {returncode}"
+    lines = message.splitlines()
+    if len(lines) > _MAX_MESSAGE_LINES:
+        message = "\n".join([*lines[:_MAX_MESSAGE_LINES], "..."])
+    lowered = message.lower()
+    suggestion = None
+    if "dubious ownership" in lowered:
+        suggestion = (
+            "The repository belongs to another user; if you trust it, run the "
+            "`git config --global --add safe.directory ...` command git printed."
+        )
+    elif "not a git repository" in lowered:
+        suggestion = "Pass the path of a git working tree or repository."
+    elif "must be run in a work tree" in lowered:
+        suggestion = "This repository is bare: review a commit range such as `main~3..main`."
+    return GitError(f"{what} failed: {message}", suggestion=suggestion)
+
+
+def split_z(data: bytes) -> list[bytes]:
+    """Split NUL-terminated ``-z`` output (the trailing empty field dropped)."""
+    parts = data.split(b"\0")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return parts

@@ -1,0 +1,157 @@
+"""Where a generated diff's attributes come from, recorded beside the diff.
+
+A diff written by the git source is filtered with the repository's attributes
+(``git check-attr``), not with heuristics alone.  So that *any* later load of
+that file — another tool call, a new MCP server process, ``diffchunk review
+--chunk N <cached diff>`` — cuts the same chunks, the git source writes a small
+JSON sidecar ``<diff>.gitattrs.json`` naming the repository and the tree the
+attributes come from.  The first load asks git and records the answers in the
+sidecar (every path asked about, with or without attributes); later loads
+read them back and ask git only about paths not recorded yet.
+
+:func:`attributes_for_diff` is what the session store calls for every diff it
+loads (a single ``stat`` when there is no sidecar).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..diff.attributes import Attributes, AttributeSource, AttrValue
+from ..errors import DiffchunkError
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "diffchunk-git-attributes/1"
+SUFFIX = ".gitattrs.json"
+
+
+def sidecar_path(diff_path: str) -> str:
+    return diff_path + SUFFIX
+
+
+def write_sidecar(
+    diff_path: str,
+    *,
+    repo: str,
+    treeish: str | None,
+    index: bool,
+    attributes: Mapping[str, Attributes] | None = None,
+) -> None:
+    """Write (atomically) the sidecar of ``diff_path`` with the ``attributes`` known so far."""
+    payload: dict[str, Any] = {
+        "format": FORMAT,
+        "diff": os.path.basename(diff_path),
+        "repo": repo,
+        "treeish": treeish,
+        "index": index,
+    }
+    if attributes is not None:
+        payload["attributes"] = {p: dict(a) for p, a in attributes.items()}
+    import tempfile
+
+    target = sidecar_path(diff_path)
+    directory = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _read(diff_path: str) -> dict[str, Any] | None:
+    try:
+        with open(sidecar_path(diff_path), encoding="utf-8") as fh:
+            payload = json.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        logger.warning("Ignoring unreadable attributes sidecar of %s: %s", diff_path, exc)
+        return None
+    if (
+        not isinstance(payload, dict)
+        or payload.get("format") != FORMAT
+        or payload.get("diff") != os.path.basename(diff_path)
+        or not isinstance(payload.get("repo"), str)
+    ):
+        return None
+    return payload
+
+
+class SidecarAttributes:
+    """Answers from the sidecar's record; asks ``git check-attr`` only for paths not in it.
+
+    New answers are added to the record, so the next load of the same diff
+    (even with other include/exclude patterns) runs no git at all.
+    """
+
+    def __init__(
+        self,
+        diff_path: str,
+        repo: str,
+        treeish: str | None,
+        index: bool,
+        recorded: Mapping[str, Mapping[str, AttrValue]] | None = None,
+    ) -> None:
+        self.diff_path = diff_path
+        self.repo = repo
+        self.treeish = treeish
+        self.index = index
+        self.recorded: dict[str, dict[str, AttrValue]] = {
+            p: dict(a) for p, a in (recorded or {}).items()
+        }
+        self.git_lookups = 0
+
+    def lookup(self, paths: Sequence[str]) -> Mapping[str, Attributes]:
+        missing = list(dict.fromkeys(p for p in paths if p not in self.recorded))
+        if missing:
+            self._ask_git(missing)
+        return {p: dict(self.recorded.get(p, {})) for p in paths}
+
+    def _ask_git(self, paths: list[str]) -> None:
+        from .attributes import CheckAttrSource
+
+        self.git_lookups += 1
+        try:
+            found = CheckAttrSource(self.repo, self.treeish, index=self.index).lookup(paths)
+        except DiffchunkError as exc:
+            # The repository moved or vanished: heuristics only for these paths.
+            logger.warning("Cannot read attributes from %s: %s", self.repo, exc)
+            return
+        for path in paths:
+            self.recorded[path] = dict(found.get(path, {}))
+        try:
+            write_sidecar(
+                self.diff_path,
+                repo=self.repo,
+                treeish=self.treeish,
+                index=self.index,
+                attributes=self.recorded,
+            )
+        except OSError as exc:
+            logger.debug("Cannot record attributes beside %s: %s", self.diff_path, exc)
+
+
+def attributes_for_diff(diff_path: str) -> AttributeSource | None:
+    """The attribute source recorded for a generated diff, or ``None`` for other files."""
+    payload = _read(diff_path)
+    if payload is None:
+        return None
+    recorded = payload.get("attributes")
+    treeish = payload.get("treeish")
+    return SidecarAttributes(
+        diff_path,
+        payload["repo"],
+        treeish if isinstance(treeish, str) else None,
+        bool(payload.get("index")),
+        recorded if isinstance(recorded, dict) else None,
+    )

@@ -1,0 +1,161 @@
+"""Turn a repository range into a diff file on disk.
+
+``git diff`` writes straight into a cache file (never through Python memory).
+A range between two commits is content-addressed: its cache name comes from
+the repository, both commit ids and :data:`DIFF_OPTIONS_VERSION`, so a second
+review of the same range reuses the file without running ``git diff``.
+Working-tree and index diffs change under our feet and are regenerated on
+every load (into a fixed name per repository and mode).
+
+Diff options (:data:`DIFF_OPTIONS`): no colour, no external diff, no textconv,
+``a/``/``b/`` prefixes whatever the config says, rename detection with a
+rename limit of 100000, three context lines, the default algorithm, no
+order file, submodules as ``Subproject commit`` lines without looking inside
+their working trees.  Binary files appear as ``Binary files ... differ`` with a
+``--full-index`` index line rather than as ``--binary`` payloads: a review
+has no use for base85 data (which can be larger than the rest of the diff),
+and with full object ids ``git apply`` still applies such a section inside
+the repository, since it finds the new blob in the object store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .cache import DiffCache
+from .repo import Repo, discover
+from .revisions import Mode, ResolvedRange, parse_range, resolve_range
+from .sidecar import sidecar_path, write_sidecar
+
+logger = logging.getLogger(__name__)
+
+DIFF_OPTIONS: tuple[str, ...] = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--no-relative",
+    "--full-index",
+    "--find-renames",
+    "-l100000",
+    "--unified=3",
+    "--inter-hunk-context=0",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    f"-O{os.devnull}",
+    "--submodule=short",
+    "--ignore-submodules=dirty",
+)
+# Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
+DIFF_OPTIONS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class GitDiff:
+    """A generated diff file and what it shows.
+
+    ``base``/``head`` are commit ids; ``head`` is ``None`` for the working
+    tree or the index, ``base`` is ``None`` when the old side is the empty
+    tree (root commit, repository without commits).
+    """
+
+    diff_path: str
+    repo_root: str
+    base: str | None
+    head: str | None
+    range: str
+    cached: bool
+    mode: Mode = Mode.COMMITS
+    repo: Repo | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def size(self) -> int:
+        return os.stat(self.diff_path).st_size
+
+
+def load_git_range(
+    repo_path: str,
+    revision_range: str | None = "HEAD",
+    staged: bool = False,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> GitDiff:
+    """Write the diff of ``revision_range`` in the repository at ``repo_path`` to the cache.
+
+    ``revision_range`` follows :mod:`diffchunk.git.revisions` (``"HEAD"`` or
+    ``None``: uncommitted changes).  ``progress`` receives the number of
+    bytes written so far while git runs.  Raises ``GitError``/``RefusedRange``.
+    """
+    request = parse_range(revision_range, staged)  # refuse bad text before touching git
+    repo = discover(repo_path)
+    resolved = resolve_range(repo, request)
+    return write_diff(repo, resolved, cache=DiffCache(cache_dir), progress=progress)
+
+
+def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
+    """The cache entry name for ``resolved`` in ``repo``."""
+    repo_key = hashlib.sha256(repo.common_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    if not resolved.is_commit_pair:
+        worktree = hashlib.sha256(repo.git_dir.encode("utf-8", "surrogateescape")).hexdigest()
+        return f"{resolved.mode.value}-{worktree[:16]}"
+    assert resolved.head is not None
+    key = hashlib.sha256(
+        "\0".join((repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION))).encode()
+    ).hexdigest()
+    base = resolved.base[:12] if resolved.base else "root"
+    return f"{base}..{resolved.head[:12]}-{key[:16]}"
+
+
+def write_diff(
+    repo: Repo,
+    resolved: ResolvedRange,
+    *,
+    cache: DiffCache,
+    progress: Callable[[int], None] | None = None,
+) -> GitDiff:
+    """The cached diff for ``resolved``, running ``git diff`` only when needed."""
+    name = cache_name(repo, resolved)
+    if resolved.is_commit_pair:
+        hit = cache.lookup(name)
+        if hit is not None:
+            logger.debug("cache hit %s", hit)
+            if not os.path.exists(sidecar_path(str(hit))):
+                _write_sidecar(repo, resolved, str(hit))
+            return _result(repo, resolved, str(hit), cached=True)
+    cache.ensure()
+    # The sidecar first: whoever loads the new diff then asks git for its attributes.
+    _write_sidecar(repo, resolved, str(cache.path_for(name)))
+    args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
+    path = cache.write(
+        name,
+        lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
+    )
+    return _result(repo, resolved, str(path), cached=False)
+
+
+def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
+    write_sidecar(
+        diff_path,
+        repo=repo.path,
+        treeish=resolved.head,
+        index=resolved.mode is Mode.INDEX,
+    )
+
+
+def _result(repo: Repo, resolved: ResolvedRange, path: str, *, cached: bool) -> GitDiff:
+    return GitDiff(
+        diff_path=path,
+        repo_root=repo.path,
+        base=resolved.base,
+        head=resolved.head,
+        range=resolved.label,
+        cached=cached,
+        mode=resolved.mode,
+        repo=repo,
+    )

@@ -1,0 +1,327 @@
+"""Loaded diffs, keyed by file identity and content, with bounded memory.
+
+A session is the :class:`~diffchunk.diff.pipeline.Review` of one diff file's
+content under one set of load options.  Its key is
+``realpath + "#" + sha256(content)[:16]``.
+
+Freshness without re-reading: every access stats the file (cheap) and compares
+its :func:`~diffchunk.paths.fingerprint`.  An unchanged fingerprint means the
+file is not read again; a changed one means it is read and hashed, and only a
+new hash (or new options) rebuilds the review.  A file that vanished or became
+a directory raises :class:`~diffchunk.errors.PathError`; stale chunks are never
+served.
+
+Memory is bounded by a session count and a buffer byte total (environment
+variables ``DIFFCHUNK_MAX_SESSIONS`` and ``DIFFCHUNK_MAX_SESSION_BYTES``);
+least recently used sessions go first, never the one being returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diff.pipeline import LoadOptions, Progress, Review, build_review
+from .errors import PathError
+from .git.sidecar import attributes_for_diff
+from .paths import expand, fingerprint, resolve_regular_file
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_SESSIONS = 16
+DEFAULT_MAX_SESSION_BYTES = 1 << 30  # 1 GiB of diff buffers
+
+Fingerprint = tuple[int, int, int, int, int]
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        logger.warning("Ignoring %s=%r (not an integer); using %d.", name, raw, default)
+        return default
+    if value < 1:
+        logger.warning("Ignoring %s=%r (must be at least 1); using %d.", name, raw, default)
+        return default
+    return value
+
+
+def read_file(path: str) -> tuple[bytes, Fingerprint]:
+    """Read a whole regular file; the fingerprint is taken from the open descriptor."""
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        data = fh.read()
+    return data, fingerprint(st)
+
+
+# Below this size a second thread costs more than the hashing it overlaps.
+_THREADED_HASH_BYTES = 1 << 20
+
+
+class _Hasher:
+    """sha256 of a buffer, computed in a thread while the caller does other work."""
+
+    def __init__(self, data: bytes) -> None:
+        self._digest = ""
+        self._thread = threading.Thread(
+            target=self._run, args=(data,), name="diffchunk-sha256", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, data: bytes) -> None:
+        self._digest = hashlib.sha256(data).hexdigest()
+
+    def result(self) -> str:
+        self._thread.join()
+        return self._digest
+
+
+@dataclass(eq=False)
+class Session:
+    """One loaded diff: the review plus what is needed to know it is fresh."""
+
+    path: str  # realpath of the diff file
+    digest: str  # sha256 hex of the file content
+    fingerprint: Fingerprint
+    review: Review
+    attributes_fingerprint: Fingerprint | None = None
+    loaded_at: float = field(default_factory=time.time)
+    # Derived data computed once per session (listing entries and their sizes...).
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}#{self.digest[:16]}"
+
+    @property
+    def options(self) -> LoadOptions:
+        return self.review.options
+
+    @property
+    def size(self) -> int:
+        return len(self.review.parsed.data)
+
+
+def _attributes_fingerprint(options: LoadOptions) -> Fingerprint | None:
+    if options.gitattributes_path is None:
+        return None
+    _, st = resolve_regular_file(options.gitattributes_path, what=".gitattributes file")
+    return fingerprint(st)
+
+
+class SessionStore:
+    """Thread-safe map of loaded diffs (one session per diff file path)."""
+
+    def __init__(
+        self,
+        max_sessions: int | None = None,
+        max_bytes: int | None = None,
+        *,
+        reader: Callable[[str], tuple[bytes, Fingerprint]] = read_file,
+    ) -> None:
+        self.max_sessions = (
+            max_sessions
+            if max_sessions is not None
+            else _env_int("DIFFCHUNK_MAX_SESSIONS", DEFAULT_MAX_SESSIONS)
+        )
+        self.max_bytes = (
+            max_bytes
+            if max_bytes is not None
+            else _env_int("DIFFCHUNK_MAX_SESSION_BYTES", DEFAULT_MAX_SESSION_BYTES)
+        )
+        self._reader = reader
+        self._lock = threading.Lock()
+        self._sessions: OrderedDict[str, Session] = OrderedDict()  # realpath -> session, LRU
+        self._path_locks: dict[str, threading.Lock] = {}
+
+    # ------------------------------------------------------------------ access
+
+    def get(
+        self,
+        path: str,
+        options: LoadOptions | None = None,
+        *,
+        reload_options: bool = False,
+        progress: Progress | None = None,
+    ) -> Session:
+        """The fresh session of the diff file ``path`` (loading it if needed).
+
+        ``options=None`` reuses the loaded session's options (defaults on first
+        load); ``reload_options=True`` makes ``options`` (or the defaults when
+        None) authoritative even for an already-loaded file.
+        """
+        try:
+            real, st = resolve_regular_file(path, what="diff file")
+        except PathError:
+            self._forget(path)
+            raise
+        fp = fingerprint(st)
+        with self._lock:
+            lock = self._path_locks.setdefault(real, threading.Lock())
+        # One load at a time per file; other files proceed in parallel.
+        with lock:
+            current = self._peek(real)
+            wanted = self._wanted_options(current, options, reload_options)
+            if current is not None and current.options == wanted:
+                attr_fp = _attributes_fingerprint(wanted)
+                if current.fingerprint == fp and current.attributes_fingerprint == attr_fp:
+                    return self._touch(current)
+            return self._load(real, current, wanted, progress)
+
+    def peek(self, path: str) -> Session | None:
+        """The session of an already-loaded path, without any check (for tests)."""
+        try:
+            real = os.path.realpath(expand(path))
+        except PathError:
+            return None
+        return self._peek(real)
+
+    def sessions(self) -> list[Session]:
+        """Every loaded session, most recently used last."""
+        with self._lock:
+            return list(self._sessions.values())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._sessions.clear()
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return sum(s.size for s in self._sessions.values())
+
+    # ---------------------------------------------------------------- internals
+
+    @staticmethod
+    def _wanted_options(
+        current: Session | None, options: LoadOptions | None, reload_options: bool
+    ) -> LoadOptions:
+        if options is not None:
+            return options
+        if current is not None and not reload_options:
+            return current.options
+        return LoadOptions()
+
+    def _peek(self, real: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(real)
+
+    def _touch(self, session: Session) -> Session:
+        with self._lock:
+            if self._sessions.get(session.path) is session:
+                self._sessions.move_to_end(session.path)
+        return session
+
+    def _forget(self, path: str) -> None:
+        """Drop the session of a path that is no longer a readable regular file."""
+        try:
+            real = os.path.realpath(expand(path))
+        except PathError:
+            return
+        with self._lock:
+            if self._sessions.pop(real, None) is not None:
+                logger.info("Dropped the session of %s: the file is gone.", real)
+
+    def _load(
+        self,
+        real: str,
+        current: Session | None,
+        options: LoadOptions,
+        progress: Progress | None,
+    ) -> Session:
+        if progress is not None:
+            progress("reading", 0.0)
+        try:
+            data, fp = self._reader(real)
+        except OSError as exc:
+            self._forget(real)
+            raise PathError(
+                f"The diff file {real!r} cannot be read: {exc.strerror or exc}.",
+                suggestion="Check that it still exists and is readable.",
+            ) from None
+        attr_fp = _attributes_fingerprint(options)
+        same_setup = (
+            current is not None
+            and current.options == options
+            and current.attributes_fingerprint == attr_fp
+        )
+        hasher: _Hasher | None = None
+        if same_setup or len(data) < _THREADED_HASH_BYTES:
+            digest = hashlib.sha256(data).hexdigest()
+            if current is not None and same_setup and current.digest == digest:
+                # Touched (mtime changed) but same content: keep the review.
+                current.fingerprint = fp
+                return self._touch(current)
+        else:
+            # The review is built whatever the digest: hash while parsing
+            # (hashlib lets other threads run while it hashes a large buffer).
+            hasher = _Hasher(data)
+            digest = ""
+        started = time.perf_counter()
+        try:
+            # A diff generated from a repository carries its attributes in a sidecar.
+            attributes = None if options.gitattributes_path else attributes_for_diff(real)
+            review = build_review(data, options, attributes, progress=progress)
+        except BaseException:
+            # The file's new content cannot be served: drop what was loaded before.
+            with self._lock:
+                self._sessions.pop(real, None)
+            raise
+        finally:
+            if hasher is not None:
+                digest = hasher.result()
+        del data
+        session = Session(
+            path=real,
+            digest=digest,
+            fingerprint=fp,
+            review=review,
+            attributes_fingerprint=attr_fp,
+        )
+        logger.info(
+            "Loaded %s: %d files, %d chunks in %.3fs.",
+            real,
+            review.stats.total_files,
+            review.stats.chunks_count,
+            time.perf_counter() - started,
+        )
+        with self._lock:
+            self._sessions.pop(real, None)
+            self._sessions[real] = session
+            self._evict(keep=real)
+        return session
+
+    def _evict(self, keep: str) -> None:
+        """Drop least recently used sessions beyond the bounds (lock held)."""
+        total = sum(s.size for s in self._sessions.values())
+        for path in list(self._sessions):
+            if len(self._sessions) <= self.max_sessions and total <= self.max_bytes:
+                break
+            if path == keep:
+                continue
+            dropped = self._sessions.pop(path)
+            total -= dropped.size
+            logger.info("Evicted the session of %s to bound memory.", path)
+
+
+_default_store: SessionStore | None = None
+_default_lock = threading.Lock()
+
+
+def default_store() -> SessionStore:
+    """The process-wide store used by the CLI and the MCP server."""
+    global _default_store
+    with _default_lock:
+        if _default_store is None:
+            _default_store = SessionStore()
+        return _default_store

@@ -1,0 +1,247 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from diffchunk import diff_tools
+from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
+from diffchunk.sessions import SessionStore
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    return subprocess.run([*GIT, *args], cwd=repo, check=True, capture_output=True).stdout
+
+
+def _lines(n: int, tag: str) -> str:
+    return "".join(f"{tag} {i}\n" for i in range(n))
+
+
+@pytest.fixture(scope="module")
+def diff_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A diff with 30 source files, a split file, a rename, a lockfile and whitespace noise."""
+    root = tmp_path_factory.mktemp("tools")
+    repo = root / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    files = {f"src/mod_{i:02d}.py": _lines(20, f"m{i}") for i in range(30)}
+    files["docs/Guide.md"] = _lines(10, "guide")
+    files["big.py"] = _lines(300, "old")
+    files["old_name.py"] = _lines(15, "keep")
+    files["ws.py"] = "a = 1\nb = 2\n"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "one")
+    for i in range(30):
+        (repo / f"src/mod_{i:02d}.py").write_text(_lines(20, f"m{i}").replace(" 5\n", " five\n"))
+    (repo / "docs/Guide.md").write_text(_lines(10, "guide") + "more\n")
+    (repo / "big.py").write_text(_lines(300, "new"))
+    _git(repo, "mv", "old_name.py", "new_name.py")
+    (repo / "ws.py").write_text("a = 1\n\nb = 2\n")
+    (repo / "yarn.lock").write_text("pkg@1:\n  version 1\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "two")
+    path = root / "change.diff"
+    path.write_bytes(_git(repo, "diff", "-M", "HEAD~1", "HEAD"))
+    return path
+
+
+@pytest.fixture
+def store() -> SessionStore:
+    return SessionStore()
+
+
+def _load(path: Path, store: SessionStore, **kw: Any) -> dict[str, Any]:
+    return diff_tools.load_diff(str(path), max_chunk_lines=100, store=store, **kw)
+
+
+def test_load_diff_summary_shape(diff_path: Path, store: SessionStore) -> None:
+    result = _load(diff_path, store)
+    assert {"chunks", "files", "total_lines", "file_path", "files_excluded", "excluded"} <= set(
+        result
+    )
+    assert result["file_path"] == str(diff_path.resolve())
+    assert result["files"] == 35
+    assert result["files_excluded"] == 2
+    reasons = {e["path"]: e["reason"] for e in result["excluded"]}
+    assert reasons == {"ws.py": "trivial", "yarn.lock": "generated"}
+
+
+def test_list_chunks_entries_follow_the_documented_shape(
+    diff_path: Path, store: SessionStore
+) -> None:
+    _load(diff_path, store)
+    listing = diff_tools.list_chunks(str(diff_path), store=store)
+    assert "next_offset" not in listing
+    chunks = listing["chunks"]
+    assert [c["chunk"] for c in chunks] == list(range(1, listing["total_chunks"] + 1))
+    assert listing["total_token_count"] == sum(c["token_count"] for c in chunks)
+    for c in chunks:
+        assert set(c) >= {"chunk", "files", "file_details", "lines", "token_count", "summary"}
+        assert [d["path"] for d in c["file_details"]] == c["files"]
+        assert sum(d["lines"] for d in c["file_details"]) == c["lines"]
+    split = [c for c in chunks if c.get("parent_file") == "big.py"]
+    assert [c["sub_chunk_index"] for c in split] == list(range(1, len(split) + 1))
+    assert len(split) > 1
+    renamed = [d for c in chunks for d in c["file_details"] if d["path"] == "new_name.py"]
+    assert renamed[0]["status"] == "renamed" and renamed[0]["from"] == "old_name.py"
+
+
+def test_list_chunks_pages_under_the_token_budget(diff_path: Path, store: SessionStore) -> None:
+    _load(diff_path, store)
+    whole = diff_tools.list_chunks(str(diff_path), store=store, max_tokens=None)["chunks"]
+    seen: list[int] = []
+    offset: int | None = 0
+    pages = 0
+    while offset is not None:
+        page = diff_tools.list_chunks(str(diff_path), offset, store=store, max_tokens=200)
+        assert len(json.dumps(page)) // 4 <= 200 or len(page["chunks"]) == 1
+        seen += [c["chunk"] for c in page["chunks"]]
+        offset = page.get("next_offset")
+        pages += 1
+    assert pages > 1
+    assert seen == [c["chunk"] for c in whole]
+    limited = diff_tools.list_chunks(str(diff_path), 1, 2, store=store)
+    assert [c["chunk"] for c in limited["chunks"]] == [2, 3]
+    assert limited["next_offset"] == 3
+    with pytest.raises(InvalidArgument, match="past the end"):
+        diff_tools.list_chunks(str(diff_path), 10_000, store=store)
+    with pytest.raises(InvalidArgument, match="non-negative"):
+        diff_tools.list_chunks(str(diff_path), -1, store=store)
+
+
+def test_get_chunk_banner_and_exact_text(diff_path: Path, store: SessionStore) -> None:
+    _load(diff_path, store)
+    exact = diff_tools.get_chunk_bytes(str(diff_path), 1, store=store)
+    bare = diff_tools.get_chunk(str(diff_path), 1, include_context=False, store=store)
+    assert bare == exact.decode()
+    total = diff_tools.list_chunks(str(diff_path), store=store)["total_chunks"]
+    framed = diff_tools.get_chunk(str(diff_path), 1, store=store)
+    assert framed.startswith(f"=== Chunk 1 of {total} ===\nFiles: ")
+    assert framed.endswith(bare)
+    numbers = diff_tools.find_chunks_for_files(str(diff_path), "big.py", store=store)
+    part = diff_tools.get_chunk(str(diff_path), numbers[1], store=store)
+    assert "Part 2 of" in part and "big.py" in part
+
+
+def test_get_chunk_formats_and_errors(diff_path: Path, store: SessionStore) -> None:
+    path = str(diff_path)
+    _load(diff_path, store)
+    annotated = diff_tools.get_chunk(
+        path, 1, include_context=False, format="annotated", store=store
+    )
+    assert "## File:" in annotated
+    with pytest.raises(InvalidArgument, match="raw, annotated, compact"):
+        diff_tools.get_chunk(path, 1, format="pretty", store=store)
+    total = diff_tools.list_chunks(path, store=store)["total_chunks"]
+    with pytest.raises(ChunkNotFound, match=rf"1\.\.{total}"):
+        diff_tools.get_chunk(path, total + 1, store=store)
+    with pytest.raises(ChunkNotFound):
+        diff_tools.get_chunk(path, 0, store=store)
+
+
+def test_no_chunks_error_says_why(diff_path: Path, store: SessionStore) -> None:
+    _load(diff_path, store, include_patterns="*.rs")
+    with pytest.raises(ChunkNotFound, match="excluded"):
+        diff_tools.get_chunk(str(diff_path), 1, store=store)
+
+
+def test_find_chunks_for_files_is_case_insensitive(diff_path: Path, store: SessionStore) -> None:
+    path = str(diff_path)
+    _load(diff_path, store)
+    guide = diff_tools.find_chunks_for_files(path, "docs/guide.MD", store=store)
+    assert len(guide) == 1
+    assert diff_tools.find_chunks_for_files(path, "*.md", store=store) == guide
+    every = diff_tools.find_chunks_for_files(path, "*.py", store=store)
+    assert every == sorted(set(every))
+    assert diff_tools.find_chunks_for_files(path, "*.rs", store=store) == []
+    assert diff_tools.find_chunks_for_files(path, "yarn.lock", store=store) == []  # excluded
+    with pytest.raises(InvalidArgument):
+        diff_tools.find_chunks_for_files(path, "  ", store=store)
+
+
+def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
+    path = str(diff_path)
+    _load(diff_path, store)
+    whole = diff_tools.get_file_diff(path, "big.py", store=store)
+    assert whole.startswith("diff --git a/big.py b/big.py\n")
+    assert whole.count("\n+new ") == 300  # all hunks, though split over chunks
+    assert diff_tools.get_file_diff(path, "*guide*", store=store).startswith("diff --git")
+    assert "new_name.py" in diff_tools.get_file_diff(path, "old_name.py", store=store)
+    with pytest.raises(FileNotInDiff, match="matches 30 files"):
+        diff_tools.get_file_diff(path, "src/*.py", store=store)
+    with pytest.raises(FileNotInDiff, match=r"Closest paths: .*src/mod_"):
+        diff_tools.get_file_diff(path, "src/mod_99.py", store=store)
+    with pytest.raises(InvalidArgument, match="empty"):
+        diff_tools.get_file_diff(path, " ", store=store)
+
+
+def test_excluded_file_is_served_with_the_reason(diff_path: Path, store: SessionStore) -> None:
+    _load(diff_path, store)
+    text = diff_tools.get_file_diff(str(diff_path), "yarn.lock", store=store)
+    assert text.startswith("=== yarn.lock is excluded from the chunks (generated")
+    assert "diff --git a/yarn.lock b/yarn.lock" in text
+
+
+def test_tools_auto_load_and_overview_lists_sessions(diff_path: Path, store: SessionStore) -> None:
+    assert diff_tools.get_current_overview(store=store) == {"loaded_diffs": [], "total_sessions": 0}
+    diff_tools.list_chunks(str(diff_path), store=store)
+    overview = diff_tools.get_current_overview(store=store)
+    assert overview["total_sessions"] == 1
+    entry = overview["loaded_diffs"][0]
+    assert entry["file_path"] == str(diff_path.resolve())
+    assert entry["options"]["max_chunk_lines"] == 1000
+    assert {"chunks", "files", "total_lines", "files_excluded"} <= set(entry)
+
+
+def test_relative_path_error_is_actionable(store: SessionStore) -> None:
+    with pytest.raises(PathError, match="absolute path is required"):
+        diff_tools.list_chunks("change.diff", store=store)
+
+
+def test_corpus_listing_and_chunk_latency(store: SessionStore) -> None:
+    big = CORPUS / "sqlalchemy_rel_1_4_0..rel_1_4_54.diff"
+    if not big.exists():
+        pytest.skip("corpus not available")
+    path = str(big)
+    diff_tools.load_diff(path, store=store)
+    started = time.perf_counter()
+    listing = diff_tools.list_chunks(path, store=store)
+    list_time = time.perf_counter() - started
+    assert len(json.dumps(listing)) // 4 <= 20_000
+    started = time.perf_counter()
+    text = diff_tools.get_chunk(path, listing["total_chunks"] // 2 or 1, store=store)
+    chunk_time = time.perf_counter() - started
+    assert text.startswith("=== Chunk")
+    assert list_time < 0.5 and chunk_time < 0.5
+    split = next(c for c in listing["chunks"] if c.get("parent_file"))
+    whole = diff_tools.get_file_diff(path, split["parent_file"], store=store)
+    assert whole.startswith(f"=== {split['parent_file']}: ~")  # too big: says how to page
+    assert f"diff --git a/{split['parent_file']}" in whole
+
+
+def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    line = "x" * 200_000
+    diff = tmp_path / "wide.diff"
+    diff.write_text(
+        "diff --git a/wide.txt b/wide.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/wide.txt\n@@ -0,0 +1 @@\n+{line}\n"
+    )
+    listing = diff_tools.list_chunks(str(diff), store=store)
+    assert listing["chunks"][0]["oversized"] is True
+    framed = diff_tools.get_chunk(str(diff), 1, store=store)
+    assert "very long line(s) shortened" in framed
+    assert len(framed) < 10_000
+    exact = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
+    assert line in exact

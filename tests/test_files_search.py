@@ -1,0 +1,212 @@
+"""search_content: exact/regex/fuzzy/inverted search agrees with grep; guards and errors."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from diffchunk.errors import FileToolError, InvalidArgument
+from diffchunk.files import search
+from diffchunk.files.access import clear_cache
+from diffchunk.files.service import search_content
+
+needs_grep = pytest.mark.skipif(shutil.which("grep") is None, reason="grep not installed")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    clear_cache()
+
+
+@pytest.fixture(scope="module")
+def log_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = random.Random(42)
+    levels = ["DEBUG", "INFO", "INFO", "WARN", "ERROR"]
+    lines = []
+    for i in range(40_000):
+        level = rng.choice(levels)
+        extra = " ERROR again" if level == "ERROR" and rng.random() < 0.3 else ""
+        status = rng.choice([200, 200, 404, 500, 503])
+        lines.append(f"{i:06d} [{level}] worker-{rng.randrange(9)} status={status} msg=job{extra}")
+    path = tmp_path_factory.mktemp("logs") / "app.log"
+    path.write_text("\n".join(lines) + "\nError: final line without newline", encoding="utf-8")
+    return path
+
+
+def _grep(*args: str) -> int:
+    done = subprocess.run(["grep", *args], capture_output=True, text=True, env={"LC_ALL": "C"})
+    return int(done.stdout.strip())
+
+
+@needs_grep
+@pytest.mark.parametrize(
+    ("kwargs", "grep_args"),
+    [
+        ({"pattern": "ERROR"}, ["-c", "-F", "ERROR"]),
+        ({"pattern": "error", "case_sensitive": False}, ["-c", "-i", "-F", "error"]),
+        ({"pattern": "ERROR", "invert": True}, ["-c", "-v", "-F", "ERROR"]),
+        ({"pattern": r"status=50[0-9]", "regex": True}, ["-c", "-E", "status=50[0-9]"]),
+        ({"pattern": r"^0000[0-9]{2} ", "regex": True}, ["-c", "-E", "^0000[0-9]{2} "]),
+        ({"pattern": "not present anywhere"}, ["-c", "-F", "not present anywhere"]),
+    ],
+)
+def test_count_only_equals_grep_c(
+    log_file: Path, kwargs: dict[str, object], grep_args: list[str]
+) -> None:
+    result = search_content(str(log_file), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
+    assert result["count"] == _grep(*grep_args, str(log_file))
+
+
+@needs_grep
+def test_results_line_numbers_and_total_match_grep_n(log_file: Path) -> None:
+    result = search_content(
+        str(log_file), "ERROR again", fuzzy=False, max_results=15, context_lines=1
+    )
+    done = subprocess.run(
+        ["grep", "-n", "-F", "ERROR again", str(log_file)], capture_output=True, text=True
+    )
+    expected = [line.split(":", 1) for line in done.stdout.splitlines()]
+    assert result["total_matches"] == len(expected)
+    assert [r["line_number"] for r in result["results"]] == [int(n) for n, _ in expected[:15]]
+    first = result["results"][0]
+    assert first["match"] == expected[0][1]
+    assert first["match_type"] == "exact" and first["similarity_score"] == 1.0
+    start = first["match"].index("ERROR again")
+    assert first["submatches"][0] == {"start": start, "end": start + len("ERROR again")}
+    assert len(first["context_before"]) == 1 and len(first["context_after"]) == 1
+
+
+def test_inverted_search_lists_non_matching_lines(tmp_path: Path) -> None:
+    path = tmp_path / "mix.txt"
+    path.write_text("keep 1\nDEBUG x\nkeep 2\nDEBUG y\nDEBUG z\nkeep 3", encoding="utf-8")
+    result = search_content(str(path), "DEBUG", invert=True, fuzzy=False, context_lines=0)
+    assert [(r["line_number"], r["match"]) for r in result["results"]] == [
+        (1, "keep 1"),
+        (3, "keep 2"),
+        (6, "keep 3"),
+    ]
+    assert result["total_matches"] == 3
+    assert result["inverted"] is True
+
+
+def test_fuzzy_finds_misspelt_word_inside_a_long_line(tmp_path: Path) -> None:
+    filler = "lorem ipsum dolor sit amet " * 40
+    long_line = filler[:1000] + " we never receive the payload " + filler[:970]
+    assert len(long_line) >= 2000
+    path = tmp_path / "long.txt"
+    path.write_text("short line\n" + long_line + "\nanother short line\n", encoding="utf-8")
+    result = search_content(str(path), "recieve", fuzzy=True)
+    assert result["total_matches"] == 1
+    hit = result["results"][0]
+    assert hit["line_number"] == 2
+    assert hit["match_type"] == "fuzzy" and 0.8 <= hit["similarity_score"] < 1.0
+    assert hit["truncated"] is True and len(hit["match"]) <= 500
+    span = hit["submatches"][0]
+    assert "receive" in long_line[span["start"] - 2 : span["end"] + 2]
+    # The shown excerpt contains the matched word.
+    assert "receive" in hit["match"]
+
+
+def test_fuzzy_ranks_exact_first_and_is_case_insensitive(tmp_path: Path) -> None:
+    path = tmp_path / "code.py"
+    path.write_text(
+        "def process_data(items):\n    pass\n\ndef proces_dta(x):\n    pass\nPROCESS_DATA = 1\n",
+        encoding="utf-8",
+    )
+    result = search_content(str(path), "process_data", max_results=5)
+    scores = [r["similarity_score"] for r in result["results"]]
+    assert scores == sorted(scores, reverse=True)
+    assert {r["line_number"] for r in result["results"] if r["match_type"] == "exact"} == {1, 6}
+    assert any(r["line_number"] == 4 and r["match_type"] == "fuzzy" for r in result["results"])
+
+
+def test_case_insensitive_non_ascii_exact_and_regex(tmp_path: Path) -> None:
+    path = tmp_path / "menu.txt"
+    path.write_text("CAFÉ au lait\nthé vert\ncafé noir\n", encoding="utf-8")
+    exact = search_content(str(path), "café", fuzzy=False, case_sensitive=False)
+    assert [r["line_number"] for r in exact["results"]] == [1, 3]
+    regex = search_content(str(path), "th[éè]", fuzzy=False, regex=True, case_sensitive=False)
+    assert [r["line_number"] for r in regex["results"]] == [2]
+    sensitive = search_content(str(path), "café", fuzzy=False)
+    assert [r["line_number"] for r in sensitive["results"]] == [3]
+
+
+def test_search_in_cp1252_and_utf16_files(tmp_path: Path) -> None:
+    cp = tmp_path / "cp.txt"
+    cp.write_bytes("prix: 5€\nLe café\n".encode("cp1252"))
+    assert [r["line_number"] for r in search_content(str(cp), "café", fuzzy=False)["results"]] == [
+        2
+    ]
+    u16 = tmp_path / "u16.txt"
+    u16.write_bytes(b"\xff\xfe" + "alpha\nbeta needle\ngamma\n".encode("utf-16-le"))
+    result = search_content(str(u16), "needle", fuzzy=False)
+    assert [(r["line_number"], r["match"]) for r in result["results"]] == [(2, "beta needle")]
+
+
+def test_regex_with_catastrophic_backtracking_times_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "REGEX_TIME_BUDGET", 0.3)
+    path = tmp_path / "aaa.txt"
+    path.write_text("a" * 40 + "b\n", encoding="utf-8")
+    with pytest.raises(FileToolError, match="timed out"):
+        search_content(str(path), r"(a+)+$", fuzzy=False, regex=True)
+
+
+def test_parameter_errors(log_file: Path) -> None:
+    with pytest.raises(InvalidArgument, match="fuzzy=False"):
+        search_content(str(log_file), "x", regex=True, fuzzy=True)
+    with pytest.raises(InvalidArgument, match="Invalid regular expression"):
+        search_content(str(log_file), "([", regex=True, fuzzy=False)
+    with pytest.raises(InvalidArgument, match="empty"):
+        search_content(str(log_file), "")
+    with pytest.raises(InvalidArgument, match="max_results"):
+        search_content(str(log_file), "x", max_results=0)
+
+
+def test_count_only_warns_about_ignored_parameters(log_file: Path) -> None:
+    result = search_content(str(log_file), "WARN", fuzzy=False, count_only=True, max_results=5)
+    assert any("max_results ignored" in w for w in result["warnings"])
+    assert "results" not in result
+
+
+def test_binary_file_refused(tmp_path: Path) -> None:
+    path = tmp_path / "img.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    with pytest.raises(FileToolError, match="binary"):
+        search_content(str(path), "x")
+
+
+@needs_grep
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"pattern": "ERROR"},
+        {"pattern": "error", "case_sensitive": False},
+        {"pattern": "ERROR", "invert": True},
+        {"pattern": "-v"},
+        {"pattern": "status=500 msg"},
+    ],
+)
+def test_grep_delegation_and_python_scan_agree(
+    tmp_path: Path, log_file: Path, monkeypatch: pytest.MonkeyPatch, kwargs: dict[str, object]
+) -> None:
+    # A BOM, CRLF endings and an unterminated last line on top of the log.
+    path = tmp_path / "bom.log"
+    path.write_bytes(
+        b"\xef\xbb\xbf" + log_file.read_bytes().replace(b"\n", b"\r\n") + b"\r\n-v ERROR"
+    )
+    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
+    with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
+    listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    clear_cache()
+    monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
+    python = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
+    listed_python = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    assert with_grep["count"] == python["count"]
+    assert listed_grep["total_matches"] == listed_python["total_matches"] == python["count"]
+    assert listed_grep["results"] == listed_python["results"]

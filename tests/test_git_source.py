@@ -1,0 +1,212 @@
+"""The git source: ranges resolved like git diff, streamed into an atomic, content-addressed cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from gitrepo import commit, git
+
+from diffchunk.errors import GitError, RefusedRange
+from diffchunk.git import source
+from diffchunk.git.cache import DiffCache
+from diffchunk.git.revisions import Kind, Mode, parse_range
+from diffchunk.git.runner import GitCommand, git_environment
+from diffchunk.git.source import load_git_range
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    return r
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "cache"
+
+
+def test_parse_range_forms() -> None:
+    assert parse_range(None).mode is Mode.WORKTREE
+    assert parse_range("HEAD").label == "working tree vs HEAD"
+    two = parse_range("main..feature")
+    assert (two.kind, two.left, two.right) == (Kind.TWO_DOT, "main", "feature")
+    three = parse_range("main...")
+    assert (three.kind, three.left, three.right) == (Kind.THREE_DOT, "main", "HEAD")
+    one = parse_range("abc^!")
+    assert (one.kind, one.left, one.parent) == (Kind.PARENT, "abc", 1)
+    assert parse_range("abc^-2").parent == 2
+    staged = parse_range(None, staged=True)
+    assert (staged.mode, staged.left) == (Mode.INDEX, "HEAD")
+    with pytest.raises(GitError, match="--staged compares the index with one commit"):
+        parse_range("a..b", staged=True)
+
+
+def test_commit_range_is_cached_and_not_regenerated(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = commit(repo, {"a.txt": "one\n"})
+    b = commit(repo, {"a.txt": "one\ntwo\n", "b.txt": "new\n"})
+    calls: list[list[str]] = []
+    real = GitCommand.to_file
+
+    def spy(self: GitCommand, args: list[str], fd: int, **kw: object) -> None:
+        calls.append(list(args))
+        real(self, args, fd, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GitCommand, "to_file", spy)
+    first = load_git_range(str(repo), "main~1..main", cache_dir=cache_dir)
+    assert (first.base, first.head, first.cached) == (a, b, False)
+    text = Path(first.diff_path).read_text()
+    assert "diff --git a/b.txt b/b.txt" in text and "+two" in text
+    assert f"index {'0' * 40}.." in text  # --full-index
+    assert len(calls) == 1
+    again = load_git_range(str(repo), f"{a}..{b}", cache_dir=cache_dir)
+    assert again.cached is True and again.diff_path == first.diff_path
+    assert len(calls) == 1, "a second review of the same commits must not run git diff"
+    # The working tree is always regenerated.
+    (repo / "a.txt").write_text("changed\n")
+    wt1 = load_git_range(str(repo), cache_dir=cache_dir)
+    wt2 = load_git_range(str(repo), "HEAD", cache_dir=cache_dir)
+    assert (wt1.head, wt1.cached, wt2.cached) == (None, False, False)
+    assert len(calls) == 3
+    assert "+changed" in Path(wt2.diff_path).read_text()
+
+
+def test_output_matches_git_diff_and_paths_are_unquoted(repo: Path, cache_dir: Path) -> None:
+    commit(repo, {"café/naïve.txt": "x\n", "old.txt": "keep\n" * 20})
+    git(repo, "mv", "old.txt", "renamed.txt")
+    commit(repo, {"café/naïve.txt": "y\n"})
+    diff = load_git_range(str(repo), "HEAD^!", cache_dir=cache_dir)
+    text = Path(diff.diff_path).read_text(encoding="utf-8")
+    assert "diff --git a/café/naïve.txt b/café/naïve.txt" in text
+    assert "rename from old.txt" in text and "rename to renamed.txt" in text
+
+
+def test_three_dot_uses_merge_base(repo: Path, cache_dir: Path) -> None:
+    base = commit(repo, {"f.txt": "base\n"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    tip = commit(repo, {"feature.txt": "feature\n"})
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"main.txt": "main only\n"})
+    diff = load_git_range(str(repo), "main...feature", cache_dir=cache_dir)
+    assert (diff.base, diff.head) == (base, tip)
+    text = Path(diff.diff_path).read_text()
+    assert "feature.txt" in text and "main.txt" not in text
+    two = load_git_range(str(repo), "main..feature", cache_dir=cache_dir)
+    assert "main.txt" in Path(two.diff_path).read_text()
+
+
+def test_root_commit_and_empty_repository(repo: Path, cache_dir: Path) -> None:
+    (repo / "new.txt").write_text("hello\n")
+    git(repo, "add", "new.txt")
+    staged = load_git_range(str(repo), staged=True, cache_dir=cache_dir)
+    assert staged.base is None and staged.mode is Mode.INDEX
+    assert "+hello" in Path(staged.diff_path).read_text()
+    worktree = load_git_range(str(repo), None, cache_dir=cache_dir)
+    assert "new file mode" in Path(worktree.diff_path).read_text()
+    with pytest.raises(GitError, match="has no commits yet"):
+        load_git_range(str(repo), "HEAD^!", cache_dir=cache_dir)
+    root = commit(repo, {})
+    first = load_git_range(str(repo), "HEAD^!", cache_dir=cache_dir)
+    assert (first.base, first.head) == (None, root)
+    assert "+hello" in Path(first.diff_path).read_text()
+
+
+def test_bare_repository_commit_ranges_only(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    commit(repo, {"a": "1\n"})
+    commit(repo, {"a": "2\n"})
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    diff = load_git_range(str(bare), "main~1..main", cache_dir=cache_dir)
+    assert "+2" in Path(diff.diff_path).read_text()
+    with pytest.raises(GitError, match="bare repository"):
+        load_git_range(str(bare), cache_dir=cache_dir)
+    with pytest.raises(GitError, match="bare repository"):
+        load_git_range(str(bare), staged=True, cache_dir=cache_dir)
+
+
+def test_unknown_revision_and_not_a_repository(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    commit(repo, {"a": "1\n"})
+    with pytest.raises(GitError) as info:
+        load_git_range(str(repo), "main..nope", cache_dir=cache_dir)
+    message = str(info.value)
+    assert "'nope'" in message and "git log --oneline" in message and "main" in message
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(GitError, match="not inside a git repository"):
+        load_git_range(str(plain), cache_dir=cache_dir)
+    with pytest.raises(Exception, match="relative"):
+        load_git_range("repo", cache_dir=cache_dir)
+    assert not cache_dir.exists() or not any(cache_dir.glob("*.diff"))
+
+
+def test_failed_git_diff_leaves_no_cache_entry(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit(repo, {"a": "1\n"})
+    commit(repo, {"a": "2\n"})
+    monkeypatch.setattr(source, "DIFF_OPTIONS", (*source.DIFF_OPTIONS, "--no-such-option"))
+    with pytest.raises(GitError, match="git diff failed"):
+        load_git_range(str(repo), "main~1..main", cache_dir=cache_dir)
+    assert not [p for p in cache_dir.iterdir() if p.name.endswith(".diff")]
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_inherited_git_environment_is_scrubbed(
+    repo: Path, tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit(repo, {"a": "1\n"})
+    commit(repo, {"a": "2\n"})
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    # As inside a hook of another repository: these must not redirect us.
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "nope-index"))
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", "false")
+    env = git_environment()
+    assert "GIT_DIR" not in env and "GIT_EXTERNAL_DIFF" not in env
+    assert env["LC_ALL"] == "C" and env["GIT_TERMINAL_PROMPT"] == "0"
+    diff = load_git_range(str(repo), "HEAD^!", cache_dir=cache_dir)
+    assert "+2" in Path(diff.diff_path).read_text()
+
+
+def test_cache_is_bounded_and_clearable(tmp_path: Path) -> None:
+    cache = DiffCache(tmp_path / "c", max_entries=2)
+    paths = []
+    for i in range(3):
+
+        def fill(fd: int, size: int = i + 1) -> None:
+            os.write(fd, b"x" * size)
+
+        paths.append(cache.write(f"e{i}", fill))
+        os.utime(paths[-1], ns=(i * 10**9, i * 10**9))
+    assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
+    assert cache.lookup("e1") == paths[1]
+    assert cache.stats().entries == 2
+    # The lookup made e1 the most recently used: a byte bound now drops e2.
+    small = DiffCache(tmp_path / "c", max_bytes=3)
+    assert small.prune() == 1
+    assert [p.exists() for p in paths[1:]] == [True, False]
+    assert cache.clear() >= 1 and cache.stats().entries == 0
+
+
+def test_cache_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from diffchunk.git.cache import default_cache_dir
+
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "x"))
+    assert default_cache_dir() == tmp_path / "x"
+    monkeypatch.delenv("DIFFCHUNK_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "diffchunk"
+
+
+def test_refused_range_is_a_git_error() -> None:
+    with pytest.raises(RefusedRange):
+        parse_range("--output=x")
+    assert issubclass(RefusedRange, GitError)

@@ -1,0 +1,139 @@
+"""The installed ``diffchunk-mcp`` server, driven through the SDK's stdio client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+DIFF_TOOLS = {
+    "load_diff",
+    "list_chunks",
+    "get_chunk",
+    "find_chunks_for_files",
+    "get_file_diff",
+    "get_current_overview",
+}
+
+
+def _server_command() -> str:
+    script = Path(sys.executable).with_name("diffchunk-mcp")
+    if script.exists():
+        return str(script)
+    found = shutil.which("diffchunk-mcp")
+    if found is None:
+        pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
+    return found
+
+
+def _make_diff(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run = lambda *a: subprocess.run([*GIT, *a], cwd=repo, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    (repo / "app.py").write_text("".join(f"line {i}\n" for i in range(40)))
+    run("add", "-A")
+    run("commit", "-q", "-m", "one")
+    (repo / "app.py").write_text("".join(f"line {i * 2}\n" for i in range(40)))
+    (repo / "notes.md").write_text("hello\n")
+    run("add", "-A")
+    run("commit", "-q", "-m", "two")
+    diff = tmp_path / "change.diff"
+    diff.write_bytes(run("diff", "HEAD~1", "HEAD").stdout)
+    return diff
+
+
+def _text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def _session_checks(diff: Path) -> dict[str, Any]:
+    params = StdioServerParameters(command=_server_command(), args=[])
+    out: dict[str, Any] = {}
+    with open(diff.parent / "server.log", "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            out["tools"] = {t.name: t for t in tools}
+            seen: list[float] = []
+
+            async def on_progress(
+                progress: float, total: float | None, message: str | None
+            ) -> None:
+                seen.append(progress)
+
+            out["load"] = await session.call_tool(
+                "load_diff",
+                {"absolute_file_path": str(diff), "max_chunk_lines": 20},
+                progress_callback=on_progress,
+            )
+            out["progress"] = seen
+            out["list"] = await session.call_tool("list_chunks", {"absolute_file_path": str(diff)})
+            out["chunk"] = await session.call_tool(
+                "get_chunk",
+                {"absolute_file_path": str(diff), "chunk_number": 1, "include_context": False},
+            )
+            out["find"] = await session.call_tool(
+                "find_chunks_for_files", {"absolute_file_path": str(diff), "pattern": "*.MD"}
+            )
+            out["bad_chunk"] = await session.call_tool(
+                "get_chunk", {"absolute_file_path": str(diff), "chunk_number": 999}
+            )
+            out["relative"] = await session.call_tool(
+                "list_chunks", {"absolute_file_path": "change.diff"}
+            )
+            out["resource"] = await session.read_resource("diffchunk://current")
+    return out
+
+
+def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
+    diff = _make_diff(tmp_path)
+    out = anyio.run(_session_checks, diff)
+
+    tools = out["tools"]
+    assert set(tools) >= DIFF_TOOLS
+    for name in DIFF_TOOLS:
+        tool = tools[name]
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.output_schema is None
+        assert "absolute_file_path" in tool.input_schema["properties"] or name == (
+            "get_current_overview"
+        )
+    assert "ctx" not in tools["load_diff"].input_schema["properties"]
+
+    assert not out["load"].is_error, _text(out["load"])
+    summary = json.loads(_text(out["load"]))
+    assert summary["file_path"] == str(diff.resolve()) and summary["files"] == 2
+    assert out["progress"] and out["progress"][-1] == 100
+
+    listing = json.loads(_text(out["list"]))
+    assert listing["total_chunks"] == summary["chunks"] > 1
+    assert out["chunk"].is_error is False
+    assert _text(out["chunk"]).startswith("diff --git a/app.py b/app.py")
+    notes_chunks = json.loads(_text(out["find"]))
+    assert notes_chunks == [summary["chunks"]]
+
+    assert out["bad_chunk"].is_error
+    assert f"numbered 1..{summary['chunks']}" in _text(out["bad_chunk"])
+    assert out["relative"].is_error
+    assert "absolute path is required" in _text(out["relative"])
+
+    contents = out["resource"].contents[0]
+    overview = json.loads(contents.text)
+    assert overview["total_sessions"] == 1
+    assert overview["loaded_diffs"][0]["options"]["max_chunk_lines"] == 20
