@@ -125,14 +125,41 @@ def chunk_entry(review: Review, chunk: Chunk) -> dict[str, Any]:
     return entry
 
 
-def _listing(session: Session) -> tuple[list[dict[str, Any]], list[int]]:
-    """Entries of every chunk and their JSON sizes, computed once per session."""
+class _Listing:
+    """list_chunks entries and their JSON sizes, built on demand and kept.
+
+    A page only builds the entries it shows, so no single call pays for the
+    listing of a whole large diff.
+    """
+
+    def __init__(self, review: Review) -> None:
+        self._review = review
+        self._entries: list[dict[str, Any] | None] = [None] * len(review.chunks)
+        self._sizes: list[int] = [0] * len(review.chunks)
+        self.total_tokens = sum(c.token_count for c in review.chunks)
+        self.excluded = [excluded_entry(review, ex) for ex in review.excluded]
+        self.excluded_chars = len(_dumps(self.excluded))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entry(self, i: int) -> tuple[dict[str, Any], int]:
+        """The entry of chunk index ``i`` (0-based) and its JSON size."""
+        entry = self._entries[i]
+        if entry is None:
+            entry = chunk_entry(self._review, self._review.chunks[i])
+            self._entries[i] = entry
+            self._sizes[i] = len(_dumps(entry))
+        return entry, self._sizes[i]
+
+
+def _listing(session: Session) -> _Listing:
+    """The session's listing (created once per session)."""
     cached = session.cache.get("listing")
     if cached is None:
-        entries = [chunk_entry(session.review, c) for c in session.review.chunks]
-        sizes = [len(_dumps(e)) for e in entries]
-        cached = (entries, sizes)
+        cached = _Listing(session.review)
         session.cache["listing"] = cached
+    assert isinstance(cached, _Listing)
     return cached
 
 
@@ -223,26 +250,24 @@ def list_chunks(
     returns everything (the CLI's ``--json``).
     """
     session = _session(absolute_file_path, store)
-    review = session.review
-    entries, sizes = _listing(session)
-    total = len(entries)
+    listing = _listing(session)
+    total = len(listing)
     _check_page(offset, limit, total)
     end = total if limit is None else min(total, offset + limit)
 
-    excluded = [excluded_entry(review, ex) for ex in review.excluded]
+    excluded = listing.excluded
     result: dict[str, Any] = {
         "chunks": [],
-        "total_token_count": sum(c.token_count for c in review.chunks),
+        "total_token_count": listing.total_tokens,
         "total_chunks": total,
         "excluded": excluded,
     }
     if max_tokens is None:
-        result["chunks"] = entries[offset:end]
+        result["chunks"] = [listing.entry(i)[0] for i in range(offset, end)]
         return result
 
     budget = max_tokens * CHARS_PER_TOKEN
-    excluded_chars = len(_dumps(excluded))
-    if excluded_chars > budget // 2:
+    if listing.excluded_chars > budget // 2:
         kept: list[dict[str, Any]] = []
         used = 0
         for item in excluded:
@@ -255,11 +280,16 @@ def list_chunks(
         result["excluded_total"] = len(excluded)
         result["excluded_truncated"] = True
     used = len(_dumps(result)) + 64  # room for next_offset
+    page: list[dict[str, Any]] = []
     stop = offset
-    while stop < end and (stop == offset or used + sizes[stop] + 2 <= budget):
-        used += sizes[stop] + 2
+    while stop < end:
+        entry, size = listing.entry(stop)
+        if page and used + size + 2 > budget:
+            break
+        page.append(entry)
+        used += size + 2
         stop += 1
-    result["chunks"] = entries[offset:stop]
+    result["chunks"] = page
     if stop < total:
         result["next_offset"] = stop
     return result
