@@ -18,7 +18,16 @@ left by the chunks before it:
   (a cut right after a context line shares that line), and a cut never
   borrows a line that carries ``\\ No newline at end of file``;
 - old starts of hunks in later parts are moved by what earlier parts already
-  changed, so the line hints are exact.
+  changed, so the line hints are exact;
+- ``git apply`` reads the source of a copy from the tree *before* the patch,
+  whatever else the patch does to that file.  Once cut into chunks, a copy
+  would read its source as earlier chunks left it (a new mode, new content,
+  or no file after a rename), so a copied file is moved right before the
+  first section of the same commit that changes its source.  In a stream of
+  commits, a rename, copy or deletion of a path an earlier commit changed
+  starts a new chunk when that change is in the chunk being filled (one
+  ``git apply`` would read the path as it was before the chunk, or keep a
+  file changed and then deleted).
 
 Chunk text is a list of pieces: spans of ``ParsedDiff.data`` wherever the
 bytes are the original ones, literal bytes only for written headers and the
@@ -89,6 +98,9 @@ def chunk_files(
 ) -> tuple[Chunk, ...]:
     """Chunks holding ``files`` (sections of ``parsed``), in the order given.
 
+    Except copies: one moves right before the first section of its commit
+    that changes its source (see the module doc).
+
     A chunk aims at 80% of ``max_lines`` and of ``max_tokens`` (a token is 4
     bytes) and exceeds 100% only when one unit that cannot be cut (a line, a
     binary payload, a header, a combined-diff hunk) is bigger on its own; such
@@ -96,11 +108,19 @@ def chunk_files(
     """
     budget = _Budget.of(max_lines, max_tokens)
     data = parsed.data
+    files = _copies_first(data, files)
     heads = _commit_heads(parsed, files)
     packer = _Packer(data, budget)
     max_lines, max_bytes = budget.max_lines, budget.max_bytes
     add_whole = packer.add_whole
     for fd in files:
+        if (
+            fd.commit is not None
+            and fd.status in _MOVES
+            and packer.parts
+            and _source_changed_before(parsed, packer.parts, fd)
+        ):
+            packer.flush()
         lead = heads.get(fd.index) if heads else None
         lines = fd.line_count
         if lines is None:
@@ -202,6 +222,57 @@ def _text_size(data: bytes, pieces: Sequence[Piece]) -> int:
     return size
 
 
+def _copies_first(data: bytes, files: Sequence[FileDiff]) -> Sequence[FileDiff]:
+    """``files`` with every copy moved before the first change of its source.
+
+    Only within one commit: in a ``git log -p`` stream each commit's copies
+    read the tree its parent left.  Other files keep their order.
+    """
+    if not data.startswith(b"copy from ") and data.find(b"\ncopy from ") < 0:
+        return files
+    first: dict[tuple[int | None, str], int] = {}  # (commit, path) -> position in out
+    out: list[FileDiff] = []
+    moved = False
+    for fd in files:
+        source = fd.old_path
+        if fd.status is FileStatus.COPIED and fd.kind is DiffKind.GIT and source is not None:
+            at = first.get((fd.commit, source))
+            if at is not None:
+                out.insert(at, fd)
+                for key, pos in first.items():
+                    if pos >= at:
+                        first[key] = pos + 1
+                moved = True
+                continue
+        else:
+            for path in (fd.old_path, fd.new_path):
+                if path is not None:
+                    first.setdefault((fd.commit, path), len(out))
+        out.append(fd)
+    return out if moved else files
+
+
+# Sections that read their old path as it was before the whole patch.
+_MOVES = (FileStatus.RENAMED, FileStatus.COPIED, FileStatus.DELETED)
+
+
+def _source_changed_before(parsed: ParsedDiff, parts: Sequence[ChunkPart], fd: FileDiff) -> bool:
+    """Whether a part of an earlier commit touches the old path of ``fd``.
+
+    One ``git apply`` reads every rename and copy source from the tree before
+    the whole patch, and silently keeps a file that the same patch changes and
+    then deletes; so a rename, copy or deletion of a path changed by an
+    earlier commit of the chunk being filled must start a new chunk.
+    """
+    source = fd.old_path
+    files = parsed.files
+    for part in parts:
+        other = files[part.file_index]
+        if other.commit != fd.commit and source in (other.old_path, other.new_path):
+            return True
+    return False
+
+
 def _commit_heads(parsed: ParsedDiff, files: Sequence[FileDiff]) -> dict[int, tuple[int, int]]:
     """File index -> span of its commit's header/message, for each commit's first file."""
     heads: dict[int, tuple[int, int]] = {}
@@ -299,7 +370,14 @@ class _Packer:
 # --------------------------------------------------------------------------
 
 
+# Line numbers a hunk header can hold (the parser reads at most 18 digits).
+_MAX_LINE_NUMBER = 10**18 - 1
+
+
 def _range(start: int, count: int) -> bytes:
+    # Sound input always gives 0 <= start <= its own numbers; a header with
+    # impossible numbers (``+0`` with lines, 18 nines) is kept readable.
+    start = min(max(start, 0), _MAX_LINE_NUMBER)
     return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
 
 

@@ -30,6 +30,8 @@ __all__ = ["format_hunk_header", "reduce_context"]
 
 _CHANGE_RUN_END = re.compile(rb"\n[^+\-\\]")
 _CONTEXT_RUN_END = re.compile(rb"\n[+\-]")
+#: The largest line number or count a hunk header may hold (18 digits, see syntax.py).
+_MAX_NUMBER = 10**18 - 1
 
 
 def reduce_context(parsed: ParsedDiff, context_lines: int) -> bytes:
@@ -111,12 +113,15 @@ def _runs(data: bytes, hunk: Hunk) -> list[tuple[bool, int, int, int, int]]:
 
 
 def _after_lines(data: bytes, start: int, end: int, k: int) -> int:
-    """Offset after the first ``k`` lines of ``data[start:end]`` (plus any ``\\`` marker)."""
+    """Offset after the first ``k`` lines of ``data[start:end]`` (plus any ``\\`` marker).
+
+    Marker lines are not counted, wherever they are (as in :func:`_runs`).
+    """
     pos = start
-    for _ in range(k):
-        nl = data.find(b"\n", pos, end)
-        pos = end if nl < 0 else nl + 1
-    while pos < end and data[pos] == 0x5C:
+    got = 0
+    while pos < end and (got < k or data[pos] == 0x5C):
+        if data[pos] != 0x5C:
+            got += 1
         nl = data.find(b"\n", pos, end)
         pos = end if nl < 0 else nl + 1
     return pos
@@ -172,14 +177,30 @@ def _reduce_hunk(data: bytes, hunk: Hunk, n: int, out: list[bytes]) -> None:
     if current is not None:
         groups.append(current)
 
-    if len(groups) == 1 and groups[0].spans == [(hunk.body_start, hunk.end)]:
-        out.append(data[hunk.start : hunk.end])  # nothing to cut: keep the hunk as written
+    heads = [
+        (
+            g.old_before + 1 if g.old_count else g.old_before,
+            g.old_count,
+            g.new_before + 1 if g.new_count else g.new_before,
+            g.new_count,
+        )
+        for g in groups
+    ]
+    if (
+        not groups
+        or (len(groups) == 1 and groups[0].spans == [(hunk.body_start, hunk.end)])
+        or max(max(h) for h in heads) > _MAX_NUMBER
+        or min(min(h) for h in heads) < 0
+    ):
+        # Nothing to cut; or a hunk without any change (git never writes one, but
+        # dropping it could leave a file section with headers and no hunk at all);
+        # or line numbers a header cannot hold (a header claiming lines past
+        # 10**18, or a count from line 0): keep the hunk as written.
+        out.append(data[hunk.start : hunk.end])
         return
     tail = _header_tail(data, hunk)
-    for g in groups:
-        old_start = g.old_before + 1 if g.old_count else g.old_before
-        new_start = g.new_before + 1 if g.new_count else g.new_before
-        out.append(format_hunk_header(old_start, g.old_count, new_start, g.new_count, tail))
+    for g, (old_start, old_count, new_start, new_count) in zip(groups, heads, strict=True):
+        out.append(format_hunk_header(old_start, old_count, new_start, new_count, tail))
         for s, e in g.spans:
             out.append(data[s:e])
         if data[g.spans[-1][1] - 1 : g.spans[-1][1]] != b"\n" and g is not groups[-1]:
