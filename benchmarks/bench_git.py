@@ -192,13 +192,20 @@ def main(argv: list[str] | None = None) -> int:
     from diffchunk.sessions import SessionStore
 
     diff_runs = [0]
-    real = GitCommand.to_file
+    real_to_file = GitCommand.to_file
+    real_stream = GitCommand.stream
 
-    def counting(self: GitCommand, *a: object, **kw: object) -> None:
+    def counting_to_file(self: GitCommand, *a: object, **kw: object) -> None:
         diff_runs[0] += 1
-        real(self, *a, **kw)  # type: ignore[arg-type]
+        real_to_file(self, *a, **kw)  # type: ignore[arg-type]
 
-    GitCommand.to_file = counting  # type: ignore[method-assign]
+    def counting_stream(self: GitCommand, *a: object, **kw: object) -> None:
+        diff_runs[0] += 1
+        real_stream(self, *a, **kw)  # type: ignore[arg-type]
+
+    # git diff runs through one of these (streamed when the review parses as it goes)
+    GitCommand.to_file = counting_to_file  # type: ignore[method-assign]
+    GitCommand.stream = counting_stream  # type: ignore[method-assign]
     summary: dict[str, object] = {}
 
     def in_process() -> None:

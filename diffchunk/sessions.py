@@ -178,6 +178,32 @@ class SessionStore:
                     return self._touch(current)
             return self._load(real, current, wanted, progress)
 
+    def adopt(self, path: str, data: bytes, digest: str, review: Review) -> Session | None:
+        """Make ``review`` (built from ``data``) the session of the diff file ``path``.
+
+        For a file just written by the caller, whose content ``data`` and its
+        sha256 ``digest`` are known: the file is not read again; the
+        fingerprint comes from a ``stat`` of ``path`` now.  Returns ``None``
+        (and keeps nothing) when the file's size does not match ``data``.
+        """
+        real, st = resolve_regular_file(path, what="diff file")
+        if st.st_size != len(data):
+            return None
+        session = Session(
+            path=real,
+            digest=digest,
+            fingerprint=fingerprint(st),
+            review=review,
+            attributes_fingerprint=_attributes_fingerprint(review.options),
+        )
+        with self._lock:
+            lock = self._path_locks.setdefault(real, threading.Lock())
+        with lock, self._lock:
+            self._sessions.pop(real, None)
+            self._sessions[real] = session
+            self._evict(keep=real)
+        return session
+
     def peek(self, path: str) -> Session | None:
         """The session of an already-loaded path, without any check (for tests)."""
         try:

@@ -176,6 +176,11 @@ def test_inherited_git_environment_is_scrubbed(
     assert "+2" in Path(diff.diff_path).read_text()
 
 
+def _entry(i: int) -> str:
+    """A name of the form the cache writes for a commit pair."""
+    return f"{i:012x}..{i + 1:012x}-{i:016x}"
+
+
 def test_cache_is_bounded_and_clearable(tmp_path: Path) -> None:
     cache = DiffCache(tmp_path / "c", max_entries=2)
     paths = []
@@ -184,16 +189,40 @@ def test_cache_is_bounded_and_clearable(tmp_path: Path) -> None:
         def fill(fd: int, size: int = i + 1) -> None:
             os.write(fd, b"x" * size)
 
-        paths.append(cache.write(f"e{i}", fill))
+        paths.append(cache.write(_entry(i), fill))
         os.utime(paths[-1], ns=(i * 10**9, i * 10**9))
     assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
-    assert cache.lookup("e1") == paths[1]
+    assert cache.lookup(_entry(1)) == paths[1]
     assert cache.stats().entries == 2
-    # The lookup made e1 the most recently used: a byte bound now drops e2.
+    # The lookup made entry 1 the most recently used: a byte bound now drops entry 2.
     small = DiffCache(tmp_path / "c", max_bytes=3)
     assert small.prune() == 1
     assert [p.exists() for p in paths[1:]] == [True, False]
     assert cache.clear() >= 1 and cache.stats().entries == 0
+
+
+def test_cache_never_removes_files_it_did_not_write(repo: Path, tmp_path: Path) -> None:
+    """A cache directory shared with the user's own diffs keeps them through clear and prune."""
+    directory = tmp_path / "shared"
+    directory.mkdir()
+    mine = [
+        directory / "my-work.diff",
+        directory / ".tmp-notes.diff",
+        directory / "x.diff.gitattrs.json",
+    ]
+    for path in mine:
+        path.write_text("mine\n")
+        os.utime(path, ns=(0, 0))  # old enough to look stale
+    a = commit(repo, {"f.txt": "one\n"})
+    b = commit(repo, {"f.txt": "two\n"})
+    cached = load_git_range(str(repo), f"{a}..{b}", cache_dir=directory).diff_path
+    assert DiffCache(directory).stats().entries == 1
+    assert DiffCache(directory).clear() == 1  # only the entry it wrote
+    assert not os.path.exists(cached)
+    cached = load_git_range(str(repo), f"{a}..{b}", cache_dir=directory).diff_path
+    assert DiffCache(directory, max_entries=0).prune() == 1  # over the bound: only its own entry
+    assert not os.path.exists(cached)
+    assert all(path.read_text() == "mine\n" for path in mine)
 
 
 def test_cache_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ _SEG_COMMIT, _SEG_TEXT, _SEG_MALFORMED = (
     SegmentKind.MALFORMED,
 )
 
-__all__ = ["parse_diff"]
+__all__ = ["StreamParser", "parse_diff"]
 
 _NOT_A_DIFF = (
     "The input ({size} bytes) does not look like a diff: expected lines such as "
@@ -139,8 +139,7 @@ class _Parser:
 
     # ------------------------------------------------------------------ driver
 
-    def run(self) -> ParsedDiff:
-        pos = 0
+    def run(self, pos: int = 0) -> ParsedDiff:
         n = self.n
         while pos < n:
             start, kind = self._next_start(pos)
@@ -865,11 +864,9 @@ class _Parser:
                 lines = count(b"\n", hend, end - 1)
                 added = count(b"\n+", hend, end)
                 removed = count(b"\n-", hend, end)
-                # lines - added = context + removed (+ any "\ No newline" lines)
-                extra = lines - added - old_count
-                if extra != lines - removed - new_count or (
-                    extra and (extra < 0 or count(b"\n\\", hend, end) != extra)
-                ):
+                # lines = context + removed + added + "\ No newline" marker lines
+                marks = count(b"\n\\", hend, end)
+                if lines - added - marks != old_count or lines - removed - marks != new_count:
                     end, added, removed, problem = self._measure(body_start, old_count, new_count)
             else:
                 body_start = n
@@ -1163,9 +1160,181 @@ def _mail_subject(data: bytes, start: int, end: int) -> str:
     text = raw.decode("utf-8", errors="replace")
     if "=?" in text:
         try:
+            from email.errors import MessageError
             from email.header import decode_header, make_header  # rare: not at import
 
             text = str(make_header(decode_header(text)))
-        except (ValueError, LookupError, UnicodeError):
+        except (ValueError, LookupError, UnicodeError, MessageError):  # e.g. CharsetError
             pass
     return sx.PATCH_TAG.sub("", text, count=1).strip()
+
+
+# ------------------------------------------------------------------ streaming
+
+_GIT_LINE = b"\n" + sx.GIT_HEADER
+# Section kinds parsed while the input still grows (others wait for finish()).
+_STREAMED_KINDS = frozenset({"git", "cc", "commit"})
+# What a section may change in the parser (restored when it is undone).
+_State = tuple[int, int, int, int, "int | None", "tuple[bytes, bytes] | None", int, int]
+
+
+class StreamParser:
+    """Parse a diff while it arrives: ``feed(block)`` repeatedly, then ``finish()``.
+
+    ``finish()`` returns exactly what :func:`parse_diff` returns for the
+    concatenated blocks.  Sections are parsed as soon as they are known to be
+    complete: everything before the last ``diff --git`` line received so far.
+    The section code is the one :func:`parse_diff` runs; it reads the bytes
+    received so far (in place) with its end of input set at that
+    ``diff --git`` line, where every section rule stops anyway.  A section
+    that reaches past that line, looks malformed, fails, or is of a kind
+    other than ``diff --git``, ``diff --cc`` or a ``git log`` commit, is
+    undone and left (with everything after it) to ``finish()``, which
+    parses the rest over the whole input.
+    """
+
+    def __init__(self, *, min_step: int = 1 << 20) -> None:
+        self._buf = bytearray()
+        self._parser = _Parser(b"")
+        self._pos = 0  # the parser's loop position: sections before it are done
+        self._scan = 0  # where the search for the next diff --git line resumes
+        self._cut = 0  # start of the last diff --git line seen
+        self._min_step = min_step
+        self._stalled = False
+        self.streamed = 0  # bytes parsed before finish() (for tests and logs)
+
+    @property
+    def size(self) -> int:
+        return len(self._buf)
+
+    @property
+    def file_count(self) -> int:
+        """File sections parsed so far."""
+        return len(self._parser.files)
+
+    def files_since(self, start: int) -> list[FileDiff]:
+        """The file sections parsed so far from index ``start`` on (a later one may replace
+        the last of them: use them for early work such as prefetching, not as the result)."""
+        return self._parser.files[start:]
+
+    def feed(self, block: bytes) -> None:
+        """Append ``block`` and parse the sections now complete."""
+        buf = self._buf
+        try:
+            buf += block
+        except BufferError:  # something still views the buffer: grow a copy
+            self._buf = buf = bytearray(buf)
+            buf += block
+        if self._stalled:
+            return
+        at = buf.rfind(_GIT_LINE, self._scan)
+        self._scan = max(0, len(buf) - len(_GIT_LINE) + 1)
+        if at >= 0:
+            self._cut = at + 1
+        if self._cut - self._pos >= self._min_step:
+            self._advance(buf, self._cut)
+
+    def _advance(self, data: bytearray, limit: int) -> None:
+        p = self._parser
+        # The section code reads the buffer in place (no copy per step); what it
+        # keeps from it is bytes (regex groups) except the path tokens, made
+        # bytes below, and LazyHunks.data, rebound in finish().
+        p.data = data  # type: ignore[assignment]
+        p.n = limit
+        pos = self._pos
+        try:
+            while pos < limit:
+                start, kind = p._next_start(pos)
+                if kind is None or start >= limit:
+                    break
+                if kind not in _STREAMED_KINDS:
+                    self._stalled = True
+                    break
+                state: _State = (
+                    len(p.files),
+                    len(p.segments),
+                    len(p.commits),
+                    p.gap_start,
+                    p.commit,
+                    p.prefixes,
+                    p.stripped_hunks,
+                    p.not_lazy,
+                )
+                try:
+                    if kind == "commit":
+                        end = p._commit(start, kind)
+                    elif kind == "git":
+                        end = p._plain_git_file(start)
+                        if end < 0:
+                            end = p._git_file(start, False)
+                    else:
+                        end = p._git_file(start, True)
+                except Exception:  # left to finish(), which parses as parse_diff does
+                    logger.debug("streamed parse stopped at %d", start, exc_info=True)
+                    self._undo(state)
+                    self._stalled = True
+                    break
+                files = p.files
+                new_file = files[-1] if len(files) > state[0] else None  # one at most
+                if (
+                    end > limit
+                    or (new_file is not None and new_file.malformed is not None)
+                    or (
+                        len(p.segments) > state[1]
+                        and any(seg.kind is _SEG_MALFORMED for seg in p.segments[state[1] :])
+                    )
+                ):
+                    self._undo(state)
+                    self._stalled = True
+                    break
+                if new_file is not None:
+                    _own_bytes(new_file)
+                prefixes = p.prefixes
+                if prefixes is not None and type(prefixes[0]) is not bytes:
+                    p.prefixes = (bytes(prefixes[0]), bytes(prefixes[1]))
+                pos = end
+        finally:
+            # Nothing may keep the partial input alive past finish().
+            p.data = b""
+            p.n = 0
+        self.streamed = pos
+        self._pos = pos
+
+    def _undo(self, state: _State) -> None:
+        p = self._parser
+        files, segments, commits = state[0], state[1], state[2]
+        del p.files[files:]
+        del p.segments[segments:]
+        del p.commits[commits:]
+        (
+            _,
+            _,
+            _,
+            p.gap_start,
+            p.commit,
+            p.prefixes,
+            p.stripped_hunks,
+            p.not_lazy,
+        ) = state
+
+    def finish(self) -> ParsedDiff:
+        """The parse of everything fed (raises :class:`NotADiffError` as :func:`parse_diff`)."""
+        data = bytes(self._buf)
+        self._buf = bytearray()
+        p = self._parser
+        p.data = data
+        p.n = len(data)
+        parsed = p.run(self._pos)
+        for f in parsed.files:
+            hunks = f.hunks
+            if isinstance(hunks, LazyHunks):
+                hunks.data = data  # not the growing buffer it was checked in
+        return parsed
+
+
+def _own_bytes(f: FileDiff) -> None:
+    """Tokens sliced from the growing input are bytearrays: store them as bytes."""
+    if type(f.old_token) is not bytes:
+        object.__setattr__(f, "old_token", bytes(f.old_token))
+    if type(f.new_token) is not bytes:
+        object.__setattr__(f, "new_token", bytes(f.new_token))

@@ -189,12 +189,17 @@ def build_review(
     options: LoadOptions,
     attributes: AttributeSource | None = None,
     progress: Progress | None = None,
+    parsed: ParsedDiff | None = None,
 ) -> Review:
     """Parse, filter and chunk ``data``.
 
     ``attributes`` overrides the ``.gitattributes`` file named in ``options``.
     ``progress(stage, fraction)`` is called a handful of times (fraction in 0..1).
+    ``parsed``: ``parse_diff(data)``, already made (e.g. while the diff was
+    generated); it is used instead of parsing ``data`` again.
     """
+    if parsed is not None and parsed.data is not data and parsed.data != data:
+        raise ValueError("build_review: parsed is not the parse of data")
 
     # The build makes tens of thousands of long-lived objects and no garbage
     # cycles: collecting while it runs only costs time (about 3% of a load).
@@ -202,7 +207,7 @@ def build_review(
     if collect:
         gc.disable()
     try:
-        return _build_review(data, options, attributes, progress)
+        return _build_review(data, options, attributes, progress, parsed)
     finally:
         if collect:
             gc.enable()
@@ -213,13 +218,15 @@ def _build_review(
     options: LoadOptions,
     attributes: AttributeSource | None,
     progress: Progress | None,
+    parsed: ParsedDiff | None = None,
 ) -> Review:
     def report(stage: str, fraction: float) -> None:
         if progress is not None:
             progress(stage, fraction)
 
-    report("parsing", 0.05)
-    parsed = parse_diff(data)
+    if parsed is None:
+        report("parsing", 0.05)
+        parsed = parse_diff(data)
     if options.context_lines is not None and parsed.files:
         report("reducing context", 0.35)
         parsed = parse_diff(reduce_context(parsed, options.context_lines))

@@ -14,7 +14,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
+import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +32,21 @@ MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"
+# The only names this cache ever writes (see ``git.source.cache_name`` and
+# ``tempfile.mkstemp``).  Nothing else in the directory is treated as an
+# entry, so a cache directory that also holds other files never loses them.
+_ENTRY_NAME = re.compile(
+    r"(?:(?:[0-9a-f]{12}|root)\.\.[0-9a-f]{12}|(?:commits|worktree|index))-[0-9a-f]{16}"
+    + re.escape(SUFFIX)
+)
+_TMP_NAME = re.compile(re.escape(_TMP_PREFIX) + r"[a-z0-9_]{8}" + re.escape(SUFFIX))
+
+
+def is_entry_name(name: str) -> bool:
+    """True for a file name this cache writes as an entry."""
+    return _ENTRY_NAME.fullmatch(name) is not None
+
+
 _STALE_TMP_SECONDS = 3600
 
 
@@ -41,6 +59,26 @@ def default_cache_dir() -> Path:
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "diffchunk"
     return Path.home() / ".cache" / "diffchunk"
+
+
+def _fsync_during(fd: int, work: Callable[[], None]) -> None:
+    """``os.fsync(fd)`` in a thread while ``work()`` runs here; either failure raises."""
+    failed: list[OSError] = []
+
+    def sync() -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=sync, name="diffchunk-fsync", daemon=True)
+    thread.start()
+    try:
+        work()
+    finally:
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 @dataclass(frozen=True)
@@ -86,10 +124,18 @@ class DiffCache:
             return None
         return path
 
-    def write(self, name: str, fill: Callable[[int], None]) -> Path:
+    def write(
+        self,
+        name: str,
+        fill: Callable[[int], None],
+        *,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> Path:
         """Create (or replace) entry ``name``: ``fill(fd)`` writes its content.
 
-        The entry appears atomically and only if ``fill`` returns normally.
+        The entry appears atomically and only if ``fill`` (and ``meanwhile``)
+        return normally.  ``meanwhile()`` runs while the written data is
+        flushed to disk (``fsync`` in a thread), before the entry appears.
         """
         directory = self.ensure()
         fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)
@@ -97,7 +143,10 @@ class DiffCache:
         try:
             try:
                 fill(fd)
-                os.fsync(fd)
+                if meanwhile is None:
+                    os.fsync(fd)
+                else:
+                    _fsync_during(fd, meanwhile)
             finally:
                 os.close(fd)
             os.chmod(tmp, 0o600)
@@ -120,20 +169,20 @@ class DiffCache:
                 st = path.lstat()
             except OSError:
                 continue
-            if name.startswith(_TMP_PREFIX):
+            if _TMP_NAME.fullmatch(name):
                 # An interrupted write of another process; old ones are garbage.
                 if time.time() - st.st_mtime > _STALE_TMP_SECONDS:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
-            if name.endswith(SIDECAR_SUFFIX):
+            if name.endswith(SIDECAR_SUFFIX) and is_entry_name(name[: -len(SIDECAR_SUFFIX)]):
                 # A sidecar whose diff is gone (young ones may be a write in progress).
                 orphan = not os.path.exists(str(path)[: -len(SIDECAR_SUFFIX)])
                 if orphan and time.time() - st.st_mtime > _STALE_TMP_SECONDS:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
-            if name.endswith(SUFFIX) and path.is_file():
+            if is_entry_name(name) and stat.S_ISREG(st.st_mode):
                 yield path, st
 
     @staticmethod

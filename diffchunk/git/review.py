@@ -2,7 +2,9 @@
 
 The cached diff goes through the same session store and pipeline as any diff
 file, with the repository's own attributes (see :mod:`diffchunk.git.sidecar`),
-so every diff tool works on the returned ``file_path`` afterwards.
+so every diff tool works on the returned ``file_path`` afterwards.  When git
+runs, the diff is parsed while it is written and the resulting review is
+adopted as the file's session (the file is not read back).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import diff_tools
-from ..diff.pipeline import LoadOptions
-from ..sessions import SessionStore
-from .source import GitDiff, load_git_range
+from ..diff.pipeline import LoadOptions, build_review
+from ..sessions import SessionStore, default_store
+from .sidecar import attributes_for_diff
+from .source import GitDiff, StreamedDiff, load_git_range
 
 Progress = Callable[[str, float], None]
 
@@ -53,7 +56,7 @@ def load_git_diff(
     and ``cached`` (the diff was reused without running git).
     """
     # Validate the load options before running git.
-    LoadOptions(
+    options = LoadOptions(
         max_chunk_lines=max_chunk_lines,
         skip_trivial=skip_trivial,
         skip_generated=skip_generated,
@@ -67,7 +70,11 @@ def load_git_diff(
         staged,
         cache_dir=cache_dir,
         progress=_git_progress(progress),
+        parse=True,
     )
+    if diff.streamed is not None:
+        _adopt(diff, diff.streamed, options, store, progress)
+    # An adopted session is fresh: this neither reads nor parses the file again.
     summary = diff_tools.load_diff(
         diff.diff_path,
         max_chunk_lines=max_chunk_lines,
@@ -80,6 +87,27 @@ def load_git_diff(
         progress=progress,
     )
     return with_range(summary, diff)
+
+
+def _adopt(
+    diff: GitDiff,
+    streamed: StreamedDiff,
+    options: LoadOptions,
+    store: SessionStore | None,
+    progress: Progress | None,
+) -> None:
+    """Build the review of a diff parsed while git wrote it, and make it the file's session."""
+    source = streamed.attributes
+    try:
+        attributes = attributes_for_diff(diff.diff_path, source)
+        parsed = streamed.parsed
+        review = build_review(parsed.data, options, attributes, progress, parsed=parsed)
+    finally:
+        if source is not None:
+            source.close()
+    (store if store is not None else default_store()).adopt(
+        diff.diff_path, streamed.parsed.data, streamed.digest, review
+    )
 
 
 def with_range(summary: dict[str, Any], diff: GitDiff) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from ..errors import GitError
 logger = logging.getLogger(__name__)
 
 GIT = "git"
+# Block size of GitCommand.stream (and the pipe size it asks for).
+STREAM_BLOCK = 1 << 20
 
 # Inherited variables kept: they only choose which config files git reads.
 _KEPT_GIT_ENV = frozenset(
@@ -199,12 +201,14 @@ class GitCommand:
         reader = threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)
         reader.start()
         try:
-            while True:
-                try:
-                    proc.wait(timeout=0.2)
-                    break
-                except subprocess.TimeoutExpired:
-                    if progress is not None:
+            if progress is None:
+                proc.wait()  # no polling: returns as soon as git exits
+            else:
+                while True:
+                    try:
+                        proc.wait(timeout=0.2)
+                        break
+                    except subprocess.TimeoutExpired:
                         progress(os.fstat(fd).st_size)
         except BaseException:
             proc.kill()
@@ -215,6 +219,83 @@ class GitCommand:
             stderr.close()
         if proc.returncode != 0:
             raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
+
+    def stream(
+        self,
+        args: Sequence[str],
+        consume: Callable[[bytes], None],
+        *,
+        block_size: int = STREAM_BLOCK,
+        what: str | None = None,
+    ) -> None:
+        """Read git's stdout from a pipe and hand it to ``consume`` in blocks.
+
+        Blocks are about ``block_size`` bytes (the last one may be shorter);
+        git keeps running while ``consume`` works, up to a full pipe.  A
+        non-zero exit raises :class:`GitError` after every block was handed
+        over, so the consumer must not treat what it got as final before this
+        returns.  An exception from ``consume`` kills git and propagates.
+        """
+        argv = self.argv(args)
+        logger.debug("running %s | stream", argv)
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self.env(),
+                bufsize=0,
+            )
+        except FileNotFoundError:
+            raise _git_missing() from None
+        assert proc.stdout is not None and proc.stderr is not None
+        stdout, stderr = proc.stdout, proc.stderr
+        errors: list[bytes] = []
+        reader = threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)
+        reader.start()
+        fd = stdout.fileno()
+        _grow_pipe(fd, block_size)
+        read = os.read
+        try:
+            pending: list[bytes] = []
+            size = 0
+            while True:
+                piece = read(fd, block_size)
+                if not piece:
+                    break
+                pending.append(piece)
+                size += len(piece)
+                if size >= block_size:
+                    consume(pending[0] if len(pending) == 1 else b"".join(pending))
+                    pending = []
+                    size = 0
+            if pending:
+                consume(b"".join(pending))
+            proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            stdout.close()
+            reader.join()
+            stderr.close()
+        if proc.returncode != 0:
+            raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
+
+
+_F_SETPIPE_SZ = 1031  # Linux fcntl command
+
+
+def _grow_pipe(fd: int, size: int) -> None:
+    """Ask for a pipe buffer of ``size`` bytes (Linux; silently kept as is elsewhere)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), size)
+    except (ImportError, OSError):
+        pass
 
 
 _MAX_MESSAGE_LINES = 6

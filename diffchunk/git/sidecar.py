@@ -59,8 +59,10 @@ def write_sidecar(
     directory = os.path.dirname(target) or "."
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
     try:
+        # dumps, not dump: only the one-shot encoder is the fast (C) one.
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, ensure_ascii=False, separators=(",", ":"))
+            fh.write(text)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -101,8 +103,11 @@ class SidecarAttributes:
         treeish: str | None,
         index: bool,
         recorded: Mapping[str, Mapping[str, AttrValue]] | None = None,
+        source: AttributeSource | None = None,
     ) -> None:
         self.diff_path = diff_path
+        # What answers paths not recorded yet (default: git check-attr in ``repo``).
+        self.source = source
         self.repo = repo
         self.treeish = treeish
         self.index = index
@@ -122,7 +127,10 @@ class SidecarAttributes:
 
         self.git_lookups += 1
         try:
-            found = CheckAttrSource(self.repo, self.treeish, index=self.index).lookup(paths)
+            if self.source is not None:
+                found = self.source.lookup(paths)
+            else:
+                found = CheckAttrSource(self.repo, self.treeish, index=self.index).lookup(paths)
         except DiffchunkError as exc:
             # The repository moved or vanished: heuristics only for these paths.
             logger.warning("Cannot read attributes from %s: %s", self.repo, exc)
@@ -141,8 +149,14 @@ class SidecarAttributes:
             logger.debug("Cannot record attributes beside %s: %s", self.diff_path, exc)
 
 
-def attributes_for_diff(diff_path: str) -> AttributeSource | None:
-    """The attribute source recorded for a generated diff, or ``None`` for other files."""
+def attributes_for_diff(
+    diff_path: str, source: AttributeSource | None = None
+) -> AttributeSource | None:
+    """The attribute source recorded for a generated diff, or ``None`` for other files.
+
+    ``source`` answers the paths the sidecar does not record yet (default: a
+    ``git check-attr`` run in the recorded repository).
+    """
     payload = _read(diff_path)
     if payload is None:
         return None
@@ -154,4 +168,5 @@ def attributes_for_diff(diff_path: str) -> AttributeSource | None:
         treeish if isinstance(treeish, str) else None,
         bool(payload.get("index")),
         recorded if isinstance(recorded, dict) else None,
+        source,
     )

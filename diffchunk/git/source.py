@@ -1,6 +1,8 @@
 """Turn a repository range into a diff file on disk.
 
-``git diff`` writes straight into a cache file (never through Python memory).
+``git diff`` writes straight into a cache file (never through Python memory),
+or, for a review (``parse=True``), through a pipe read in blocks that are
+written to the cache file, hashed and parsed while git still runs.
 A range between two commits is content-addressed: its cache name comes from
 the repository, both commit ids and :data:`DIFF_OPTIONS_VERSION`, so a second
 review of the same range reuses the file without running ``git diff``.
@@ -20,12 +22,16 @@ the repository, since it finds the new blob in the object store.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ..diff.model import ParsedDiff
+from ..diff.parser import StreamParser
+from .attributes import CommitIndex, StreamedCheckAttr
 from .cache import DiffCache
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
@@ -51,8 +57,24 @@ DIFF_OPTIONS: tuple[str, ...] = (
     "--submodule=short",
     "--ignore-submodules=dirty",
 )
+# Blocks of git's output handed to the parser (and the pipe size asked for).
+STREAM_BLOCK = 1 << 20
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class StreamedDiff:
+    """What was learnt while ``git diff`` wrote a diff file: its parse and sha256.
+
+    ``parsed.data`` is the file's content.  ``attributes`` already holds (or
+    is computing) the attributes of every parsed path, as of the head commit
+    (or the index / working tree); whoever takes it calls its ``close()``.
+    """
+
+    parsed: ParsedDiff
+    digest: str
+    attributes: StreamedCheckAttr | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,8 @@ class GitDiff:
     cached: bool
     mode: Mode = Mode.COMMITS
     repo: Repo | None = field(default=None, compare=False, repr=False)
+    # Set when ``load_git_range(..., parse=True)`` ran git (not on a cache hit).
+    streamed: StreamedDiff | None = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -85,17 +109,20 @@ def load_git_range(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    parse: bool = False,
 ) -> GitDiff:
     """Write the diff of ``revision_range`` in the repository at ``repo_path`` to the cache.
 
     ``revision_range`` follows :mod:`diffchunk.git.revisions` (``"HEAD"`` or
     ``None``: uncommitted changes).  ``progress`` receives the number of
     bytes written so far while git runs.  Raises ``GitError``/``RefusedRange``.
+    With ``parse``, a diff that git writes is also parsed and hashed while it
+    arrives (see :attr:`GitDiff.streamed`).
     """
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
     repo = discover(repo_path)
     resolved = resolve_range(repo, request)
-    return write_diff(repo, resolved, cache=DiffCache(cache_dir), progress=progress)
+    return write_diff(repo, resolved, cache=DiffCache(cache_dir), progress=progress, parse=parse)
 
 
 def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
@@ -118,8 +145,14 @@ def write_diff(
     *,
     cache: DiffCache,
     progress: Callable[[int], None] | None = None,
+    parse: bool = False,
 ) -> GitDiff:
-    """The cached diff for ``resolved``, running ``git diff`` only when needed."""
+    """The cached diff for ``resolved``, running ``git diff`` only when needed.
+
+    With ``parse``, git's output is read from a pipe in blocks, each written
+    to the cache entry, hashed and parsed as it comes (the parse overlaps
+    git); the head commit's tree is read for ``git check-attr`` meanwhile.
+    """
     name = cache_name(repo, resolved)
     if resolved.is_commit_pair:
         hit = cache.lookup(name)
@@ -132,11 +165,71 @@ def write_diff(
     # The sidecar first: whoever loads the new diff then asks git for its attributes.
     _write_sidecar(repo, resolved, str(cache.path_for(name)))
     args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
+    if parse:
+        return _write_streamed(repo, resolved, cache, name, args, progress)
     path = cache.write(
         name,
         lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
     )
     return _result(repo, resolved, str(path), cached=False)
+
+
+def _write_streamed(
+    repo: Repo,
+    resolved: ResolvedRange,
+    cache: DiffCache,
+    name: str,
+    args: list[str],
+    progress: Callable[[int], None] | None,
+) -> GitDiff:
+    # The attributes: the head's tree is read and then asked about each path
+    # as it is parsed, all while git diff runs.
+    index = CommitIndex(repo, resolved.head) if resolved.head is not None else None
+    attributes = StreamedCheckAttr(
+        repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
+    )
+    try:
+        parser = StreamParser(min_step=STREAM_BLOCK)
+        hasher = hashlib.sha256()
+        told = 0
+
+        def fill(fd: int) -> None:
+            def consume(block: bytes) -> None:
+                nonlocal told
+                _write_all(fd, block)
+                hasher.update(block)
+                parser.feed(block)
+                if parser.file_count > told:
+                    attributes.add(f.path for f in parser.files_since(told))
+                    told = parser.file_count
+                if progress is not None:
+                    progress(parser.size)
+
+            repo.git.stream(args, consume, block_size=STREAM_BLOCK, what="git diff")
+
+        done: list[ParsedDiff] = []
+        # As in build_review: the parse makes many long-lived objects and no cycles.
+        collect = gc.isenabled()
+        if collect:
+            gc.disable()
+        try:
+            path = cache.write(name, fill, meanwhile=lambda: done.append(parser.finish()))
+        finally:
+            if collect:
+                gc.enable()
+        parsed = done[0]
+        attributes.add(f.path for f in parsed.files[told:])
+    except BaseException:
+        attributes.close()
+        raise
+    streamed = StreamedDiff(parsed=parsed, digest=hasher.hexdigest(), attributes=attributes)
+    return replace(_result(repo, resolved, str(path), cached=False), streamed=streamed)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
