@@ -10,16 +10,19 @@ subclasses whose message says what to do next.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .diff.formatter import format_chunk, normalize_format
 from .diff.model import Chunk, Excluded, FileDiff, FileStatus
+from .diff.parser import parse_diff
 from .diff.patterns import PathPatterns
 from .diff.pipeline import LoadOptions, Progress, Review
-from .errors import FileNotInDiff, InvalidArgument
-from .paths import resolve_regular_file
+from .errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
+from .paths import fingerprint, resolve_regular_file
 from .sessions import Session, SessionStore, default_store
 
 # A response should stay under about 20k tokens (token ~ 4 characters).
@@ -35,7 +38,53 @@ def _store(store: SessionStore | None) -> SessionStore:
     return store if store is not None else default_store()
 
 
+# A large file is only read whole once its first MiB holds a diff (or a commit).
+SNIFF_ABOVE = 64 * 1024 * 1024
+SNIFF_BYTES = 1024 * 1024
+_SNIFFED_KEPT = 64
+_sniffed: OrderedDict[tuple[str, tuple[int, int, int, int, int]], None] = OrderedDict()
+_sniffed_lock = threading.Lock()
+
+
+def _refuse_large_non_diff(path: str) -> None:
+    """Refuse a large file whose head holds no diff, before reading all of it.
+
+    (A 2 GB disk image or log would otherwise be read and parsed whole just to
+    learn that it is not a diff.)
+    """
+    real, st = resolve_regular_file(path, what="diff file")
+    if st.st_size < SNIFF_ABOVE:
+        return
+    key = (real, fingerprint(st))
+    with _sniffed_lock:
+        if key in _sniffed:
+            return
+    try:
+        with open(real, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise PathError(
+            f"The diff file {path!r} cannot be read: {exc.strerror or exc}.",
+            suggestion="Check that it exists and is readable.",
+        ) from None
+    cut = head.rfind(b"\n") + 1
+    try:
+        parse_diff(head[:cut] if cut else head)
+    except NotADiffError:
+        raise NotADiffError(
+            f"{path!r} ({st.st_size:,} bytes) does not look like a diff: its first "
+            f"{SNIFF_BYTES // 1024} KiB hold no diff header ('diff --git', '--- a/file' + "
+            "'+++ b/file', '@@ ... @@') and no commit; it was not read further.",
+            suggestion="Pass the output of git diff, git log -p, git format-patch or diff -u.",
+        ) from None
+    with _sniffed_lock:
+        _sniffed[key] = None
+        while len(_sniffed) > _SNIFFED_KEPT:
+            _sniffed.popitem(last=False)
+
+
 def _session(path: str, store: SessionStore | None) -> Session:
+    _refuse_large_non_diff(path)
     return _store(store).get(path)
 
 
@@ -213,6 +262,7 @@ def load_diff(
         context_lines=context_lines,
         gitattributes_path=attrs,
     )
+    _refuse_large_non_diff(absolute_file_path)
     session = _store(store).get(absolute_file_path, options, reload_options=True, progress=progress)
     return _load_summary(session)
 

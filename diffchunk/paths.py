@@ -27,7 +27,22 @@ def expand(path: str) -> str:
             "The file path contains a NUL character.",
             suggestion="Pass the path exactly as it appears on disk.",
         )
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise PathError(
+            f"The path {path!r} contains characters that cannot be part of a file name "
+            "(unpaired surrogates).",
+            suggestion="Pass the path exactly as it appears on disk.",
+        ) from None
     expanded = os.path.expanduser(path.strip())
+    if expanded.startswith("~"):
+        user = expanded[1:].split("/", 1)[0]
+        raise PathError(
+            f"The path {path!r} starts with ~{user}, but there is no user {user!r} "
+            "(or no home directory) to expand it to.",
+            suggestion="Pass an absolute path such as /home/me/changes.diff.",
+        )
     if not os.path.isabs(expanded):
         raise PathError(
             f"The path {path!r} is relative; an absolute path is required.",

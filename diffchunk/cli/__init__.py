@@ -8,6 +8,7 @@ Subcommands live in one module each and only raise ``DiffchunkError``.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
@@ -63,6 +64,11 @@ def main() -> None:
       diffchunk review changes.diff --chunk 2    print chunk 2 exactly
       diffchunk mcp                              serve the MCP tools on stdio
     """
+    # File names that are not UTF-8 reach us as surrogate escapes: write their
+    # bytes back as they are (like ls) instead of failing in a strict locale.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="surrogateescape")
 
 
 # Subcommands (imported after `main` exists; each module defines one command/group).

@@ -7,20 +7,29 @@ with ``--json``, or a human summary otherwise.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from typing import Any
 
 import click
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, PathError
 from ..files import service
+from ..paths import resolve_regular_file
+from .params import SafePath
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _absolute(path: str) -> str:
-    """CLI paths may be relative: make them absolute for the core."""
-    return str(Path(path).expanduser().absolute())
+    """CLI paths may be relative: make them absolute for the core.
+
+    A blank path, or a ``~user`` that does not expand, is passed on as is so
+    the core names the real problem (instead of reading the current directory).
+    """
+    expanded = os.path.expanduser(path)
+    if not expanded.strip() or expanded.startswith("~"):
+        return path
+    return os.path.abspath(expanded)
 
 
 def _emit_json(data: dict[str, Any]) -> None:
@@ -56,7 +65,7 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def overview(path: str, as_json: bool) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
@@ -88,7 +97,7 @@ def overview(path: str, as_json: bool) -> None:
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=SafePath(dir_okay=False))
 @click.argument("pattern")
 @click.option("--exact", "exact", is_flag=True, help="Exact text (no fuzzy matching).")
 @click.option(
@@ -149,7 +158,7 @@ def search(
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--offset", "-o", default=1, show_default=True, help="First line (1-based).")
 @click.option("--limit", "-n", default=100, show_default=True, help="Lines to read.")
 @click.option("--pattern", "-p", default=None, help="Start at the line matching this text.")
@@ -179,6 +188,42 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
     _warnings(data)
 
 
+MAX_CHANGES_JSON = 64 * 1024 * 1024
+
+
+def _read_changes_file(path: str) -> str:
+    """The text of a --changes-json file: a regular UTF-8 file of bounded size.
+
+    (A FIFO would block and /dev/zero would never end: both are refused before
+    reading.)
+    """
+    real, st = resolve_regular_file(_absolute(path), what="changes file")
+    if st.st_size > MAX_CHANGES_JSON:
+        raise InvalidArgument(
+            f"{path} is {st.st_size:,} bytes; a changes file may hold at most "
+            f"{MAX_CHANGES_JSON // (1024 * 1024)} MB.",
+            suggestion="Split the changes into several files.",
+        )
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_CHANGES_JSON + 1)
+    except OSError as exc:
+        raise PathError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    if len(data) > MAX_CHANGES_JSON:
+        raise InvalidArgument(
+            f"{path} holds more than {MAX_CHANGES_JSON // (1024 * 1024)} MB.",
+            suggestion="Split the changes into several files.",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(
+            f"{path} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "it must hold a JSON list of changes.",
+            suggestion='Write a UTF-8 file like [{"search": "old", "replace": "new"}].',
+        ) from None
+
+
 def _changes_from(
     searches: tuple[str, ...], replaces: tuple[str, ...], changes_json: str | None
 ) -> list[dict[str, Any]]:
@@ -188,10 +233,10 @@ def _changes_from(
                 "--changes-json cannot be combined with --search/--replace.",
                 suggestion="Put every change in the JSON file.",
             )
-        raw = Path(changes_json).read_text(encoding="utf-8")
+        raw = _read_changes_file(changes_json)
         try:
             changes = json.loads(raw)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InvalidArgument(
                 f"{changes_json} is not valid JSON: {exc}.",
                 suggestion='Write a list like [{"search": "old", "replace": "new"}].',
@@ -211,14 +256,14 @@ def _changes_from(
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--search", "-s", "searches", multiple=True, help="Text to replace (repeatable).")
 @click.option(
     "--replace", "-r", "replaces", multiple=True, help="Replacement (pairs with --search)."
 )
 @click.option(
     "--changes-json",
-    type=click.Path(dir_okay=False, exists=True),
+    metavar="FILE",
     help='JSON file: [{"search": ..., "replace": ..., "fuzzy": ...}].',
 )
 @click.option("--exact", is_flag=True, help="No fuzzy matching of the search texts.")
@@ -263,7 +308,7 @@ def edit(
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--backup-id", default=None, help="Backup to restore (default: the latest).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def revert(path: str, backup_id: str | None, as_json: bool) -> None:

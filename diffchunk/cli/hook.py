@@ -10,13 +10,14 @@ import click
 from ..errors import DiffchunkError
 from ..git import hook as core
 from ..git.repo import Repo
+from .params import SafePath
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 _repo_option = click.option(
     "--repo",
     "repo_path",
-    type=click.Path(file_okay=False),
+    type=SafePath(file_okay=False),
     metavar="PATH",
     help="The repository (default: the current directory).",
 )

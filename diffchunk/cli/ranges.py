@@ -20,7 +20,8 @@ def is_diff_file(target: str | None, staged: bool) -> bool:
     """An existing path is a diff file; anything else (or ``--staged``) is a range."""
     if target is None or staged:
         return False
-    return os.path.exists(os.path.expanduser(target))
+    # lexists: a dangling link or a link loop is a (broken) file, not a range name.
+    return os.path.lexists(os.path.expanduser(target))
 
 
 def load_range(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,9 @@ import click
 from .. import diff_tools as core
 from ..diff.formatter import FORMATS, format_chunk
 from ..diff.pipeline import MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
+from ..errors import PathError
 from . import ranges
+from .params import SafePath
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FILES_COLUMN = 64
@@ -138,22 +142,56 @@ def _json_overview(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str
 _CHUNK_FILE = re.compile(r"chunk-\d{4,}\.diff")
 
 
+def _write_file(out_dir: Path, name: str, data: bytes) -> None:
+    """Write ``out_dir/name`` through a temporary file renamed over it.
+
+    The rename replaces whatever has that name (a symlink included) instead of
+    writing through it, so a planted link cannot send the output elsewhere.
+    """
+    tmp = out_dir / f".{name}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, 0o666)
+    except OSError as exc:
+        raise PathError(
+            f"Cannot write in {out_dir}: {exc.strerror or exc}.",
+            suggestion="Pass a directory you can write to.",
+        ) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, out_dir / name)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise PathError(
+            f"Cannot write {out_dir / name}: {exc.strerror or exc}.",
+            suggestion="Remove it, or pass another --out directory.",
+        ) from None
+
+
 def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.iterdir():
-        if _CHUNK_FILE.fullmatch(old.name) and old.is_file():
-            old.unlink()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for old in out_dir.iterdir():
+            # Chunk files of an earlier run (or links with their names) go.
+            if _CHUNK_FILE.fullmatch(old.name) and (old.is_symlink() or old.is_file()):
+                old.unlink()
+    except OSError as exc:
+        raise PathError(
+            f"Cannot use {out_dir} as the output directory: {exc.strerror or exc}.",
+            suggestion="Pass a directory you can write to.",
+        ) from None
     total = overview["total_chunks"]
     width = max(4, len(str(total)))
     entries = []
     for entry in overview["chunks"]:
         name = f"chunk-{entry['chunk']:0{width}d}.diff"
-        (out_dir / name).write_bytes(core.get_chunk_bytes(diff_path, entry["chunk"]))
+        _write_file(out_dir, name, core.get_chunk_bytes(diff_path, entry["chunk"]))
         entries.append({**entry, "file": name})  # the listing entries are shared: copy
     index = {**overview, "chunks": entries}
-    (out_dir / "index.json").write_text(
-        json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    text = json.dumps(index, indent=2, ensure_ascii=False) + "\n"
+    _write_file(out_dir, "index.json", text.encode("utf-8"))
     return int(total)
 
 
@@ -168,7 +206,7 @@ def _write_bytes(data: bytes) -> None:
 @click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False)
 @click.option(
     "--repo",
-    type=click.Path(file_okay=False),
+    type=SafePath(file_okay=False),
     metavar="PATH",
     help="Repository of RANGE (default: the current directory).",
 )
@@ -193,7 +231,7 @@ def _write_bytes(data: bytes) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=SafePath(file_okay=False, path_type=Path),
     help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
 )
 @click.option(
@@ -227,7 +265,7 @@ def _write_bytes(data: bytes) -> None:
 )
 @click.option(
     "--gitattributes",
-    type=click.Path(exists=True, dir_okay=False),
+    type=SafePath(exists=True, dir_okay=False),
     metavar="FILE",
     help="Apply this .gitattributes file (linguist-generated, linguist-vendored...).",
 )

@@ -295,7 +295,15 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
     data: Buffer
     try:
         if size == 0:
-            data = b""
+            # Empty, or a pseudo-file (/proc, /sys) whose size stat does not know.
+            with open(real, "rb") as fh:
+                data = fh.read(SMALL_FILE + 1)
+            if len(data) > SMALL_FILE:
+                raise FileToolError(
+                    f"{real} reports a size of 0 but streams more than "
+                    f"{SMALL_FILE // (1024 * 1024)} MB; it is a special file.",
+                    suggestion="Copy the part you need to a regular file and pass that path.",
+                )
         elif size <= SMALL_FILE:
             with open(real, "rb") as fh:
                 data = fh.read()
@@ -333,7 +341,7 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
     return FileVersion(
         realpath=real,
         stat=st,
-        size=st.st_size,
+        size=st.st_size or len(data),
         encoding=encoding,
         bom=bom,
         newline=newline,

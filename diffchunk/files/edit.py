@@ -164,6 +164,12 @@ class _Snapshot:
 
     def _prepare(self) -> None:
         st = self.version.stat
+        if st.st_size == 0 and self.version.size:
+            raise FileToolError(
+                f"{self.realpath} reports a size of 0 but has content: it is a special "
+                "file (such as /proc or /sys) and cannot be edited.",
+                suggestion="Edit a regular file.",
+            )
         self.stat = st
         self.size = st.st_size
         self.bom = self.version.bom

@@ -374,6 +374,13 @@ class _Region:
         )
 
 
+MAX_FUZZY_CHARS = 64 * 1024
+"""Longest search text matched fuzzily (comparisons cost the product of the lengths)."""
+
+_LENGTH_FILTER_ABOVE = 48
+"""Anchor lines longer than this are only compared with lines of similar length."""
+
+
 def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, float]:
     """Window starts worth scoring, with a prior (best per-line similarity)."""
     n = len(search_norm)
@@ -384,8 +391,16 @@ def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, fl
     anchors = [j for j in order if search_norm[j]][:3]
     starts: dict[int, float] = {}
     for j in anchors:
+        anchor = search_norm[j]
+        choices: list[str] | dict[int, str] = region.norm
+        if len(anchor) > _LENGTH_FILTER_ABOVE:
+            # ratio >= 50 needs the shorter text to be at least a third of the
+            # longer: skip lines that cannot reach it instead of scoring them
+            # (each comparison costs the product of the lengths).
+            low, high = len(anchor) / 3, len(anchor) * 3
+            choices = {i: line for i, line in enumerate(region.norm) if low <= len(line) <= high}
         for _, score, i in process.extract(
-            search_norm[j], region.norm, scorer=fuzz.ratio, score_cutoff=50, limit=_PREFILTER_LIMIT
+            anchor, choices, scorer=fuzz.ratio, score_cutoff=50, limit=_PREFILTER_LIMIT
         ):
             for s in (i - j - 1, i - j, i - j + 1):
                 if 0 <= s < total and starts.get(s, -1.0) < score:
@@ -442,6 +457,14 @@ def fuzzy_search(
     Accepts the best window when its score reaches ``threshold`` and no other,
     non-overlapping window is nearly as close (see :func:`is_ambiguous`).
     """
+    if len(search) > MAX_FUZZY_CHARS:
+        return FuzzyOutcome(
+            None,
+            (),
+            f"Search text not found, and at {len(search):,} characters it is too long for "
+            f"fuzzy matching (up to {MAX_FUZZY_CHARS:,}): copy the exact text, or search "
+            "for a shorter, distinctive part.",
+        )
     search_lines = search.split("\n")
     if search.endswith("\n"):
         search_lines.pop()

@@ -47,8 +47,21 @@ from .lineindex import Window, skip_lines
 REGEX_TIME_BUDGET = 2.0
 """Seconds a regex search may spend on one window (16 MB) before it is stopped."""
 
+REGEX_MIN_BUDGET = 0.5
+"""Seconds allowed for any window, however small; larger windows get a share of
+:data:`REGEX_TIME_BUDGET` in proportion to their size (a few KB of text that
+takes half a second is backtracking, and the whole call stays well under 2 s)."""
+
+_BUDGET_WINDOW = 16 * 1024 * 1024
+
 FUZZY_CUTOFF = 80.0
 """Lowest rapidfuzz ``partial_ratio`` (0-100) a fuzzy result may have."""
+
+FUZZY_TIME_BUDGET = 10.0
+"""Seconds a fuzzy scan may take; then it stops and reports the lines it covered."""
+
+_FUZZY_CHECK_EVERY = 4096
+"""Candidate lines scored between two looks at the clock."""
 
 SHORT_PATTERN = 6
 SHORT_CUTOFF = 75.0
@@ -77,6 +90,8 @@ class Found:
     hits: list[Hit]
     total: int
     timed_out: bool = False
+    stopped_line: int | None = None
+    """With ``timed_out``: the scan covered the lines before this one."""
 
 
 class _Matcher:
@@ -187,12 +202,16 @@ class _Deadline:
     """
 
     def __init__(self, seconds: float) -> None:
+        self.budget = seconds
         self.seconds = seconds
         self.started = time.monotonic()
         self.armed = False
 
-    def restart(self) -> None:
-        """Start a new window's budget."""
+    def restart(self, length: int | None = None) -> None:
+        """Start a new window's budget (scaled to the window's ``length`` in bytes)."""
+        if length is not None:
+            share = self.budget * min(1.0, length / _BUDGET_WINDOW)
+            self.seconds = max(min(REGEX_MIN_BUDGET, self.budget), share)
         self.started = time.monotonic()
         if self.armed:
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
@@ -421,7 +440,7 @@ def count_matching_lines(
         with deadline.alarm() if deadline else _nullcontext():
             for _base, buf, length in version.windows():
                 if deadline:
-                    deadline.restart()
+                    deadline.restart(length)
                 if invert:
                     lines += buf.count(b"\n", 0, length)
                     if length and buf[length - 1] != 10:
@@ -436,7 +455,7 @@ def count_matching_lines(
                 if deadline:
                     deadline.check()
     except _Timeout:
-        raise _timeout_error(pattern, REGEX_TIME_BUDGET) from None
+        raise _timeout_error(pattern, deadline.seconds if deadline else REGEX_TIME_BUDGET) from None
     return lines - total if invert else total
 
 
@@ -470,7 +489,7 @@ def search_lines(
                 if len(hits) >= limit and not need_total:
                     break
                 if deadline:
-                    deadline.restart()
+                    deadline.restart(length)
                 hay = matcher.prepare(buf, length)
                 if len(hits) >= limit:
                     # Only the total is still needed: count as fast as possible.
@@ -510,7 +529,7 @@ def search_lines(
                     deadline.check()
                 line_base += buf.count(b"\n", 0, length)
     except _Timeout:
-        raise _timeout_error(pattern, REGEX_TIME_BUDGET) from None
+        raise _timeout_error(pattern, deadline.seconds if deadline else REGEX_TIME_BUDGET) from None
     return Found(hits, total)
 
 
@@ -571,6 +590,8 @@ def _pieces(pattern: str, sample: bytes, encoding: str) -> list[bytes]:
         pieces = [p for p in pieces if p.strip()]
         if len(pieces) < count:
             continue
+        # A repetitive pattern ("qqqq...") cuts into equal pieces: look for each once.
+        pieces = list(dict.fromkeys(pieces))
         cost = sum(sample.count(p) for p in pieces)
         if count == 2:
             # Two pieces: one transposition across the cut breaks both, so
@@ -582,14 +603,27 @@ def _pieces(pattern: str, sample: bytes, encoding: str) -> list[bytes]:
     return best
 
 
-def _candidate_lines(hay: Window, length: int, pieces: list[bytes]) -> list[int]:
-    """Sorted start offsets of lines of ``hay`` holding any of ``pieces``."""
+def _candidate_lines(
+    hay: Window, length: int, pieces: list[bytes], deadline: float | None = None
+) -> list[int] | None:
+    """Sorted start offsets of lines of ``hay`` holding any of ``pieces``.
+
+    ``None`` when ``deadline`` (a ``time.monotonic()`` value) passes first.
+    """
     starts: set[int] = set()
     find = hay.find
     rfind = hay.rfind
+    found = 0
     for piece in pieces:
         pos = find(piece, 0, length)
         while pos >= 0:
+            found += 1
+            if (
+                deadline is not None
+                and not found % _FUZZY_CHECK_EVERY
+                and time.monotonic() > deadline
+            ):
+                return None
             starts.add(rfind(b"\n", 0, pos) + 1)
             end = find(b"\n", pos, length)
             if end < 0:
@@ -623,7 +657,17 @@ def fuzzy_search(
     window_lines: list[int] = []
     line_base = 1
     scorer = fuzz.partial_ratio
+    # A line much shorter than the pattern cannot be that similar to all of it
+    # (partial_ratio would align the line inside the pattern and score it 100):
+    # with n pattern characters a line needs n * c / (200 - c) of them to reach
+    # cutoff c.  Line bytes >= line characters, so the byte length is a safe test.
+    shortest_line = int(len(needle.strip()) * cutoff / (200.0 - cutoff))
+    deadline = time.monotonic() + FUZZY_TIME_BUDGET
+    stopped_line: int | None = None  # where a scan over its time budget stopped
     for base, buf, length in version.windows():
+        if time.monotonic() > deadline:
+            stopped_line = line_base
+            break
         window_starts.append(base)
         window_lines.append(line_base)
         hay = buf[:length].lower()
@@ -632,9 +676,18 @@ def fuzzy_search(
             if not pieces:
                 return Found([], 0)
         find = hay.find
-        for start in _candidate_lines(hay, length, pieces):
+        candidates = _candidate_lines(hay, length, pieces, deadline)
+        if candidates is None:
+            stopped_line = line_base
+            break
+        for seen, start in enumerate(candidates):
+            if seen % _FUZZY_CHECK_EVERY == _FUZZY_CHECK_EVERY - 1 and time.monotonic() > deadline:
+                stopped_line = line_base + hay.count(b"\n", 0, start)
+                break
             end = find(b"\n", start, length)
             raw = hay[start : end if end >= 0 else length]
+            if len(raw.rstrip()) < shortest_line:
+                continue
             if exact_needle and exact_needle in raw:
                 score = 100.0
             else:
@@ -647,6 +700,8 @@ def fuzzy_search(
                 heapq.heappush(heap, item)
             elif item > heap[0]:
                 heapq.heapreplace(heap, item)
+        if stopped_line is not None:
+            break
         line_base += hay.count(b"\n")
     hits = []
     for score, neg_offset in sorted(heap, reverse=True):
@@ -655,7 +710,11 @@ def fuzzy_search(
         line = window_lines[i] + version.data[window_starts[i] : offset].count(b"\n")
         kind = "exact" if score >= 100.0 else "fuzzy"
         hits.append(Hit(offset, line, round(score / 100.0, 4), kind))
-    return Found(hits, total)
+    found = Found(hits, total)
+    if stopped_line is not None:
+        found.timed_out = True
+        found.stopped_line = stopped_line
+    return found
 
 
 def best_line(version: FileVersion, pattern: str) -> Hit | None:

@@ -28,6 +28,8 @@ from .read import (
     read_tail,
 )
 from .search import (
+    FUZZY_TIME_BUDGET,
+    Found,
     Hit,
     best_line,
     build_matcher,
@@ -373,7 +375,9 @@ def search_content(
         if context_lines != 3:
             warnings.append("context_lines ignored with count_only=True.")
         if fuzzy:
-            count = fuzzy_search(version, pattern, limit=1).total
+            fuzzy_found = fuzzy_search(version, pattern, limit=1)
+            count = fuzzy_found.total
+            _fuzzy_time_warning(fuzzy_found, warnings)
         else:
             matcher = build_matcher(version, pattern, regex=regex, case_sensitive=case_sensitive)
             count = count_matching_lines(version, matcher, invert=invert, pattern=pattern)
@@ -388,6 +392,7 @@ def search_content(
         context_lines = MAX_CONTEXT_LINES
     if fuzzy:
         found = fuzzy_search(version, pattern, limit=max_results)
+        _fuzzy_time_warning(found, warnings)
     else:
         matcher = build_matcher(version, pattern, regex=regex, case_sensitive=case_sensitive)
         fast = (
@@ -405,9 +410,18 @@ def search_content(
             )
     outline = _outline(version)
     submatch = _submatcher(pattern, regex=regex, case_sensitive=case_sensitive, fuzzy=fuzzy)
-    results = [
-        _result(version, hit, context_lines, outline, submatch, invert) for hit in found.hits
-    ]
+    results: list[dict[str, Any]] = []
+    size = 0
+    for hit in found.hits:
+        item = _result(version, hit, context_lines, outline, submatch, invert)
+        size += _result_chars(item)
+        if results and size > MAX_CONTENT_CHARS:
+            warnings.append(
+                f"Results stopped at about {MAX_CONTENT_CHARS} characters; lower "
+                "context_lines or narrow the pattern to see the others."
+            )
+            break
+        results.append(item)
     out: dict[str, Any] = {
         "results": results,
         "total_matches": found.total,
@@ -426,6 +440,21 @@ def search_content(
         )
     out["warnings"] = warnings
     return out
+
+
+def _fuzzy_time_warning(found: Found, warnings: list[str]) -> None:
+    if found.timed_out:
+        warnings.append(
+            f"Fuzzy search stopped after {FUZZY_TIME_BUDGET:g}s at line {found.stopped_line}: "
+            "results and counts cover the lines before it only. Use fuzzy=False (exact or "
+            "regex) to search the whole file."
+        )
+
+
+def _result_chars(item: dict[str, Any]) -> int:
+    """About how many characters a search result adds to the reply."""
+    lines = item["context_before"] + item["context_after"]
+    return len(item["match"]) + sum(len(line) + 4 for line in lines) + 200
 
 
 def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> Any:
@@ -511,6 +540,9 @@ def read_content(
         )
     if pattern is not None and pattern == "":
         pattern = None
+    # Every line costs at least one character: more never fit in one reply, and
+    # reading them (limit=10**9) would only take time.
+    span = min(limit, MAX_CONTENT_CHARS + 1)
     version = open_text_version(absolute_file_path)
     warnings: list[str] = []
     extra: dict[str, Any] = {}
@@ -519,7 +551,7 @@ def read_content(
             warnings.append(f"pattern ignored in {mode} mode.")
         if offset != 1:
             warnings.append(f"offset ignored in {mode} mode.")
-        lines = read_head(version, limit) if mode == "head" else read_tail(version, limit)
+        lines = read_head(version, span) if mode == "head" else read_tail(version, span)
         total = known_total(version)
         if total is None and mode == "head":
             warnings.append(
@@ -560,7 +592,7 @@ def read_content(
                 else "no outline for this file type"
             )
             warnings.append(f"semantic mode fell back to lines: {reason}.")
-            lines = read_lines(version, target, limit)
+            lines = read_lines(version, target, span)
         else:
             first = item.line_number
             count = item.end_line - item.line_number + 1
@@ -583,7 +615,7 @@ def read_content(
             item.end_line if item is not None else total
         )
         return _read_result(version, lines, total, mode, truncated, warnings, extra)
-    lines = read_lines(version, target, limit)
+    lines = read_lines(version, target, span)
     truncated = lines.end_line is not None and lines.end_line < total
     return _read_result(version, lines, total, mode, truncated, warnings, extra)
 

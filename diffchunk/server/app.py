@@ -11,8 +11,9 @@ from typing import Any
 import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 
 from .. import __version__
 from ..diff.pipeline import Progress
@@ -47,7 +48,133 @@ logger = logging.getLogger(__name__)
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
-app: MCPServer = MCPServer("diffchunk", instructions=INSTRUCTIONS, version=__version__)
+SHOWN_INPUT_CHARS = 60
+
+
+def _kind(prop: dict[str, Any]) -> str:
+    """A parameter's JSON type as a word ("integer", "string or null"...)."""
+    if "type" in prop:
+        return str(prop["type"])
+    kinds = [str(p.get("type")) for p in prop.get("anyOf", []) if p.get("type")]
+    return " or ".join(kinds) if kinds else "value"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    if len(text) > SHOWN_INPUT_CHARS:
+        text = text[:SHOWN_INPUT_CHARS] + f"... ({len(text)} characters)"
+    return f"{text} ({type(value).__name__})"
+
+
+def parameters_help(schema: dict[str, Any]) -> str:
+    """``name (type, required), ...`` for every parameter of a tool."""
+    required = set(schema.get("required", []))
+    return ", ".join(
+        f"{name} ({_kind(prop)}{', required' if name in required else ''})"
+        for name, prop in schema.get("properties", {}).items()
+    )
+
+
+def check_arguments(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Refuse what schema validation lets through: unknown names, booleans for integers.
+
+    (A boolean is an integer to the validator, so ``chunk_number=true`` would
+    silently mean chunk 1.)
+    """
+    props: dict[str, Any] = schema.get("properties", {})
+    unknown = sorted(k for k in arguments if k not in props)
+    if unknown:
+        raise ToolError(
+            f"Error executing tool {name}: unknown parameter(s) {', '.join(unknown)}. "
+            f"{name} takes: {parameters_help(schema) or 'no parameters'}."
+        )
+    for key, value in arguments.items():
+        kinds = _kind(props[key]).split(" or ")
+        if isinstance(value, bool) and "integer" in kinds and "boolean" not in kinds:
+            raise ToolError(
+                f"Error executing tool {name}: invalid argument {key}: expected an integer, "
+                f"got {_shown(value)}."
+            )
+
+
+def validation_message(name: str, schema: dict[str, Any], error: ValidationError) -> str:
+    """A short, readable account of arguments that failed the input schema."""
+    props: dict[str, Any] = schema.get("properties", {})
+    problems = []
+    for item in error.errors()[:5]:
+        loc = ".".join(str(part) for part in item["loc"]) or "arguments"
+        top = str(item["loc"][0]) if item["loc"] else ""
+        if item["type"] == "missing":
+            kind = f" ({_kind(props[top])})" if top in props and len(item["loc"]) == 1 else ""
+            problems.append(f"{loc} is required{kind}")
+        else:
+            problems.append(f"{loc}: {item['msg']}, got {_shown(item['input'])}")
+    more = error.error_count() - len(problems)
+    tail = f" (and {more} more)" if more > 0 else ""
+    return (
+        f"Error executing tool {name}: invalid argument(s): {'; '.join(problems)}{tail}. "
+        f"{name} takes: {parameters_help(schema)}."
+    )
+
+
+def encodable(text: str) -> bool:
+    """Whether ``text`` can be sent as UTF-8 (no unpaired surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """``text`` with unpaired surrogates written as ``\\udcff`` escapes.
+
+    File names with bytes that are not UTF-8 come back from the OS as such
+    surrogates; the JSON-RPC layer cannot encode them and would drop the reply.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class DiffchunkServer(MCPServer[Any]):
+    """The SDK's server with clearer messages for malformed tool calls.
+
+    Arguments are checked for unknown names and booleans passed as integers;
+    schema validation failures are reported per parameter without the
+    validator's boilerplate; a crash names its exception type (the traceback
+    goes to the server log) instead of the bare "Error executing tool".
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        schema = tool.parameters if tool is not None else {}
+        if tool is not None:
+            check_arguments(name, schema, arguments)
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            cause = exc.__cause__
+            kind = type(cause).__name__ if cause is not None else "error"
+            raise UnexpectedToolError(
+                f"Error executing tool {name}: unexpected {kind} (a bug in diffchunk; the "
+                "server log has the traceback, DIFFCHUNK_DEBUG=1 shows it)."
+            ) from cause
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(validation_message(name, schema, exc.__cause__)) from exc.__cause__
+            text = str(exc)
+            if not encodable(text):
+                raise ToolError(printable(text)) from exc
+            raise
+        if isinstance(result, CallToolResult):
+            for i, block in enumerate(result.content):
+                if isinstance(block, TextContent) and not encodable(block.text):
+                    result.content[i] = block.model_copy(update={"text": printable(block.text)})
+        return result
+
+
+app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, version=__version__)
 
 
 @contextmanager

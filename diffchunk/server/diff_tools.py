@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context
 
 from .. import diff_tools as core
 from ..diff.pipeline import Progress
-from .app import READ_ONLY, app, run_with_progress, to_json, tool_errors
+from .app import READ_ONLY, app, printable, run_with_progress, to_json, tool_errors
 
 logger = logging.getLogger(__name__)
 
@@ -156,4 +156,4 @@ def get_current_overview() -> str:
     mime_type="application/json",
 )
 def current_overview() -> str:
-    return json.dumps(core.get_current_overview(), ensure_ascii=False, indent=2)
+    return printable(json.dumps(core.get_current_overview(), ensure_ascii=False, indent=2))
