@@ -8,6 +8,7 @@ Subcommands live in one module each and only raise ``DiffchunkError``.
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import sys
@@ -22,8 +23,31 @@ from ..errors import DiffchunkError
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+# Subcommands, imported on first use: `diffchunk review` does not pay for the
+# file tools' or the hook's imports.  Each module defines one command/group.
+SUBCOMMANDS: dict[str, str] = {
+    "cache": "diffchunk.cli.cache",
+    "file": "diffchunk.cli.file",
+    "hook": "diffchunk.cli.hook",
+    "mcp": "diffchunk.cli.mcp",
+    "review": "diffchunk.cli.review",
+}
+
+
 class DiffchunkGroup(click.Group):
-    """A click group that turns exceptions into the documented exit codes."""
+    """A click group that loads subcommands lazily and maps exceptions to exit codes."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *SUBCOMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in SUBCOMMANDS:
+            module = importlib.import_module(SUBCOMMANDS[cmd_name])
+            command = getattr(module, cmd_name)
+            assert isinstance(command, click.Command)
+            self.add_command(command, cmd_name)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -71,17 +95,4 @@ def main() -> None:
             stream.reconfigure(errors="surrogateescape")
 
 
-# Subcommands (imported after `main` exists; each module defines one command/group).
-from .cache import cache  # noqa: E402
-from .file import file  # noqa: E402
-from .hook import hook  # noqa: E402
-from .mcp import mcp  # noqa: E402
-from .review import review  # noqa: E402
-
-main.add_command(review)
-main.add_command(mcp)
-main.add_command(hook)
-main.add_command(file)
-main.add_command(cache)
-
-__all__ = ["CONTEXT_SETTINGS", "DiffchunkGroup", "main"]
+__all__ = ["CONTEXT_SETTINGS", "SUBCOMMANDS", "DiffchunkGroup", "main"]
