@@ -239,3 +239,11 @@ def test_refused_range_is_a_git_error() -> None:
     with pytest.raises(RefusedRange):
         parse_range("--output=x")
     assert issubclass(RefusedRange, GitError)
+
+
+def test_git_killed_by_a_signal_is_named() -> None:
+    from diffchunk.git.runner import command_failed
+
+    assert "SIGXFSZ" in str(command_failed("git diff", -25, b""))
+    assert "SIGKILL" in str(command_failed("git diff", -9, b""))
+    assert "exit status 2" in str(command_failed("git diff", 2, b""))

@@ -30,7 +30,9 @@
   mode copied, fsynced) and renamed over it; the directory is fsynced.  A
   symlink is followed: its target is edited and the link kept.  Hard links
   to the file are not kept (the path gets a new inode).  A file changed by
-  another program between reading and renaming is not overwritten.
+  another program between reading and renaming is not overwritten.  A
+  temporary file that a killed edit left is removed by the next write of the
+  same file (under its lock).
 - Large files stream: bytes are searched in bounded windows and the output
   is assembled with ``copy_file_range`` around the replaced spans.
 
@@ -583,8 +585,38 @@ def _range(start: int, length: int) -> str:
 # -------------------------------------------------------------------- write
 
 
+_TEMP_STEM_BYTES = 150
+
+
+def _remove_stale_temps(directory: str, base: str) -> None:
+    """Delete temporary files that an edit of ``base`` killed mid-write left behind.
+
+    Runs under the file's edit lock, so no live edit of this file has one.
+    Only when the name is shorter than the stem limit: a longer name's stem
+    could be shared with another file's temporaries.
+    """
+    stem = os.fsencode(base)
+    if len(stem) >= _TEMP_STEM_BYTES:
+        return
+    prefix = b"." + stem + b".diffchunk-"
+    try:
+        names = os.listdir(os.fsencode(directory))
+    except OSError:
+        return
+    for name in names:
+        rest = name[len(prefix) :]
+        if (
+            name.startswith(prefix)
+            and len(rest) == 12
+            and rest.endswith(b".tmp")
+            and all(c in b"0123456789abcdef" for c in rest[:8])
+        ):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(os.fsencode(directory), name))
+
+
 def _create_temp(directory: str, base: str) -> tuple[int, str]:
-    stem = os.fsencode(base)[:150]
+    stem = os.fsencode(base)[:_TEMP_STEM_BYTES]
     stem_text = os.fsdecode(stem)
     while True:
         path = os.path.join(directory, f".{stem_text}.diffchunk-{secrets.token_hex(4)}.tmp")
@@ -660,6 +692,7 @@ class _TempFile:
     def __init__(self, realpath: str, st: os.stat_result) -> None:
         self.realpath = realpath
         self.directory = os.path.dirname(realpath)
+        _remove_stale_temps(self.directory, os.path.basename(realpath))
         try:
             self.fd, self.path = _create_temp(self.directory, os.path.basename(realpath))
         except OSError as exc:

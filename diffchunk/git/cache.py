@@ -3,7 +3,8 @@
 Location: ``$DIFFCHUNK_CACHE_DIR``, else ``$XDG_CACHE_HOME/diffchunk``, else
 ``~/.cache/diffchunk``.  Entries are written to a temporary file in the same
 directory, flushed with ``fsync`` and renamed into place, so a reader never
-sees a half-written entry; a failed write leaves nothing behind.  The cache is
+sees a half-written entry; a failed write leaves nothing behind (a write
+error such as a full disk raises :class:`GitError`).  The cache is
 bounded: after each write the least recently used entries beyond
 ``max_entries`` files or ``max_bytes`` bytes are removed (a cache hit
 refreshes an entry's mtime).
@@ -81,6 +82,16 @@ def _fsync_during(fd: int, work: Callable[[], None]) -> None:
         raise failed[0]
 
 
+def _write_error(directory: Path, exc: OSError) -> GitError:
+    """A failed write of a cache entry (disk full, file size limit, read-only)."""
+    return GitError(
+        f"Cannot write the diff to the cache directory {directory}: "
+        f"{exc.strerror or exc}; nothing was cached.",
+        suggestion="Free some space, or set DIFFCHUNK_CACHE_DIR to a writable directory "
+        "with room for the diff, then retry.",
+    )
+
+
 @dataclass(frozen=True)
 class CacheStats:
     path: str
@@ -138,7 +149,10 @@ class DiffCache:
         flushed to disk (``fsync`` in a thread), before the entry appears.
         """
         directory = self.ensure()
-        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)
+        except OSError as exc:
+            raise _write_error(directory, exc) from None
         final = self.path_for(name)
         try:
             try:
@@ -151,9 +165,11 @@ class DiffCache:
                 os.close(fd)
             os.chmod(tmp, 0o600)
             os.replace(tmp, final)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise _write_error(directory, exc) from None
             raise
         self.prune(keep=final)
         return final

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -301,9 +302,22 @@ def _grow_pipe(fd: int, size: int) -> None:
 _MAX_MESSAGE_LINES = 6
 
 
+def _exit_status(returncode: int) -> str:
+    """``exit status N``, or the signal that killed git (a negative returncode)."""
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    if name == "SIGXFSZ":
+        return "killed by SIGXFSZ: the output exceeded the file size limit (ulimit -f)"
+    return f"killed by {name}"
+
+
 def command_failed(what: str, returncode: int, stderr: bytes) -> GitError:
     """A :class:`GitError` quoting git's own message, with advice for common cases."""
-    message = _decode(stderr) or f"exit status {returncode}"
+    message = _decode(stderr) or _exit_status(returncode)
     lines = message.splitlines()
     if len(lines) > _MAX_MESSAGE_LINES:
         message = "\n".join([*lines[:_MAX_MESSAGE_LINES], "..."])

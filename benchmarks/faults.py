@@ -1,0 +1,378 @@
+"""Fault runs for the file edits: SIGKILL mid-edit and concurrent writers.
+
+    python -m benchmarks.faults [--kills 100] [--size-mb 50] [--seed 1234]
+                                [--writers 2,8] [--edits 100] [--dir DIR]
+
+``--kills N``: a child process edits a ~50 MB file over and over (flipping a
+marker line between two known contents, A and B) and is killed with SIGKILL
+at a random moment within the measured edit time.  After each kill the file
+must be byte-identical to A or B, every backup the child reported must exist,
+be listed and hold exactly the content it saved, and the next edit must
+succeed (leftover temporary files may not get in its way).
+
+``--writers P --edits E``: P processes each bump their own counter line E
+times in one shared file: no update lost, the file intact, one distinct
+complete backup per edit.
+
+Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
+The suite (``tests/test_faults.py``) runs the same code with fewer rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = 1234
+MARKER = "\nstate: {}\n"
+
+
+def _other(state: str) -> str:
+    return "B" if state == "A" else "A"
+
+
+def make_contents(size: int) -> tuple[bytes, bytes]:
+    """Two ~``size``-byte contents that differ only in their marker line."""
+    line_count = max(size // 48, 2)
+    body = b"".join(
+        b"%08d payload payload payload payload payload\n" % i for i in range(line_count)
+    )
+    half = body.index(b"\n", len(body) // 2) + 1
+    a = body[:half] + b"state: A\n" + body[half:]
+    b = body[:half] + b"state: B\n" + body[half:]
+    return a, b
+
+
+def _flip(path: str, state: str) -> dict[str, object]:
+    from diffchunk.files.edit import edit_content
+
+    marker = MARKER.format(state)
+    flipped = MARKER.format(_other(state))
+    return edit_content(path, [{"search": marker, "replace": flipped}], fuzzy=False, preview=False)
+
+
+def child(path: str, state: str) -> None:
+    """Flip the marker forever; after each edit print the backup and what it saved."""
+    from diffchunk.files import edit  # noqa: F401  (imported before "ready")
+
+    print("ready", flush=True)
+    while True:
+        result = _flip(path, state)
+        if not result["success"]:
+            print(json.dumps({"error": result}), flush=True)
+            sys.exit(1)
+        print(json.dumps({"backup": result["backup_created"], "of": state}), flush=True)
+        state = _other(state)
+
+
+@dataclass
+class Outcome:
+    passed: int = 0
+    failed: int = 0
+    messages: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def check(self, ok: bool, message: str) -> None:
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            self.messages.append(message)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_sha(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(8 * 1024 * 1024):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _temps(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if ".diffchunk-" in p.name)
+
+
+def _backup_orphans(root: Path) -> list[str]:
+    """Backup data without metadata, or temporary pieces, in ``root``."""
+    names = {p.name for p in root.iterdir() if p.is_file()}
+    return sorted(
+        name
+        for name in names
+        if name.endswith((".tmp", ".link"))
+        or (not name.endswith(".json") and name + ".json" not in names)
+    )
+
+
+def sigkill_rounds(
+    workdir: Path, kills: int, *, size: int = 50 * 1024 * 1024, seed: int = SEED
+) -> Outcome:
+    """Kill an editing child ``kills`` times; check the file and backups after each."""
+    from diffchunk.files.backups import backups_for, read_metadata
+
+    rng = random.Random(seed)
+    outcome = Outcome()
+    target_dir = workdir / "target"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / "big.log"
+    content_a, content_b = make_contents(size)
+    shas = {"A": _sha(content_a), "B": _sha(content_b)}
+    target.write_bytes(content_a)
+    del content_a, content_b
+    env = dict(os.environ)
+    env["DIFFCHUNK_BACKUP_DIR"] = str(workdir / "backups")
+    env["DIFFCHUNK_BACKUP_KEEP"] = "12"
+    env["PYTHONPATH"] = str(REPO)
+    saved_env = {k: os.environ.get(k) for k in ("DIFFCHUNK_BACKUP_DIR", "DIFFCHUNK_BACKUP_KEEP")}
+    os.environ["DIFFCHUNK_BACKUP_DIR"] = env["DIFFCHUNK_BACKUP_DIR"]
+    os.environ["DIFFCHUNK_BACKUP_KEEP"] = env["DIFFCHUNK_BACKUP_KEEP"]
+    try:
+        # Measure one edit in this process: the kill delays are drawn from it.
+        started = time.perf_counter()
+        first = _flip(str(target), "A")
+        duration = time.perf_counter() - started
+        outcome.check(bool(first["success"]), f"the calibration edit failed: {first}")
+        state = "B"
+        outcome.notes.append(f"one edit of {size / 1e6:.0f} MB takes {duration:.3f} s")
+        killed_with_temp = 0
+        seen: set[str] = set()
+        for round_no in range(1, kills + 1):
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.faults", "--child", str(target), state],
+                stdout=subprocess.PIPE,
+                cwd=str(REPO),
+                env=env,
+            )
+            assert proc.stdout is not None
+            ready = proc.stdout.readline()
+            if ready.strip() != b"ready":
+                proc.kill()
+                proc.wait()
+                outcome.check(False, f"round {round_no}: the child did not start: {ready!r}")
+                continue
+            # Anywhere within the first two edits (and sometimes between them).
+            time.sleep(rng.uniform(0.0, 2.0 * duration))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
+            proc.stdout.close()
+            where = f"round {round_no} ({len(reports)} edit(s) before the kill)"
+            outcome.check(
+                all("backup" in r for r in reports), f"{where}: the child failed: {reports}"
+            )
+            current = _file_sha(str(target))
+            now = [name for name, sha in shas.items() if sha == current]
+            outcome.check(
+                len(now) == 1, f"{where}: the file is neither the old nor the new content"
+            )
+            if len(now) != 1:
+                break
+            expected_state = _other(str(reports[-1]["of"])) if reports else state
+            if now[0] != expected_state:
+                # Killed after the rename of an edit it had not reported yet.
+                outcome.notes.append(f"{where}: killed after an unreported rename")
+            listed = {info.path: info for info in backups_for(os.path.realpath(target))}
+            for report in reports:
+                backup = str(report["backup"])
+                info = listed.get(backup)
+                ok = info is not None and os.path.exists(backup)
+                outcome.check(ok, f"{where}: reported backup {backup} is not listed")
+                if not ok or info is None:
+                    continue
+                data_sha = _file_sha(backup)
+                meta = read_metadata(info)
+                outcome.check(
+                    data_sha == shas[str(report["of"])] and meta.get("sha256") == data_sha,
+                    f"{where}: backup {backup} does not hold the content it saved",
+                )
+            # Backups listed but never reported (killed between the metadata
+            # and the print) must be complete too.
+            reported = {str(r["backup"]) for r in reports}
+            for path, info in listed.items():
+                if path in seen or path in reported:
+                    continue
+                data_sha = _file_sha(path)
+                outcome.check(
+                    data_sha in shas.values() and read_metadata(info).get("sha256") == data_sha,
+                    f"{where}: unreported backup {path} is incomplete",
+                )
+            seen.update(listed)
+            temps = _temps(target_dir)
+            if temps:
+                killed_with_temp += 1
+            state = now[0]
+            # The next edit must work whatever the kill left behind.
+            after = _flip(str(target), state)
+            outcome.check(bool(after["success"]), f"{where}: the next edit failed: {after}")
+            if after["success"]:
+                seen.add(str(after["backup_created"]))
+                state = _other(state)
+                outcome.check(
+                    _file_sha(str(target)) == shas[state],
+                    f"{where}: the edit after the kill wrote the wrong content",
+                )
+                outcome.check(
+                    not _temps(target_dir),
+                    f"{where}: temporary files left after the next edit: {_temps(target_dir)}",
+                )
+                orphans = _backup_orphans(workdir / "backups")
+                outcome.check(not orphans, f"{where}: unlisted backup pieces left: {orphans}")
+        outcome.notes.append(f"{killed_with_temp} of {kills} kills left a temporary file")
+    finally:
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return outcome
+
+
+# ------------------------------------------------------------ concurrent writers
+
+
+def _writer(path: str, me: int, edits: int, queue: multiprocessing.Queue[object]) -> None:
+    from diffchunk.files.edit import edit_content
+
+    failures: list[str] = []
+    for _ in range(edits):
+        text = Path(path).read_text()
+        found = re.search(rf"^counter-{me}: (\d+)$", text, re.MULTILINE)
+        if found is None:
+            failures.append(f"counter line {me} missing or corrupt")
+            break
+        value = int(found.group(1))
+        result = edit_content(
+            path,
+            [{"search": f"counter-{me}: {value}\n", "replace": f"counter-{me}: {value + 1}\n"}],
+            fuzzy=False,
+            preview=False,
+        )
+        if not result["success"]:
+            failures.append(str(result["results"]))
+    queue.put((me, failures))
+
+
+def concurrent_writers(workdir: Path, processes: int, edits: int) -> Outcome:
+    """``processes`` writers x ``edits`` edits of one file; check nothing is lost."""
+    from diffchunk.files.edit import list_backups
+
+    outcome = Outcome()
+    workdir.mkdir(parents=True, exist_ok=True)
+    target = workdir / f"shared-{processes}.txt"
+    target.write_text("".join(f"counter-{i}: 0\n" for i in range(processes)))
+    saved = {k: os.environ.get(k) for k in ("DIFFCHUNK_BACKUP_DIR", "DIFFCHUNK_BACKUP_KEEP")}
+    os.environ["DIFFCHUNK_BACKUP_DIR"] = str(workdir / f"backups-{processes}")
+    os.environ["DIFFCHUNK_BACKUP_KEEP"] = str(processes * edits + 10)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        queue: multiprocessing.Queue[object] = ctx.Queue()
+        workers = [
+            ctx.Process(target=_writer, args=(str(target), i, edits, queue))
+            for i in range(processes)
+        ]
+        started = time.perf_counter()
+        for proc in workers:
+            proc.start()
+        reports = [queue.get(timeout=600) for _ in workers]
+        for proc in workers:
+            proc.join(timeout=60)
+            outcome.check(proc.exitcode == 0, f"writer exited with {proc.exitcode}")
+        elapsed = time.perf_counter() - started
+        for report in reports:
+            assert isinstance(report, tuple)
+            me, failures = report
+            outcome.check(not failures, f"writer {me}: {failures[:3]}")
+        want = "".join(f"counter-{i}: {edits}\n" for i in range(processes))
+        outcome.check(target.read_text() == want, "an update was lost or the file is corrupt")
+        outcome.check(not _temps(workdir), f"temporary files left: {_temps(workdir)}")
+        listed = list_backups(str(target))
+        total = processes * edits
+        ids = [str(b["id"]) for b in listed]
+        outcome.check(len(ids) == total, f"{len(ids)} backups listed, {total} expected")
+        outcome.check(len(set(ids)) == len(ids), "backup ids collide")
+        contents: set[bytes] = set()
+        for info in listed:
+            data = Path(str(info["path"])).read_bytes()
+            meta = json.loads(Path(str(info["path"]) + ".json").read_text())
+            outcome.check(
+                meta["sha256"] == _sha(data) and data.count(b"\n") == processes,
+                f"backup {info['id']} is incomplete",
+            )
+            contents.add(data)
+        outcome.check(len(contents) == total, "two backups hold the same state")
+        outcome.notes.append(f"{processes} writers x {edits} edits: {total / elapsed:.0f} edits/s")
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return outcome
+
+
+# -------------------------------------------------------------------------- main
+
+
+def _report(name: str, outcome: Outcome) -> None:
+    for note in outcome.notes:
+        print(f"  {name}: {note}")
+    for message in outcome.messages:
+        print(f"  {name} FAILED: {message}")
+    print(f"{name}: {outcome.passed} passed, {outcome.failed} failed", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--child", nargs=2, metavar=("PATH", "STATE"), help=argparse.SUPPRESS)
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--size-mb", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--writers", default="2,8", help="comma-separated process counts")
+    parser.add_argument("--edits", type=int, default=100)
+    parser.add_argument("--dir", help="work directory (default: a temporary one)")
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], args.child[1])
+        return 0
+    base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="diffchunk-faults-"))
+    total = Outcome()
+    runs: list[tuple[str, Outcome]] = []
+    if args.kills > 0:
+        started = time.perf_counter()
+        outcome = sigkill_rounds(
+            base / "kills", args.kills, size=args.size_mb * 1024 * 1024, seed=args.seed
+        )
+        outcome.notes.append(f"{args.kills} kills in {time.perf_counter() - started:.1f} s")
+        runs.append((f"sigkill x{args.kills}", outcome))
+        _report(*runs[-1])
+    for count in (int(n) for n in args.writers.split(",") if n.strip()):
+        if args.edits <= 0:
+            break
+        outcome = concurrent_writers(base / "writers", count, args.edits)
+        runs.append((f"writers {count}x{args.edits}", outcome))
+        _report(*runs[-1])
+    for _, outcome in runs:
+        total.passed += outcome.passed
+        total.failed += outcome.failed
+    print(f"{total.passed} passed, {total.failed} failed")
+    return 1 if total.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
