@@ -83,8 +83,17 @@ def _refuse_large_non_diff(path: str) -> None:
             _sniffed.popitem(last=False)
 
 
+def _checked(path: str, store: SessionStore | None) -> None:
+    """Refuse a large non-diff early; a path that is gone also drops its session."""
+    try:
+        _refuse_large_non_diff(path)
+    except PathError:
+        _store(store).forget(path)
+        raise
+
+
 def _session(path: str, store: SessionStore | None) -> Session:
-    _refuse_large_non_diff(path)
+    _checked(path, store)
     return _store(store).get(path)
 
 
@@ -197,8 +206,9 @@ class _Listing:
         entry = self._entries[i]
         if entry is None:
             entry = chunk_entry(self._review, self._review.chunks[i])
-            self._entries[i] = entry
+            # Size first: another thread that sees the entry must see its size.
             self._sizes[i] = len(_dumps(entry))
+            self._entries[i] = entry
         return entry, self._sizes[i]
 
 
@@ -262,7 +272,7 @@ def load_diff(
         context_lines=context_lines,
         gitattributes_path=attrs,
     )
-    _refuse_large_non_diff(absolute_file_path)
+    _checked(absolute_file_path, store)
     session = _store(store).get(absolute_file_path, options, reload_options=True, progress=progress)
     return _load_summary(session)
 

@@ -163,7 +163,7 @@ class SessionStore:
         try:
             real, st = resolve_regular_file(path, what="diff file")
         except PathError:
-            self._forget(path)
+            self.forget(path)
             raise
         fp = fingerprint(st)
         with self._lock:
@@ -248,7 +248,7 @@ class SessionStore:
                 self._sessions.move_to_end(session.path)
         return session
 
-    def _forget(self, path: str) -> None:
+    def forget(self, path: str) -> None:
         """Drop the session of a path that is no longer a readable regular file."""
         try:
             real = os.path.realpath(expand(path))
@@ -270,7 +270,7 @@ class SessionStore:
         try:
             data, fp = self._reader(real)
         except OSError as exc:
-            self._forget(real)
+            self.forget(real)
             raise PathError(
                 f"The diff file {real!r} cannot be read: {exc.strerror or exc}.",
                 suggestion="Check that it still exists and is readable.",

@@ -245,3 +245,15 @@ def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
     assert len(framed) < 10_000
     exact = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
     assert line in exact
+
+
+def test_deleted_diff_file_is_refused_and_its_session_dropped(
+    diff_path: Path, store: SessionStore
+) -> None:
+    diff_tools.list_chunks(str(diff_path), store=store)
+    assert store.peek(str(diff_path)) is not None
+    diff_path.unlink()
+    with pytest.raises(PathError, match="does not exist"):
+        diff_tools.get_chunk(str(diff_path), 1, store=store)
+    assert store.peek(str(diff_path)) is None
+    assert diff_tools.get_current_overview(store=store)["loaded_diffs"] == []
