@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files fuzz clean
+.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+bench-load: $(STAMP)
+	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60
+	$(BIN)/python -m benchmarks.load_mcp --memory --diffs 50
+
+# Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
+faults: $(STAMP)
+	$(BIN)/python -m benchmarks.faults --kills 100
 
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)

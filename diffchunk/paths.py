@@ -4,6 +4,10 @@ Rules: absolute paths only (``~`` is expanded first), resolved with
 ``realpath`` so one file has one key, and only regular files: directories,
 FIFOs and devices are refused *before* anything is opened, so ``/dev/zero``
 or a named pipe can never hang a tool.
+
+:class:`PathPolicy` is the optional containment check (allowed roots): a real
+path must lie under one of the roots (``os.path.commonpath``), so ``..`` and
+symbolic links cannot lead outside them.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .errors import PathError
 
@@ -108,3 +114,90 @@ def resolve_regular_file(path: str, *, what: str = "file") -> tuple[str, os.stat
 def fingerprint(st: os.stat_result) -> tuple[int, int, int, int, int]:
     """A cheap identity of a file version: changes whenever content may have."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+ROOTS_ENV = "DIFFCHUNK_ALLOWED_ROOTS"
+
+
+def within(real: str, root: str) -> bool:
+    """Whether the real path ``real`` is ``root`` or lies under it (both real, absolute)."""
+    try:
+        return os.path.commonpath([real, root]) == root
+    except ValueError:
+        return False
+
+
+def check_allowed(
+    real: str, roots: Sequence[str], *, shown: str | None = None, remedy: str | None = None
+) -> None:
+    """Refuse the real path ``real`` unless it lies under one of ``roots`` (real paths).
+
+    ``shown`` is the path as the user gave it (for the message); ``remedy``
+    says where roots are configured.  No roots means no restriction.
+    """
+    if not roots or any(within(real, root) for root in roots):
+        return
+    given = shown if shown is not None else real
+    resolved = f" (resolves to {real})" if os.path.normpath(given) != real else ""
+    raise PathError(
+        f"The path {given!r}{resolved} is outside the allowed roots ({', '.join(roots)}).",
+        suggestion=remedy
+        or f"Ask the user to add its directory to the client's roots or to {ROOTS_ENV}.",
+    )
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    """Allowed roots (real, absolute paths) and where they were configured.
+
+    ``source`` is shown in refusals so the user knows what to change.
+    """
+
+    roots: tuple[str, ...]
+    source: str = ROOTS_ENV
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[str], source: str) -> PathPolicy:
+        """Expand ``~``, require absolute paths, and resolve symlinks of each root."""
+        roots: list[str] = []
+        for path in paths:
+            if not path.strip():
+                continue
+            real = os.path.realpath(expand(path))
+            if real not in roots:
+                roots.append(real)
+        return cls(tuple(roots), source)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> PathPolicy | None:
+        """The policy of ``DIFFCHUNK_ALLOWED_ROOTS`` (os.pathsep-separated), or None if unset."""
+        value = (os.environ if environ is None else environ).get(ROOTS_ENV, "")
+        if not value.strip():
+            return None
+        try:
+            policy = cls.from_paths(value.split(os.pathsep), ROOTS_ENV)
+        except PathError as exc:
+            raise PathError(
+                f"{ROOTS_ENV} is invalid: {exc.message}",
+                suggestion=f"List absolute directories separated by {os.pathsep!r}.",
+            ) from None
+        return policy if policy.roots else None
+
+    @property
+    def remedy(self) -> str:
+        where = {
+            ROOTS_ENV: f"to {ROOTS_ENV} (the server's environment)",
+            "--allow-root": "with another --allow-root option in the server's configuration",
+            "client roots": "to the client's roots (the workspace folders it shares)",
+        }.get(self.source, f"to {self.source}")
+        return f"Ask the user to add its directory {where}."
+
+    def check(self, path: str) -> str:
+        """Return the real path of ``path`` if the policy allows it; else raise PathError.
+
+        Symlinks are resolved first, so a link inside a root that points
+        outside is refused; ``..`` cannot climb out either.
+        """
+        real = os.path.realpath(expand(path))
+        check_allowed(real, self.roots, shown=path, remedy=self.remedy)
+        return real

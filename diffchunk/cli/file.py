@@ -14,7 +14,7 @@ import click
 
 from ..errors import InvalidArgument, PathError
 from ..files import service
-from ..paths import resolve_regular_file
+from ..paths import PathPolicy, resolve_regular_file
 from .params import SafePath
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -30,6 +30,16 @@ def _absolute(path: str) -> str:
     if not expanded.strip() or expanded.startswith("~"):
         return path
     return os.path.abspath(expanded)
+
+
+def _target(path: str) -> str:
+    """The absolute path of the file a command works on, checked against
+    ``DIFFCHUNK_ALLOWED_ROOTS`` when that is set (as the MCP server does)."""
+    absolute = _absolute(path)
+    policy = PathPolicy.from_env()
+    if policy is not None and os.path.isabs(absolute):
+        policy.check(absolute)
+    return absolute
 
 
 def _emit_json(data: dict[str, Any]) -> None:
@@ -69,7 +79,7 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def overview(path: str, as_json: bool) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
-    data = service.get_overview(_absolute(path))
+    data = service.get_overview(_target(path))
     if as_json:
         _emit_json(data)
         return
@@ -125,7 +135,7 @@ def search(
 ) -> None:
     """Find PATTERN in PATH (fuzzy by default; --exact or --regex for precise matches)."""
     data = service.search_content(
-        _absolute(path),
+        _target(path),
         pattern,
         max_results=max_results,
         context_lines=context_lines,
@@ -175,7 +185,7 @@ def search(
 def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_json: bool) -> None:
     """Print lines of PATH by number, from either end, or the block around a line."""
     data = service.read_content(
-        _absolute(path), offset=offset, limit=limit, pattern=pattern, mode=mode
+        _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
     )
     if as_json:
         _emit_json(data)
@@ -283,7 +293,7 @@ def edit(
 
     changes = _changes_from(searches, replaces, changes_json)
     data: dict[str, Any] = core.edit_content(
-        _absolute(path), changes, fuzzy=not exact, preview=not apply_
+        _target(path), changes, fuzzy=not exact, preview=not apply_
     )
     if as_json:
         _emit_json(data)
@@ -315,7 +325,7 @@ def revert(path: str, backup_id: str | None, as_json: bool) -> None:
     """Restore a backup of PATH (its current content is saved first)."""
     from ..files import edit as core
 
-    data: dict[str, Any] = core.revert_edit(_absolute(path), backup_id)
+    data: dict[str, Any] = core.revert_edit(_target(path), backup_id)
     if as_json:
         _emit_json(data)
     else:

@@ -6,13 +6,25 @@ import click
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-def mcp() -> None:
+@click.option(
+    "--allow-root",
+    "allow_roots",
+    multiple=True,
+    metavar="DIR",
+    help="Only read and write paths under DIR (repeatable). Overrides "
+    "DIFFCHUNK_ALLOWED_ROOTS and the client's roots.",
+)
+def mcp(allow_roots: tuple[str, ...]) -> None:
     """Serve the diff and file tools over MCP on stdio.
 
     \b
     Client configuration (e.g. Claude Desktop, Cursor):
       {"mcpServers": {"diffchunk": {"command": "diffchunk-mcp"}}}
-    """
-    from ..server import main as serve
 
-    serve()
+    Without --allow-root or DIFFCHUNK_ALLOWED_ROOTS, the client's roots (when
+    it shares any) limit the paths the tools may use; with no roots at all,
+    any path is allowed.
+    """
+    from ..server import serve
+
+    serve(allow_roots)

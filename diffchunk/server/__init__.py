@@ -2,25 +2,71 @@
 
 ``app`` lives in :mod:`diffchunk.server.app`; each tool module registers its
 tools on it when imported here.  Logs go to stderr: stdout is the protocol.
+
+Allowed roots: ``--allow-root DIR`` (repeatable) wins over the environment
+variable ``DIFFCHUNK_ALLOWED_ROOTS``; with neither, the client's roots apply
+when it declares them; with no roots at all every path is allowed.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
+from collections.abc import Sequence
 
+from .. import __version__
+from ..errors import PathError
+from ..paths import ROOTS_ENV, PathPolicy
 from . import diff_tools, file_tools, git_tools
-from .app import app
+from .app import app, configure_policy
 
-__all__ = ["app", "diff_tools", "file_tools", "git_tools", "main"]
+__all__ = ["app", "diff_tools", "file_tools", "git_tools", "main", "serve", "startup_policy"]
 
 
-def main() -> None:
+def startup_policy(allow_roots: Sequence[str] = ()) -> PathPolicy | None:
+    """The roots fixed at startup: ``--allow-root`` values, else DIFFCHUNK_ALLOWED_ROOTS.
+
+    Relative ``--allow-root`` values are taken from the current directory.
+    Raises PathError for an invalid environment value.
+    """
+    if allow_roots:
+        absolute = [os.path.abspath(os.path.expanduser(root)) for root in allow_roots]
+        return PathPolicy.from_paths(absolute, "--allow-root")
+    return PathPolicy.from_env()
+
+
+def serve(allow_roots: Sequence[str] = ()) -> None:
     """Serve the tools over stdio until the client disconnects."""
     level = logging.DEBUG if os.environ.get("DIFFCHUNK_DEBUG") else logging.WARNING
     logging.getLogger("diffchunk").setLevel(level)
     try:
+        configure_policy(startup_policy(allow_roots))
+    except PathError as exc:
+        print(f"diffchunk-mcp: {exc}", file=sys.stderr)
+        sys.exit(2)
+    try:
         app.run("stdio")
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``diffchunk-mcp [--allow-root DIR]...``: serve the tools over stdio."""
+    parser = argparse.ArgumentParser(
+        prog="diffchunk-mcp", description="Serve the diffchunk diff and file tools over MCP."
+    )
+    parser.add_argument(
+        "--allow-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=(
+            "only read and write paths under DIR (repeatable); overrides "
+            f"{ROOTS_ENV} and the client's roots"
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    args = parser.parse_args(argv)
+    serve(args.allow_root)

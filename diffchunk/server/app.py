@@ -4,20 +4,34 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+import anyio
 import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+    NotificationParams,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import ValidationError
 
 from .. import __version__
 from ..diff.pipeline import Progress
-from ..errors import DiffchunkError
+from ..errors import DiffchunkError, PathError
+from ..paths import PathPolicy, expand, within
 
 INSTRUCTIONS = """\
 diffchunk lets you review diffs too large for your context window, and work in
@@ -151,6 +165,10 @@ class DiffchunkServer(MCPServer[Any]):
         schema = tool.parameters if tool is not None else {}
         if tool is not None:
             check_arguments(name, schema, arguments)
+            read_only = bool(tool.annotations and tool.annotations.read_only_hint)
+            asked = await enforce_policy(name, arguments, context, read_only=read_only)
+            if asked is not None:
+                return asked
         try:
             result = await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -175,6 +193,178 @@ class DiffchunkServer(MCPServer[Any]):
 
 
 app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, version=__version__)
+
+# --- Allowed roots -----------------------------------------------------------
+#
+# Tool arguments naming a path the tools read or write.  The policy is checked
+# here, before any tool runs, on the real path (symlinks resolved).
+PATH_PARAMETERS = ("absolute_file_path", "absolute_repo_path", "gitattributes_path")
+
+# Tools whose errors are JSON {"error", "suggestion"} (the file tools add theirs).
+JSON_ERROR_TOOLS: set[str] = set()
+
+CLIENT_ROOTS = "client roots"
+ROOTS_INPUT_KEY = "diffchunk_roots"
+ROOTS_TIMEOUT_SECONDS = 10.0
+
+
+class PolicyState:
+    """Where the allowed roots come from, in order of precedence.
+
+    ``startup`` (``--allow-root``, else ``DIFFCHUNK_ALLOWED_ROOTS``) wins;
+    without it the client's roots apply when the client declares the roots
+    capability, fetched once per connection and again after
+    ``notifications/roots/list_changed``.  No roots: no restriction.
+    """
+
+    def __init__(self) -> None:
+        self.startup: PathPolicy | None = None
+        self._client: weakref.WeakKeyDictionary[Any, PathPolicy | None] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def forget(self, connection: Any) -> None:
+        self._client.pop(connection, None)
+
+    async def policy_for(
+        self, context: Context[Any, Any] | None
+    ) -> PathPolicy | InputRequiredResult | None:
+        """The policy for this call, or the request for the client's roots.
+
+        On connections without a back-channel (protocol 2026-07-28) the roots
+        are asked with an ``InputRequiredResult``: the client answers and
+        retries the call, and the answer then decides (asked on every call
+        that names a path, since such a connection has no lasting state).
+        """
+        if self.startup is not None:
+            return self.startup
+        if context is None:
+            return None
+        try:
+            session = context.request_context.session
+        except ValueError:
+            return None
+        caps = session.client_capabilities
+        if caps is None or caps.roots is None:
+            return None
+        if not getattr(session, "can_send_request", True):
+            answer = (context.input_responses or {}).get(ROOTS_INPUT_KEY)
+            if isinstance(answer, ListRootsResult):
+                return roots_policy(answer)
+            return InputRequiredResult(input_requests={ROOTS_INPUT_KEY: ListRootsRequest()})
+        connection = getattr(session, "_connection", session)
+        if connection in self._client:
+            return self._client[connection]
+        fetched, policy = await fetch_client_roots(session)
+        if fetched:
+            self._client[connection] = policy
+        return policy
+
+
+policy_state = PolicyState()
+
+
+def configure_policy(policy: PathPolicy | None) -> None:
+    """Set the roots given at startup (``None``: defer to the client's roots)."""
+    policy_state.startup = policy if policy is not None and policy.roots else None
+
+
+def root_path(uri: str) -> str | None:
+    """The local path of a ``file://`` root URI; None for other schemes or hosts."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parts.path)
+    return path if os.path.isabs(path) and "\x00" not in path else None
+
+
+async def fetch_client_roots(session: Any) -> tuple[bool, PathPolicy | None]:
+    """``(fetched, policy)``: the client's file:// roots, None if it lists none.
+
+    ``fetched`` is False when roots/list failed (nothing is cached: the next
+    call asks again; meanwhile no restriction applies).
+    """
+    if not getattr(session, "can_send_request", True):
+        return False, None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with anyio.fail_after(ROOTS_TIMEOUT_SECONDS):
+                result = await session.list_roots()
+    except Exception:
+        logger.warning("The client declares roots but roots/list failed", exc_info=True)
+        return False, None
+    return True, roots_policy(result)
+
+
+def roots_policy(result: ListRootsResult) -> PathPolicy | None:
+    """The policy of the client's local file:// roots; None if it lists none."""
+    paths = [p for p in (root_path(str(root.uri)) for root in result.roots) if p is not None]
+    skipped = len(result.roots) - len(paths)
+    if skipped:
+        logger.warning("Ignored %d client root(s) that are not local file:// URIs", skipped)
+    if not paths:
+        return None
+    return PathPolicy.from_paths(paths, CLIENT_ROOTS)
+
+
+async def _roots_changed(ctx: Any, params: NotificationParams) -> None:
+    policy_state.forget(getattr(ctx.session, "_connection", ctx.session))
+
+
+app._lowlevel_server.add_notification_handler(
+    "notifications/roots/list_changed", NotificationParams, _roots_changed
+)
+
+
+def own_directories() -> tuple[str, ...]:
+    """Directories diffchunk itself writes (the git diff cache): readable regardless."""
+    from ..git.cache import default_cache_dir
+
+    try:
+        return (os.path.realpath(default_cache_dir()),)
+    except (OSError, RuntimeError):
+        return ()
+
+
+async def enforce_policy(
+    name: str, arguments: dict[str, Any], context: Context[Any, Any] | None, *, read_only: bool
+) -> InputRequiredResult | None:
+    """Refuse a call whose path arguments fall outside the allowed roots.
+
+    Returns the request for the client's roots when they must be asked first.
+    """
+    paths = [arguments[key] for key in PATH_PARAMETERS if isinstance(arguments.get(key), str)]
+    if not paths:
+        return None
+    policy = await policy_for_call(context)
+    if policy is None or isinstance(policy, InputRequiredResult):
+        return policy
+    for path in paths:
+        try:
+            real = os.path.realpath(expand(path))
+        except PathError:
+            continue  # not a usable path: the tool itself refuses it, with its own message
+        if read_only and any(within(real, own) for own in own_directories()):
+            continue
+        try:
+            policy.check(path)
+        except PathError as exc:
+            if name in JSON_ERROR_TOOLS:
+                text = json.dumps(
+                    {"error": exc.message, "suggestion": exc.suggestion}, ensure_ascii=False
+                )
+            else:
+                text = str(exc)
+            raise ToolError(printable(text)) from exc
+    return None
+
+
+async def policy_for_call(
+    context: Context[Any, Any] | None,
+) -> PathPolicy | InputRequiredResult | None:
+    """The policy in force for this call (startup roots, else the client's roots)."""
+    return await policy_state.policy_for(context)
 
 
 @contextmanager

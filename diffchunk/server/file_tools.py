@@ -21,7 +21,7 @@ from mcp.types import ToolAnnotations
 
 from ..errors import DiffchunkError
 from ..files import service
-from .app import READ_ONLY, app
+from .app import JSON_ERROR_TOOLS, READ_ONLY, app
 
 DESTRUCTIVE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
@@ -176,3 +176,8 @@ async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> 
     from ..files import edit
 
     return _call(edit.revert_edit, absolute_file_path, backup_id=backup_id)
+
+
+JSON_ERROR_TOOLS.update(
+    {"get_overview", "search_content", "read_content", "edit_content", "revert_edit"}
+)
