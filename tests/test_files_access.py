@@ -241,3 +241,27 @@ def test_line_index_matches_a_split_model(tmp_path: Path, parts: list[bytes]) ->
         assert index.line_start(version.data, n) == offset
         offset += len(line) if offset + len(line) <= len(data) else len(line) - 1
     assert index.line_start(version.data, len(expected) + 1) == len(data)
+
+
+def test_mapped_version_closes_its_file_when_released(tmp_path: Path) -> None:
+    """A mapped version's file is closed explicitly when the version is let go
+    (not left to the garbage collector's unclosed-file fallback)."""
+    import gc
+    import warnings
+
+    from diffchunk.files import access
+
+    big = tmp_path / "big.log"
+    big.write_bytes(b"line\n" * (access.SMALL_FILE // 5 + 10))
+    access.clear_cache()
+    gc.collect()
+    before = len(os.listdir("/proc/self/fd"))
+    version = access.open_version(str(big))
+    assert len(os.listdir("/proc/self/fd")) > before  # mapped and open
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        access.clear_cache()
+        del version
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+    assert len(os.listdir("/proc/self/fd")) == before

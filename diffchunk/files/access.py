@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -76,6 +77,13 @@ class FileVersion:
     _file: object | None = field(default=None, repr=False)
     _index: LineIndex | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        # The open file behind a mapped version is closed with the version:
+        # when the cache and every caller holding it have let it go.
+        close = getattr(self._file, "close", None)
+        if close is not None:
+            weakref.finalize(self, close)
     cache: dict[str, object] = field(default_factory=dict, repr=False)
     """Per-version memo for derived data (outline, long-line stats...)."""
 
