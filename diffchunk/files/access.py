@@ -84,6 +84,7 @@ class FileVersion:
         close = getattr(self._file, "close", None)
         if close is not None:
             weakref.finalize(self, close)
+
     cache: dict[str, object] = field(default_factory=dict, repr=False)
     """Per-version memo for derived data (outline, long-line stats...)."""
 
