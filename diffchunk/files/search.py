@@ -320,6 +320,8 @@ def _grep_command(
 ) -> list[str | bytes] | None:
     if os.environ.get("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
         return None
+    if version.end <= version.start:
+        return None  # only a byte-order mark: no line, though grep would see one
     if not case_sensitive and not pattern.isascii():
         return None
     needle = version.encode(pattern)
