@@ -185,9 +185,7 @@ class LazyHunks(Sequence[Hunk]):
         m = sx.HUNK_HEADER.match(data, pos)
         if m is None:  # cannot happen for a section the parser checked
             raise ValueError(f"no hunk header at offset {pos}")
-        g_old, g_old_count, g_new, g_new_count, g_section = m.groups()
-        old_count = 1 if g_old_count is None else int(g_old_count)
-        new_count = 1 if g_new_count is None else int(g_new_count)
+        old_start, old_count, new_start, new_count, section = sx.hunk_header_fields(m)
         body_start = min(m.end() + 1, n)
         count = data.count
         added = count(b"\n+", body_start - 1, end)
@@ -207,18 +205,17 @@ class LazyHunks(Sequence[Hunk]):
                     f"hunk at offset {pos}: its header promises {old_count} old and "
                     f"{new_count} new lines, found {removed + context} and {added + context}"
                 )
-        section = g_section.strip()
         return new_hunk(
             pos,
             body_start,
             end,
-            int(g_old),
+            old_start,
             old_count,
-            int(g_new),
+            new_start,
             new_count,
             added,
             removed,
-            section.decode("utf-8", errors="replace") if section else "",
+            section,
         )
 
     def _next_header(self, pos: int) -> int:

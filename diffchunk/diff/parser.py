@@ -852,9 +852,7 @@ class _Parser:
             hend = m.end() if m is not None else -1
             if m is None or (hend < n and data[hend] != 0x0A):
                 return hunks, pos, total_added, total_removed, "unreadable hunk header"
-            g_old, g_old_count, g_new, g_new_count, g_section = m.groups()
-            old_count = 1 if g_old_count is None else int(g_old_count)
-            new_count = 1 if g_new_count is None else int(g_new_count)
+            old_start, old_count, new_start, new_count, section = sx.hunk_header_fields(m)
             body_start = hend + 1
             problem = None
             if body_start < n:
@@ -871,19 +869,18 @@ class _Parser:
             else:
                 body_start = n
                 end, added, removed, problem = self._measure(body_start, old_count, new_count)
-            section = g_section.strip()
             append(
                 new_hunk(
                     pos,
                     body_start,
                     end,
-                    int(g_old),
+                    old_start,
                     old_count,
-                    int(g_new),
+                    new_start,
                     new_count,
                     added,
                     removed,
-                    section.decode("utf-8", errors="replace") if section else "",
+                    section,
                 )
             )
             total_added += added

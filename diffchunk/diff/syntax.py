@@ -95,6 +95,24 @@ ABSENT_STAMP = re.compile(rb"\t(?:1970-01-01 |1969-12-31 |\(nonexistent\))")
 #: A hunk header anywhere in a span (flags stray hunks outside file sections).
 HUNK_LIKE = re.compile(rb"\n@@+ -")
 HUNK_HEADER = re.compile(rb"@@ -(\d{1,18})(?:,(\d{1,18}))? \+(\d{1,18})(?:,(\d{1,18}))? @@([^\n]*)")
+
+
+def hunk_header_fields(m: re.Match[bytes]) -> tuple[int, int, int, int, str]:
+    """``(old_start, old_count, new_start, new_count, section)`` of a HUNK_HEADER match.
+
+    An omitted count means 1; ``section`` is the function context after ``@@``.
+    """
+    g_old, g_old_count, g_new, g_new_count, g_section = m.groups()
+    section = g_section.strip()
+    return (
+        int(g_old),
+        1 if g_old_count is None else int(g_old_count),
+        int(g_new),
+        1 if g_new_count is None else int(g_new_count),
+        section.decode("utf-8", errors="replace") if section else "",
+    )
+
+
 #: ``@@@ -a,b -c,d +e,f @@@`` with one ``-`` range per parent.
 COMBINED_HUNK_HEADER = re.compile(
     rb"(@{3,}) ((?:-\d{1,18}(?:,\d{1,18})? )+)\+(\d{1,18})(?:,(\d{1,18}))? (@{3,})([^\n]*)"
