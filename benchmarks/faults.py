@@ -246,7 +246,8 @@ def sigkill_rounds(
 # ------------------------------------------------------------ concurrent writers
 
 
-def _writer(path: str, me: int, edits: int, queue: multiprocessing.Queue[object]) -> None:
+def counter_writer(path: str, me: int, edits: int, queue: multiprocessing.Queue[object]) -> None:
+    """Increment line ``counter-<me>`` of ``path`` ``edits`` times; put ``(me, failures)``."""
     from diffchunk.files.edit import edit_content
 
     failures: list[str] = []
@@ -283,7 +284,7 @@ def concurrent_writers(workdir: Path, processes: int, edits: int) -> Outcome:
         ctx = multiprocessing.get_context("fork")
         queue: multiprocessing.Queue[object] = ctx.Queue()
         workers = [
-            ctx.Process(target=_writer, args=(str(target), i, edits, queue))
+            ctx.Process(target=counter_writer, args=(str(target), i, edits, queue))
             for i in range(processes)
         ]
         started = time.perf_counter()

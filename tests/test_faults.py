@@ -21,18 +21,16 @@ from pathlib import Path
 import pytest
 from gitrepo import GIT_ENV, run_git
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from benchmarks.faults import sigkill_rounds
+from diffchunk import diff_tools
+from diffchunk.diff.parser import parse_diff
+from diffchunk.errors import GitError, PathError
+from diffchunk.files.edit import edit_content, list_backups
+from diffchunk.git.cache import DiffCache, is_entry_name
+from diffchunk.git.source import load_git_range
+from diffchunk.sessions import SessionStore
 
-from benchmarks.faults import sigkill_rounds  # noqa: E402
-from diffchunk import diff_tools  # noqa: E402
-from diffchunk.diff.parser import parse_diff  # noqa: E402
-from diffchunk.errors import GitError, PathError  # noqa: E402
-from diffchunk.files.edit import edit_content, list_backups  # noqa: E402
-from diffchunk.git.cache import DiffCache, is_entry_name  # noqa: E402
-from diffchunk.git.source import load_git_range  # noqa: E402
-from diffchunk.sessions import SessionStore  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CHANGE = [{"search": "needle 1\n", "replace": "needle 2\n"}]
 

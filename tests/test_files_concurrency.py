@@ -8,29 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.faults import counter_writer
 from diffchunk.files.edit import edit_content, list_backups
 
 EDITS_PER_PROCESS = 25
-
-
-def _worker(path: str, me: int, edits: int, queue: multiprocessing.Queue) -> None:
-    failures: list[str] = []
-    for _ in range(edits):
-        text = Path(path).read_text()
-        found = re.search(rf"^counter-{me}: (\d+)$", text, re.MULTILINE)
-        if found is None:
-            failures.append(f"counter line {me} missing")
-            break
-        value = int(found.group(1))
-        result = edit_content(
-            path,
-            [{"search": f"counter-{me}: {value}\n", "replace": f"counter-{me}: {value + 1}\n"}],
-            fuzzy=False,
-            preview=False,
-        )
-        if not result["success"]:
-            failures.append(str(result["results"]))
-    queue.put((me, failures))
 
 
 def _run(tmp_path: Path, processes: int) -> None:
@@ -40,7 +21,7 @@ def _run(tmp_path: Path, processes: int) -> None:
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     workers = [
-        ctx.Process(target=_worker, args=(str(target), i, EDITS_PER_PROCESS, queue))
+        ctx.Process(target=counter_writer, args=(str(target), i, EDITS_PER_PROCESS, queue))
         for i in range(processes)
     ]
     for proc in workers:

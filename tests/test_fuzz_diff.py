@@ -14,24 +14,21 @@ reduction.  Inputs that once broke a property are in ``fixtures/fuzz/``.
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from benchmarks import fuzz_diff as fz
+from diffchunk.diff.chunker import chunk_files, render_chunk
+from diffchunk.diff.context import reduce_context
+from diffchunk.diff.formatter import format_chunk
+from diffchunk.diff.model import FileStatus
+from diffchunk.diff.parser import parse_diff
+from diffchunk.errors import InvalidArgument
 
-from benchmarks import fuzz_diff as fz  # noqa: E402
-from diffchunk.diff.chunker import chunk_files, render_chunk  # noqa: E402
-from diffchunk.diff.context import reduce_context  # noqa: E402
-from diffchunk.diff.formatter import format_chunk  # noqa: E402
-from diffchunk.diff.model import FileStatus  # noqa: E402
-from diffchunk.diff.parser import parse_diff  # noqa: E402
-from diffchunk.errors import InvalidArgument  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FUZZ_FIXTURES = ROOT / "fixtures" / "fuzz"

@@ -6,7 +6,6 @@ them in a long loop); here hypothesis draws the files, batches and patterns.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,8 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import fuzz_files as fz
 from diffchunk.files import access

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from benchmarks import load_mcp
+from benchmarks.gen_diff import generate
+from diffchunk import diff_tools
+from diffchunk.sessions import SessionStore
 
-from benchmarks import load_mcp  # noqa: E402
-from benchmarks.gen_diff import generate  # noqa: E402
-from diffchunk import diff_tools  # noqa: E402
-from diffchunk.sessions import SessionStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FIXTURES = ROOT / "fixtures"
