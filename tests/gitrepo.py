@@ -20,6 +20,12 @@ GIT_ENV = {
 }
 
 
+def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without inherited ``GIT_*`` (e.g. from a hook), plus ours."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return {**inherited, **GIT_ENV, **(extra or {})}
+
+
 def run_git(
     repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -28,7 +34,7 @@ def run_git(
         ["git", "-C", str(repo), *args],
         capture_output=True,
         text=True,
-        env={**os.environ, **GIT_ENV, **(env or {})},
+        env=git_environment(env),
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
@@ -59,3 +65,18 @@ def init_repo(path: Path, branch: str = "main") -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", branch)
     return path
+
+
+def git_bytes(
+    repo: Path, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
+) -> bytes:
+    """Run git (no CRLF conversion) and return its exact standard output."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "-c", "core.autocrlf=false", *args],
+        input=stdin,
+        capture_output=True,
+        env=git_environment(),
+    )
+    if proc.returncode not in ok:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
+    return proc.stdout

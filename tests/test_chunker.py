@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gitrepo import git_bytes as git
+from gitrepo import git_environment
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,28 +38,6 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-}
-
-
-def git(repo: Path, *args: str) -> bytes:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "core.autocrlf=false", *args],
-        env=_ENV,
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode:
-        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr.decode(errors='replace')}")
-    return done.stdout
 
 
 Change = Callable[[Path], None]
@@ -657,7 +637,9 @@ def test_combined_diff_is_chunked_at_hunk_boundaries(tmp_path: Path) -> None:
     git(repo, "checkout", "-q", "main")
     write(repo, "m.txt", edit(b"main"))
     git(repo, "commit", "-q", "-am", "main")
-    subprocess.run(["git", "-C", str(repo), "merge", "-q", "side"], env=_ENV, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "merge", "-q", "side"], env=git_environment(), capture_output=True
+    )
     write(repo, "m.txt", edit(b"merged"))
     git(repo, "commit", "-q", "-am", "merge")
     data = git(repo, "show", "--cc", "HEAD")

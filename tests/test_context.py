@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from gitrepo import git_bytes as git
 
 from diffchunk.diff.context import format_hunk_header, reduce_context
 from diffchunk.diff.parser import parse_diff
@@ -16,29 +15,6 @@ from diffchunk.errors import InvalidArgument
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-}
-
-
-def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    proc = subprocess.run(
-        ["git", "-c", "core.autocrlf=false", *args],
-        cwd=repo,
-        env=GIT_ENV,
-        input=stdin,
-        capture_output=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
-    return proc.stdout
 
 
 def _lines(prefix: str, count: int) -> list[str]:

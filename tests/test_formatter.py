@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from gitrepo import git_bytes as git
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.formatter import FORMATS, format_chunk
@@ -16,23 +15,6 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
-_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-}
-
-
-def git(repo: Path, *args: str) -> bytes:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], env=_ENV, capture_output=True, check=True
-    )
-    return done.stdout
 
 
 def numbered(count: int, tag: str) -> bytes:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from gitrepo import git_bytes as git
+from gitrepo import git_environment
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,28 +20,6 @@ from diffchunk.errors import NotADiffError
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-}
-
-
-def git(repo: Path, *args: str, ok: tuple[int, ...] = (0,)) -> bytes:
-    proc = subprocess.run(
-        ["git", "-c", "core.autocrlf=false", *args],
-        cwd=repo,
-        env=GIT_ENV,
-        capture_output=True,
-        check=False,
-    )
-    assert proc.returncode in ok, proc.stderr.decode(errors="replace")
-    return proc.stdout
 
 
 def check_invariants(parsed: ParsedDiff, data: bytes) -> None:
@@ -384,7 +363,7 @@ def test_plain_diff_ruN_matches_git_no_index(tmp_path: Path) -> None:
     proc = subprocess.run(
         ["git", "diff", "--no-index", "--numstat", "one", "two"],
         cwd=tmp_path,
-        env=GIT_ENV,
+        env=git_environment(),
         capture_output=True,
         check=False,
     )
