@@ -8,7 +8,8 @@ Usage::
 Inputs: the 194k-line corpus diff (when ``../shared/corpus`` is present), a
 generated ~1M-line diff (``benchmarks/gen_diff.py``, deterministic), and any
 ``--diff`` given.  Each measurement runs in a fresh interpreter so that peak
-RSS (``ru_maxrss``) belongs to that run alone.
+RSS (``VmHWM``, or ``ru_maxrss`` where there is no ``/proc``) belongs to that
+run alone.
 
 When a Python with ``diffchunk==0.2.0`` is given (``--baseline-python``, or
 found at ``$DIFFCHUNK_BASELINE_PYTHON``), the same work runs there too and the
@@ -36,7 +37,18 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 _DRIVER = r"""
 import json, resource, statistics, sys, time
 impl, path, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
-rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def peak_rss_kb():
+    # VmHWM belongs to this program image alone; ru_maxrss survives exec, so
+    # it would report the benchmark's own peak when that one was larger.
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rss0 = peak_rss_kb()
 if impl == "ours":
     from diffchunk import diff_tools as t
     load = lambda: t.load_diff(path)
@@ -60,7 +72,7 @@ def per_call(fn):
 list_med, list_max = per_call(lambda i: listing())
 step = max(1, n_chunks // max(1, calls))
 get_med, get_max = per_call(lambda i: chunk(1 + (i * step) % max(1, n_chunks)))
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rss = peak_rss_kb()
 print(json.dumps({
     "load_s": load_s, "chunks": n_chunks, "files": summary["files"],
     "list_ms": list_med, "list_max_ms": list_max,

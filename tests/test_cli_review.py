@@ -86,6 +86,20 @@ def test_json_overview_has_stable_keys(repo_diff: tuple[Path, Path, bytes]) -> N
     assert [(e["path"], e["reason"]) for e in data["excluded"]] == [
         ("package-lock.json", "generated")
     ]
+    # not a terminal: one compact line for the program reading it
+    compact = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    assert result.stdout == compact + "\n"
+
+
+def test_json_is_indented_on_a_terminal(
+    repo_diff: tuple[Path, Path, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, diff, _ = repo_diff
+    monkeypatch.setattr("diffchunk.cli.output.stdout_is_terminal", lambda: True)
+    result = CliRunner().invoke(main, ["review", str(diff), "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith('{\n  "summary": {')
+    assert json.loads(result.stdout)["total_chunks"] >= 1
 
 
 def test_chunk_output_is_byte_exact(repo_diff: tuple[Path, Path, bytes]) -> None:

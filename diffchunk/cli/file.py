@@ -15,6 +15,7 @@ import click
 from ..errors import InvalidArgument, PathError
 from ..files import service
 from ..paths import PathPolicy, resolve_regular_file
+from .output import echo_json
 from .params import SafePath
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -43,7 +44,7 @@ def _target(path: str) -> str:
 
 
 def _emit_json(data: dict[str, Any]) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    echo_json(data)
 
 
 def _warnings(data: dict[str, Any]) -> None:

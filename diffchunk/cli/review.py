@@ -18,6 +18,7 @@ from ..diff.formatter import FORMATS, format_chunk
 from ..diff.pipeline import MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
 from ..errors import PathError
 from . import ranges
+from .output import echo_json
 from .params import SafePath
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -227,7 +228,12 @@ def _write_bytes(data: bytes) -> None:
     show_default=True,
     help="How --chunk/--file output is shown.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the overview as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the overview as JSON (indented on a terminal, one line otherwise).",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -361,7 +367,7 @@ def review(
     listing = core.list_chunks(diff_path, max_tokens=None)
     overview = _json_overview(summary, listing)
     if as_json:
-        click.echo(json.dumps(overview, indent=2, ensure_ascii=False))
+        echo_json(overview)
         return
     if out_dir is not None:
         written = _write_out(diff_path, out_dir, overview)

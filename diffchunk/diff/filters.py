@@ -25,11 +25,12 @@ Steps, first decision wins:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from .attributes import AttributeSource
-from .generated import GeneratedFileDetector
+from .generated import GeneratedFileDetector, Heuristics
 from .model import (
     DiffKind,
     Excluded,
@@ -66,7 +67,7 @@ class FilterResult:
     binary_by_attributes: frozenset[str] = field(default_factory=frozenset)
 
 
-def _hunk_whitespace_only(body: bytes, removed: int, added: int) -> bool:
+def _hunk_whitespace_only(body: bytes | bytearray, removed: int, added: int) -> bool:
     if not removed and not added:
         return True
     if not removed:
@@ -80,7 +81,7 @@ def _hunk_whitespace_only(body: bytes, removed: int, added: int) -> bool:
     return all(a == b for a, b in zip_longest(old, new))
 
 
-def is_whitespace_only(file: FileDiff, data: bytes) -> bool:
+def is_whitespace_only(file: FileDiff, data: bytes | bytearray) -> bool:
     """True when every hunk of ``file`` only changes whitespace (see the module doc)."""
     if (
         not file.hunks
@@ -102,7 +103,9 @@ def is_whitespace_only(file: FileDiff, data: bytes) -> bool:
     return all(_hunk_whitespace_only(data[h.body_start : h.end], h.removed, h.added) for h in hunks)
 
 
-def _region_may_be_whitespace_only(data: bytes, start: int, end: int, file: FileDiff) -> bool:
+def _region_may_be_whitespace_only(
+    data: bytes | bytearray, start: int, end: int, file: FileDiff
+) -> bool:
     """A necessary condition for every hunk in ``data[start:end]`` to be whitespace-only.
 
     Header and marker lines match neither side's pattern.  When the file has
@@ -141,6 +144,43 @@ def _region_may_be_whitespace_only(data: bytes, start: int, end: int, file: File
     return all(a == b for a, b in zip_longest(old, new))
 
 
+class Prescreen:
+    """The per-file verdicts that neither load options nor attributes change, made ahead.
+
+    A git review feeds it each file section as soon as the section is parsed,
+    while ``git diff`` still writes the rest, so that :func:`filter_files`
+    finds the path and content heuristics and the whitespace check done.
+    A verdict is used only for the very file object it was made for: a
+    section parsed again (or a diff whose context was reduced) is judged anew.
+    """
+
+    __slots__ = ("_detector", "_known")
+
+    def __init__(self) -> None:
+        self._detector = GeneratedFileDetector(None)
+        self._known: dict[int, tuple[FileDiff, Heuristics, bool]] = {}
+
+    def add(self, files: Iterable[FileDiff], data: bytes | bytearray) -> None:
+        """Judge ``files``, whose sections ``data`` holds at their recorded offsets."""
+        detector = self._detector
+        for file in files:
+            self._known[file.index] = (
+                file,
+                detector.heuristics(file, data),
+                is_whitespace_only(file, data),
+            )
+
+    def get(self, file: FileDiff) -> tuple[Heuristics, bool] | None:
+        """``(heuristics, whitespace_only)`` made for ``file``, or None."""
+        known = self._known.get(file.index)
+        if known is None or known[0] is not file:
+            return None
+        return known[1], known[2]
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+
 def _patterns(value: str | None, name: str) -> PathPatterns | None:
     if value is None:
         return None
@@ -171,11 +211,13 @@ def filter_files(
     include_patterns: str | None,
     exclude_patterns: str | None,
     attributes: AttributeSource | None = None,
+    prescreen: Prescreen | None = None,
 ) -> FilterResult:
     """Split ``parsed.files`` into kept and excluded files (see the module doc).
 
     Bad patterns raise :class:`~diffchunk.errors.InvalidArgument`.  With an
     attribute source, its ``lookup`` is called once, for all remaining paths.
+    ``prescreen`` holds verdicts already made for some of the files.
     """
     include = _patterns(include_patterns, "include_patterns")
     exclude = _patterns(exclude_patterns, "exclude_patterns")
@@ -199,12 +241,13 @@ def filter_files(
         detector.prefetch([f.path for f in candidates])
 
     for file in candidates:
+        known = prescreen.get(file) if prescreen is not None else None
         if skip_generated:
-            verdict = detector.classify(file, parsed)
+            verdict = detector.classify(file, parsed, None if known is None else known[0])
             if verdict is not None:
                 excluded.append(Excluded(file.path, verdict[0], file.index, verdict[1]))
                 continue
-        if skip_trivial and is_whitespace_only(file, parsed.data):
+        if skip_trivial and (is_whitespace_only(file, parsed.data) if known is None else known[1]):
             excluded.append(
                 Excluded(file.path, ExcludeReason.TRIVIAL, file.index, "whitespace-only change")
             )

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from .attributes import Attributes, AttributeSource, is_truthy
 from .model import DiffKind, ExcludeReason, FileDiff, FileStatus, LazyHunks, ParsedDiff
@@ -39,6 +40,14 @@ _COMBINED = DiffKind.COMBINED
 
 
 Verdict = tuple[ExcludeReason, str]
+
+
+class Heuristics(NamedTuple):
+    """The path and content verdicts for one file (details, or None), attributes aside."""
+
+    vendored: str | None
+    generated: str | None
+
 
 LOCKFILES = frozenset(
     {
@@ -216,7 +225,7 @@ _ANY_MARKER = re.compile(rb"(?i)generated|do not (?:edit|modify)")
 _MARKER_WORDS = (b"generated", b"do not edit", b"do not modify")
 
 
-def _has_marker_word(window: bytes) -> bool:
+def _has_marker_word(window: bytes | bytearray) -> bool:
     """Cheap pre-check: does the window hold any marker word (any case)?
 
     ``bytes.lower`` plus substring search runs at memory speed, where a
@@ -300,7 +309,7 @@ def _generated_by_dirs(dirs: Sequence[str], ext: str) -> str | None:
 _FIRST_LINES = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)")
 
 
-def _first_hunk_at_top(file: FileDiff, data: bytes) -> bool:
+def _first_hunk_at_top(file: FileDiff, data: bytes | bytearray) -> bool:
     """Does the first hunk start at line 0 or 1 of the side :func:`_header_lines` reads?
 
     Reads the first header's numbers without building the hunks.
@@ -316,7 +325,7 @@ def _first_hunk_at_top(file: FileDiff, data: bytes) -> bool:
     return (first.old_start if deleted else first.new_start) <= 1
 
 
-def _header_lines(file: FileDiff, data: bytes) -> list[bytes]:
+def _header_lines(file: FileDiff, data: bytes | bytearray) -> list[bytes | bytearray]:
     """The first lines of the file's content as the diff shows them (or [])."""
     if not file.hunks:
         return []
@@ -327,7 +336,7 @@ def _header_lines(file: FileDiff, data: bytes) -> list[bytes]:
         return []
     skip = b"+" if deleted else b"-"
     body = data[hunk.body_start : min(hunk.end, hunk.body_start + 4 * HEADER_BYTES)]
-    out: list[bytes] = []
+    out: list[bytes | bytearray] = []
     size = 0
     for line in body.split(b"\n"):
         if not line or line[:1] == skip or line[:1] == b"\\":
@@ -340,7 +349,7 @@ def _header_lines(file: FileDiff, data: bytes) -> list[bytes]:
     return out
 
 
-def _header_verdict(lines: Sequence[bytes], ext: str) -> str | None:
+def _header_verdict(lines: Sequence[bytes | bytearray], ext: str) -> str | None:
     if _ANY_MARKER.search(b"\n".join(lines)) is None:
         return None
     comment = _PROSE_COMMENT_START if ext in _PROSE_EXTS else _COMMENT_START
@@ -355,7 +364,7 @@ def _header_verdict(lines: Sequence[bytes], ext: str) -> str | None:
     return None
 
 
-def _looks_minified(file: FileDiff, data: bytes) -> bool:
+def _looks_minified(file: FileDiff, data: bytes | bytearray) -> bool:
     """Average length of the first added lines of the first hunk > 110 characters."""
     if not file.hunks:
         return False
@@ -414,8 +423,14 @@ class GeneratedFileDetector:
         """True when the attributes say to show the file as binary (``-diff``/``binary``)."""
         return is_binary_by_attributes(self.attributes_for(file.path))
 
-    def classify(self, file: FileDiff, parsed: ParsedDiff) -> Verdict | None:
-        """``(GENERATED|VENDORED, detail)`` for a generated or vendored file, else None."""
+    def classify(
+        self, file: FileDiff, parsed: ParsedDiff, known: Heuristics | None = None
+    ) -> Verdict | None:
+        """``(GENERATED|VENDORED, detail)`` for a generated or vendored file, else None.
+
+        ``known``: :meth:`heuristics` of this file, worked out earlier (the
+        attributes still decide whether they apply).
+        """
         path = file.path
         attrs = self.attributes_for(path)
         generated_attr = is_truthy(attrs.get("linguist-generated"))
@@ -424,33 +439,51 @@ class GeneratedFileDetector:
             return ExcludeReason.GENERATED, "linguist-generated"
         if vendored_attr:
             return ExcludeReason.VENDORED, "linguist-vendored"
-        folder, _, name = path.rpartition("/")
         if vendored_attr is None:
-            detail = self._vendored_dirs.get(folder, _UNKNOWN)
-            if detail is _UNKNOWN:
-                detail = self._vendored_dirs[folder] = vendored_by_path(path)
+            detail = self._vendored(path) if known is None else known.vendored
             if detail is not None:
                 return ExcludeReason.VENDORED, detail
         if generated_attr is None:
-            name = name.lower()
-            detail = _generated_by_name(name)
-            if detail is None:
-                key = (folder, _extension(name))
-                detail = self._generated_dirs.get(key, _UNKNOWN)
-                if detail is _UNKNOWN:
-                    dirs = folder.lower().split("/") if folder else []
-                    detail = self._generated_dirs[key] = _generated_by_dirs(dirs, key[1])
-            detail = detail or self._by_content(file, parsed, path)
+            if known is None:
+                detail = self._generated(file, parsed.data, path)
+            else:
+                detail = known.generated
             if detail is not None:
                 return ExcludeReason.GENERATED, detail
         return None
 
-    def _by_content(self, file: FileDiff, parsed: ParsedDiff, path: str) -> str | None:
+    def heuristics(self, file: FileDiff, data: bytes | bytearray) -> Heuristics:
+        """What the path and content heuristics say of ``file``, attributes aside.
+
+        ``data`` holds the file's section at the offsets the parser recorded.
+        """
+        path = file.path
+        return Heuristics(self._vendored(path), self._generated(file, data, path))
+
+    def _vendored(self, path: str) -> str | None:
+        folder = path.rpartition("/")[0]
+        detail = self._vendored_dirs.get(folder, _UNKNOWN)
+        if detail is _UNKNOWN:
+            detail = self._vendored_dirs[folder] = vendored_by_path(path)
+        return detail
+
+    def _generated(self, file: FileDiff, data: bytes | bytearray, path: str) -> str | None:
+        folder, _, name = path.rpartition("/")
+        name = name.lower()
+        detail = _generated_by_name(name)
+        if detail is None:
+            key = (folder, _extension(name))
+            detail = self._generated_dirs.get(key, _UNKNOWN)
+            if detail is _UNKNOWN:
+                dirs = folder.lower().split("/") if folder else []
+                detail = self._generated_dirs[key] = _generated_by_dirs(dirs, key[1])
+        return detail or self._by_content(file, data, path)
+
+    def _by_content(self, file: FileDiff, data: bytes | bytearray, path: str) -> str | None:
         if not file.hunks or file.kind is _COMBINED:
             return None
         ext = _extension(path.rsplit("/", 1)[-1].lower())
-        data = parsed.data
-        lines: list[bytes] = []
+        lines: list[bytes | bytearray] = []
         if _first_hunk_at_top(file, data):  # else the file's header lines are not in the diff
             # Cheap pre-check on the raw bytes: most files carry no marker word at all.
             hunks = file.hunks
@@ -471,6 +504,6 @@ class GeneratedFileDetector:
             detail = _header_verdict(lines, ext)
             if detail is not None:
                 return detail
-        if ext in _MINIFIABLE_EXTS and _looks_minified(file, parsed.data):
+        if ext in _MINIFIABLE_EXTS and _looks_minified(file, data):
             return "minified"
         return None

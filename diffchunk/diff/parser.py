@@ -1205,6 +1205,12 @@ class StreamParser:
         return len(self._buf)
 
     @property
+    def buffer(self) -> bytearray:
+        """Everything fed so far, in place: the sections of :meth:`files_since` are in it
+        at their offsets (read it, never keep a view of it across :meth:`feed`)."""
+        return self._buf
+
+    @property
     def file_count(self) -> int:
         """File sections parsed so far."""
         return len(self._parser.files)

@@ -18,7 +18,7 @@ from ..errors import ChunkNotFound, InvalidArgument
 from .attributes import AttributeSource
 from .chunker import chunk_files, render_chunk
 from .context import reduce_context
-from .filters import filter_files
+from .filters import Prescreen, filter_files
 from .model import Chunk, Excluded, FileDiff, ParsedDiff
 from .parser import parse_diff
 from .patterns import split_patterns
@@ -190,6 +190,7 @@ def build_review(
     attributes: AttributeSource | None = None,
     progress: Progress | None = None,
     parsed: ParsedDiff | None = None,
+    prescreen: Prescreen | None = None,
 ) -> Review:
     """Parse, filter and chunk ``data``.
 
@@ -197,6 +198,7 @@ def build_review(
     ``progress(stage, fraction)`` is called a handful of times (fraction in 0..1).
     ``parsed``: ``parse_diff(data)``, already made (e.g. while the diff was
     generated); it is used instead of parsing ``data`` again.
+    ``prescreen``: filter verdicts already made for files of ``parsed``.
     """
     if parsed is not None and parsed.data is not data and parsed.data != data:
         raise ValueError("build_review: parsed is not the parse of data")
@@ -207,7 +209,7 @@ def build_review(
     if collect:
         gc.disable()
     try:
-        return _build_review(data, options, attributes, progress, parsed)
+        return _build_review(data, options, attributes, progress, parsed, prescreen)
     finally:
         if collect:
             gc.enable()
@@ -219,6 +221,7 @@ def _build_review(
     attributes: AttributeSource | None,
     progress: Progress | None,
     parsed: ParsedDiff | None = None,
+    prescreen: Prescreen | None = None,
 ) -> Review:
     def report(stage: str, fraction: float) -> None:
         if progress is not None:
@@ -240,6 +243,7 @@ def _build_review(
         include_patterns=options.include_patterns,
         exclude_patterns=options.exclude_patterns,
         attributes=attributes,
+        prescreen=prescreen,
     )
     report("chunking", 0.75)
     chunks = chunk_files(parsed, result.kept, max_lines=options.max_chunk_lines)

@@ -101,7 +101,14 @@ def _adopt(
     try:
         attributes = attributes_for_diff(diff.diff_path, source)
         parsed = streamed.parsed
-        review = build_review(parsed.data, options, attributes, progress, parsed=parsed)
+        review = build_review(
+            parsed.data,
+            options,
+            attributes,
+            progress,
+            parsed=parsed,
+            prescreen=streamed.prescreen,
+        )
     finally:
         if source is not None:
             source.close()

@@ -29,6 +29,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..diff.filters import Prescreen
 from ..diff.model import ParsedDiff
 from ..diff.parser import StreamParser
 from .attributes import CommitIndex, StreamedCheckAttr
@@ -70,11 +71,14 @@ class StreamedDiff:
     ``parsed.data`` is the file's content.  ``attributes`` already holds (or
     is computing) the attributes of every parsed path, as of the head commit
     (or the index / working tree); whoever takes it calls its ``close()``.
+    ``prescreen`` holds the filter's verdicts for the files parsed early.
     """
 
     parsed: ParsedDiff
     digest: str
     attributes: StreamedCheckAttr | None = None
+    # Filter verdicts made for the files parsed while git still ran.
+    prescreen: Prescreen | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +194,7 @@ def _write_streamed(
     )
     try:
         parser = StreamParser(min_step=STREAM_BLOCK)
+        prescreen = Prescreen()
         hasher = hashlib.sha256()
         told = 0
 
@@ -200,7 +205,10 @@ def _write_streamed(
                 hasher.update(block)
                 parser.feed(block)
                 if parser.file_count > told:
-                    attributes.add(f.path for f in parser.files_since(told))
+                    files = parser.files_since(told)
+                    attributes.add(f.path for f in files)
+                    # The filter's own work on these files, done while git still writes.
+                    prescreen.add(files, parser.buffer)
                     told = parser.file_count
                 if progress is not None:
                     progress(parser.size)
@@ -222,7 +230,9 @@ def _write_streamed(
     except BaseException:
         attributes.close()
         raise
-    streamed = StreamedDiff(parsed=parsed, digest=hasher.hexdigest(), attributes=attributes)
+    streamed = StreamedDiff(
+        parsed=parsed, digest=hasher.hexdigest(), attributes=attributes, prescreen=prescreen
+    )
     return replace(_result(repo, resolved, str(path), cached=False), streamed=streamed)
 
 
