@@ -22,6 +22,7 @@ import hashlib
 import logging
 import os
 import threading
+import weakref
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -142,7 +143,11 @@ class SessionStore:
         self._reader = reader
         self._lock = threading.Lock()
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # realpath -> session, LRU
-        self._path_locks: dict[str, threading.Lock] = {}
+        # One lock per path being loaded, gone once no caller holds it (a
+        # long-running server meets many paths).
+        self._path_locks: weakref.WeakValueDictionary[str, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # ------------------------------------------------------------------ access
 

@@ -113,6 +113,16 @@ def test_eviction_keeps_at_most_max_sessions(tmp_path: Path) -> None:
     ]
 
 
+def test_many_paths_leave_no_per_path_state_behind(tmp_path: Path) -> None:
+    store = SessionStore(max_sessions=2)
+    for i in range(40):
+        p = tmp_path / f"m{i}.diff"
+        p.write_bytes(_diff(f"f{i}.py", 3))
+        store.get(str(p))
+    assert len(store.sessions()) == 2
+    assert len(store._path_locks) == 0  # each load's lock went with its last user
+
+
 def test_eviction_bounds_bytes_but_never_the_returned_session(tmp_path: Path) -> None:
     small = tmp_path / "small.diff"
     small.write_bytes(_diff("s.py", 5))
