@@ -197,19 +197,34 @@ def test_wrong_counts_are_still_flagged_at_load() -> None:
     assert b"".join(lazy.raw(s) for s in lazy.sections()) == data
 
 
-def test_counts_that_balance_across_hunks_are_noted_when_built() -> None:
-    # The documented residual: the first header says one line too many, the
-    # second one line too few; together they add up, so the load-time check passes.
-    data = _diff(b"@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -10,2 +10,2 @@\n c\n d\n-e\n+E\n")
-    parsed = parse_diff(data)
-    f = parsed.files[0]
-    assert isinstance(f.hunks, LazyHunks)
-    assert f.malformed is None
-    assert f.hunks.problem is not None and "promises 3 old and 3 new" in f.hunks.problem
-    assert [data[h.start : h.end] for h in f.hunks] == [
-        b"@@ -1,3 +1,3 @@\n a\n-b\n+B\n",
-        b"@@ -10,2 +10,2 @@\n c\n d\n-e\n+E\n",
+def _shape(parsed: ParsedDiff) -> list[object]:
+    files = [
+        (f.start, f.end, f.added, f.removed, f.malformed, [(h.start, h.end) for h in f.hunks])
+        for f in parsed.files
     ]
+    segments = [(s.start, s.end, s.kind, s.note) for s in parsed.segments]
+    return [files, segments]
+
+
+@pytest.mark.parametrize(
+    "hunks",
+    [
+        # the first header says one line too many, the second one too few: the
+        # file's totals add up, each hunk's do not
+        b"@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -10,2 +10,2 @@\n c\n d\n-e\n+E\n",
+        # a context line of the first hunk read as part of the second
+        b"@@ -1 +1 @@\n-a\n+b\n x\n@@ -5,2 +5,2 @@\n-c\n+d\n",
+        # one hunk's '+' line where its header expects context, made up by the next
+        b"@@ -1,2 +1,2 @@\n a\n-b\n+c\n+d\n@@ -5,2 +6,2 @@\n-x\n-y\n+z\n",
+    ],
+)
+def test_counts_that_balance_across_hunks_are_read_hunk_by_hunk(hunks: bytes) -> None:
+    # Every hunk must hold what its own header counts; the file's totals are not
+    # enough, or the lazy reading would end hunks elsewhere than the exact one.
+    data = _diff(hunks)
+    parsed = parse_diff(data)
+    assert _shape(parsed) == _shape(parse_diff(data, lazy=False))
+    assert not isinstance(parsed.files[0].hunks, LazyHunks)
     assert b"".join(parsed.raw(s) for s in parsed.sections()) == data
 
 

@@ -497,60 +497,75 @@ class _Parser:
         return end
 
     def _lazy_hunks(self, pos: int) -> tuple[LazyHunks, int, int, int, int] | None:
-        """Check the hunks from ``pos`` on as a whole: ``(hunks, end, added, removed, lines)``.
+        """Check the hunks from ``pos`` on without building them: ``(hunks, end, added,
+        removed, lines)``.
 
-        The region runs to the first line that cannot be in a two-way hunk
-        (``\\`` marker lines are counted on the way).  It is accepted when it
-        ends at a line that is not an ``@`` line (an unreadable header must be
-        reported as such) and its lines add up to the header counts:
-        ``removed + context == sum(old counts)`` and ``added + context ==
-        sum(new counts)``.  Anything else (a plain diff's next ``---`` header,
+        The region runs to the first line that cannot be in a two-way hunk.
+        Each hunk runs from its header to the next one (or the region's end)
+        and must hold exactly what its header counts: ``removed + context ==
+        old`` and ``added + context == new`` (``\\`` marker lines aside).
+        Then the exact per-hunk reading would end every hunk at the same line,
+        so the hunks can be built later, on first use.  The region must also
+        end at a line that is not an ``@`` line (an unreadable header is
+        reported as such).  Anything else (a plain diff's next ``---`` header,
         a mail signature, a context line stripped to an empty line, bad
         counts) returns None and the exact per-hunk path decides.
-
-        Residual: per-hunk counts that are wrong but balance out across the
-        file's hunks pass here; :class:`LazyHunks` notes them when it builds
-        the hunks.
         """
         data = self.data
         n = self.n
         if data[pos - 1] != 0x0A:
             return None
-        # One scan finds every header (with its counts) and the region's end.
-        olds: list[bytes | None] = []
-        news: list[bytes | None] = []
-        marks = 0
+        count = data.count
+        find = data.find
+        headers = marks = added = removed = lines = 0
+        body = -1  # where the current hunk's body starts (-1: before the first header)
+        old = new = hunk_marks = 0
         end = n
+        # One scan finds every header (with its counts) and the region's end;
+        # each hunk is counted when the next header (or the end) closes it.
         for m in sx.HUNK_SCAN.finditer(data, pos - 1):
+            at = m.start() + 1
             if m.lastindex == 3:  # a line that is not ' ', '+' or '-' and not a header
-                at = m.start() + 1
                 c = data[at]
                 if c == 0x5C:  # a "\\ No newline at end of file" line
-                    marks += 1
+                    hunk_marks += 1
                     continue
                 if c == 0x40:  # an "@" line that is not a well-formed hunk header
                     return None
                 end = at
                 break
+            if body >= 0:
+                span = count(b"\n", body, at)
+                a = count(b"\n+", body - 1, at)
+                r = count(b"\n-", body - 1, at)
+                context = span - hunk_marks - a - r
+                if context < 0 or r + context != old or a + context != new:
+                    return None
+                added += a
+                removed += r
+                lines += span
+                marks += hunk_marks
+            headers += 1
             old_count, new_count, _ = m.groups()
-            olds.append(old_count)
-            news.append(new_count)
-        headers = len(olds)
-        count = data.count
-        lines = count(b"\n", pos, end)
-        if end == n and data[n - 1] != 0x0A:
-            lines += 1
-        added = count(b"\n+", pos - 1, end)
-        removed = count(b"\n-", pos - 1, end)
-        context = lines - headers - marks - added - removed
-        if context < 0 or not headers:
+            old = 1 if old_count is None else int(old_count)
+            new = 1 if new_count is None else int(new_count)
+            hunk_marks = 0
+            nl = find(b"\n", m.end(), end)
+            body = end if nl < 0 else nl + 1
+        if not headers:
             return None
-        old_total = sum(map(int, filter(None, olds))) + olds.count(None)
-        if removed + context != old_total:
+        span = count(b"\n", body, end)
+        if end == n and body < n and data[n - 1] != 0x0A:
+            span += 1  # an unterminated last line
+        a = count(b"\n+", body - 1, end)
+        r = count(b"\n-", body - 1, end)
+        context = span - hunk_marks - a - r
+        if context < 0 or r + context != old or a + context != new:
             return None
-        new_total = sum(map(int, filter(None, news))) + news.count(None)
-        if added + context != new_total:
-            return None
+        added += a
+        removed += r
+        lines += span + headers
+        marks += hunk_marks
         return LazyHunks(data, pos, end, headers, marks), end, added, removed, lines
 
     def _binary_payload(self, pos: int) -> tuple[int, str | None]:
