@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz faults clean
+.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,12 @@ faults: $(STAMP)
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)
 	$(BIN)/python -m benchmarks.fuzz_diff --cases 100000 --quiet
+
+# Coverage-guided fuzzing of the diff engine (atheris/libFuzzer); failing inputs go to
+# bench-out/fuzz-atheris/crashes.
+fuzz-coverage: $(STAMP)
+	$(BIN)/pip install --quiet -e ".[fuzz]"
+	$(BIN)/python -m benchmarks.fuzz_atheris --runs 100000
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

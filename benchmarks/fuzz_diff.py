@@ -21,7 +21,8 @@ Each case is one input, made by one of three generators:
 
 Properties checked on every input (see :func:`check_input`): only
 ``NotADiffError`` from the parser; every call under one second; sections tile
-the input byte for byte; every file kept or excluded exactly once; chunk
+the input byte for byte; the fast parse (hunks checked as a block and built
+on first use) reads exactly what the exact per-hunk parse reads; every file kept or excluded exactly once; chunk
 counts and budgets; every chunk rendered and formatted in every mode;
 ``reduce_context`` output re-parses with the same files and change counts.
 Structural inputs must parse to their model; git inputs must apply chunk by
@@ -753,6 +754,31 @@ def check_tiling(parsed: ParsedDiff, data: bytes) -> None:
         _require(0 <= c.segment < len(parsed.segments), f"commit {c} has no segment")
 
 
+def _shape(parsed: ParsedDiff) -> list[object]:
+    files = [
+        (
+            f.start,
+            f.header_end,
+            f.end,
+            f.status,
+            f.added,
+            f.removed,
+            f.line_count,
+            f.malformed,
+            [(h.start, h.body_start, h.end, h.old_count, h.new_count) for h in f.hunks],
+        )
+        for f in parsed.files
+    ]
+    segments = [(s.start, s.end, s.kind, s.note) for s in parsed.segments]
+    return [files, segments, list(parsed.warnings)]
+
+
+def check_lazy_matches_exact(parsed: ParsedDiff, data: bytes) -> None:
+    """The fast reading (hunks checked as a block, built later) equals the exact one."""
+    exact = parse_diff(data, lazy=False)
+    _require(_shape(parsed) == _shape(exact), "the lazy parse differs from the exact parse")
+
+
 def _lines_of(text: bytes) -> int:
     return text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
 
@@ -928,6 +954,7 @@ def check_input(
     result.parsed = True
     result.files = len(parsed.files)
     check_tiling(parsed, data)
+    check_lazy_matches_exact(parsed, data)
     if expected is not None:
         check_expected(parsed, expected)
         well_formed = True

@@ -22,8 +22,8 @@ import hashlib
 import logging
 import os
 import threading
-import weakref
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field

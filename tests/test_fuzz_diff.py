@@ -178,6 +178,16 @@ def test_context_reduction_does_not_count_a_marker_inside_a_hunk_as_a_line() -> 
     assert _reduced_round_trips(data, 1) == one
 
 
+def test_context_reduction_keeps_a_file_followed_by_lines_its_counts_leave_over() -> None:
+    """Cut, the file's hunks run into the stray lines and the orphan hunk after them,
+    whose counts balance out over the file: each hunk must still be read on its own."""
+    data = _fixture("stray-lines-after-hunks.diff")
+    for n in (0, 1, 3):
+        reduced = _reduced_round_trips(data, n)
+        fz.check_lazy_matches_exact(parse_diff(reduced), reduced)
+    assert _reduced_round_trips(data, 3) == data
+
+
 def test_copy_is_chunked_before_the_change_of_its_source(tmp_path: Path) -> None:
     """git reads a copy's source before the patch; a chunk after the source's change must not."""
     data = _fixture("copy-of-changed-file.diff")
