@@ -515,7 +515,6 @@ class _Parser:
         n = self.n
         if data[pos - 1] != 0x0A:
             return None
-        count = data.count
         find = data.find
         headers = marks = added = removed = lines = 0
         body = -1  # where the current hunk's body starts (-1: before the first header)
@@ -535,15 +534,12 @@ class _Parser:
                 end = at
                 break
             if body >= 0:
-                span = count(b"\n", body, at)
-                a = count(b"\n+", body - 1, at)
-                r = count(b"\n-", body - 1, at)
-                context = span - hunk_marks - a - r
-                if context < 0 or r + context != old or a + context != new:
+                counted = _hunk_body_counts(data, body, at, old, new, hunk_marks, 0)
+                if counted is None:
                     return None
-                added += a
-                removed += r
-                lines += span
+                lines += counted[0]
+                added += counted[1]
+                removed += counted[2]
                 marks += hunk_marks
             headers += 1
             old_count, new_count, _ = m.groups()
@@ -554,17 +550,13 @@ class _Parser:
             body = end if nl < 0 else nl + 1
         if not headers:
             return None
-        span = count(b"\n", body, end)
-        if end == n and body < n and data[n - 1] != 0x0A:
-            span += 1  # an unterminated last line
-        a = count(b"\n+", body - 1, end)
-        r = count(b"\n-", body - 1, end)
-        context = span - hunk_marks - a - r
-        if context < 0 or r + context != old or a + context != new:
+        unterminated = int(end == n and body < n and data[n - 1] != 0x0A)
+        counted = _hunk_body_counts(data, body, end, old, new, hunk_marks, unterminated)
+        if counted is None:
             return None
-        added += a
-        removed += r
-        lines += span + headers
+        lines += counted[0] + headers
+        added += counted[1]
+        removed += counted[2]
         marks += hunk_marks
         return LazyHunks(data, pos, end, headers, marks), end, added, removed, lines
 
@@ -1179,6 +1171,25 @@ def _mail_subject(data: bytes, start: int, end: int) -> str:
         except (ValueError, LookupError, UnicodeError, MessageError):  # e.g. CharsetError
             pass
     return sx.PATCH_TAG.sub("", text, count=1).strip()
+
+
+def _hunk_body_counts(
+    data: bytes, body: int, end: int, old: int, new: int, marks: int, unterminated: int
+) -> tuple[int, int, int] | None:
+    """``(lines, added, removed)`` of the hunk body ``data[body:end]``, or None when its
+    lines do not make exactly ``old`` old and ``new`` new lines.
+
+    Every line there is a ``' '``, ``'+'``, ``'-'`` or ``\\`` marker line
+    (``marks`` of those); ``unterminated`` is 1 when the last one has no ``\\n``.
+    """
+    count = data.count
+    lines = count(b"\n", body, end) + unterminated
+    added = count(b"\n+", body - 1, end)
+    removed = count(b"\n-", body - 1, end)
+    context = lines - marks - added - removed
+    if context < 0 or removed + context != old or added + context != new:
+        return None
+    return lines, added, removed
 
 
 # ------------------------------------------------------------------ streaming
