@@ -1,18 +1,27 @@
-"""Property tests: exact edits and searches of the file tools against a plain model.
+"""Property tests: edits and searches of the file tools against plain models.
 
-The model and the checks live in ``benchmarks/fuzz_files.py`` (which also runs
-them in a long loop); here hypothesis draws the files, batches and patterns.
+The models and the checks live in ``benchmarks/fuzz_files.py`` (which also runs
+them in a long loop): exact edits and searches, regex search against ``re`` on
+each line, fuzzy search against the documented ``partial_ratio`` rule, fuzzy
+edits against the documented window rule.  Here hypothesis draws the files,
+batches and patterns, steering clear of the tool bugs listed in
+``fz.KNOWN_BUGS``; each of those has a minimal reproduction below, marked as an
+expected failure while the bug is listed (remove the id from ``KNOWN_BUGS``
+once it is fixed: its reproduction then runs as a plain test, and the
+property tests stop avoiding it).
 """
 
 from __future__ import annotations
 
+import random
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
 from benchmarks import fuzz_files as fz
 from diffchunk.files import access
@@ -157,3 +166,173 @@ def test_grep_hand_off_sees_no_line_in_a_file_holding_only_a_bom(
     assert (found["total_matches"], found["results"]) == (0, [])
     counted = search_content(str(path), "x", fuzzy=False, invert=invert, count_only=True)
     assert counted["count"] == 0
+
+
+# -- regex search, fuzzy search, fuzzy edits against their models -------------------
+
+SEEDS = st.randoms(use_true_random=False)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(tf=text_files(), rng=SEEDS)
+def test_regex_search_and_count_match_re_on_each_line(
+    tf: fz.TextFile, rng: random.Random, tmp_path: Path
+) -> None:
+    case = fz.regex_case_for(rng, tf, fz.KNOWN_BUGS)
+    with tempfile.TemporaryDirectory(dir=tmp_path) as work:
+        fz.check_regex_search(case, Path(work))
+
+
+@settings(SETTINGS, max_examples=100)
+@given(tf=text_files(), rng=SEEDS)
+def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
+    tf: fz.TextFile, rng: random.Random, tmp_path: Path
+) -> None:
+    case = fz.fuzzy_search_case_for(rng, tf, fz.KNOWN_BUGS)
+    with tempfile.TemporaryDirectory(dir=tmp_path) as work:
+        fz.check_fuzzy_search(case, Path(work))
+
+
+@settings(SETTINGS, max_examples=50)
+@given(rng=SEEDS)
+def test_fuzzy_edits_refuse_or_replace_the_window_the_model_allows(
+    rng: random.Random, tmp_path: Path
+) -> None:
+    case = fz.random_fuzzy_edit_case(rng)
+    with tempfile.TemporaryDirectory(dir=tmp_path) as work:
+        fz.check_fuzzy_edit(case, Path(work))
+
+
+def test_fuzzy_edit_ignores_blank_runs_and_reindents(tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_bytes(b"def f():\r\n    if x:\r\n        return  1\r\n    return 2\r\n")
+    change = {"search": "if x:\n  return 1\n", "replace": "if y:\n  return 3\n  pass\n"}
+    result = edit_content(str(path), [change], fuzzy=True, preview=False)
+    assert result["success"], result
+    assert result["results"][0]["match_type"] == "fuzzy"
+    assert path.read_bytes() == (
+        b"def f():\r\n    if y:\r\n      return 3\r\n      pass\r\n    return 2\r\n"
+    )
+
+
+def test_fuzzy_edit_with_two_equal_windows_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    original = b"alpha = 1\nbeta = 2\nalpha = 1\n"
+    path.write_bytes(original)
+    result = edit_content(str(path), [{"search": "alpha =  1", "replace": "x"}], preview=False)
+    assert not result["success"]
+    assert "ambiguous" in result["results"][0]["error"]
+    assert path.read_bytes() == original
+    assert list_backups(str(path)) == []
+
+
+# -- the model's measures, against their definitions ---------------------------------
+
+SHORT_TEXT = st.text(alphabet="abcé É\t", max_size=12)
+
+
+def _lcs_table(a: str, b: str) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], diagonal + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
+@settings(SETTINGS, max_examples=300)
+@given(a=SHORT_TEXT, b=SHORT_TEXT)
+def test_model_lcs_and_ratios_follow_their_definitions(a: str, b: str) -> None:
+    assert fz.lcs_length(a, b) == _lcs_table(a, b)
+    # rapidfuzz documents both measures, and partial_ratio as optimal for
+    # texts of up to 64 characters: the model must agree with it.
+    assert float(fz.indel_ratio(a, b)) * 100 == pytest.approx(fuzz.ratio(a, b))
+    assert float(fz.partial_ratio(a, b)) * 100 == pytest.approx(fuzz.partial_ratio(a, b))
+
+
+@settings(SETTINGS, max_examples=300)
+@given(pattern=st.text(alphabet="abc", min_size=1, max_size=5), text=SHORT_TEXT)
+def test_model_substring_distance_is_the_fewest_edits(pattern: str, text: str) -> None:
+    def distance(a: str, b: str) -> int:
+        row = list(range(len(b) + 1))
+        for i, x in enumerate(a, 1):
+            diagonal, row[0] = row[0], i
+            for j, y in enumerate(b, 1):
+                diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+        return row[-1]
+
+    best = min(
+        distance(pattern, text[i:j]) for i in range(len(text) + 1) for j in range(i, len(text) + 1)
+    )
+    assert fz.substring_distance(pattern, text) == best
+
+
+# -- minimal reproductions of the known bugs -----------------------------------------
+
+
+def _lines(path: Path, pattern: str, **options: bool) -> list[tuple[int, float, str]]:
+    access.clear_cache()
+    found = search_content(str(path), pattern, max_results=50, context_lines=0, **options)
+    return [(r["line_number"], r["similarity_score"], r["match_type"]) for r in found["results"]]
+
+
+def _regex(tmp_path: Path, content: bytes, pattern: str) -> list[int]:
+    path = tmp_path / "r.txt"
+    path.write_bytes(content)
+    return [line for line, _, _ in _lines(path, pattern, fuzzy=False, regex=True)]
+
+
+def _fuzzy(tmp_path: Path, content: bytes, pattern: str) -> list[tuple[int, float, str]]:
+    path = tmp_path / "f.txt"
+    path.write_bytes(content)
+    return _lines(path, pattern)
+
+
+REPROS: dict[str, dict[str, Callable[[Path], None]]] = {
+    "regex-bytes": {
+        # "\w" and "." on the UTF-8 bytes of "é".
+        "word": lambda t: _check(_regex(t, "café\n".encode(), r"^\w+$"), [1]),
+        "dot": lambda t: _check(_regex(t, "café\n".encode(), r"^caf.$"), [1]),
+        # The bytes compile refuses "\u" (re.error escapes instead of InvalidArgument).
+        "escape": lambda t: _check(_regex(t, "café\n".encode(), r"caf\u00e9"), [1]),
+    },
+    "regex-lines": {
+        "crlf": lambda t: _check(_regex(t, b"foo\r\nbar\r\n", "foo$"), [1]),
+        "empty": lambda t: _check(_regex(t, b"a\n", "^$"), []),
+        "across": lambda t: _check(_regex(t, b"foo\nbar\n", r"foo\s+bar"), []),
+        "start": lambda t: _check(_regex(t, b"foo\nbar\n", r"\Abar"), [2]),
+    },
+    "fuzzy-case": {
+        "upper": lambda t: _check(_fuzzy(t, "É\n".encode(), "É"), [(1, 1.0, "exact")]),
+    },
+    "fuzzy-crlf": {
+        # The same line scores 0.8571 in an LF file.
+        "score": lambda t: _check(_fuzzy(t, b"zzbar\r\n", "xbar"), [(1, 0.8571, "fuzzy")]),
+    },
+    "fuzzy-unencodable": {
+        "cp1252": lambda t: _check(
+            _fuzzy(t, "# header\ncafé bar\n".encode("cp1252"), "café✓"), [(2, 0.8889, "fuzzy")]
+        ),
+    },
+    "fuzzy-blank-pieces": {
+        "tab": lambda t: _check(_fuzzy(t, b"a\tb\n", "\t"), [(1, 1.0, "exact")]),
+        "run": lambda t: _check(_fuzzy(t, b"x          y\n", "x          y"), [(1, 1.0, "exact")]),
+    },
+}
+
+
+def _check(got: object, want: object) -> None:
+    assert got == want
+
+
+def test_every_known_bug_has_a_reproduction() -> None:
+    assert not fz.KNOWN_BUGS - set(REPROS), "a known bug without a reproduction"
+
+
+@pytest.mark.parametrize(
+    ("bug", "name"), [(bug, name) for bug, repros in REPROS.items() for name in repros]
+)
+def test_reproduction(bug: str, name: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    if bug in fz.KNOWN_BUGS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"known bug {bug}"))
+    REPROS[bug][name](tmp_path)

@@ -7,14 +7,16 @@ Every search walks the file in line-aligned windows (see
   (``bytes.lower`` of the window first when case-insensitive and the pattern
   is ASCII); a line counts once however many times it matches, like
   ``grep -c``;
-- *regex*: Python ``re`` compiled on bytes (ASCII patterns) or on the decoded
-  window (other patterns), with ``re.MULTILINE``; a search that runs longer
-  than :data:`REGEX_TIME_BUDGET` seconds stops with an error;
+- *regex*: Python ``re`` on the decoded window, with ``re.MULTILINE``, to
+  find candidate lines; a line matches when the pattern matches it alone,
+  without its line ending (as ``re.search(pattern, line)``); a search that
+  runs longer than :data:`REGEX_TIME_BUDGET` seconds stops with an error;
 - *fuzzy*: a cheap prefilter keeps lines holding at least one piece of the
   pattern (by the pigeonhole principle a line within a few edits of the
   pattern holds one of ``edits + 1`` disjoint pieces exactly), then
-  rapidfuzz's ``partial_ratio`` scores those lines, so a misspelt word is
-  found inside a long line.
+  rapidfuzz's ``partial_ratio`` scores those lines (ASCII case ignored, the
+  ``\\r`` of a CRLF ending left out), so a misspelt word is found inside a
+  long line.
 
 Results carry byte offsets of line starts and 1-based line numbers; the
 service turns them into text.
@@ -145,24 +147,19 @@ class _Literal(_Matcher):
                 return count + len(self.rest_of_line.findall(hay, pos, length))
 
 
-class _BytesRegex(_Matcher):
-    kind = "regex"
-
-    def __init__(self, compiled: re.Pattern[bytes]) -> None:
-        self.compiled = compiled
-
-    def find(self, hay: Window, pos: int, end: int) -> int:
-        found = self.compiled.search(hay, pos, end)
-        return -1 if found is None else found.start()
+_LOOKS_AROUND = re.compile(r"\\[AZ]|\(\?<?[=!]")
+"""Regex constructs that look outside the text they match (``\\A``, ``\\Z``,
+lookarounds): patterns holding one are tried on every line."""
 
 
 class _TextMatcher(_Matcher):
-    """A str regex over the decoded window (non-ASCII regex or case folding)."""
+    """A str regex over the decoded window (every regex; exact search with case folding)."""
 
     def __init__(self, compiled: re.Pattern[str], encoding: str, kind: str) -> None:
         self.compiled = compiled
         self.encoding = encoding
         self.kind = kind
+        self.every_line = kind == "regex" and _LOOKS_AROUND.search(compiled.pattern) is not None
 
 
 def build_matcher(
@@ -170,7 +167,6 @@ def build_matcher(
 ) -> _Matcher:
     """The fastest matcher that honours the options for this file's encoding."""
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
-    ascii_pattern = pattern.isascii()
     if regex:
         try:
             text_rx = re.compile(pattern, flags)
@@ -180,10 +176,10 @@ def build_matcher(
                 suggestion="Fix the pattern (Python re syntax), or pass regex=false "
                 "to search for the text literally.",
             ) from None
-        if ascii_pattern:
-            return _BytesRegex(re.compile(pattern.encode("ascii"), flags))
+        # Always on characters: a bytes regex would see UTF-8 bytes, not
+        # characters, in ".", "\w", "\s", "\b", classes and case folding.
         return _TextMatcher(text_rx, version.data_encoding, "regex")
-    if case_sensitive or ascii_pattern:
+    if case_sensitive or pattern.isascii():
         needle = version.encode(pattern)
         if needle is None:
             # The file's encoding cannot hold the pattern: it cannot occur.
@@ -259,6 +255,62 @@ def _line_start(hay: Window, pos: int) -> int:
     return hay.rfind(b"\n", 0, pos) + 1
 
 
+def _regex_window_hits(
+    matcher: _TextMatcher, buf: Window, length: int
+) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` byte offsets of the window's lines the regex matches
+    as ``re.search(pattern, line)`` does on each line without its line ending.
+
+    A search over the whole window jumps to candidate lines.  A match within
+    a non-empty line is that line's match (``^``, ``$``, ``\\b``, ``\\B`` see
+    a line break as they see the ends of a string); a match across a line
+    break or in an empty line, or any line when the pattern looks outside
+    what it matches (``\\A``, ``\\Z``, lookarounds), counts only if the
+    pattern matches the line alone.
+    """
+    text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
+    crlf = buf.find(b"\r", 0, length) >= 0 and "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")  # the \r of CRLF is not part of the line
+    # One byte per character (ASCII, single-byte code pages) and no \r dropped:
+    # offsets in ``text`` are offsets in ``buf``.
+    same_offsets = not crlf and len(text) == length
+    search = matcher.compiled.search
+    every_line = matcher.every_line
+    size = len(text)
+    pos = 0  # start of the next line to look at, in ``text``
+    known_char = known_byte = 0  # a line start in ``text`` and in ``buf``
+    while pos < size:
+        if every_line:
+            start = pos
+            end = text.find("\n", start)
+            crossing = True
+        else:
+            found = search(text, pos)
+            if found is None:
+                return
+            begin, finish = found.span()
+            start = text.rfind("\n", pos, begin) + 1 or pos
+            if start >= size:
+                return  # an empty match after the final line break: no line there
+            end = text.find("\n", begin)
+            crossing = 0 <= end < finish
+        if end < 0:
+            end = size
+        pos = end + 1
+        if (crossing or start == end) and search(text[start:end]) is None:
+            continue  # (empty lines too: "\B" never matches an empty string)
+        if same_offsets:
+            yield start, end
+            continue
+        byte_start = skip_lines(buf, known_byte, text.count("\n", known_char, start), length)
+        byte_end = buf.find(b"\n", byte_start, length)
+        if byte_end < 0:
+            byte_end = length
+        yield byte_start, byte_end
+        known_char, known_byte = pos, byte_end + 1
+
+
 def _text_window_hits(matcher: _TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
     """``(line_start, line_end)`` byte offsets of matching lines in a window."""
     text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
@@ -290,7 +342,10 @@ def _text_window_hits(matcher: _TextMatcher, buf: Window, length: int) -> Iterat
 def _window_hits(matcher: _Matcher, hay: Window, length: int) -> Iterator[tuple[int, int]]:
     """``(line_start, line_end)`` offsets (``line_end`` at ``\\n`` or ``length``)."""
     if isinstance(matcher, _TextMatcher):
-        yield from _text_window_hits(matcher, hay, length)
+        if matcher.kind == "regex":
+            yield from _regex_window_hits(matcher, hay, length)
+        else:
+            yield from _text_window_hits(matcher, hay, length)
         return
     find = matcher.find
     pos = 0
@@ -568,13 +623,17 @@ def _collect_gap(
 
 
 def _pieces(pattern: str, sample: bytes, encoding: str) -> list[bytes]:
-    """Disjoint pieces of ``pattern``: a line close to it holds one of them exactly.
+    """Disjoint pieces of ``pattern`` (lowered): a line close to it holds one of them exactly.
 
     The pattern is cut into about one piece per five characters (the edits a
     80% score allows), trying a few cut points and keeping the cut whose
     pieces are rarest in ``sample``.
     """
-    text = pattern.lower().strip()
+    text = pattern.strip()
+    if not text:
+        # Only blanks: look for them as they are.
+        blanks = pattern.encode(encoding, errors="ignore")
+        return [blanks] if blanks else []
     encoded = text.encode(encoding, errors="ignore")
     if len(text) <= 3:
         return [encoded] if encoded else []
@@ -602,6 +661,12 @@ def _pieces(pattern: str, sample: bytes, encoding: str) -> list[bytes]:
             continue
         if best_cost < 0 or cost < best_cost:
             best, best_cost = pieces, cost
+    if not best:
+        # Every cut leaves a piece of blanks only: keep such pieces (slower, as
+        # blanks are common, but no line close to the pattern is dropped).
+        cuts = [0, *(i * size for i in range(1, count)), len(text)]
+        pieces = [text[a:b].encode(encoding, errors="ignore") for a, b in pairwise(cuts)]
+        best = [p for p in dict.fromkeys(pieces) if p]
     return best
 
 
@@ -634,6 +699,9 @@ def _candidate_lines(
     return sorted(starts)
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def fuzzy_search(
     version: FileVersion,
     pattern: str,
@@ -643,15 +711,16 @@ def fuzzy_search(
 ) -> Found:
     """Lines most similar to ``pattern`` (case-insensitive), best first.
 
+    Case is ignored for ASCII letters (as ``bytes.lower`` folds the lines).
     A line containing the pattern (ignoring ASCII case) scores 1.0 and is
     typed "exact"; others are scored with ``partial_ratio`` (the best-aligned
     part of the line), so a misspelt word inside a long line is found.
     """
-    needle = pattern.lower()
+    needle = pattern.translate(_ASCII_LOWER)
     if cutoff == FUZZY_CUTOFF and len(needle.strip()) <= SHORT_PATTERN:
         cutoff = SHORT_CUTOFF
     encoding = version.data_encoding
-    exact_needle = needle.encode(encoding, errors="ignore")
+    exact_needle = version.encode(needle)  # None: no line can hold it
     pieces: list[bytes] | None = None
     heap: list[tuple[float, int]] = []  # min-heap of (score, -offset)
     total = 0
@@ -674,7 +743,7 @@ def fuzzy_search(
         window_lines.append(line_base)
         hay = buf[:length].lower()
         if pieces is None:
-            pieces = _pieces(pattern, bytes(hay[: 1 << 20]), encoding)
+            pieces = _pieces(needle, bytes(hay[: 1 << 20]), encoding)
             if not pieces:
                 return Found([], 0)
         find = hay.find
@@ -688,6 +757,8 @@ def fuzzy_search(
                 break
             end = find(b"\n", start, length)
             raw = hay[start : end if end >= 0 else length]
+            if end >= 0 and raw.endswith(b"\r"):
+                raw = raw[:-1]  # the \r of a CRLF ending is not part of the line
             if len(raw.rstrip()) < shortest_line:
                 continue
             if exact_needle and exact_needle in raw:
