@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage faults clean
+.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage fuzz-files faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ faults: $(STAMP)
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)
 	$(BIN)/python -m benchmarks.fuzz_diff --cases 100000 --quiet
+
+# The file tools' search and edit paths against reference models (exact, regex, fuzzy).
+fuzz-files: $(STAMP)
+	$(BIN)/python -m benchmarks.fuzz_files --cases 100000 --progress-every 10000
 
 # Coverage-guided fuzzing of the diff engine (atheris/libFuzzer); failing inputs go to
 # bench-out/fuzz-atheris/crashes.
