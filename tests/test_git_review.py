@@ -179,6 +179,7 @@ def test_cli_review_range_overview_chunk_and_json(repo: Path) -> None:
     assert "src/schema_gen.py" in out and "generated" in out
     cached = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Cached"))
     assert f"diffchunk review --chunk N {cached}" in out
+    assert "Next:" not in out  # one way to read a chunk, not two
     assert "get_chunk(absolute_file_path=" in out
     # The printed command, in a "new process" (empty store), gives the same chunk.
     default_store().clear()

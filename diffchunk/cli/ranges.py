@@ -73,7 +73,7 @@ def render_range_overview(
     ]
     reused = " (cached diff reused)" if summary.get("cached") else ""
     lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
-    body = render_overview(summary, listing, path)
+    body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
     lines.append(f"Cached diff: {path}")
     if listing["chunks"]:

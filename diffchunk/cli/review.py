@@ -91,8 +91,11 @@ def _files_cell(entry: dict[str, Any]) -> str:
     return ", ".join(shown) + (f", +{rest} more" if rest else "")
 
 
-def render_overview(summary: dict[str, Any], listing: dict[str, Any], shown_as: str) -> str:
-    """The human overview printed by ``diffchunk review``."""
+def render_overview(
+    summary: dict[str, Any], listing: dict[str, Any], shown_as: str, *, next_step: bool = True
+) -> str:
+    """The human overview printed by ``diffchunk review`` (``next_step``: end with the
+    command that reads chunk 1)."""
     chunks: list[dict[str, Any]] = listing["chunks"]
     lines = [
         f"{shown_as}",
@@ -123,7 +126,7 @@ def render_overview(summary: dict[str, Any], listing: dict[str, Any], shown_as: 
                 why += f"  [commit {e['commit'][:12]}]"
             lines.append(f"  {e['path']:<{width}}  {why}")
     lines.append("")
-    if chunks:
+    if chunks and next_step:
         lines.append(f"Next: diffchunk review {shown_as} --chunk 1 [--format annotated]")
     return "\n".join(lines) + "\n"
 
