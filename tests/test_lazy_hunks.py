@@ -99,7 +99,6 @@ def test_lazy_parse_matches_the_exact_per_hunk_parse(path: Path) -> None:
                 assert a.hunks[0] == b.hunks[0]  # the first hunk alone, before building
             assert not a.hunks.materialised
             assert a.hunks == b.hunks and b.hunks == a.hunks
-            assert a.hunks.problem is None
             assert a.hunks.line_counts() == tuple(
                 _span_lines(data, h.start, h.end) for h in b.hunks
             )

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from gitrepo import commit, git, init_repo
 
+from diffchunk.diff import filters
 from diffchunk.diff.filters import FilterResult, Prescreen, filter_files
+from diffchunk.diff.generated import GeneratedFileDetector
 from diffchunk.diff.gitattributes import GitattributesFile
-from diffchunk.diff.model import ParsedDiff
+from diffchunk.diff.model import FileDiff, ParsedDiff
 from diffchunk.diff.parser import parse_diff
 from diffchunk.git import source
 from diffchunk.git.cache import DiffCache
@@ -95,6 +97,22 @@ def test_prescreened_filter_equals_the_plain_filter(
     assert "src/app.py" in _verdicts(plain)[0]
 
 
+def test_prescreened_files_are_not_judged_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = parse_diff(DIFF)
+    prescreen = Prescreen()
+    prescreen.add(parsed.files, parsed.data)
+    plain = _filter(parsed, None, skip_trivial=True, skip_generated=True)
+
+    def judged_again(*args: object) -> None:
+        raise AssertionError("a prescreened file was judged again")
+
+    monkeypatch.setattr(filters, "is_whitespace_only", judged_again)
+    monkeypatch.setattr(GeneratedFileDetector, "_generated", judged_again)
+    monkeypatch.setattr(GeneratedFileDetector, "_vendored", judged_again)
+    ahead = _filter(parsed, prescreen, skip_trivial=True, skip_generated=True)
+    assert _verdicts(ahead) == _verdicts(plain)
+
+
 def test_verdicts_made_for_other_file_objects_are_not_used() -> None:
     first, second = parse_diff(DIFF), parse_diff(DIFF)
     prescreen = Prescreen()
@@ -140,8 +158,16 @@ def test_git_review_judges_files_while_git_writes(
     assert 0 < len(streamed.prescreen) <= len(parsed.files)
     early = [f for f in parsed.files if streamed.prescreen.get(f) is not None]
     assert len(early) == len(streamed.prescreen)
+    judged: list[str] = []
+    real_check = filters.is_whitespace_only
+
+    def counting_check(file: FileDiff, data: bytes | bytearray) -> bool:
+        judged.append(file.path)
+        return real_check(file, data)
+
     try:
         attributes = streamed.attributes
+        monkeypatch.setattr(filters, "is_whitespace_only", counting_check)
         ahead = _filter(
             parsed,
             streamed.prescreen,
@@ -149,6 +175,9 @@ def test_git_review_judges_files_while_git_writes(
             skip_generated=True,
             attributes=attributes,
         )
+        # only files parsed after git finished (and not excluded first) are checked now
+        assert len(judged) <= len(parsed.files) - len(early)
+        monkeypatch.setattr(filters, "is_whitespace_only", real_check)
         plain = _filter(
             parse_diff(Path(diff.diff_path).read_bytes()),
             None,

@@ -136,18 +136,14 @@ new_hunk = _hunk_factory()
 class LazyHunks(Sequence[Hunk]):
     """The two-way hunks of one file section, built on first use.
 
-    The parser checked the section as a whole at load time (see
+    The parser checked the section at load time (see
     ``parser._Parser._lazy_hunks``): every line of ``data[start:end]`` is a
     hunk header, a ``' '``/``'+'``/``'-'`` line or a ``\\\\`` marker line, every
-    line starting with ``@`` is a well-formed ``@@`` header, and the header
-    counts add up to the section's lines.  So the hunks are exactly the spans
-    from one header to the next, and building them can wait until a consumer
-    iterates or indexes.  ``len()`` and truthiness use the known count.
-
-    Residual: header counts that are wrong per hunk but balance out across the
-    hunks of one file pass the load-time check.  Building the hunks then checks
-    each one and records the first disagreement in :attr:`problem` (the text
-    served stays exactly the input).
+    line starting with ``@`` is a well-formed ``@@`` header, and each hunk's
+    lines, up to the next header, make exactly its header counts.  So the
+    hunks are exactly the spans from one header to the next, and building
+    them can wait until a consumer iterates or indexes.  ``len()`` and
+    truthiness use the known count.
     """
 
     __slots__ = (
@@ -155,23 +151,19 @@ class LazyHunks(Sequence[Hunk]):
         "_first",
         "_items",
         "_line_counts",
-        "_marks",
-        "_problem",
         "data",
         "end",
         "start",
     )
 
-    def __init__(self, data: bytes, start: int, end: int, count: int, marks: int = -1) -> None:
+    def __init__(self, data: bytes, start: int, end: int, count: int) -> None:
         self.data = data
         self.start = start  # offset of the first ``@@`` line
         self.end = end  # offset just after the last hunk
         self._count = count
-        self._marks = marks  # ``\\`` marker lines in the region (-1: unknown)
         self._items: tuple[Hunk, ...] | None = None
         self._line_counts: tuple[int, ...] = ()
         self._first: Hunk | None = None
-        self._problem: str | None = None
 
     # -- building --------------------------------------------------------------
 
@@ -195,16 +187,6 @@ class LazyHunks(Sequence[Hunk]):
             span += 1  # an unterminated last line
         if lines is not None:
             lines.append(span)
-        if self._problem is None:
-            # the parser checked that every line here is ' ', '+', '-' or '\\'
-            context = span - 1 - added - removed
-            if self._marks:
-                context -= count(b"\n\\", body_start - 1, end)
-            if removed + context != old_count or added + context != new_count:
-                self._problem = (
-                    f"hunk at offset {pos}: its header promises {old_count} old and "
-                    f"{new_count} new lines, found {removed + context} and {added + context}"
-                )
         return new_hunk(
             pos,
             body_start,
@@ -245,8 +227,8 @@ class LazyHunks(Sequence[Hunk]):
     def spans(self) -> tuple[Sequence[Hunk | HunkSpan], tuple[int, ...]]:
         """Every hunk's span and header numbers, and its lines (header included).
 
-        Cheaper than building the hunks (no added/removed counts, so no
-        per-hunk check either); the built hunks are returned when they exist.
+        Cheaper than building the hunks (no added/removed counts); the built
+        hunks are returned when they exist.
         """
         if self._items is not None:
             return self._items, self._line_counts
@@ -288,12 +270,6 @@ class LazyHunks(Sequence[Hunk]):
         """Lines of each hunk, header line included (measured while building)."""
         self._build()
         return self._line_counts
-
-    @property
-    def problem(self) -> str | None:
-        """Why the hunks disagree with their header counts (known once built)."""
-        self._build()
-        return self._problem
 
     # -- Sequence ----------------------------------------------------------------
 

@@ -16,13 +16,11 @@ line) is walked line by line, and only that hunk.
 Faster still, for ``diff --git`` files (the bulk of real input): the hunks of a
 file are checked as a whole, with one regex scan (every header's counts, and
 the first line that cannot be in a hunk) and three ``bytes.count`` calls over
-the file's hunk region.  When the lines add up to the headers' counts, the
+each hunk's lines.  When every hunk holds exactly its header's counts, the
 file gets a :class:`~diffchunk.diff.model.LazyHunks` that builds the ``Hunk``
 objects only if a consumer asks for them (most files never need them: the
 filters and the chunker work from spans).  Otherwise the per-hunk path above
-decides, so a file with wrong counts is flagged exactly as before.  Residual:
-per-hunk counts that are wrong but balance out within one file pass the
-whole-file check; ``LazyHunks.problem`` reports them once the hunks are built.
+decides, so a file with wrong counts is flagged exactly as before.
 
 Rules worth knowing:
 
@@ -516,7 +514,7 @@ class _Parser:
         if data[pos - 1] != 0x0A:
             return None
         find = data.find
-        headers = marks = added = removed = lines = 0
+        headers = added = removed = lines = 0
         body = -1  # where the current hunk's body starts (-1: before the first header)
         old = new = hunk_marks = 0
         end = n
@@ -540,7 +538,6 @@ class _Parser:
                 lines += counted[0]
                 added += counted[1]
                 removed += counted[2]
-                marks += hunk_marks
             headers += 1
             old_count, new_count, _ = m.groups()
             old = 1 if old_count is None else int(old_count)
@@ -557,8 +554,7 @@ class _Parser:
         lines += counted[0] + headers
         added += counted[1]
         removed += counted[2]
-        marks += hunk_marks
-        return LazyHunks(data, pos, end, headers, marks), end, added, removed, lines
+        return LazyHunks(data, pos, end, headers), end, added, removed, lines
 
     def _binary_payload(self, pos: int) -> tuple[int, str | None]:
         """Consume ``literal``/``delta`` blocks, each ending at a blank line."""

@@ -255,10 +255,8 @@ def _line_start(hay: Window, pos: int) -> int:
     return hay.rfind(b"\n", 0, pos) + 1
 
 
-def _regex_window_hits(
-    matcher: _TextMatcher, buf: Window, length: int
-) -> Iterator[tuple[int, int]]:
-    """``(line_start, line_end)`` byte offsets of the window's lines the regex matches
+def _text_window_hits(matcher: _TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` byte offsets of the window's lines the pattern matches
     as ``re.search(pattern, line)`` does on each line without its line ending.
 
     A search over the whole window jumps to candidate lines.  A match within
@@ -311,41 +309,10 @@ def _regex_window_hits(
         known_char, known_byte = pos, byte_end + 1
 
 
-def _text_window_hits(matcher: _TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
-    """``(line_start, line_end)`` byte offsets of matching lines in a window."""
-    text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
-    char_pos = 0
-    line_no_in_window = 0
-    byte_pos = 0  # byte offset of the start of line ``line_no_in_window``
-    search = matcher.compiled.search
-    while True:
-        found = search(text, char_pos)
-        if found is None:
-            return
-        start = found.start()
-        newlines = text.count("\n", char_pos, start)
-        # Move the byte cursor over the same number of line breaks.
-        byte_pos = skip_lines(buf, byte_pos, newlines, length)
-        line_no_in_window += newlines
-        line_end_char = text.find("\n", start)
-        line_end = buf.find(b"\n", byte_pos, length)
-        if line_end < 0:
-            line_end = length
-        yield byte_pos, line_end
-        if line_end_char < 0:
-            return
-        char_pos = line_end_char + 1
-        byte_pos = line_end + 1
-        line_no_in_window += 1
-
-
 def _window_hits(matcher: _Matcher, hay: Window, length: int) -> Iterator[tuple[int, int]]:
     """``(line_start, line_end)`` offsets (``line_end`` at ``\\n`` or ``length``)."""
     if isinstance(matcher, _TextMatcher):
-        if matcher.kind == "regex":
-            yield from _regex_window_hits(matcher, hay, length)
-        else:
-            yield from _text_window_hits(matcher, hay, length)
+        yield from _text_window_hits(matcher, hay, length)
         return
     find = matcher.find
     pos = 0

@@ -77,7 +77,6 @@ class StreamedDiff:
     parsed: ParsedDiff
     digest: str
     attributes: StreamedCheckAttr | None = None
-    # Filter verdicts made for the files parsed while git still ran.
     prescreen: Prescreen | None = None
 
 
