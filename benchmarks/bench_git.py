@@ -41,7 +41,7 @@ COMMITS = 400
 RANGE_FROM = 40
 TARGET = 1.3
 
-_CLI = "from diffchunk.cli import main; main(prog_name='diffchunk')"
+_CLI = "from diffchunk.cli import run; run()"
 
 
 def _line(path: str, i: int, version: int) -> str:

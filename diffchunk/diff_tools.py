@@ -18,9 +18,10 @@ from typing import Any
 
 from .diff.formatter import format_chunk, normalize_format
 from .diff.model import Chunk, Excluded, FileDiff, FileStatus
+from .diff.options import LoadOptions, Progress
 from .diff.parser import parse_diff
 from .diff.patterns import PathPatterns
-from .diff.pipeline import LoadOptions, Progress, Review
+from .diff.pipeline import Review
 from .errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
 from .paths import fingerprint, resolve_regular_file
 from .sessions import Session, SessionStore, default_store
@@ -187,13 +188,13 @@ class _Listing:
     """list_chunks entries and their JSON sizes, built on demand and kept.
 
     A page only builds the entries it shows, so no single call pays for the
-    listing of a whole large diff.
+    listing of a whole large diff; a size is measured only for paging.
     """
 
     def __init__(self, review: Review) -> None:
         self._review = review
         self._entries: list[dict[str, Any] | None] = [None] * len(review.chunks)
-        self._sizes: list[int] = [0] * len(review.chunks)
+        self._sizes: list[int] = [-1] * len(review.chunks)
         self.total_tokens = sum(c.token_count for c in review.chunks)
         self.excluded = [excluded_entry(review, ex) for ex in review.excluded]
         self.excluded_chars = len(_dumps(self.excluded))
@@ -201,15 +202,22 @@ class _Listing:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def entry(self, i: int) -> tuple[dict[str, Any], int]:
-        """The entry of chunk index ``i`` (0-based) and its JSON size."""
+    def entry(self, i: int) -> dict[str, Any]:
+        """The entry of chunk index ``i`` (0-based)."""
         entry = self._entries[i]
         if entry is None:
+            # Two threads may both build it; either result is the same.
             entry = chunk_entry(self._review, self._review.chunks[i])
-            # Size first: another thread that sees the entry must see its size.
-            self._sizes[i] = len(_dumps(entry))
             self._entries[i] = entry
-        return entry, self._sizes[i]
+        return entry
+
+    def sized_entry(self, i: int) -> tuple[dict[str, Any], int]:
+        """The entry of chunk index ``i`` and the length of its JSON text."""
+        entry = self.entry(i)
+        size = self._sizes[i]
+        if size < 0:
+            size = self._sizes[i] = len(_dumps(entry))
+        return entry, size
 
 
 def _listing(session: Session) -> _Listing:
@@ -323,7 +331,7 @@ def list_chunks(
         "excluded": excluded,
     }
     if max_tokens is None:
-        result["chunks"] = [listing.entry(i)[0] for i in range(offset, end)]
+        result["chunks"] = [listing.entry(i) for i in range(offset, end)]
         return result
 
     budget = max_tokens * CHARS_PER_TOKEN
@@ -343,7 +351,7 @@ def list_chunks(
     page: list[dict[str, Any]] = []
     stop = offset
     while stop < end:
-        entry, size = listing.entry(stop)
+        entry, size = listing.sized_entry(stop)
         if page and used + size + 2 > budget:
             break
         page.append(entry)

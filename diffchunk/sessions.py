@@ -29,7 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diff.pipeline import LoadOptions, Progress, Review, build_review
+from .diff.options import LoadOptions, Progress
+from .diff.pipeline import Review, build_review
 from .errors import PathError
 from .git.sidecar import attributes_for_diff
 from .paths import expand, fingerprint, resolve_regular_file

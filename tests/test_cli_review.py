@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,31 @@ def test_help_and_version() -> None:
         assert result.exit_code == 0 and "Usage:" in result.stdout
     assert "diffchunk review changes.diff --chunk 3" in runner.invoke(main, ["review", "-h"]).stdout
     assert runner.invoke(main, ["--version"]).exit_code == 0
+
+
+def _console(*args: str, prelude: str = "") -> subprocess.CompletedProcess[bytes]:
+    """The ``diffchunk`` console script's entry point (:func:`diffchunk.cli.run`)."""
+    code = f"{prelude}from diffchunk.cli import run; run()"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, timeout=120)
+
+
+def test_console_script_exits_fast_without_losing_output_or_exit_handlers(
+    repo_diff: tuple[Path, Path, bytes],
+) -> None:
+    _, diff_path, _ = repo_diff
+    # A handler registered by anyone (coverage, logging) still runs.
+    prelude = "import atexit, sys; atexit.register(lambda: sys.stderr.write('handler ran'));"
+    done = _console("review", str(diff_path), "--json", prelude=prelude)
+    assert done.returncode == 0, done.stderr
+    assert b"handler ran" in done.stderr
+    overview = json.loads(done.stdout)  # every byte of stdout arrived
+    assert overview["chunks"] and overview["total_chunks"] == len(overview["chunks"])
+    # Raw chunk bytes written straight to the stdout buffer arrive too.
+    whole = _console("review", str(diff_path), "--chunk", "1")
+    expected = CliRunner().invoke(main, ["review", str(diff_path), "--chunk", "1"]).stdout_bytes
+    assert whole.returncode == 0 and whole.stdout.startswith(b"diff --git ")
+    assert whole.stdout == expected
+    # Exit codes are kept: 1 for an error (message on stderr), 2 for usage.
+    missing = _console("review", str(diff_path.parent / "missing.diff"))
+    assert missing.returncode == 1 and b"Error" in missing.stderr
+    assert _console("review", "--chunk", "x").returncode == 2

@@ -171,11 +171,11 @@ def test_listing_entry_size_is_visible_to_a_reader_interleaved_mid_build(
     def dumps_with_reader(value: object) -> str:
         if not interleaved and isinstance(value, dict) and value.get("chunk") == 1:
             interleaved.append(True)
-            seen.append(listing.entry(0)[1])  # the interleaved reader
+            seen.append(listing.sized_entry(0)[1])  # the interleaved reader
         return real_dumps(value)
 
     monkeypatch.setattr(diff_tools, "_dumps", dumps_with_reader)
-    listing.entry(0)
+    listing.sized_entry(0)
     assert seen and seen[0] > 0
     monkeypatch.setattr(diff_tools, "_dumps", real_dumps)
     assert diff_tools.list_chunks(str(path), store=store) == reference

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk.diff.pipeline import LoadOptions
+from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import NotADiffError, PathError
 from diffchunk.sessions import SessionStore, read_file
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..diff.pipeline import Progress
+from ..diff.options import Progress
 from ..errors import GitError, RefusedRange
 
 

@@ -1,4 +1,9 @@
-"""``diffchunk review``: the chunk overview of a diff, one chunk, one file, or all to a folder."""
+"""``diffchunk review``: the chunk overview of a diff, one chunk, one file, or all to a folder.
+
+The pipeline's modules are imported inside the functions that use them: for a
+git range, ``git diff`` then starts before they load, and they load while it
+runs (see :mod:`diffchunk.git.source`).
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,7 @@ from typing import Any
 
 import click
 
-from .. import diff_tools as core
-from ..diff.formatter import FORMATS, format_chunk
-from ..diff.pipeline import MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
+from ..diff.options import FORMATS, MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
 from ..errors import PathError
 from . import ranges
 from .output import echo_json
@@ -57,6 +60,8 @@ def _load_target(
     """
     if not ranges.is_diff_file(target, staged):
         return ranges.load_range(target, repo, staged, load_options, progress)
+    from .. import diff_tools as core
+
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))
     summary = core.load_diff(path, **load_options, progress=progress)
@@ -175,6 +180,8 @@ def _write_file(out_dir: Path, name: str, data: bytes) -> None:
 
 
 def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
+    from .. import diff_tools as core
+
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         for old in out_dir.iterdir():
@@ -347,6 +354,8 @@ def review(
         "gitattributes_path": os.path.abspath(gitattributes) if gitattributes else None,
     }
     diff_path, summary = _load_target(target, load_options, _progress_printer(), repo, staged)
+    from .. import diff_tools as core
+    from ..diff.formatter import format_chunk
 
     if chunk_number is not None:
         raw = core.get_chunk_bytes(diff_path, chunk_number)

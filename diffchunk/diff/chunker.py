@@ -108,7 +108,7 @@ def chunk_files(
     """
     budget = _Budget.of(max_lines, max_tokens)
     data = parsed.data
-    files = _copies_first(data, files)
+    files = _copies_first(files)
     heads = _commit_heads(parsed, files)
     packer = _Packer(data, budget)
     max_lines, max_bytes = budget.max_lines, budget.max_bytes
@@ -222,13 +222,14 @@ def _text_size(data: bytes, pieces: Sequence[Piece]) -> int:
     return size
 
 
-def _copies_first(data: bytes, files: Sequence[FileDiff]) -> Sequence[FileDiff]:
+def _copies_first(files: Sequence[FileDiff]) -> Sequence[FileDiff]:
     """``files`` with every copy moved before the first change of its source.
 
     Only within one commit: in a ``git log -p`` stream each commit's copies
     read the tree its parent left.  Other files keep their order.
     """
-    if not data.startswith(b"copy from ") and data.find(b"\ncopy from ") < 0:
+    copied = FileStatus.COPIED
+    if not any(fd.status is copied for fd in files):
         return files
     first: dict[tuple[int | None, str], int] = {}  # (commit, path) -> position in out
     out: list[FileDiff] = []

@@ -15,12 +15,11 @@ the chunk are kept, once, before their files.
 from __future__ import annotations
 
 from diffchunk.diff.model import FileDiff, FileStatus, Hunk, ParsedDiff, Segment
+from diffchunk.diff.options import FORMATS
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument, NotADiffError
 
 __all__ = ["FORMATS", "format_chunk", "normalize_format"]
-
-FORMATS = ("raw", "annotated", "compact")
 
 
 def normalize_format(mode: str) -> str:

@@ -9,86 +9,20 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
-from ..errors import ChunkNotFound, InvalidArgument
+from ..errors import ChunkNotFound
 from .attributes import AttributeSource
 from .chunker import chunk_files, render_chunk
 from .context import reduce_context
 from .filters import Prescreen, filter_files
 from .model import Chunk, Excluded, FileDiff, ParsedDiff
+from .options import LoadOptions, Progress
 from .parser import parse_diff
-from .patterns import split_patterns
 
 logger = logging.getLogger(__name__)
-
-Progress = Callable[[str, float], None]
-
-MIN_CHUNK_LINES = 10
-MAX_CHUNK_LINES = 1_000_000
-MAX_CONTEXT_LINES = 1_000_000
-
-
-def _check_patterns(name: str, value: str | None) -> str | None:
-    """Validate a comma-separated glob list (caps, types); blank means None."""
-    if value is None:
-        return None
-    split_patterns(value, name=name)  # raises InvalidArgument with the limits
-    return value if value.strip() else None
-
-
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgument(
-            f"{name} must be an integer between {low} and {high}, got {value!r}.",
-        )
-    if not low <= value <= high:
-        raise InvalidArgument(
-            f"{name}={value} is out of range; use a value between {low} and {high}.",
-        )
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class LoadOptions:
-    """How a diff is turned into chunks.  Validated on construction."""
-
-    max_chunk_lines: int = 1000
-    skip_trivial: bool = True
-    skip_generated: bool = True
-    include_patterns: str | None = None
-    exclude_patterns: str | None = None
-    context_lines: int | None = None
-    gitattributes_path: str | None = None
-
-    def __post_init__(self) -> None:
-        _check_int("max_chunk_lines", self.max_chunk_lines, MIN_CHUNK_LINES, MAX_CHUNK_LINES)
-        if self.context_lines is not None:
-            value = self.context_lines
-            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-                raise InvalidArgument(
-                    f"context_lines={value} is negative.",
-                    suggestion="Use 0 (changed lines only), a positive number, "
-                    "or leave it unset to keep every context line.",
-                )
-            _check_int("context_lines", self.context_lines, 0, MAX_CONTEXT_LINES)
-        for name in ("skip_trivial", "skip_generated"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidArgument(f"{name} must be true or false.")
-        object.__setattr__(
-            self, "include_patterns", _check_patterns("include_patterns", self.include_patterns)
-        )
-        object.__setattr__(
-            self, "exclude_patterns", _check_patterns("exclude_patterns", self.exclude_patterns)
-        )
-        if self.gitattributes_path is not None and not isinstance(self.gitattributes_path, str):
-            raise InvalidArgument("gitattributes_path must be a path string.")
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import diff_tools
-from ..diff.pipeline import LoadOptions, build_review
-from ..sessions import SessionStore, default_store
+from ..diff.options import LoadOptions
 from .sidecar import attributes_for_diff
 from .source import GitDiff, StreamedDiff, load_git_range
+
+if TYPE_CHECKING:
+    from ..sessions import SessionStore
 
 Progress = Callable[[str, float], None]
 
@@ -72,6 +73,9 @@ def load_git_diff(
         progress=_git_progress(progress),
         parse=True,
     )
+    # Imported once git has run: loading the pipeline does not delay its start.
+    from .. import diff_tools
+
     if diff.streamed is not None:
         _adopt(diff, diff.streamed, options, store, progress)
     # An adopted session is fresh: this neither reads nor parses the file again.
@@ -97,6 +101,9 @@ def _adopt(
     progress: Progress | None,
 ) -> None:
     """Build the review of a diff parsed while git wrote it, and make it the file's session."""
+    from ..diff.pipeline import build_review
+    from ..sessions import default_store
+
     source = streamed.attributes
     try:
         attributes = attributes_for_diff(diff.diff_path, source)

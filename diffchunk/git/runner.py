@@ -37,8 +37,10 @@ from ..errors import GitError
 logger = logging.getLogger(__name__)
 
 GIT = "git"
-# Block size of GitCommand.stream (and the pipe size it asks for).
+# Block size of GitCommand.stream.
 STREAM_BLOCK = 1 << 20
+# The pipe buffer asked for (at least): git writes on while a block is consumed.
+PIPE_SIZE = 1 << 20
 
 # Inherited variables kept: they only choose which config files git reads.
 _KEPT_GIT_ENV = frozenset(
@@ -231,11 +233,22 @@ class GitCommand:
     ) -> None:
         """Read git's stdout from a pipe and hand it to ``consume`` in blocks.
 
-        Blocks are about ``block_size`` bytes (the last one may be shorter);
-        git keeps running while ``consume`` works, up to a full pipe.  A
-        non-zero exit raises :class:`GitError` after every block was handed
-        over, so the consumer must not treat what it got as final before this
-        returns.  An exception from ``consume`` kills git and propagates.
+        The same as ``start_stream(args, ...).read(consume)``.
+        """
+        self.start_stream(args, block_size=block_size, what=what).read(consume)
+
+    def start_stream(
+        self,
+        args: Sequence[str],
+        *,
+        block_size: int = STREAM_BLOCK,
+        what: str | None = None,
+    ) -> GitStream:
+        """Start git with its stdout on a pipe; :meth:`GitStream.read` takes the output.
+
+        Git starts working at once, so whatever the caller does before reading
+        (imports, setting up the consumer) overlaps git's own start.  The
+        caller must end the stream: ``read`` to the end, or ``kill``.
         """
         argv = self.argv(args)
         logger.debug("running %s | stream", argv)
@@ -250,13 +263,38 @@ class GitCommand:
             )
         except FileNotFoundError:
             raise _git_missing() from None
+        return GitStream(proc, block_size, what or f"git {args[0]}")
+
+
+class GitStream:
+    """A running git whose stdout is read in blocks (see :meth:`GitCommand.start_stream`)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], block_size: int, what: str) -> None:
         assert proc.stdout is not None and proc.stderr is not None
-        stdout, stderr = proc.stdout, proc.stderr
-        errors: list[bytes] = []
-        reader = threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)
-        reader.start()
-        fd = stdout.fileno()
-        _grow_pipe(fd, block_size)
+        self._proc = proc
+        self._block_size = block_size
+        self._what = what
+        stderr = proc.stderr
+        self._errors: list[bytes] = []
+        self._reader = threading.Thread(
+            target=lambda: self._errors.append(stderr.read()), daemon=True
+        )
+        self._reader.start()
+        _grow_pipe(proc.stdout.fileno(), max(block_size, PIPE_SIZE))
+
+    def read(self, consume: Callable[[bytes], None]) -> None:
+        """Hand git's output to ``consume`` in blocks, then wait for git.
+
+        Blocks are about ``block_size`` bytes (the last one may be shorter);
+        git keeps running while ``consume`` works, up to a full pipe.  A
+        non-zero exit raises :class:`GitError` after every block was handed
+        over, so the consumer must not treat what it got as final before this
+        returns.  An exception from ``consume`` kills git and propagates.
+        """
+        proc = self._proc
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        block_size = self._block_size
         read = os.read
         try:
             pending: list[bytes] = []
@@ -279,11 +317,22 @@ class GitCommand:
             proc.wait()
             raise
         finally:
-            stdout.close()
-            reader.join()
-            stderr.close()
+            self._close()
         if proc.returncode != 0:
-            raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
+            raise command_failed(self._what, proc.returncode, b"".join(self._errors))
+
+    def kill(self) -> None:
+        """Stop git (if it still runs) and release the pipes."""
+        self._proc.kill()
+        self._proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        proc = self._proc
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        self._reader.join()
+        proc.stderr.close()
 
 
 _F_SETPIPE_SZ = 1031  # Linux fcntl command

@@ -28,15 +28,17 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from ..diff.filters import Prescreen
-from ..diff.model import ParsedDiff
-from ..diff.parser import StreamParser
 from .attributes import CommitIndex, StreamedCheckAttr
 from .cache import DiffCache
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
 from .sidecar import sidecar_path, write_sidecar
+
+if TYPE_CHECKING:
+    from ..diff.filters import Prescreen
+    from ..diff.model import ParsedDiff
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ DIFF_OPTIONS: tuple[str, ...] = (
     "--ignore-submodules=dirty",
 )
 # Blocks of git's output handed to the parser (and the pipe size asked for).
-STREAM_BLOCK = 1 << 20
+STREAM_BLOCK = 1 << 18
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
 
@@ -185,13 +187,22 @@ def _write_streamed(
     args: list[str],
     progress: Callable[[int], None] | None,
 ) -> GitDiff:
-    # The attributes: the head's tree is read and then asked about each path
-    # as it is parsed, all while git diff runs.
-    index = CommitIndex(repo, resolved.head) if resolved.head is not None else None
-    attributes = StreamedCheckAttr(
-        repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
-    )
+    # git diff starts first: it works out the tree diff and the renames before
+    # it writes anything, and meanwhile the parser's modules load (below, not
+    # at the top of this module, for that reason) and the set-up runs.
+    stream = repo.git.start_stream(args, block_size=STREAM_BLOCK, what="git diff")
+    attributes: StreamedCheckAttr | None = None
     try:
+        from ..diff.filters import Prescreen
+        from ..diff.parser import StreamParser
+
+        # The attributes: the head's tree is read and then asked about each
+        # path as it is parsed, all while git diff runs.
+        index = CommitIndex(repo, resolved.head) if resolved.head is not None else None
+        attributes = StreamedCheckAttr(
+            repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
+        )
+        source = attributes
         parser = StreamParser(min_step=STREAM_BLOCK)
         prescreen = Prescreen()
         hasher = hashlib.sha256()
@@ -205,14 +216,14 @@ def _write_streamed(
                 parser.feed(block)
                 if parser.file_count > told:
                     files = parser.files_since(told)
-                    attributes.add(f.path for f in files)
+                    source.add(f.path for f in files)
                     # The filter's own work on these files, done while git still writes.
                     prescreen.add(files, parser.buffer)
                     told = parser.file_count
                 if progress is not None:
                     progress(parser.size)
 
-            repo.git.stream(args, consume, block_size=STREAM_BLOCK, what="git diff")
+            stream.read(consume)
 
         done: list[ParsedDiff] = []
         # As in build_review: the parse makes many long-lived objects and no cycles.
@@ -225,12 +236,14 @@ def _write_streamed(
             if collect:
                 gc.enable()
         parsed = done[0]
-        attributes.add(f.path for f in parsed.files[told:])
+        source.add(f.path for f in parsed.files[told:])
     except BaseException:
-        attributes.close()
+        stream.kill()
+        if attributes is not None:
+            attributes.close()
         raise
     streamed = StreamedDiff(
-        parsed=parsed, digest=hasher.hexdigest(), attributes=attributes, prescreen=prescreen
+        parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
     )
     return replace(_result(repo, resolved, str(path), cached=False), streamed=streamed)
 

@@ -29,7 +29,7 @@ from mcp.types import (
 from pydantic import ValidationError
 
 from .. import __version__
-from ..diff.pipeline import Progress
+from ..diff.options import Progress
 from ..errors import DiffchunkError, PathError
 from ..paths import PathPolicy, expand, within
 
