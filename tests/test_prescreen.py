@@ -45,7 +45,10 @@ ATTRIBUTES = (
     "package-lock.json -linguist-generated\n"
     "vendor/** linguist-vendored=false\n"
     "docs/** linguist-generated\n"
+    "src/app.py -diff\n"
 )
+# A source that sets nothing on these paths (the filter's common case).
+UNRELATED = "nothing/** linguist-generated\n*.bin binary\n"
 
 OPTIONS = [
     {"skip_trivial": True, "skip_generated": True},
@@ -60,27 +63,32 @@ def _filter(parsed: ParsedDiff, prescreen: Prescreen | None, **kw: object) -> Fi
     return filter_files(parsed, prescreen=prescreen, **options)  # type: ignore[arg-type]
 
 
-def _verdicts(result: FilterResult) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+def _verdicts(
+    result: FilterResult,
+) -> tuple[list[str], list[tuple[str, str, str | None]], list[str]]:
     return (
         [f.path for f in result.kept],
         [(e.path, e.reason.value, e.detail) for e in result.excluded],
+        sorted(result.binary_by_attributes),
     )
 
 
 @pytest.mark.parametrize("options", OPTIONS)
-@pytest.mark.parametrize("with_attributes", [False, True])
+@pytest.mark.parametrize("source", [None, UNRELATED, ATTRIBUTES])
 def test_prescreened_filter_equals_the_plain_filter(
-    options: dict[str, object], with_attributes: bool
+    options: dict[str, object], source: str | None
 ) -> None:
     parsed = parse_diff(DIFF)
     prescreen = Prescreen()
     # Judged on a bytearray, as while git still writes the diff.
     prescreen.add(parsed.files, bytearray(parsed.data))
     assert len(prescreen) == len(parsed.files) == 8
-    attrs = GitattributesFile(ATTRIBUTES) if with_attributes else None
+    with_attributes = source is ATTRIBUTES
+    attrs = GitattributesFile(source) if source is not None else None
     plain = _filter(parsed, None, attributes=attrs, **options)
     ahead = _filter(parsed, prescreen, attributes=attrs, **options)
     assert _verdicts(ahead) == _verdicts(plain)
+    assert ("src/app.py" in _verdicts(plain)[2]) is with_attributes
     reasons = {path: reason for path, reason, _ in _verdicts(plain)[1]}
     if options["skip_generated"]:
         # the heuristics and the attributes both had a say

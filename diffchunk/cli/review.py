@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,7 +156,7 @@ def _write_file(out_dir: Path, name: str, data: bytes) -> None:
     The rename replaces whatever has that name (a symlink included) instead of
     writing through it, so a planted link cannot send the output elsewhere.
     """
-    tmp = out_dir / f".{name}.{secrets.token_hex(4)}.tmp"
+    tmp = out_dir / f".{name}.{os.urandom(4).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(tmp, flags, 0o666)

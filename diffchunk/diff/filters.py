@@ -237,13 +237,19 @@ def filter_files(
             candidates.append(file)
 
     detector = GeneratedFileDetector(attributes)
+    attributed = False  # an attribute is set on some candidate
     if attributes is not None and candidates:
-        detector.prefetch([f.path for f in candidates])
+        paths = [f.path for f in candidates]
+        detector.prefetch(paths)
+        attributed = detector.any_attributes(paths)
 
     for file in candidates:
         known = prescreen.get(file) if prescreen is not None else None
         if skip_generated:
-            verdict = detector.classify(file, parsed, None if known is None else known[0])
+            if known is None or attributed:
+                verdict = detector.classify(file, parsed, None if known is None else known[0])
+            else:  # what classify() says without attributes, made while git ran
+                verdict = known[0].verdict()
             if verdict is not None:
                 excluded.append(Excluded(file.path, verdict[0], file.index, verdict[1]))
                 continue
@@ -254,7 +260,7 @@ def filter_files(
             continue
         kept.append(file)
 
-    binary = frozenset(f.path for f in kept if attributes is not None and detector.is_binary(f))
+    binary = frozenset(f.path for f in kept if attributed and detector.is_binary(f))
     excluded.sort(key=lambda e: e.file_index)
     return FilterResult(
         kept=tuple(kept),

@@ -28,7 +28,7 @@ only counts as a whole segment: ``mybuild/`` or ``distance.py`` never do.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from .attributes import Attributes, AttributeSource, is_truthy
@@ -47,6 +47,14 @@ class Heuristics(NamedTuple):
 
     vendored: str | None
     generated: str | None
+
+    def verdict(self) -> Verdict | None:
+        """What :meth:`GeneratedFileDetector.classify` says when no attribute is set."""
+        if self.vendored is not None:
+            return ExcludeReason.VENDORED, self.vendored
+        if self.generated is not None:
+            return ExcludeReason.GENERATED, self.generated
+        return None
 
 
 LOCKFILES = frozenset(
@@ -410,6 +418,11 @@ class GeneratedFileDetector:
         found: Mapping[str, Attributes] = self._source.lookup(missing)
         for path in missing:
             self._attrs[path] = found.get(path, {})
+
+    def any_attributes(self, paths: Iterable[str]) -> bool:
+        """Whether any of ``paths`` has an attribute set (after :meth:`prefetch`)."""
+        attrs = self._attrs
+        return any(attrs.get(path) for path in paths)
 
     def attributes_for(self, path: str) -> Attributes:
         """The attributes of ``path`` (looked up alone if :meth:`prefetch` missed it)."""
