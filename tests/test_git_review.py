@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +232,44 @@ def test_cli_review_range_out_and_file(repo: Path, tmp_path: Path) -> None:
     assert "+a = 2" in (out / "chunk-0001.diff").read_text()
     one = runner.invoke(main, ["review", "--repo", str(repo), "HEAD^!", "--file", "vendor/lib.js"])
     assert one.exit_code == 0 and "+var v;" in one.output
+
+
+# Run in a fresh interpreter: which pipeline modules are loaded when git diff starts.
+_PROBE = """
+import json, sys
+from diffchunk.git import runner
+loaded = []
+real = runner.GitCommand.start_stream
+def start_stream(self, args, **kw):
+    if args and args[0] == "diff":
+        loaded.extend(m for m in sys.modules if m.startswith("diffchunk"))
+    return real(self, args, **kw)
+runner.GitCommand.start_stream = start_stream
+from diffchunk.cli import main
+try:
+    main(["review", "HEAD~1..HEAD", "--repo", sys.argv[1], "--json"], prog_name="diffchunk")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+sys.stderr.write(json.dumps(sorted(loaded)))
+"""
+
+
+def test_cli_starts_git_diff_before_loading_the_pipeline(repo: Path) -> None:
+    # Loading the parser, filters and chunker overlaps git's own start.
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(repo)], capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["chunks"]
+    loaded = set(json.loads(done.stderr))
+    assert "diffchunk.git.review" in loaded  # the probe saw the review start git
+    heavy = {
+        "diffchunk.diff.parser",
+        "diffchunk.diff.model",
+        "diffchunk.diff.filters",
+        "diffchunk.diff.chunker",
+        "diffchunk.diff.pipeline",
+        "diffchunk.sessions",
+        "diffchunk.diff_tools",
+    }
+    assert not heavy & loaded, sorted(heavy & loaded)

@@ -25,6 +25,9 @@ def mcp(allow_roots: tuple[str, ...]) -> None:
     it shares any) limit the paths the tools may use; with no roots at all,
     any path is allowed.
     """
+    import gc
+
     from ..server import serve
 
+    gc.enable()  # the console script turns it off for short commands; a server runs for long
     serve(allow_roots)
