@@ -52,7 +52,7 @@ from typing import Protocol, TypeVar
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.context import reduce_context
-from diffchunk.diff.filters import filter_files
+from diffchunk.diff.filters import FilterResult, Prescreen, filter_files
 from diffchunk.diff.formatter import FORMATS, format_chunk
 from diffchunk.diff.gitattributes import GitattributesFile
 from diffchunk.diff.model import (
@@ -63,7 +63,7 @@ from diffchunk.diff.model import (
     ParsedDiff,
     SegmentKind,
 )
-from diffchunk.diff.parser import parse_diff
+from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import InvalidArgument, NotADiffError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -757,10 +757,23 @@ def check_tiling(parsed: ParsedDiff, data: bytes) -> None:
 def _shape(parsed: ParsedDiff) -> list[object]:
     files = [
         (
+            f.index,
             f.start,
             f.header_end,
             f.end,
+            f.kind,
             f.status,
+            f.old_path,
+            f.new_path,
+            f.old_token,
+            f.new_token,
+            f.old_mode,
+            f.new_mode,
+            f.similarity,
+            f.is_binary,
+            f.binary_patch,
+            f.is_submodule,
+            f.commit,
             f.added,
             f.removed,
             f.line_count,
@@ -770,13 +783,46 @@ def _shape(parsed: ParsedDiff) -> list[object]:
         for f in parsed.files
     ]
     segments = [(s.start, s.end, s.kind, s.note) for s in parsed.segments]
-    return [files, segments, list(parsed.warnings)]
+    commits = [(c.index, c.sha, c.subject, c.segment) for c in parsed.commits]
+    return [files, segments, commits, list(parsed.warnings)]
 
 
 def check_lazy_matches_exact(parsed: ParsedDiff, data: bytes) -> None:
     """The fast reading (hunks checked as a block, built later) equals the exact one."""
     exact = parse_diff(data, lazy=False)
     _require(_shape(parsed) == _shape(exact), "the lazy parse differs from the exact parse")
+
+
+def stream_parse(data: bytes, src: Source) -> tuple[ParsedDiff, Prescreen]:
+    """``data`` parsed as it would arrive from git (random block sizes), with the
+    filter's early verdicts made on the growing buffer as sections complete."""
+    parser = StreamParser(min_step=pick(src, (1, 64, 4096, 1 << 20)))
+    prescreen = Prescreen()
+    pos = told = 0
+    smallest = 1 if len(data) < 50_000 else 4096  # byte by byte only for small inputs
+    while pos < len(data):
+        step = max(smallest, pick(src, (1, 3, 17, 256, 4096, 1 << 18, src.integer(1, len(data)))))
+        parser.feed(data[pos : pos + step])
+        pos += step
+        if parser.file_count > told:
+            prescreen.add(parser.files_since(told), parser.buffer)
+            told = parser.file_count
+    return parser.finish(), prescreen
+
+
+def check_stream_matches(parsed: ParsedDiff, streamed: ParsedDiff) -> None:
+    """Parsing while the diff arrives gives what parsing it whole gives."""
+    _require(streamed.data == parsed.data, "the streamed parse holds other data")
+    _require(_shape(streamed) == _shape(parsed), "the streamed parse differs from parse_diff")
+
+
+def _verdicts(result: FilterResult) -> list[object]:
+    return [
+        [f.index for f in result.kept],
+        [(e.file_index, e.reason, e.detail) for e in result.excluded],
+        sorted(result.binary_by_attributes),
+        result.files_excluded_by_pattern,
+    ]
 
 
 def _lines_of(text: bytes) -> int:
@@ -955,24 +1001,32 @@ def check_input(
     result.files = len(parsed.files)
     check_tiling(parsed, data)
     check_lazy_matches_exact(parsed, data)
+    streamed, prescreen = timed("stream_parse", stream_parse, data, src)
+    check_stream_matches(parsed, streamed)
     if expected is not None:
         check_expected(parsed, expected)
         well_formed = True
     if well_formed:
         _require(all(f.malformed is None for f in parsed.files), "malformed file")
 
-    # filters: every file exactly once
+    # filters: every file exactly once; verdicts made while streaming change nothing
+    options = {
+        "skip_trivial": chance(src, 50),
+        "skip_generated": chance(src, 50),
+        "include_patterns": _patterns(src, parsed.files),
+        "exclude_patterns": _patterns(src, parsed.files),
+        "attributes": _attributes(src, parsed.files),
+    }
     try:
-        fr = timed(
-            "filter_files",
+        fr = timed("filter_files", filter_files, parsed, **options)  # type: ignore[arg-type]
+        early = timed(
+            "filter_files(prescreen)",
             filter_files,
-            parsed,
-            skip_trivial=chance(src, 50),
-            skip_generated=chance(src, 50),
-            include_patterns=_patterns(src, parsed.files),
-            exclude_patterns=_patterns(src, parsed.files),
-            attributes=_attributes(src, parsed.files),
+            streamed,
+            prescreen=prescreen,
+            **options,  # type: ignore[arg-type]
         )
+        _require(_verdicts(early) == _verdicts(fr), "the prescreened filter decides otherwise")
         kept = list(fr.kept)
         seen = sorted([f.index for f in fr.kept] + [e.file_index for e in fr.excluded])
         _require(seen == list(range(len(parsed.files))), f"files kept/excluded: {seen}")

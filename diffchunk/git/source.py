@@ -60,7 +60,10 @@ DIFF_OPTIONS: tuple[str, ...] = (
     "--submodule=short",
     "--ignore-submodules=dirty",
 )
-# Blocks of git's output handed to the parser (and the pipe size asked for).
+# Blocks of git's output handed to the parser.  Small next to the pipe (at
+# least 1 MB, see runner.PIPE_SIZE), so git rarely waits for a full pipe while
+# a block is parsed: with 1 MB blocks, git's run on the benchmark range took
+# about 450 ms under review against 380-400 ms with these.
 STREAM_BLOCK = 1 << 18
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
