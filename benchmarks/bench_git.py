@@ -9,7 +9,9 @@ generated once (deterministically, with ``git fast-import``) under
 ``bench-out/git-repo`` and reused by later runs; its default range spans most
 of the history (``bench-a..bench-b``).
 
-Measured (median of ``--runs``, each in a fresh process where it says CLI):
+Measured (median of ``--runs``, each in a fresh process where it says CLI;
+the three CLI-level measurements run round by round, interleaved, so that a
+shared host's drift shifts them alike):
 
 * ``git diff A B > /dev/null`` — the floor;
 * ``diffchunk review A..B --json > /dev/null``, cold (empty diff cache):
@@ -41,7 +43,7 @@ COMMITS = 400
 RANGE_FROM = 40
 TARGET = 1.3
 
-_CLI = "from diffchunk.cli import run; run()"
+_CLI = "from diffchunk.console import main; main()"
 
 
 def _line(path: str, i: int, version: int) -> str:
@@ -112,20 +114,45 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def _measure(fn: Callable[[], None]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (this process and its children) of one ``fn()``."""
+    cpu = _cpu()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start, _cpu() - cpu
+
+
 def _median(
     fn: Callable[[], None], runs: int, before: Callable[[], None] | None = None
 ) -> tuple[float, float]:
-    """Median wall-clock and CPU seconds (this process and its children) of ``fn``."""
-    walls, cpus = [], []
+    """Median wall-clock and CPU seconds of ``fn`` over ``runs`` runs."""
+    samples = []
     for _ in range(runs):
         if before is not None:
             before()
-        cpu = _cpu()
-        start = time.perf_counter()
-        fn()
-        walls.append(time.perf_counter() - start)
-        cpus.append(_cpu() - cpu)
-    return statistics.median(walls), statistics.median(cpus)
+        samples.append(_measure(fn))
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def _interleaved(
+    tasks: list[tuple[Callable[[], None], Callable[[], None] | None]], runs: int
+) -> list[list[tuple[float, float]]]:
+    """``runs`` rounds, each running every ``(fn, before)`` once in order.
+
+    Round by round, so that a machine that gets slower or faster meanwhile
+    (a shared host) shifts every task alike; returns each task's samples.
+    """
+    samples: list[list[tuple[float, float]]] = [[] for _ in tasks]
+    for _ in range(runs):
+        for i, (fn, before) in enumerate(tasks):
+            if before is not None:
+                before()
+            samples[i].append(_measure(fn))
+    return samples
+
+
+def _medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,9 +208,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"git -C '{repo}' diff {left} {right} | wc -c", shell=True, capture_output=True
             ).stdout
         )
-        git_s = _median(plain_git, args.runs)
-        cli_cold = _median(cli, args.runs, before=clear_cache)
-        cli_warm = _median(cli, args.runs)
+        git_runs, cold_runs, warm_runs = _interleaved(
+            [(plain_git, None), (cli, clear_cache), (cli, None)], args.runs
+        )
+        git_s, cli_cold, cli_warm = _medians(git_runs), _medians(cold_runs), _medians(warm_runs)
+        # The cold review against the git diff of the same round.
+        round_ratios = [c[0] / g[0] for c, g in zip(cold_runs, git_runs, strict=True)]
 
     # In-process: no interpreter start-up, and a count of git diff runs.
     os.environ["DIFFCHUNK_CACHE_DIR"] = str(cache)
@@ -223,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{summary.get('total_lines')} lines -> {summary.get('chunks')} chunks "
         f"({summary.get('files_excluded')} excluded)"
     )
-    print(f"median of {args.runs} runs (wall clock; CPU = user+sys incl. child processes):")
+    print(f"median of {args.runs} rounds (wall clock; CPU = user+sys incl. child processes):")
     rows = [
         ("git diff A B > /dev/null", git_s),
         ("diffchunk review A..B --json (CLI, cold cache)", cli_cold),
@@ -237,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
             f"   cpu {cpu * 1000:7.0f} ms {cpu / git_s[1]:5.2f}x"
         )
     print(f"  git diff runs on the warm path: {warm_diff_runs} (must be 0)")
+    print(
+        "  cold CLI review / git diff of the same round: median "
+        f"{statistics.median(round_ratios):.2f}x (range {min(round_ratios):.2f}-"
+        f"{max(round_ratios):.2f}x)"
+    )
     for name, (wall, cpu) in (("cold", cli_cold), ("warm", cli_warm)):
         by_wall = "meets" if wall <= TARGET * git_s[0] else "misses"
         by_cpu = "meets" if cpu <= TARGET * git_s[1] else "misses"

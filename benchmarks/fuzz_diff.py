@@ -1001,15 +1001,13 @@ def check_input(
     result.files = len(parsed.files)
     check_tiling(parsed, data)
     check_lazy_matches_exact(parsed, data)
-    streamed, prescreen = timed("stream_parse", stream_parse, data, src)
-    check_stream_matches(parsed, streamed)
     if expected is not None:
         check_expected(parsed, expected)
         well_formed = True
     if well_formed:
         _require(all(f.malformed is None for f in parsed.files), "malformed file")
 
-    # filters: every file exactly once; verdicts made while streaming change nothing
+    # filters: every file exactly once
     options = {
         "skip_trivial": chance(src, 50),
         "skip_generated": chance(src, 50),
@@ -1017,16 +1015,9 @@ def check_input(
         "exclude_patterns": _patterns(src, parsed.files),
         "attributes": _attributes(src, parsed.files),
     }
+    fr: FilterResult | None = None
     try:
         fr = timed("filter_files", filter_files, parsed, **options)  # type: ignore[arg-type]
-        early = timed(
-            "filter_files(prescreen)",
-            filter_files,
-            streamed,
-            prescreen=prescreen,
-            **options,  # type: ignore[arg-type]
-        )
-        _require(_verdicts(early) == _verdicts(fr), "the prescreened filter decides otherwise")
         kept = list(fr.kept)
         seen = sorted([f.index for f in fr.kept] + [e.file_index for e in fr.excluded])
         _require(seen == list(range(len(parsed.files))), f"files kept/excluded: {seen}")
@@ -1082,6 +1073,19 @@ def check_input(
     if not result.lenient:
         full = timed("reduce_context(all)", reduce_context, parsed, 10**6)
         _require(full == data, "reduce_context with a huge count changed the diff")
+
+    # streaming (last, so that the draws above stay where saved inputs expect them)
+    streamed, prescreen = timed("stream_parse", stream_parse, data, src)
+    check_stream_matches(parsed, streamed)
+    if fr is not None:
+        early = timed(
+            "filter_files(prescreen)",
+            filter_files,
+            streamed,
+            prescreen=prescreen,
+            **options,  # type: ignore[arg-type]
+        )
+        _require(_verdicts(early) == _verdicts(fr), "the prescreened filter decides otherwise")
     return result
 
 

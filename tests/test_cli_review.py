@@ -186,8 +186,8 @@ def test_help_and_version() -> None:
 
 
 def _console(*args: str, prelude: str = "") -> subprocess.CompletedProcess[bytes]:
-    """The ``diffchunk`` console script's entry point (:func:`diffchunk.cli.run`)."""
-    code = f"{prelude}from diffchunk.cli import run; run()"
+    """The ``diffchunk`` console script (:mod:`diffchunk.console`)."""
+    code = f"{prelude}from diffchunk.console import main; main()"
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, timeout=120)
 
 

@@ -159,6 +159,8 @@ def _read_answers(out: bytes, result: dict[str, dict[str, AttrValue]]) -> None:
 
 def _add_answers(fields: Sequence[bytes], result: dict[str, dict[str, AttrValue]]) -> None:
     for i in range(0, len(fields) - 2, 3):
+        if fields[i + 2] == b"unspecified":  # most answers: nothing to record
+            continue
         path = fields[i].decode("utf-8", "surrogateescape")
         attr = fields[i + 1].decode("utf-8", "surrogateescape")
         info = fields[i + 2].decode("utf-8", "surrogateescape")

@@ -64,7 +64,7 @@ if [ -x "$legacy" ]; then
 fi
 
 if [ -n "$INSTALL_PYTHON" ] && [ -x "$INSTALL_PYTHON" ]; then
-    feed | "$INSTALL_PYTHON" -c 'from diffchunk.cli import run; run()' \\
+    feed | "$INSTALL_PYTHON" -c 'from diffchunk.console import main; main()' \\
         hook run-pre-push "$@"
 elif command -v diffchunk >/dev/null 2>&1; then
     feed | diffchunk hook run-pre-push "$@"
