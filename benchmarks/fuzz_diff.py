@@ -36,6 +36,7 @@ traceback in ``crash-<hash>.txt``.  The last line printed is
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import os
 import random
@@ -754,30 +755,14 @@ def check_tiling(parsed: ParsedDiff, data: bytes) -> None:
         _require(0 <= c.segment < len(parsed.segments), f"commit {c} has no segment")
 
 
+# Every field of a file section but its hunks (compared by their spans below).
+_FILE_FIELDS = tuple(f.name for f in dataclasses.fields(FileDiff) if f.name != "hunks")
+
+
 def _shape(parsed: ParsedDiff) -> list[object]:
     files = [
         (
-            f.index,
-            f.start,
-            f.header_end,
-            f.end,
-            f.kind,
-            f.status,
-            f.old_path,
-            f.new_path,
-            f.old_token,
-            f.new_token,
-            f.old_mode,
-            f.new_mode,
-            f.similarity,
-            f.is_binary,
-            f.binary_patch,
-            f.is_submodule,
-            f.commit,
-            f.added,
-            f.removed,
-            f.line_count,
-            f.malformed,
+            *(getattr(f, name) for name in _FILE_FIELDS),
             [(h.start, h.body_start, h.end, h.old_count, h.new_count) for h in f.hunks],
         )
         for f in parsed.files
