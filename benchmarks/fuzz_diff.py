@@ -29,8 +29,9 @@ Structural inputs must parse to their model; git inputs must apply chunk by
 chunk in order (also after context reduction), ending at the target tree.
 
 A failing input is written to ``fixtures/fuzz/crash-<hash>.diff`` with its
-traceback in ``crash-<hash>.txt``.  The last line printed is
-``N passed, N failed``.
+traceback in ``crash-<hash>.txt`` (git ignores these names: once the bug is
+fixed, keep the input as a seed under a name that says what it found).  The
+last line printed is ``N passed, N failed``.
 """
 
 from __future__ import annotations
