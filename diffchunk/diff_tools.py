@@ -140,6 +140,8 @@ def _file_detail(review: Review, file_index: int, path: str, lines: int) -> dict
         detail["binary"] = True
     elif fd.metadata_only:
         detail["metadata_only"] = True
+    elif path in review.binary_by_attributes:
+        detail["binary_by_attributes"] = True  # -diff/binary: git would not show this text
     return detail
 
 

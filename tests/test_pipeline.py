@@ -131,3 +131,37 @@ def test_empty_input_is_an_empty_review() -> None:
     assert review.chunks == () and review.stats.total_files == 0
     with pytest.raises(ChunkNotFound, match="no file changes"):
         review.chunk(1)
+
+
+def test_files_marked_binary_by_attributes_are_flagged_in_the_listing(
+    mixed_diff: bytes, tmp_path: Path
+) -> None:
+    # git would show a -diff/binary file as binary; a diff file still holds its
+    # text, which stays in the chunks exactly as written, and the listing says so.
+    from diffchunk import diff_tools
+    from diffchunk.sessions import SessionStore
+
+    attrs = tmp_path / "attrs"
+    attrs.write_text("big.txt -diff\n*.py binary\n")
+    path = tmp_path / "mixed.diff"
+    path.write_bytes(mixed_diff)
+    store = SessionStore()
+    diff_tools.load_diff(
+        str(path), gitattributes_path=str(attrs), skip_generated=False, store=store
+    )
+    listing = diff_tools.list_chunks(str(path), store=store)
+    details = {d["path"]: d for c in listing["chunks"] for d in c["file_details"]}
+    assert details["big.txt"].get("binary_by_attributes") is True
+    assert details["src/a.py"].get("binary_by_attributes") is True
+    assert "binary_by_attributes" not in details["package-lock.json"]
+    whole = b"".join(
+        diff_tools.get_chunk_bytes(str(path), n, store=store)
+        for n in range(1, listing["total_chunks"] + 1)
+    )
+    assert b"+value_1197\n" in whole  # big.txt's text is still served
+    plain = SessionStore()
+    diff_tools.load_diff(str(path), store=plain)
+    plain_listing = diff_tools.list_chunks(str(path), store=plain)
+    assert all(
+        "binary_by_attributes" not in d for c in plain_listing["chunks"] for d in c["file_details"]
+    )

@@ -62,8 +62,8 @@ class FilterResult:
     kept: tuple[FileDiff, ...]
     excluded: tuple[Excluded, ...]
     files_excluded_by_pattern: int = 0
-    # Paths of kept files that ``.gitattributes`` marks ``-diff`` or ``binary``:
-    # show them as binary, without their text hunks.
+    # Paths of kept files that ``.gitattributes`` marks ``-diff`` or ``binary``
+    # (git would show them as binary; list_chunks says so).
     binary_by_attributes: frozenset[str] = field(default_factory=frozenset)
 
 

@@ -47,6 +47,9 @@ class Review:
     file_to_chunks: Mapping[str, tuple[int, ...]] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    # Kept files that the attributes mark ``-diff``/``binary`` (git would show
+    # them as binary); their text stays in the chunks as the diff has it.
+    binary_by_attributes: frozenset[str] = frozenset()
 
     def chunk(self, number: int) -> Chunk:
         """The chunk ``number`` (1-based); ChunkNotFound names the valid range."""
@@ -202,4 +205,5 @@ def _build_review(
         stats=stats,
         options=options,
         file_to_chunks=MappingProxyType({k: tuple(v) for k, v in mapping.items()}),
+        binary_by_attributes=result.binary_by_attributes,
     )

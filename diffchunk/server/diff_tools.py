@@ -82,6 +82,9 @@ def list_chunks(absolute_file_path: str, offset: int = 0, limit: int | None = No
     Returns JSON: {"chunks": [{"chunk", "files", "file_details": [{"path",
     "lines"}], "lines", "token_count", "summary"}], "total_token_count",
     "total_chunks", "excluded": [{"path", "reason"}], "next_offset"?}.
+    A file detail may also carry "status" and "from" (renamed, added...),
+    "binary", "metadata_only", or "binary_by_attributes" (.gitattributes
+    says -diff/binary: git would show it as binary; its text is still here).
     """
     with tool_errors():
         return to_json(core.list_chunks(absolute_file_path, offset, limit))
