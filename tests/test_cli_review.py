@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +212,23 @@ def test_console_script_exits_fast_without_losing_output_or_exit_handlers(
     missing = _console("review", str(diff_path.parent / "missing.diff"))
     assert missing.returncode == 1 and b"Error" in missing.stderr
     assert _console("review", "--chunk", "x").returncode == 2
+
+
+@pytest.mark.parametrize("fd", [1, 2])
+def test_console_script_with_a_closed_standard_stream(
+    repo_diff: tuple[Path, Path, bytes], tmp_path: Path, fd: int
+) -> None:
+    # Started with stdout (or stderr) closed, Python has no such stream; the
+    # command still works and the exit still succeeds.
+    _, diff_path, _ = repo_diff
+    out = tmp_path / "out"
+    code = "from diffchunk.console import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "review", str(diff_path), "--out", str(out)],
+        preexec_fn=lambda: os.close(fd),
+        stdout=subprocess.PIPE if fd == 2 else None,
+        stderr=subprocess.PIPE if fd == 1 else None,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "index.json").is_file()

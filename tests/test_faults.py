@@ -219,6 +219,8 @@ def test_git_range_cache_write_over_size_limit_raises_git_error_and_leaves_no_en
     assert [n for n in names if n.startswith(".tmp-")] == []
     # The limit lifted: the range is generated again, whole.
     got = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache, parse=parse)
+    if got.streamed is not None and got.streamed.attributes is not None:
+        got.streamed.attributes.close()  # the taker stops git check-attr
     assert got.cached is False
     data = Path(got.diff_path).read_bytes()
     assert len(data) > 64 * 1024

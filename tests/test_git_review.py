@@ -273,3 +273,53 @@ def test_cli_starts_git_diff_before_loading_the_pipeline(repo: Path) -> None:
         "diffchunk.diff_tools",
     }
     assert not heavy & loaded, sorted(heavy & loaded)
+
+
+def _git_children() -> list[str]:
+    """Command lines of this process's living git children (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmdline = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and "git" in cmdline:
+            found.append(cmdline)
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("where", ["attribute source", "review build", "review imports"])
+def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    import tempfile
+
+    from diffchunk.diff import pipeline
+    from diffchunk.git import source
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    expected: type[BaseException] = KeyboardInterrupt
+    if where == "attribute source":  # after git diff and read-tree started
+        monkeypatch.setattr(source, "StreamedCheckAttr", interrupted)
+    elif where == "review build":  # after git check-attr was handed every path
+        monkeypatch.setattr(pipeline, "build_review", interrupted)
+    else:  # the pipeline's modules load after git ran
+        monkeypatch.setitem(sys.modules, "diffchunk.sessions", None)
+        expected = ImportError
+    before = _git_children()
+    with pytest.raises(expected):
+        load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore())
+    assert [c for c in _git_children() if c not in before] == []
+    assert list(scratch.iterdir()) == []

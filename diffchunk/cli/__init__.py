@@ -9,7 +9,6 @@ Subcommands live in one module each and only raise ``DiffchunkError``.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
 import importlib
 import io
@@ -128,16 +127,23 @@ def run() -> None:
     if threading.active_count() > 1:
         raise SystemExit(code)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_standard_streams()
     except (OSError, ValueError):
         raise SystemExit(code) from None
     run_exit_handlers()
     logging.shutdown()
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.flush()
-        sys.stderr.flush()
+    try:
+        _flush_standard_streams()
+    except (OSError, ValueError):
+        code = 120  # what Python exits with when its final flush fails
     os._exit(code or 0)
+
+
+def _flush_standard_streams() -> None:
+    # A stream is None when the process started with that descriptor closed.
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
 
 
 __all__ = ["CONTEXT_SETTINGS", "SUBCOMMANDS", "DiffchunkGroup", "main", "run"]

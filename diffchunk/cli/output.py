@@ -14,7 +14,7 @@ import click
 
 
 def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 def echo_json(data: Any) -> None:

@@ -30,7 +30,7 @@ FILES_COLUMN = 64
 def _progress_printer() -> Progress | None:
     """Stage messages on an interactive stderr; nothing when piped."""
     stream = sys.stderr
-    if not stream.isatty():
+    if stream is None or not stream.isatty():  # None: started with stderr closed
         return None
 
     def show(stage: str, fraction: float) -> None:
@@ -206,6 +206,8 @@ def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
 
 
 def _write_bytes(data: bytes) -> None:
+    if sys.stdout is None:  # started with stdout closed: nowhere to write (as click.echo)
+        return
     sys.stdout.flush()
     out = sys.stdout.buffer
     out.write(data)

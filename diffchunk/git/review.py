@@ -73,11 +73,11 @@ def load_git_diff(
         progress=_git_progress(progress),
         parse=True,
     )
+    if diff.streamed is not None:
+        _adopt(diff, diff.streamed, options, store, progress)
     # Imported once git has run: loading the pipeline does not delay its start.
     from .. import diff_tools
 
-    if diff.streamed is not None:
-        _adopt(diff, diff.streamed, options, store, progress)
     # An adopted session is fresh: this neither reads nor parses the file again.
     summary = diff_tools.load_diff(
         diff.diff_path,
@@ -101,11 +101,13 @@ def _adopt(
     progress: Progress | None,
 ) -> None:
     """Build the review of a diff parsed while git wrote it, and make it the file's session."""
-    from ..diff.pipeline import build_review
-    from ..sessions import default_store
-
     source = streamed.attributes
     try:
+        # Here rather than at the top: see load_git_diff.  Inside the try, so
+        # that git check-attr is stopped whatever happens.
+        from ..diff.pipeline import build_review
+        from ..sessions import default_store
+
         attributes = attributes_for_diff(diff.diff_path, source)
         parsed = streamed.parsed
         review = build_review(

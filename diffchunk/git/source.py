@@ -194,6 +194,7 @@ def _write_streamed(
     # it writes anything, and meanwhile the parser's modules load (below, not
     # at the top of this module, for that reason) and the set-up runs.
     stream = repo.git.start_stream(args, block_size=STREAM_BLOCK, what="git diff")
+    index: CommitIndex | None = None
     attributes: StreamedCheckAttr | None = None
     try:
         from ..diff.filters import Prescreen
@@ -243,7 +244,9 @@ def _write_streamed(
     except BaseException:
         stream.kill()
         if attributes is not None:
-            attributes.close()
+            attributes.close()  # closes the index too
+        elif index is not None:
+            index.close()
         raise
     streamed = StreamedDiff(
         parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
