@@ -893,7 +893,7 @@ for patterns of up to 6 characters (blanks around them not counted)."""
 @dataclass(frozen=True)
 class FuzzyLine:
     score: Fraction  # partial_ratio, 0..1
-    contains: bool  # holds the pattern (ASCII case ignored)
+    contains: bool  # holds the pattern (case ignored)
     must_find: bool  # the documented prefilter cannot drop it
 
 
@@ -904,7 +904,10 @@ class FuzzyModel:
 
 
 def fuzzy_search_model(pattern: str, lines: list[str]) -> FuzzyModel:
-    needle = ascii_fold(pattern)
+    # Case is ignored: str.lower on both sides, ASCII letters alone for an
+    # ASCII pattern (which scores every line the same; see fuzzy_search).
+    fold = ascii_fold if pattern.isascii() else str.lower
+    needle = fold(pattern)
     core = needle.strip()
     cutoff = FUZZY_SHORT_CUTOFF if len(core) <= FUZZY_SHORT_PATTERN else FUZZY_CUTOFF
     # Lines too short to reach the cutoff with the whole pattern are skipped
@@ -915,7 +918,7 @@ def fuzzy_search_model(pattern: str, lines: list[str]) -> FuzzyModel:
     edits = 0 if len(core) < 4 else 1 if len(core) < 15 else 2
     out = []
     for line in lines:
-        folded = ascii_fold(line)
+        folded = fold(line)
         contains = needle in folded
         score = Fraction(1) if contains else partial_ratio(needle, folded)
         near = (

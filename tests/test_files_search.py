@@ -210,3 +210,46 @@ def test_grep_delegation_and_python_scan_agree(
     assert with_grep["count"] == python["count"]
     assert listed_grep["total_matches"] == listed_python["total_matches"] == python["count"]
     assert listed_grep["results"] == listed_python["results"]
+
+
+def _fuzzy_lines(path: Path, pattern: str) -> list[tuple[int, float]]:
+    found = search_content(str(path), pattern, fuzzy=True, max_results=50, context_lines=0)
+    return sorted((r["line_number"], r["similarity_score"]) for r in found["results"])
+
+
+def test_fuzzy_search_ignores_case_beyond_ascii(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.txt"
+    lines = [
+        "first line",
+        "CAFÉ au lait",
+        "ПРИВЕТ мир",
+        "nothing here",
+        "café crème",
+        "Привет, как дела",
+        "ΟΔΥΣΣΕΥΣ",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for pattern in ("café", "CAFÉ", "Café"):
+        assert _fuzzy_lines(path, pattern) == [(2, 1.0), (5, 1.0)], pattern
+    for pattern in ("привет", "ПРИВЕТ"):
+        assert _fuzzy_lines(path, pattern) == [(3, 1.0), (6, 1.0)], pattern
+    assert _fuzzy_lines(path, "οδυσσευς") == [(7, 1.0)]
+    # A typo still scores as a fuzzy match across cases.
+    assert [line for line, score in _fuzzy_lines(path, "приват") if score < 1.0] == [3, 6]
+
+
+def test_fuzzy_search_folds_characters_that_grow_when_lowered(tmp_path: Path) -> None:
+    # "İ".lower() is two characters: the byte offsets of the lines after it
+    # must still be right.  So must those of a cp1252 file.
+    path = tmp_path / "grow.txt"
+    lines = ["İİİİ istanbul", "plain", "ÉCOLE İzmir", "école", "last ÉCOLE"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    found = search_content(str(path), "école", fuzzy=True, max_results=10, context_lines=0)
+    assert sorted((r["line_number"], r["match"]) for r in found["results"]) == [
+        (3, "ÉCOLE İzmir"),
+        (4, "école"),
+        (5, "last ÉCOLE"),
+    ]
+    legacy = tmp_path / "legacy.txt"
+    legacy.write_bytes("# sample\nLE CAFÉ\nprix 5€\nle café\n".encode("cp1252"))
+    assert _fuzzy_lines(legacy, "café") == [(2, 1.0), (4, 1.0)]

@@ -14,7 +14,7 @@ Every search walks the file in line-aligned windows (see
 - *fuzzy*: a cheap prefilter keeps lines holding at least one piece of the
   pattern (by the pigeonhole principle a line within a few edits of the
   pattern holds one of ``edits + 1`` disjoint pieces exactly), then
-  rapidfuzz's ``partial_ratio`` scores those lines (ASCII case ignored, the
+  rapidfuzz's ``partial_ratio`` scores those lines (case ignored, the
   ``\\r`` of a CRLF ending left out), so a misspelt word is found inside a
   long line.
 
@@ -666,7 +666,54 @@ def _candidate_lines(
     return sorted(starts)
 
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+def _folded_candidate_lines(
+    buf: Window, length: int, encoding: str, pieces: list[str], deadline: float | None = None
+) -> list[int] | None:
+    """Like :func:`_candidate_lines` with Unicode case folding (``str.lower``).
+
+    The window is decoded and lowered; the offsets returned are byte offsets
+    of line starts in ``buf``.  ``None`` when ``deadline`` passes first.
+    """
+    text = bytes(buf[:length]).decode(encoding, errors="surrogateescape")
+    low = text.lower()
+    starts: set[int] = set()
+    found = 0
+    for piece in pieces:
+        pos = low.find(piece)
+        while pos >= 0:
+            found += 1
+            if (
+                deadline is not None
+                and not found % _FUZZY_CHECK_EVERY
+                and time.monotonic() > deadline
+            ):
+                return None
+            starts.add(low.rfind("\n", 0, pos) + 1)
+            end = low.find("\n", pos)
+            if end < 0:
+                break
+            pos = low.find(piece, end + 1)
+    ordered = sorted(starts)
+    offsets: list[int] = []
+    if len(low) == len(text):
+        # Lowering changed no character's length: positions in ``low`` are
+        # positions in ``text``, whose bytes give the offsets.
+        offset = previous = 0
+        for start in ordered:
+            offset += len(text[previous:start].encode(encoding, errors="surrogateescape"))
+            previous = start
+            offsets.append(offset)
+        return offsets
+    # A character grew when lowered (e.g. U+0130): go by line numbers.
+    line = previous = pos = at = 0
+    for start in ordered:
+        line += low.count("\n", previous, start)
+        previous = start
+        while at < line:
+            pos = buf.find(b"\n", pos, length) + 1
+            at += 1
+        offsets.append(pos)
+    return offsets
 
 
 def fuzzy_search(
@@ -678,17 +725,22 @@ def fuzzy_search(
 ) -> Found:
     """Lines most similar to ``pattern`` (case-insensitive), best first.
 
-    Case is ignored for ASCII letters (as ``bytes.lower`` folds the lines).
-    A line containing the pattern (ignoring ASCII case) scores 1.0 and is
-    typed "exact"; others are scored with ``partial_ratio`` (the best-aligned
-    part of the line), so a misspelt word inside a long line is found.
+    Case is ignored: the pattern and the lines are compared lowered
+    (``str.lower``; for an ASCII pattern, ASCII letters alone are folded,
+    which scores every line the same and works on the bytes directly).  A
+    line containing the pattern (case ignored) scores 1.0 and is typed
+    "exact"; others are scored with ``partial_ratio`` (the best-aligned part
+    of the line), so a misspelt word inside a long line is found.
     """
-    needle = pattern.translate(_ASCII_LOWER)
+    needle = pattern.lower()
+    # A non-ASCII pattern: lines are decoded and lowered to be compared.
+    folded = not pattern.isascii()
     if cutoff == FUZZY_CUTOFF and len(needle.strip()) <= SHORT_PATTERN:
         cutoff = SHORT_CUTOFF
     encoding = version.data_encoding
     exact_needle = version.encode(needle)  # None: no line can hold it
     pieces: list[bytes] | None = None
+    text_pieces: list[str] = []
     heap: list[tuple[float, int]] = []  # min-heap of (score, -offset)
     total = 0
     window_starts: list[int] = []
@@ -713,8 +765,13 @@ def fuzzy_search(
             pieces = _pieces(needle, bytes(hay[: 1 << 20]), encoding)
             if not pieces:
                 return Found([], 0)
+            if folded:
+                text_pieces = [p.decode(encoding, errors="replace") for p in pieces]
         find = hay.find
-        candidates = _candidate_lines(hay, length, pieces, deadline)
+        if folded:
+            candidates = _folded_candidate_lines(buf, length, encoding, text_pieces, deadline)
+        else:
+            candidates = _candidate_lines(hay, length, pieces, deadline)
         if candidates is None:
             stopped_line = line_base
             break
@@ -728,12 +785,17 @@ def fuzzy_search(
                 raw = raw[:-1]  # the \r of a CRLF ending is not part of the line
             if len(raw.rstrip()) < shortest_line:
                 continue
-            if exact_needle and exact_needle in raw:
+            if folded:
+                line_text = raw.decode(encoding, errors="replace").lower()
+                score = (
+                    100.0 if needle in line_text else scorer(needle, line_text, score_cutoff=cutoff)
+                )
+            elif exact_needle and exact_needle in raw:
                 score = 100.0
             else:
                 score = scorer(needle, raw.decode(encoding, errors="replace"), score_cutoff=cutoff)
-                if not score:
-                    continue
+            if not score:
+                continue
             total += 1
             item = (score, -(base + start))
             if len(heap) < limit:
