@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import AnyStr, cast
 
 from rapidfuzz import fuzz
 
@@ -644,6 +645,13 @@ def _candidate_lines(
 
     ``None`` when ``deadline`` (a ``time.monotonic()`` value) passes first.
     """
+    # A bytearray window reads like bytes here.
+    return _lines_holding(cast(bytes, hay), length, pieces, b"\n", deadline)
+
+
+def _lines_holding(
+    hay: AnyStr, length: int, pieces: list[AnyStr], newline: AnyStr, deadline: float | None
+) -> list[int] | None:
     starts: set[int] = set()
     find = hay.find
     rfind = hay.rfind
@@ -658,8 +666,8 @@ def _candidate_lines(
                 and time.monotonic() > deadline
             ):
                 return None
-            starts.add(rfind(b"\n", 0, pos) + 1)
-            end = find(b"\n", pos, length)
+            starts.add(rfind(newline, 0, pos) + 1)
+            end = find(newline, pos, length)
             if end < 0:
                 break
             pos = find(piece, end + 1, length)
@@ -676,24 +684,9 @@ def _folded_candidate_lines(
     """
     text = bytes(buf[:length]).decode(encoding, errors="surrogateescape")
     low = text.lower()
-    starts: set[int] = set()
-    found = 0
-    for piece in pieces:
-        pos = low.find(piece)
-        while pos >= 0:
-            found += 1
-            if (
-                deadline is not None
-                and not found % _FUZZY_CHECK_EVERY
-                and time.monotonic() > deadline
-            ):
-                return None
-            starts.add(low.rfind("\n", 0, pos) + 1)
-            end = low.find("\n", pos)
-            if end < 0:
-                break
-            pos = low.find(piece, end + 1)
-    ordered = sorted(starts)
+    ordered = _lines_holding(low, len(low), pieces, "\n", deadline)
+    if ordered is None:
+        return None
     offsets: list[int] = []
     if len(low) == len(text):
         # Lowering changed no character's length: positions in ``low`` are
