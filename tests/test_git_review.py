@@ -323,3 +323,34 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
         load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore())
     assert [c for c in _git_children() if c not in before] == []
     assert list(scratch.iterdir()) == []
+
+
+def test_git_stream_that_cannot_start_its_reader_stops_git(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from diffchunk.git import runner
+    from diffchunk.git.repo import discover
+
+    git = discover(str(repo)).git
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)
+        started.append(proc)
+        return proc
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(runner.subprocess, "Popen", popen)
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    with pytest.raises(RuntimeError, match="new thread"):
+        git.start_stream(["diff", "HEAD~1", "HEAD"])
+    monkeypatch.undo()
+    [proc] = started
+    # Waited for (not left to run or linger unowned), its pipes closed.
+    assert proc.returncode is not None
+    assert proc.stdout is not None and proc.stdout.closed

@@ -279,7 +279,14 @@ class GitStream:
         self._reader = threading.Thread(
             target=lambda: self._errors.append(stderr.read()), daemon=True
         )
-        self._reader.start()
+        try:
+            self._reader.start()
+        except BaseException:  # no thread to drain stderr: git must not run unowned
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+            stderr.close()
+            raise
         _grow_pipe(proc.stdout.fileno(), max(block_size, PIPE_SIZE))
 
     def read(self, consume: Callable[[bytes], None]) -> None:
