@@ -218,24 +218,25 @@ def main(argv: list[str] | None = None) -> int:
     # In-process: no interpreter start-up, and a count of git diff runs.
     os.environ["DIFFCHUNK_CACHE_DIR"] = str(cache)
     from diffchunk.git.review import load_git_diff
-    from diffchunk.git.runner import GitCommand
+    from diffchunk.git.runner import GitCommand, GitStream
     from diffchunk.sessions import SessionStore
 
     diff_runs = [0]
     real_to_file = GitCommand.to_file
-    real_stream = GitCommand.stream
+    real_start_stream = GitCommand.start_stream
 
     def counting_to_file(self: GitCommand, *a: object, **kw: object) -> None:
         diff_runs[0] += 1
         real_to_file(self, *a, **kw)  # type: ignore[arg-type]
 
-    def counting_stream(self: GitCommand, *a: object, **kw: object) -> None:
+    def counting_start_stream(self: GitCommand, *a: object, **kw: object) -> GitStream:
         diff_runs[0] += 1
-        real_stream(self, *a, **kw)  # type: ignore[arg-type]
+        return real_start_stream(self, *a, **kw)  # type: ignore[arg-type]
 
-    # git diff runs through one of these (streamed when the review parses as it goes)
+    # git diff runs through one of these (streamed when the review parses as it
+    # goes; GitCommand.stream starts its git with start_stream too)
     GitCommand.to_file = counting_to_file  # type: ignore[method-assign]
-    GitCommand.stream = counting_stream  # type: ignore[method-assign]
+    GitCommand.start_stream = counting_start_stream  # type: ignore[method-assign]
     summary: dict[str, object] = {}
 
     def in_process() -> None:

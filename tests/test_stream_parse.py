@@ -256,7 +256,8 @@ def test_repeat_review_reuses_the_cached_diff_without_git_diff(
 ) -> None:
     first = load_git_diff(str(stream_repo), "main~1..main", store=SessionStore())
     runs: list[str] = []
-    monkeypatch.setattr(GitCommand, "stream", lambda *a, **k: runs.append("stream"))
+    # Every streamed git run starts with start_stream (GitCommand.stream too).
+    monkeypatch.setattr(GitCommand, "start_stream", lambda *a, **k: runs.append("stream"))
     monkeypatch.setattr(GitCommand, "to_file", lambda *a, **k: runs.append("to_file"))
     store = SessionStore()
     second = load_git_diff(str(stream_repo), "main~1..main", store=store)
