@@ -199,10 +199,17 @@ class _Listing:
         self._sizes: list[int] = [-1] * len(review.chunks)
         self.total_tokens = sum(c.token_count for c in review.chunks)
         self.excluded = [excluded_entry(review, ex) for ex in review.excluded]
-        self.excluded_chars = len(_dumps(self.excluded))
+        self._excluded_chars = -1
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def excluded_chars(self) -> int:
+        """The length of the JSON text of :attr:`excluded` (measured for paging only)."""
+        if self._excluded_chars < 0:
+            self._excluded_chars = len(_dumps(self.excluded))
+        return self._excluded_chars
 
     def entry(self, i: int) -> dict[str, Any]:
         """The entry of chunk index ``i`` (0-based)."""

@@ -43,10 +43,6 @@ def _target(path: str) -> str:
     return absolute
 
 
-def _emit_json(data: dict[str, Any]) -> None:
-    echo_json(data)
-
-
 def _warnings(data: dict[str, Any]) -> None:
     for warning in data.get("warnings") or []:
         click.echo(f"note: {warning}", err=True)
@@ -82,7 +78,7 @@ def overview(path: str, as_json: bool) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
     data = service.get_overview(_target(path))
     if as_json:
-        _emit_json(data)
+        echo_json(data)
         return
     if data["is_binary"]:
         click.echo(
@@ -147,7 +143,7 @@ def search(
         count_only=count_only,
     )
     if as_json:
-        _emit_json(data)
+        echo_json(data)
         return
     if count_only:
         click.echo(data["count"])
@@ -189,7 +185,7 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
         _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
     )
     if as_json:
-        _emit_json(data)
+        echo_json(data)
         return
     if data["content"] or data["lines_returned"]:
         click.echo(data["content"])
@@ -297,7 +293,7 @@ def edit(
         _target(path), changes, fuzzy=not exact, preview=not apply_
     )
     if as_json:
-        _emit_json(data)
+        echo_json(data)
     else:
         if data.get("preview"):
             click.echo(str(data["preview"]))
@@ -328,7 +324,7 @@ def revert(path: str, backup_id: str | None, as_json: bool) -> None:
 
     data: dict[str, Any] = core.revert_edit(_target(path), backup_id)
     if as_json:
-        _emit_json(data)
+        echo_json(data)
     else:
         reverted = data.get("reverted_to") or {}
         saved = data.get("current_saved_as") or {}

@@ -237,7 +237,7 @@ def filter_files(
             candidates.append(file)
 
     detector = GeneratedFileDetector(attributes)
-    attributed = False  # an attribute is set on some candidate
+    attributed = False  # an attribute is set on some candidate (else none is binary)
     if attributes is not None and candidates:
         paths = [f.path for f in candidates]
         detector.prefetch(paths)
@@ -246,10 +246,7 @@ def filter_files(
     for file in candidates:
         known = prescreen.get(file) if prescreen is not None else None
         if skip_generated:
-            if known is None or attributed:
-                verdict = detector.classify(file, parsed, None if known is None else known[0])
-            else:  # what classify() says without attributes, made while git ran
-                verdict = known[0].verdict()
+            verdict = detector.classify(file, parsed, None if known is None else known[0])
             if verdict is not None:
                 excluded.append(Excluded(file.path, verdict[0], file.index, verdict[1]))
                 continue

@@ -446,6 +446,8 @@ class GeneratedFileDetector:
         """
         path = file.path
         attrs = self.attributes_for(path)
+        if not attrs and known is not None:
+            return known.verdict()  # no attribute to weigh: the heuristics decide
         generated_attr = is_truthy(attrs.get("linguist-generated"))
         vendored_attr = is_truthy(attrs.get("linguist-vendored"))
         if generated_attr:

@@ -13,14 +13,12 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..diff.options import LoadOptions
+from ..diff.options import LoadOptions, Progress
 from .sidecar import attributes_for_diff
 from .source import GitDiff, StreamedDiff, load_git_range
 
 if TYPE_CHECKING:
     from ..sessions import SessionStore
-
-Progress = Callable[[str, float], None]
 
 
 def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
