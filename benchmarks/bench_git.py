@@ -122,18 +122,6 @@ def _measure(fn: Callable[[], None]) -> tuple[float, float]:
     return time.perf_counter() - start, _cpu() - cpu
 
 
-def _median(
-    fn: Callable[[], None], runs: int, before: Callable[[], None] | None = None
-) -> tuple[float, float]:
-    """Median wall-clock and CPU seconds of ``fn`` over ``runs`` runs."""
-    samples = []
-    for _ in range(runs):
-        if before is not None:
-            before()
-        samples.append(_measure(fn))
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
-
-
 def _interleaved(
     tasks: list[tuple[Callable[[], None], Callable[[], None] | None]], runs: int
 ) -> list[list[tuple[float, float]]]:
@@ -153,6 +141,13 @@ def _interleaved(
 
 def _medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def _median(
+    fn: Callable[[], None], runs: int, before: Callable[[], None] | None = None
+) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds of ``fn`` over ``runs`` runs."""
+    return _medians(_interleaved([(fn, before)], runs)[0])
 
 
 def main(argv: list[str] | None = None) -> int:
