@@ -21,6 +21,20 @@ from dataclasses import dataclass
 from .errors import PathError
 
 
+def is_diff_file(target: str | None, staged: bool) -> bool:
+    """``diffchunk review TARGET``: an existing path is a diff file; anything
+    else (or ``--staged``) is a git range."""
+    if target is None or staged:
+        return False
+    # lexists: a dangling link or a link loop is a (broken) file, not a range name.
+    return os.path.lexists(os.path.expanduser(target))
+
+
+def review_repo_path(repo: str | None) -> str:
+    """The absolute repository path of ``diffchunk review --repo`` (default: here)."""
+    return os.path.abspath(os.path.expanduser(repo or "."))
+
+
 def expand(path: str) -> str:
     """Expand ``~``; refuse empty, NUL-containing and relative paths."""
     if not isinstance(path, str) or not path.strip():

@@ -301,7 +301,7 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
     import tempfile
 
     from diffchunk.diff import pipeline
-    from diffchunk.git import source
+    from diffchunk.git import attributes
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -312,7 +312,7 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 
     expected: type[BaseException] = KeyboardInterrupt
     if where == "attribute source":  # after git diff and read-tree started
-        monkeypatch.setattr(source, "StreamedCheckAttr", interrupted)
+        monkeypatch.setattr(attributes, "StreamedCheckAttr", interrupted)
     elif where == "review build":  # after git check-attr was handed every path
         monkeypatch.setattr(pipeline, "build_review", interrupted)
     else:  # the pipeline's modules load after git ran

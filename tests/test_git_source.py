@@ -130,6 +130,35 @@ def test_bare_repository_commit_ranges_only(repo: Path, tmp_path: Path, cache_di
         load_git_range(str(bare), staged=True, cache_dir=cache_dir)
 
 
+def test_discovery_from_a_subdirectory_the_git_directory_and_a_bare_repository(
+    repo: Path, tmp_path: Path
+) -> None:
+    from diffchunk.git.repo import discover
+
+    commit(repo, {"sub/a": "1\n"})
+    git(repo, "config", "filter.lfs.clean", "false")
+    root = os.path.realpath(repo)
+    for where in (repo, repo / "sub", repo / ".git", repo / ".git" / "refs"):
+        found = discover(str(where))
+        assert (found.root, found.git_dir) == (root, os.path.join(root, ".git")), where
+        assert ("filter.lfs.clean", "") in found.git.extra_config  # neutralised
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    found = discover(str(bare))
+    assert found.bare and found.git_dir == os.path.realpath(bare)
+
+
+def test_run_all_keeps_order_and_exit_statuses(repo: Path) -> None:
+    commit(repo, {"a": "1\n"})
+    git_in_repo = GitCommand(("-C", str(repo)))
+    ok, missing, head = git_in_repo.run_all(
+        [["rev-parse", "--verify", "HEAD"], ["rev-parse", "--verify", "--quiet", "nope"], ["log"]]
+    )
+    assert ok.returncode == 0 and len(ok.stdout.strip()) == 40
+    assert missing.returncode != 0 and missing.stdout == b""
+    assert head.returncode == 0 and ok.stdout.strip().decode() in head.stdout.decode()
+
+
 def test_unknown_revision_and_not_a_repository(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
     commit(repo, {"a": "1\n"})
     with pytest.raises(GitError) as info:

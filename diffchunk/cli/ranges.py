@@ -7,21 +7,15 @@ current directory); these helpers load the range and print its overview.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
 
 from ..diff.options import Progress
 from ..errors import GitError, RefusedRange
+from ..paths import is_diff_file, review_repo_path
 
-
-def is_diff_file(target: str | None, staged: bool) -> bool:
-    """An existing path is a diff file; anything else (or ``--staged``) is a range."""
-    if target is None or staged:
-        return False
-    # lexists: a dangling link or a link loop is a (broken) file, not a range name.
-    return os.path.lexists(os.path.expanduser(target))
+__all__ = ["is_diff_file", "load_range", "render_range_overview"]
 
 
 def load_range(
@@ -42,7 +36,7 @@ def load_range(
         )
     try:
         summary = load_git_diff(
-            os.path.abspath(os.path.expanduser(repo or ".")),
+            review_repo_path(repo),
             target,
             staged,
             **options,

@@ -356,7 +356,7 @@ def review(
     }
     diff_path, summary = _load_target(target, load_options, _progress_printer(), repo, staged)
     from .. import diff_tools as core
-    from ..diff.formatter import format_chunk
+    from ..diff.formatter import format_chunk  # loaded with diff_tools
 
     if chunk_number is not None:
         raw = core.get_chunk_bytes(diff_path, chunk_number)

@@ -17,7 +17,6 @@ import logging
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -148,6 +147,8 @@ class DiffCache:
         return normally.  ``meanwhile()`` runs while the written data is
         flushed to disk (``fsync`` in a thread), before the entry appears.
         """
+        import tempfile  # here: a review starts git diff before it would load
+
         directory = self.ensure()
         try:
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 
 from ..errors import GitError
@@ -46,12 +47,26 @@ def discover(path: str) -> Repo:
             f"The repository path {path!r} {what}.",
             suggestion="Pass the absolute path of a git working tree (or a bare repository).",
         )
+    # Two probes side by side: where the repository is (with the top of its
+    # working tree), and the filter drivers its config defines.  Both start
+    # from ``path``, which names the same repository as its root would.
     probe = GitCommand(("-C", expanded))
-    proc = probe.run(
-        ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"],
-        check=False,
+    proc, filters = probe.run_all(
+        [
+            [
+                "rev-parse",
+                "--is-bare-repository",
+                "--absolute-git-dir",
+                "--git-common-dir",
+                "--show-toplevel",
+            ],
+            _FILTERS_PROBE,
+        ]
     )
-    if proc.returncode != 0:
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # --show-toplevel fails, after the other three answered, in a bare
+    # repository or inside a .git directory.
+    if proc.returncode != 0 and len(lines) != 3:
         message = proc.stderr.decode("utf-8", "replace").strip()
         if "not a git repository" in message.lower():
             raise GitError(
@@ -59,15 +74,13 @@ def discover(path: str) -> Repo:
                 suggestion="Pass the absolute path of a git working tree, or run `git init` there first.",
             )
         raise command_failed("git rev-parse", proc.returncode, proc.stderr)
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     bare = lines[0].strip() == "true"
     git_dir = os.path.realpath(lines[1])
     common_dir = os.path.realpath(os.path.join(expanded, lines[2]))
     root: str | None = None
     if not bare:
-        top = probe.run(["rev-parse", "--show-toplevel"], check=False)
-        if top.returncode == 0 and top.stdout.strip():
-            root = os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").rstrip("\n"))
+        if proc.returncode == 0 and len(lines) > 3 and lines[3]:
+            root = os.path.realpath(lines[3])
         elif os.path.basename(git_dir) == ".git":
             # ``path`` is inside the .git directory of an ordinary repository.
             root = os.path.dirname(git_dir)
@@ -78,13 +91,18 @@ def discover(path: str) -> Repo:
             )
     location = ("-C", root) if root is not None else (f"--git-dir={git_dir}",)
     git = GitCommand(location)
-    git = git.with_filters_neutralised(_filter_names(git))
+    git = git.with_filters_neutralised(_filter_names(filters))
     return Repo(root=root, git_dir=git_dir, common_dir=common_dir, git=git)
 
 
-def _filter_names(git: GitCommand) -> list[str]:
-    """Names of every ``filter.<name>.*`` driver in any config file git reads."""
-    proc = git.run(["config", "-z", "--get-regexp", r"^filter\."], check=False)
+_FILTERS_PROBE = ["config", "-z", "--get-regexp", r"^filter\."]
+
+
+def _filter_names(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
+    """Names of every ``filter.<name>.*`` driver in any config file git reads.
+
+    ``proc``: the run of :data:`_FILTERS_PROBE`.
+    """
     if proc.returncode != 0:  # 1: no such keys
         return []
     names: dict[str, None] = {}

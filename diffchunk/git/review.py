@@ -70,10 +70,12 @@ def load_git_diff(
         cache_dir=cache_dir,
         progress=_git_progress(progress),
         parse=True,
+        while_git_starts=_load_pipeline,
     )
     if diff.streamed is not None:
         _adopt(diff, diff.streamed, options, store, progress)
-    # Imported once git has run: loading the pipeline does not delay its start.
+    # Not at the top: loading the pipeline must not delay git's start (when git
+    # runs, _load_pipeline has loaded it while git started).
     from .. import diff_tools
 
     # An adopted session is fresh: this neither reads nor parses the file again.
@@ -89,6 +91,11 @@ def load_git_diff(
         progress=progress,
     )
     return with_range(summary, diff)
+
+
+def _load_pipeline() -> None:
+    """Import what builds and serves the review while git starts, not after it ends."""
+    from .. import diff_tools  # noqa: F401 (with the pipeline and the session store)
 
 
 def _adopt(

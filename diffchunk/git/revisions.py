@@ -20,6 +20,7 @@ against the empty tree; a bare repository accepts commit ranges only.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from enum import Enum
 
@@ -181,8 +182,10 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
         base = parents[request.parent - 1] if parents else None
         return ResolvedRange(request.label, Mode.COMMITS, base, head, base or empty_tree(repo))
     assert request.right is not None
-    left = resolve_commit(repo, request.left, request.label)
-    head = resolve_commit(repo, request.right, request.label)
+    # Both sides asked at once (a failure is then explained side by side, left first).
+    left_proc, head_proc = repo.git.run_all([_verify(request.left), _verify(request.right)])
+    left = _commit_of(left_proc, repo, request.left, request.label)
+    head = _commit_of(head_proc, repo, request.right, request.label)
     assert left is not None and head is not None
     start = left
     if request.kind is Kind.THREE_DOT:
@@ -199,10 +202,21 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
 
 def resolve_commit(repo: Repo, rev: str, label: str, *, allow_unborn: bool = False) -> str | None:
     """The commit id ``rev`` names; ``None`` for an unborn ``HEAD`` when ``allow_unborn``."""
-    proc = repo.git.run(
-        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-        check=False,
-    )
+    return _commit_of(repo.git.run(_verify(rev), check=False), repo, rev, label, allow_unborn)
+
+
+def _verify(rev: str) -> list[str]:
+    return ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"]
+
+
+def _commit_of(
+    proc: subprocess.CompletedProcess[bytes],
+    repo: Repo,
+    rev: str,
+    label: str,
+    allow_unborn: bool = False,
+) -> str | None:
+    """What :func:`resolve_commit` returns, from the run of ``_verify(rev)``."""
     if proc.returncode == 0:
         return proc.stdout.decode().strip()
     if rev in ("HEAD", "@") and _head_is_unborn(repo):

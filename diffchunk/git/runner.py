@@ -162,6 +162,42 @@ class GitCommand:
             raise command_failed(what or f"git {args[0]}", proc.returncode, proc.stderr)
         return proc
 
+    def run_all(
+        self, commands: Sequence[Sequence[str]]
+    ) -> list[subprocess.CompletedProcess[bytes]]:
+        """Run short git commands side by side; their results in order.
+
+        Like :meth:`run` with ``check=False``: a non-zero exit is the
+        caller's to read.  For commands with little output (probes):
+        each is read to the end in turn while the others run.
+        """
+        started: list[tuple[list[str], subprocess.Popen[bytes]]] = []
+        try:
+            for args in commands:
+                argv = self.argv(args)
+                logger.debug("running %s", argv)
+                try:
+                    proc = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        env=self.env(),
+                    )
+                except FileNotFoundError:
+                    raise _git_missing() from None
+                started.append((argv, proc))
+            results = []
+            for argv, proc in started:
+                out, err = proc.communicate()
+                results.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+            return results
+        finally:
+            for _, proc in started:
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.communicate()
+
     def text(
         self,
         args: Sequence[str],

@@ -16,7 +16,6 @@ loads (a single ``stat`` when there is no sidecar).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -53,6 +52,7 @@ def write_sidecar(
     }
     if attributes is not None:
         payload["attributes"] = {p: dict(a) for p, a in attributes.items()}
+    import json
     import tempfile
 
     target = sidecar_path(diff_path)
@@ -71,6 +71,8 @@ def write_sidecar(
 
 
 def _read(diff_path: str) -> dict[str, Any] | None:
+    import json
+
     try:
         with open(sidecar_path(diff_path), encoding="utf-8") as fh:
             payload = json.load(fh)

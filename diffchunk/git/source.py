@@ -22,23 +22,26 @@ the repository, since it finds the new blob in the object store.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import hashlib
 import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .attributes import CommitIndex, StreamedCheckAttr
 from .cache import DiffCache
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
+from .runner import GitStream
 from .sidecar import sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
     from ..diff.filters import Prescreen
     from ..diff.model import ParsedDiff
+    from .attributes import CommitIndex, StreamedCheckAttr
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +121,7 @@ def load_git_range(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
     parse: bool = False,
+    while_git_starts: Callable[[], None] | None = None,
 ) -> GitDiff:
     """Write the diff of ``revision_range`` in the repository at ``repo_path`` to the cache.
 
@@ -125,12 +129,99 @@ def load_git_range(
     ``None``: uncommitted changes).  ``progress`` receives the number of
     bytes written so far while git runs.  Raises ``GitError``/``RefusedRange``.
     With ``parse``, a diff that git writes is also parsed and hashed while it
-    arrives (see :attr:`GitDiff.streamed`).
+    arrives (see :attr:`GitDiff.streamed`), and ``while_git_starts()`` runs
+    once git diff has started, before its output is read (git spends a while
+    on the tree diff and the renames before it writes anything).
     """
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
-    repo = discover(repo_path)
-    resolved = resolve_range(repo, request)
-    return write_diff(repo, resolved, cache=DiffCache(cache_dir), progress=progress, parse=parse)
+    cache = DiffCache(cache_dir)
+    early = _take_early((repo_path, revision_range, staged, cache.directory)) if parse else None
+    if early is not None:
+        repo, resolved, stream = early.repo, early.resolved, early.stream
+    else:
+        repo = discover(repo_path)
+        resolved = resolve_range(repo, request)
+        stream = None
+    return write_diff(
+        repo,
+        resolved,
+        cache=cache,
+        progress=progress,
+        parse=parse,
+        stream=stream,
+        while_git_starts=while_git_starts,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Early:
+    """A review begun by :func:`start_early`, waiting for its load."""
+
+    key: tuple[str, str | None, bool, Path]
+    repo: Repo
+    resolved: ResolvedRange
+    stream: GitStream | None  # None: the cache holds the diff
+
+
+_early: list[_Early] = []
+
+
+def start_early(repo_path: str, revision_range: str | None, staged: bool) -> None:
+    """Begin ``load_git_range(repo_path, revision_range, staged, parse=True)`` now.
+
+    The range is resolved and, unless the default cache already holds its
+    diff, ``git diff`` starts.  The command line calls this before it loads
+    its own modules, so git's start overlaps theirs.  The next
+    ``load_git_range`` with the same arguments (and cache directory) takes it
+    over; a different one does not, and whatever is not taken is stopped at
+    exit.  Nothing is written here.  Failures are left for that load to meet
+    and report (it starts over): this only raises ``KeyboardInterrupt``.
+    """
+    _discard_early()
+    stream: GitStream | None = None
+    try:
+        request = parse_range(revision_range, staged)
+        repo = discover(repo_path)
+        resolved = resolve_range(repo, request)
+        cache = DiffCache()
+        if not (resolved.is_commit_pair and cache.lookup(cache_name(repo, resolved))):
+            stream = _start_diff(repo, resolved)
+        key = (repo_path, revision_range, staged, cache.directory)
+        _early.append(_Early(key, repo, resolved, stream))
+    except Exception as exc:
+        logger.debug("no early start: %s", exc)
+        if stream is not None:
+            stream.kill()
+        return
+    except BaseException:
+        if stream is not None:
+            stream.kill()
+        raise
+    if len(_early) == 1:
+        atexit.register(_discard_early)
+
+
+def _take_early(key: tuple[str, str | None, bool, Path]) -> _Early | None:
+    if not _early:
+        return None
+    early = _early.pop()
+    if early.key == key:
+        return early
+    if early.stream is not None:
+        early.stream.kill()
+    return None
+
+
+def _discard_early() -> None:
+    while _early:
+        early = _early.pop()
+        if early.stream is not None:
+            early.stream.kill()
+
+
+def _start_diff(repo: Repo, resolved: ResolvedRange) -> GitStream:
+    args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
+    return repo.git.start_stream(args, block_size=STREAM_BLOCK, what="git diff")
 
 
 def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
@@ -154,27 +245,35 @@ def write_diff(
     cache: DiffCache,
     progress: Callable[[int], None] | None = None,
     parse: bool = False,
+    stream: GitStream | None = None,
+    while_git_starts: Callable[[], None] | None = None,
 ) -> GitDiff:
     """The cached diff for ``resolved``, running ``git diff`` only when needed.
 
     With ``parse``, git's output is read from a pipe in blocks, each written
     to the cache entry, hashed and parsed as it comes (the parse overlaps
     git); the head commit's tree is read for ``git check-attr`` meanwhile.
+    ``stream``: that git diff, already started (:func:`start_early`).
+    ``while_git_starts``: see :func:`load_git_range`.
     """
     name = cache_name(repo, resolved)
     if resolved.is_commit_pair:
         hit = cache.lookup(name)
         if hit is not None:
             logger.debug("cache hit %s", hit)
+            if stream is not None:
+                stream.kill()
             if not os.path.exists(sidecar_path(str(hit))):
                 _write_sidecar(repo, resolved, str(hit))
             return _result(repo, resolved, str(hit), cached=True)
+    if parse:
+        return _write_streamed(repo, resolved, cache, name, progress, stream, while_git_starts)
+    if stream is not None:
+        stream.kill()
     cache.ensure()
     # The sidecar first: whoever loads the new diff then asks git for its attributes.
     _write_sidecar(repo, resolved, str(cache.path_for(name)))
     args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
-    if parse:
-        return _write_streamed(repo, resolved, cache, name, args, progress)
     path = cache.write(
         name,
         lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
@@ -187,18 +286,25 @@ def _write_streamed(
     resolved: ResolvedRange,
     cache: DiffCache,
     name: str,
-    args: list[str],
     progress: Callable[[int], None] | None,
+    stream: GitStream | None,
+    while_git_starts: Callable[[], None] | None,
 ) -> GitDiff:
     # git diff starts first: it works out the tree diff and the renames before
     # it writes anything, and meanwhile the parser's modules load (below, not
     # at the top of this module, for that reason) and the set-up runs.
-    stream = repo.git.start_stream(args, block_size=STREAM_BLOCK, what="git diff")
+    if stream is None:
+        stream = _start_diff(repo, resolved)
     index: CommitIndex | None = None
     attributes: StreamedCheckAttr | None = None
     try:
+        cache.ensure()
+        # The sidecar before the entry appears: whoever loads the new diff
+        # then asks git for its attributes.
+        _write_sidecar(repo, resolved, str(cache.path_for(name)))
         from ..diff.filters import Prescreen
         from ..diff.parser import StreamParser
+        from .attributes import CommitIndex, StreamedCheckAttr
 
         # The attributes: the head's tree is read and then asked about each
         # path as it is parsed, all while git diff runs.
@@ -229,6 +335,8 @@ def _write_streamed(
 
             stream.read(consume)
 
+        if while_git_starts is not None:
+            while_git_starts()
         done: list[ParsedDiff] = []
         # As in build_review: the parse makes many long-lived objects and no cycles.
         collect = gc.isenabled()
