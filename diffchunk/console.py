@@ -77,18 +77,21 @@ def review_range(args: list[str]) -> tuple[str | None, str | None, bool] | None:
 
 
 def _start_review(args: list[str]) -> None:
-    wanted = review_range(args)
-    if wanted is None:
-        return
-    target, repo, staged = wanted
-    from .paths import is_diff_file, review_repo_path
-
-    if is_diff_file(target, staged):
-        return
-    from .git.source import start_early
-
+    """Start the review's git diff early when ARGS name a range (see start_early)."""
     try:
+        wanted = review_range(args)
+        if wanted is None:
+            return
+        target, repo, staged = wanted
+        from .paths import is_diff_file, review_repo_path
+
+        if is_diff_file(target, staged):
+            return
+        from .git.source import start_early
+
         start_early(review_repo_path(repo), target, staged)
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
         raise SystemExit(130) from None
+    except Exception:  # e.g. the current directory is gone: the command reports it
+        return

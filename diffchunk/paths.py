@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import PathError
 
@@ -160,8 +160,7 @@ def check_allowed(
     )
 
 
-@dataclass(frozen=True)
-class PathPolicy:
+class PathPolicy(NamedTuple):
     """Allowed roots (real, absolute paths) and where they were configured.
 
     ``source`` is shown in refusals so the user knows what to change.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -86,8 +87,9 @@ def test_review_range_knows_every_option_of_review() -> None:
     assert {name for p in options for name in p.opts if not name.startswith("--")} == set()
 
 
-# Run the console script with git's starts recorded: is click loaded when git
-# diff starts, and how many git diff runs are there.
+# Run the console script with git's starts recorded: what is loaded when git
+# diff starts (nothing of click, nor the slower parts of the standard library
+# that the command loads meanwhile), and how many git diff runs are there.
 _PRELUDE = """
 import atexit, json, sys
 from diffchunk.git import runner
@@ -95,7 +97,7 @@ runs = []
 real = runner.GitCommand.start_stream
 def start_stream(self, args, **kw):
     if args and args[0] == "diff":
-        runs.append("click" in sys.modules)
+        runs.append(sorted({"click", "dataclasses", "logging"} & set(sys.modules)))
     return real(self, args, **kw)
 runner.GitCommand.start_stream = start_stream
 kills = []
@@ -118,7 +120,7 @@ def _console(*args: str) -> tuple[subprocess.CompletedProcess[bytes], dict[str, 
 def test_console_starts_git_diff_before_click_loads_and_once(repo: Path, cache: Path) -> None:
     done, record = _console("review", "--repo", str(repo), "HEAD~2..HEAD", "--json")
     assert done.returncode == 0, done.stderr
-    assert record == {"runs": [False], "kills": []}  # one git diff, started before click
+    assert record == {"runs": [[]], "kills": []}  # one git diff, started before click
     overview = json.loads(done.stdout)
     expected = CliRunner().invoke(main, ["review", "--repo", str(repo), "HEAD~2..HEAD", "--json"])
     assert expected.exit_code == 0, expected.output
@@ -135,7 +137,7 @@ def test_console_early_start_for_the_working_tree(repo: Path, cache: Path) -> No
     (repo / "a.py").write_text("a = 3\n")
     done, record = _console("review", "--repo", str(repo), "--json")
     assert done.returncode == 0, done.stderr
-    assert record["runs"] == [False]
+    assert record["runs"] == [[]]
     assert json.loads(done.stdout)["summary"]["files"] == 1
 
 
@@ -145,7 +147,7 @@ def test_an_early_start_that_is_not_taken_is_stopped_and_leaves_nothing(
     # Click refuses the command after git diff started: git is stopped at exit.
     done, record = _console("review", "--repo", str(repo), "HEAD~2..HEAD", "--json", "--chunk", "1")
     assert done.returncode == 2 and b"Use only one of" in done.stderr
-    assert record["runs"] == [False] and len(record["kills"]) == 1
+    assert record["runs"] == [[]] and len(record["kills"]) == 1
     assert not cache.exists() or list(cache.iterdir()) == []
 
 
@@ -195,3 +197,51 @@ def test_an_early_start_that_fails_leaves_the_error_to_the_load(repo: Path, cach
     assert source._early == []
     with pytest.raises(Exception, match="Unknown revision 'nosuch'"):
         load_git_range(str(repo), "nosuch..HEAD", parse=True)
+
+
+def test_lazy_logger_loads_logging_only_when_a_record_could_be_shown() -> None:
+    code = """
+import sys
+from diffchunk.log import LazyLogger
+log = LazyLogger("diffchunk.test")
+log.debug("not shown %s", 1)
+log.info("not shown %s", 2)
+print("logging" in sys.modules)
+log.warning("shown %s", 3)
+print("logging" in sys.modules)
+import logging
+logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s %(message)s")
+log.debug("debug %s", 4)
+log.info("info %s", 5)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+    lines = done.stderr.splitlines()
+    assert lines == ["shown 3", "DEBUG diffchunk.test debug 4", "INFO diffchunk.test info 5"]
+
+
+def test_a_refused_command_leaves_the_cache_untouched(repo: Path, cache: Path) -> None:
+    done, _ = _console("review", "--repo", str(repo), "HEAD~1..HEAD", "--json")
+    assert done.returncode == 0, done.stderr
+    (entry,) = cache.glob("*.diff")
+    os.utime(entry, (1_000_000_000, 1_000_000_000))
+    refused, record = _console(
+        "review", "--repo", str(repo), "HEAD~1..HEAD", "--json", "--chunk", "1"
+    )
+    assert refused.returncode == 2 and record["runs"] == []
+    assert entry.stat().st_mtime == 1_000_000_000  # no cache hit was counted
+
+
+def test_a_vanished_working_directory_is_reported_as_before(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = (
+        f"import os; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); "
+        "from diffchunk.console import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "review", "--json"], capture_output=True, timeout=60
+    )
+    assert done.returncode == 3, done.stderr
+    assert b"Traceback" not in done.stderr and b"FileNotFoundError" in done.stderr

@@ -294,7 +294,9 @@ def _git_children() -> list[str]:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
-@pytest.mark.parametrize("where", ["attribute source", "review build", "review imports"])
+@pytest.mark.parametrize(
+    "where", ["while git starts", "attribute source", "review build", "review imports"]
+)
 def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -302,6 +304,7 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 
     from diffchunk.diff import pipeline
     from diffchunk.git import attributes
+    from diffchunk.git import review as git_review
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -311,11 +314,13 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
         raise KeyboardInterrupt
 
     expected: type[BaseException] = KeyboardInterrupt
-    if where == "attribute source":  # after git diff and read-tree started
+    if where == "while git starts":  # git diff started, its output not read yet
+        monkeypatch.setattr(git_review, "_load_pipeline", interrupted)
+    elif where == "attribute source":  # after git diff and read-tree started
         monkeypatch.setattr(attributes, "StreamedCheckAttr", interrupted)
     elif where == "review build":  # after git check-attr was handed every path
         monkeypatch.setattr(pipeline, "build_review", interrupted)
-    else:  # the pipeline's modules load after git ran
+    else:  # the session store cannot be imported once git ran
         monkeypatch.setitem(sys.modules, "diffchunk.sessions", None)
         expected = ImportError
     before = _git_children()

@@ -148,6 +148,42 @@ def test_discovery_from_a_subdirectory_the_git_directory_and_a_bare_repository(
     assert found.bare and found.git_dir == os.path.realpath(bare)
 
 
+def test_filters_are_neutralised_in_the_repository_git_runs_in(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    # core.worktree names another repository's directory: git started there
+    # finds that repository, whose own filters must be neutralised too.
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    commit(other, {"o.txt": "one\n", ".gitattributes": "* filter=otherf\n"})
+    marker = tmp_path / "ran"
+    git(other, "config", "filter.otherf.clean", f"touch {marker}")
+    (other / "o.txt").write_text("two\n")
+    outer = tmp_path / "outer.git"
+    git(tmp_path, "init", "-q", "--bare", str(outer))
+    git(outer, "config", "core.bare", "false")
+    git(outer, "config", "core.worktree", str(other))
+    from diffchunk.git.repo import discover
+
+    found = discover(str(outer))
+    assert ("filter.otherf.clean", "") in found.git.extra_config
+    load_git_range(str(outer), None, cache_dir=cache_dir)
+    assert not marker.exists()
+
+
+def test_discovery_keeps_odd_characters_of_the_working_tree_path(
+    repo: Path, tmp_path: Path
+) -> None:
+    from diffchunk.git.repo import discover
+
+    commit(repo, {"a": "1\n"})
+    for name in ("tree\rname", "line\u2028sep", "two\nlines"):
+        worktree = tmp_path / name
+        git(repo, "worktree", "add", "-q", "-b", f"w{len(name)}{ord(name[4])}", str(worktree))
+        assert discover(str(worktree)).root == os.path.realpath(worktree), name
+
+
 def test_run_all_keeps_order_and_exit_statuses(repo: Path) -> None:
     commit(repo, {"a": "1\n"})
     git_in_repo = GitCommand(("-C", str(repo)))

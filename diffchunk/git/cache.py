@@ -13,20 +13,17 @@ refreshes an entry's mtime).
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import GitError
 from .sidecar import SUFFIX as SIDECAR_SUFFIX
-
-logger = logging.getLogger(__name__)
 
 MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3
@@ -91,8 +88,7 @@ def _write_error(directory: Path, exc: OSError) -> GitError:
     )
 
 
-@dataclass(frozen=True)
-class CacheStats:
+class CacheStats(NamedTuple):
     path: str
     entries: int
     bytes: int
@@ -124,6 +120,10 @@ class DiffCache:
 
     def path_for(self, name: str) -> Path:
         return self.directory / f"{name}{SUFFIX}"
+
+    def holds(self, name: str) -> bool:
+        """True if entry ``name`` exists (nothing is touched, unlike :meth:`lookup`)."""
+        return self.path_for(name).is_file()
 
     def lookup(self, name: str) -> Path | None:
         """The entry ``name`` if it exists (its mtime is refreshed), else ``None``."""

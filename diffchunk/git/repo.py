@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import GitError
 from ..paths import expand
 from .runner import GitCommand, command_failed, split_z
 
 
-@dataclass(frozen=True)
-class Repo:
+class Repo(NamedTuple):
     """A discovered repository.
 
     ``root`` is the top of the working tree (``None`` for a bare repository);
@@ -48,8 +47,8 @@ def discover(path: str) -> Repo:
             suggestion="Pass the absolute path of a git working tree (or a bare repository).",
         )
     # Two probes side by side: where the repository is (with the top of its
-    # working tree), and the filter drivers its config defines.  Both start
-    # from ``path``, which names the same repository as its root would.
+    # working tree), and the filter drivers its config defines, asked from
+    # ``path`` too (checked below to be the repository later commands use).
     probe = GitCommand(("-C", expanded))
     proc, filters = probe.run_all(
         [
@@ -63,7 +62,12 @@ def discover(path: str) -> Repo:
             _FILTERS_PROBE,
         ]
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # One answer per line; the last, the top of the working tree, is taken
+    # whole (a directory name may hold any character but NUL).
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n", 3)
+    if len(lines) == 4:
+        lines[3] = lines[3].removesuffix("\n")
+    lines = [line for line in lines if line]
     # --show-toplevel fails, after the other three answered, in a bare
     # repository or inside a .git directory.
     if proc.returncode != 0 and len(lines) != 3:
@@ -91,6 +95,10 @@ def discover(path: str) -> Repo:
             )
     location = ("-C", root) if root is not None else (f"--git-dir={git_dir}",)
     git = GitCommand(location)
+    if root is not None and os.path.realpath(os.path.join(root, ".git")) != git_dir:
+        # A worktree, a submodule or core.worktree: git started in ``root``
+        # may find another repository (with other filters) than from ``path``.
+        filters = git.run(_FILTERS_PROBE, check=False)
     git = git.with_filters_neutralised(_filter_names(filters))
     return Repo(root=root, git_dir=git_dir, common_dir=common_dir, git=git)
 

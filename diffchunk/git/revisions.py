@@ -21,8 +21,8 @@ against the empty tree; a bare repository accepts commit ranges only.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from ..errors import GitError, RefusedRange
 from .repo import Repo
@@ -41,8 +41,7 @@ class Kind(str, Enum):
     SINGLE = "single"  # one revision vs the working tree or the index
 
 
-@dataclass(frozen=True)
-class RangeRequest:
+class RangeRequest(NamedTuple):
     """A parsed, not yet resolved, range: revision texts as the user wrote them."""
 
     label: str
@@ -53,8 +52,7 @@ class RangeRequest:
     parent: int = 1  # for Kind.PARENT
 
 
-@dataclass(frozen=True)
-class ResolvedRange:
+class ResolvedRange(NamedTuple):
     """Both sides as object ids.
 
     ``base``/``head`` are commit ids, ``None`` for the working tree/index side

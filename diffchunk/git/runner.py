@@ -24,17 +24,18 @@ Everything diffchunk asks git goes through :func:`run_git` or
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..errors import GitError
+from ..log import LazyLogger
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)  # see diffchunk.log
 
 GIT = "git"
 # Block size of GitCommand.stream.
@@ -111,13 +112,12 @@ def _git_missing() -> GitError:
     )
 
 
-@dataclass(frozen=True)
-class GitCommand:
+class GitCommand(NamedTuple):
     """Where and how to run git for one repository."""
 
     location: tuple[str, ...] = ()  # ("-C", root) or ("--git-dir=...",)
     extra_config: tuple[tuple[str, str], ...] = ()
-    env_extra: Mapping[str, str] = field(default_factory=dict)
+    env_extra: Mapping[str, str] = MappingProxyType({})
 
     def argv(self, args: Sequence[str]) -> list[str]:
         return [*base_command(self.location), *args]

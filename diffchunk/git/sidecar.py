@@ -16,15 +16,15 @@ loads (a single ``stat`` when there is no sidecar).
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..diff.attributes import Attributes, AttributeSource, AttrValue
 from ..errors import DiffchunkError
+from ..log import LazyLogger
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)  # see diffchunk.log
 
 FORMAT = "diffchunk-git-attributes/1"
 SUFFIX = ".gitattrs.json"

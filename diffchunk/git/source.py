@@ -25,13 +25,12 @@ from __future__ import annotations
 import atexit
 import gc
 import hashlib
-import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from ..log import LazyLogger
 from .cache import DiffCache
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
@@ -43,7 +42,7 @@ if TYPE_CHECKING:
     from ..diff.model import ParsedDiff
     from .attributes import CommitIndex, StreamedCheckAttr
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)  # see diffchunk.log
 
 DIFF_OPTIONS: tuple[str, ...] = (
     "--no-color",
@@ -72,8 +71,7 @@ STREAM_BLOCK = 1 << 18
 DIFF_OPTIONS_VERSION = 1
 
 
-@dataclass(frozen=True, eq=False)
-class StreamedDiff:
+class StreamedDiff(NamedTuple):
     """What was learnt while ``git diff`` wrote a diff file: its parse and sha256.
 
     ``parsed.data`` is the file's content.  ``attributes`` already holds (or
@@ -88,8 +86,7 @@ class StreamedDiff:
     prescreen: Prescreen | None = None
 
 
-@dataclass(frozen=True)
-class GitDiff:
+class GitDiff(NamedTuple):
     """A generated diff file and what it shows.
 
     ``base``/``head`` are commit ids; ``head`` is ``None`` for the working
@@ -104,9 +101,9 @@ class GitDiff:
     range: str
     cached: bool
     mode: Mode = Mode.COMMITS
-    repo: Repo | None = field(default=None, compare=False, repr=False)
+    repo: Repo | None = None
     # Set when ``load_git_range(..., parse=True)`` ran git (not on a cache hit).
-    streamed: StreamedDiff | None = field(default=None, compare=False, repr=False)
+    streamed: StreamedDiff | None = None
 
     @property
     def size(self) -> int:
@@ -153,8 +150,7 @@ def load_git_range(
     )
 
 
-@dataclass(frozen=True, eq=False)
-class _Early:
+class _Early(NamedTuple):
     """A review begun by :func:`start_early`, waiting for its load."""
 
     key: tuple[str, str | None, bool, Path]
@@ -184,7 +180,7 @@ def start_early(repo_path: str, revision_range: str | None, staged: bool) -> Non
         repo = discover(repo_path)
         resolved = resolve_range(repo, request)
         cache = DiffCache()
-        if not (resolved.is_commit_pair and cache.lookup(cache_name(repo, resolved))):
+        if not (resolved.is_commit_pair and cache.holds(cache_name(repo, resolved))):
             stream = _start_diff(repo, resolved)
         key = (repo_path, revision_range, staged, cache.directory)
         _early.append(_Early(key, repo, resolved, stream))
@@ -359,7 +355,7 @@ def _write_streamed(
     streamed = StreamedDiff(
         parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
     )
-    return replace(_result(repo, resolved, str(path), cached=False), streamed=streamed)
+    return _result(repo, resolved, str(path), cached=False)._replace(streamed=streamed)
 
 
 def _write_all(fd: int, data: bytes) -> None:
