@@ -224,20 +224,20 @@ def main(argv: list[str] | None = None) -> int:
 
     diff_runs = [0]
     real_to_file = GitCommand.to_file
-    real_start_stream = GitCommand.start_stream
+    real_start_into = GitCommand.start_into
 
     def counting_to_file(self: GitCommand, *a: object, **kw: object) -> None:
         diff_runs[0] += 1
         real_to_file(self, *a, **kw)  # type: ignore[arg-type]
 
-    def counting_start_stream(self: GitCommand, *a: object, **kw: object) -> GitStream:
+    def counting_start_into(self: GitCommand, *a: object, **kw: object) -> GitStream:
         diff_runs[0] += 1
-        return real_start_stream(self, *a, **kw)  # type: ignore[arg-type]
+        return real_start_into(self, *a, **kw)  # type: ignore[arg-type]
 
-    # git diff runs through one of these (streamed when the review parses as it
-    # goes; GitCommand.stream starts its git with start_stream too)
+    # git diff runs through one of these (start_into when the review parses
+    # the diff as git writes it)
     GitCommand.to_file = counting_to_file  # type: ignore[method-assign]
-    GitCommand.start_stream = counting_start_stream  # type: ignore[method-assign]
+    GitCommand.start_into = counting_start_into  # type: ignore[method-assign]
     summary: dict[str, object] = {}
 
     def in_process() -> None:

@@ -94,12 +94,12 @@ _PRELUDE = """
 import atexit, json, sys
 from diffchunk.git import runner
 runs = []
-real = runner.GitCommand.start_stream
-def start_stream(self, args, **kw):
+real = runner.GitCommand.start_into
+def start_into(self, args, fd, **kw):
     if args and args[0] == "diff":
         runs.append(sorted({"click", "dataclasses", "logging"} & set(sys.modules)))
-    return real(self, args, **kw)
-runner.GitCommand.start_stream = start_stream
+    return real(self, args, fd, **kw)
+runner.GitCommand.start_into = start_into
 kills = []
 real_kill = runner.GitStream.kill
 def kill(self):
@@ -156,17 +156,17 @@ def test_a_load_with_other_arguments_does_not_take_an_early_start(
 ) -> None:
     starts: list[list[str]] = []
     kills: list[GitStream] = []
-    real_start, real_kill = GitCommand.start_stream, GitStream.kill
+    real_start, real_kill = GitCommand.start_into, GitStream.kill
 
-    def start_stream(self: GitCommand, args: list[str], **kw: object) -> GitStream:
+    def start_into(self: GitCommand, args: list[str], fd: int, **kw: object) -> GitStream:
         starts.append(list(args))
-        return real_start(self, args, **kw)  # type: ignore[arg-type]
+        return real_start(self, args, fd, **kw)  # type: ignore[arg-type]
 
     def kill(self: GitStream) -> None:
         kills.append(self)
         real_kill(self)
 
-    monkeypatch.setattr(GitCommand, "start_stream", start_stream)
+    monkeypatch.setattr(GitCommand, "start_into", start_into)
     monkeypatch.setattr(GitStream, "kill", kill)
     start_early(str(repo), "HEAD~1..HEAD", False)
     assert len(starts) == 1

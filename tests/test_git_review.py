@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -239,12 +240,12 @@ _PROBE = """
 import json, sys
 from diffchunk.git import runner
 loaded = []
-real = runner.GitCommand.start_stream
-def start_stream(self, args, **kw):
+real = runner.GitCommand.start_into
+def start_into(self, args, fd, **kw):
     if args and args[0] == "diff":
         loaded.extend(m for m in sys.modules if m.startswith("diffchunk"))
-    return real(self, args, **kw)
-runner.GitCommand.start_stream = start_stream
+    return real(self, args, fd, **kw)
+runner.GitCommand.start_into = start_into
 from diffchunk.cli import main
 try:
     main(["review", "HEAD~1..HEAD", "--repo", sys.argv[1], "--json"], prog_name="diffchunk")
@@ -352,10 +353,10 @@ def test_git_stream_that_cannot_start_its_reader_stops_git(
 
     monkeypatch.setattr(runner.subprocess, "Popen", popen)
     monkeypatch.setattr(threading.Thread, "start", refuse)
-    with pytest.raises(RuntimeError, match="new thread"):
-        git.start_stream(["diff", "HEAD~1", "HEAD"])
+    with tempfile.TemporaryFile() as out, pytest.raises(RuntimeError, match="new thread"):
+        git.start_into(["diff", "HEAD~1", "HEAD"], out.fileno())
     monkeypatch.undo()
     [proc] = started
-    # Waited for (not left to run or linger unowned), its pipes closed.
+    # Waited for (not left to run or linger unowned), its pipe closed.
     assert proc.returncode is not None
-    assert proc.stdout is not None and proc.stdout.closed
+    assert proc.stderr is not None and proc.stderr.closed

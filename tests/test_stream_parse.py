@@ -256,8 +256,8 @@ def test_repeat_review_reuses_the_cached_diff_without_git_diff(
 ) -> None:
     first = load_git_diff(str(stream_repo), "main~1..main", store=SessionStore())
     runs: list[str] = []
-    # Every streamed git run starts with start_stream (GitCommand.stream too).
-    monkeypatch.setattr(GitCommand, "start_stream", lambda *a, **k: runs.append("stream"))
+    # Every git diff starts with one of these (start_into: a streamed review).
+    monkeypatch.setattr(GitCommand, "start_into", lambda *a, **k: runs.append("start_into"))
     monkeypatch.setattr(GitCommand, "to_file", lambda *a, **k: runs.append("to_file"))
     store = SessionStore()
     second = load_git_diff(str(stream_repo), "main~1..main", store=store)
@@ -294,6 +294,24 @@ def test_git_failing_mid_stream_leaves_no_cache_entry_and_no_session(
     assert list(Path(tempfile.gettempdir()).iterdir()) == []
 
 
+def test_git_stream_hands_over_everything_git_writes_in_bounded_blocks(
+    stream_repo: Path,
+) -> None:
+    from diffchunk.git.repo import discover
+
+    repo = discover(str(stream_repo))
+    blocks: list[bytes] = []
+    with tempfile.TemporaryFile() as out:
+        stream = repo.git.start_into(
+            ["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=3000
+        )
+        stream.read(blocks.append)
+        out.seek(0)
+        written = out.read()
+    assert len(written) > 20 * 3000 and b"".join(blocks) == written
+    assert max(len(b) for b in blocks) == 3000 and min(len(b) for b in blocks) > 0
+
+
 def test_a_failing_consumer_stops_git_and_propagates(stream_repo: Path) -> None:
     from diffchunk.git.repo import discover
 
@@ -304,9 +322,14 @@ def test_a_failing_consumer_stops_git_and_propagates(stream_repo: Path) -> None:
         seen.append(len(block))
         raise RuntimeError("stop")
 
-    with pytest.raises(RuntimeError, match="stop"):
-        repo.git.stream(["diff", *source.DIFF_OPTIONS, "main~1", "main"], consume, block_size=1024)
-    assert seen and seen[0] >= 1024
+    with tempfile.TemporaryFile() as out:
+        stream = repo.git.start_into(
+            ["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=1024
+        )
+        with pytest.raises(RuntimeError, match="stop"):
+            stream.read(consume)
+        assert stream._proc.returncode is not None  # waited for
+    assert seen == [1024]
 
 
 def test_streamed_check_attr_answers_like_one_check_attr_batch(stream_repo: Path) -> None:

@@ -134,6 +134,11 @@ class DiffCache:
             return None
         return path
 
+    def begin(self, name: str) -> PendingEntry:
+        """Start writing entry ``name``: a temporary file that :meth:`PendingEntry.commit`
+        makes the entry (or :meth:`PendingEntry.abort` removes)."""
+        return PendingEntry(self, name)
+
     def write(
         self,
         name: str,
@@ -147,33 +152,15 @@ class DiffCache:
         return normally.  ``meanwhile()`` runs while the written data is
         flushed to disk (``fsync`` in a thread), before the entry appears.
         """
-        import tempfile  # here: a review starts git diff before it would load
-
-        directory = self.ensure()
+        entry = self.begin(name)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=SUFFIX, dir=directory)
-        except OSError as exc:
-            raise _write_error(directory, exc) from None
-        final = self.path_for(name)
-        try:
-            try:
-                fill(fd)
-                if meanwhile is None:
-                    os.fsync(fd)
-                else:
-                    _fsync_during(fd, meanwhile)
-            finally:
-                os.close(fd)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, final)
+            fill(entry.fd)
         except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            entry.abort()
             if isinstance(exc, OSError):
-                raise _write_error(directory, exc) from None
+                raise _write_error(self.directory, exc) from None
             raise
-        self.prune(keep=final)
-        return final
+        return entry.commit(meanwhile)
 
     def _entries(self) -> Iterator[tuple[Path, os.stat_result]]:
         try:
@@ -235,3 +222,74 @@ class DiffCache:
     def stats(self) -> CacheStats:
         entries = list(self._entries())
         return CacheStats(str(self.directory), len(entries), sum(st.st_size for _, st in entries))
+
+
+# The names tempfile.mkstemp would choose (see _TMP_NAME), made here: the
+# review creates its entry before git diff starts, and tempfile loads slowly.
+_TMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _create_temp(directory: Path) -> tuple[int, str]:
+    """A new file ``.tmp-XXXXXXXX.diff`` in ``directory``, open for reading and writing."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        letters = "".join(_TMP_CHARS[b % len(_TMP_CHARS)] for b in os.urandom(8))
+        path = os.path.join(directory, f"{_TMP_PREFIX}{letters}{SUFFIX}")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
+
+
+class PendingEntry:
+    """A cache entry being written: ``fd`` is its temporary file (see :meth:`DiffCache.begin`).
+
+    Exactly one of :meth:`commit` and :meth:`abort` ends it; abort may be
+    called again (and after a failed commit) and does nothing more.
+    """
+
+    def __init__(self, cache: DiffCache, name: str) -> None:
+        self.cache = cache
+        directory = cache.ensure()
+        try:
+            self.fd, self.tmp = _create_temp(directory)
+        except OSError as exc:
+            raise _write_error(directory, exc) from None
+        self.final = cache.path_for(name)
+        self._open = True
+
+    def commit(self, meanwhile: Callable[[], None] | None = None) -> Path:
+        """Flush the file to disk and rename it into place; returns the entry's path.
+
+        ``meanwhile()`` runs while the data is flushed (``fsync`` in a thread).
+        A failure removes the file: the entry then does not appear.
+        """
+        try:
+            try:
+                if meanwhile is None:
+                    os.fsync(self.fd)
+                else:
+                    _fsync_during(self.fd, meanwhile)
+            finally:
+                self._close()
+            os.chmod(self.tmp, 0o600)
+            os.replace(self.tmp, self.final)
+        except BaseException as exc:
+            self.abort()
+            if isinstance(exc, OSError):
+                raise _write_error(self.cache.directory, exc) from None
+            raise
+        self.cache.prune(keep=self.final)
+        return self.final
+
+    def abort(self) -> None:
+        """Close and remove the temporary file (the entry does not appear)."""
+        self._close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.tmp)
+
+    def _close(self) -> None:
+        if self._open:
+            self._open = False
+            os.close(self.fd)

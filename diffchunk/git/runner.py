@@ -28,6 +28,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
@@ -38,10 +39,8 @@ from ..log import LazyLogger
 logger = LazyLogger(__name__)  # see diffchunk.log
 
 GIT = "git"
-# Block size of GitCommand.stream.
-STREAM_BLOCK = 1 << 20
-# The pipe buffer asked for (at least): git writes on while a block is consumed.
-PIPE_SIZE = 1 << 20
+# Block size of GitStream.read.
+STREAM_BLOCK = 1 << 18
 
 # Inherited variables kept: they only choose which config files git reads.
 _KEPT_GIT_ENV = frozenset(
@@ -259,55 +258,51 @@ class GitCommand(NamedTuple):
         if proc.returncode != 0:
             raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
 
-    def stream(
+    def start_into(
         self,
         args: Sequence[str],
-        consume: Callable[[bytes], None],
-        *,
-        block_size: int = STREAM_BLOCK,
-        what: str | None = None,
-    ) -> None:
-        """Read git's stdout from a pipe and hand it to ``consume`` in blocks.
-
-        The same as ``start_stream(args, ...).read(consume)``.
-        """
-        self.start_stream(args, block_size=block_size, what=what).read(consume)
-
-    def start_stream(
-        self,
-        args: Sequence[str],
+        fd: int,
         *,
         block_size: int = STREAM_BLOCK,
         what: str | None = None,
     ) -> GitStream:
-        """Start git with its stdout on a pipe; :meth:`GitStream.read` takes the output.
+        """Start git writing its stdout into the file open at ``fd`` (empty, readable).
 
-        Git starts working at once, so whatever the caller does before reading
-        (imports, setting up the consumer) overlaps git's own start.  The
-        caller must end the stream: ``read`` to the end, or ``kill``.
+        :meth:`GitStream.read` then reads the file as it grows.  A pipe would
+        cost git itself more: on a 16 MB diff, ``git diff`` took about 35 ms
+        longer writing into a pipe than into /dev/null, and 10 ms into a file.
+        The caller must end the stream (``read`` to the end, or ``kill``).
         """
         argv = self.argv(args)
-        logger.debug("running %s | stream", argv)
+        logger.debug("running %s > fd %d (read as it grows)", argv, fd)
         try:
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
+                stdout=fd,
                 stderr=subprocess.PIPE,
                 env=self.env(),
                 bufsize=0,
             )
         except FileNotFoundError:
             raise _git_missing() from None
-        return GitStream(proc, block_size, what or f"git {args[0]}")
+        return GitStream(proc, fd, block_size, what or f"git {args[0]}")
+
+
+# How long GitStream.read waits when it has read all that git wrote so far.
+_TAIL_WAIT = 0.002
 
 
 class GitStream:
-    """A running git whose stdout is read in blocks (see :meth:`GitCommand.start_stream`)."""
+    """A running git writing into a file, read in blocks as it grows.
 
-    def __init__(self, proc: subprocess.Popen[bytes], block_size: int, what: str) -> None:
-        assert proc.stdout is not None and proc.stderr is not None
+    See :meth:`GitCommand.start_into`.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], fd: int, block_size: int, what: str) -> None:
+        assert proc.stderr is not None
         self._proc = proc
+        self._fd = fd
         self._block_size = block_size
         self._what = what
         stderr = proc.stderr
@@ -320,38 +315,47 @@ class GitStream:
         except BaseException:  # no thread to drain stderr: git must not run unowned
             proc.kill()
             proc.wait()
-            proc.stdout.close()
             stderr.close()
             raise
-        _grow_pipe(proc.stdout.fileno(), max(block_size, PIPE_SIZE))
 
     def read(self, consume: Callable[[bytes], None]) -> None:
         """Hand git's output to ``consume`` in blocks, then wait for git.
 
-        Blocks are about ``block_size`` bytes (the last one may be shorter);
-        git keeps running while ``consume`` works, up to a full pipe.  A
-        non-zero exit raises :class:`GitError` after every block was handed
-        over, so the consumer must not treat what it got as final before this
-        returns.  An exception from ``consume`` kills git and propagates.
+        Blocks are at most ``block_size`` bytes: a full block, or what git has
+        written so far.  A non-zero exit raises :class:`GitError` after every
+        block was handed over, so the consumer must not treat what it got as
+        final before this returns.  An exception from ``consume`` kills git
+        and propagates.
         """
         proc = self._proc
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
+        fd = self._fd
         block_size = self._block_size
-        read = os.read
+        pread = os.pread
+        offset = 0
         try:
             pending: list[bytes] = []
             size = 0
+            exited = False
             while True:
-                piece = read(fd, block_size)
-                if not piece:
+                piece = pread(fd, block_size - size, offset)
+                if piece:
+                    offset += len(piece)
+                    pending.append(piece)
+                    size += len(piece)
+                    if size < block_size:
+                        continue
+                elif exited:
                     break
-                pending.append(piece)
-                size += len(piece)
-                if size >= block_size:
+                elif proc.poll() is not None:
+                    # git has exited: what it wrote is all there; read to the end.
+                    exited = True
+                    continue
+                if pending:  # a full block, or all there is for now
                     consume(pending[0] if len(pending) == 1 else b"".join(pending))
                     pending = []
                     size = 0
+                if not piece:
+                    time.sleep(_TAIL_WAIT)
             if pending:
                 consume(b"".join(pending))
             proc.wait()
@@ -365,30 +369,16 @@ class GitStream:
             raise command_failed(self._what, proc.returncode, b"".join(self._errors))
 
     def kill(self) -> None:
-        """Stop git (if it still runs) and release the pipes."""
+        """Stop git (if it still runs) and release its stderr pipe."""
         self._proc.kill()
         self._proc.wait()
         self._close()
 
     def _close(self) -> None:
-        proc = self._proc
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.close()
+        stderr = self._proc.stderr
+        assert stderr is not None
         self._reader.join()
-        proc.stderr.close()
-
-
-_F_SETPIPE_SZ = 1031  # Linux fcntl command
-
-
-def _grow_pipe(fd: int, size: int) -> None:
-    """Ask for a pipe buffer of ``size`` bytes (Linux; silently kept as is elsewhere)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), size)
-    except (ImportError, OSError):
-        pass
+        stderr.close()
 
 
 _MAX_MESSAGE_LINES = 6

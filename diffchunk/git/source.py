@@ -1,8 +1,8 @@
 """Turn a repository range into a diff file on disk.
 
-``git diff`` writes straight into a cache file (never through Python memory),
-or, for a review (``parse=True``), through a pipe read in blocks that are
-written to the cache file, hashed and parsed while git still runs.
+``git diff`` writes straight into a cache file (never through Python memory);
+for a review (``parse=True``) that file is also read in blocks as it grows,
+each hashed and parsed while git still runs.
 A range between two commits is content-addressed: its cache name comes from
 the repository, both commit ids and :data:`DIFF_OPTIONS_VERSION`, so a second
 review of the same range reuses the file without running ``git diff``.
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..log import LazyLogger
-from .cache import DiffCache
+from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
 from .runner import GitStream
@@ -62,10 +62,8 @@ DIFF_OPTIONS: tuple[str, ...] = (
     "--submodule=short",
     "--ignore-submodules=dirty",
 )
-# Blocks of git's output handed to the parser.  Small next to the pipe (at
-# least 1 MB, see runner.PIPE_SIZE), so git rarely waits for a full pipe while
-# a block is parsed: with 1 MB blocks, git's run on the benchmark range took
-# about 450 ms under review against 380-400 ms with these.
+# The largest block of git's output handed to the parser at once (when git
+# is ahead; otherwise what it has written so far).
 STREAM_BLOCK = 1 << 18
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
@@ -134,20 +132,43 @@ def load_git_range(
     cache = DiffCache(cache_dir)
     early = _take_early((repo_path, revision_range, staged, cache.directory)) if parse else None
     if early is not None:
-        repo, resolved, stream = early.repo, early.resolved, early.stream
+        repo, resolved, writing = early.repo, early.resolved, early.writing
     else:
         repo = discover(repo_path)
         resolved = resolve_range(repo, request)
-        stream = None
+        writing = None
     return write_diff(
         repo,
         resolved,
         cache=cache,
         progress=progress,
         parse=parse,
-        stream=stream,
+        writing=writing,
         while_git_starts=while_git_starts,
     )
+
+
+class _Writing(NamedTuple):
+    """``git diff`` started, writing into a new cache entry."""
+
+    entry: PendingEntry
+    stream: GitStream
+
+    def stop(self) -> None:
+        """Stop git and drop the entry (again: nothing more happens)."""
+        self.stream.kill()
+        self.entry.abort()
+
+
+def _start_writing(repo: Repo, resolved: ResolvedRange, cache: DiffCache, name: str) -> _Writing:
+    entry = cache.begin(name)
+    try:
+        args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
+        stream = repo.git.start_into(args, entry.fd, block_size=STREAM_BLOCK, what="git diff")
+    except BaseException:
+        entry.abort()
+        raise
+    return _Writing(entry, stream)
 
 
 class _Early(NamedTuple):
@@ -156,7 +177,7 @@ class _Early(NamedTuple):
     key: tuple[str, str | None, bool, Path]
     repo: Repo
     resolved: ResolvedRange
-    stream: GitStream | None  # None: the cache holds the diff
+    writing: _Writing | None  # None: the cache holds the diff
 
 
 _early: list[_Early] = []
@@ -166,32 +187,34 @@ def start_early(repo_path: str, revision_range: str | None, staged: bool) -> Non
     """Begin ``load_git_range(repo_path, revision_range, staged, parse=True)`` now.
 
     The range is resolved and, unless the default cache already holds its
-    diff, ``git diff`` starts.  The command line calls this before it loads
-    its own modules, so git's start overlaps theirs.  The next
-    ``load_git_range`` with the same arguments (and cache directory) takes it
-    over; a different one does not, and whatever is not taken is stopped at
-    exit.  Nothing is written here.  Failures are left for that load to meet
-    and report (it starts over): this only raises ``KeyboardInterrupt``.
+    diff, ``git diff`` starts, writing into a temporary file of the cache.
+    The command line calls this before it loads its own modules, so git's
+    start overlaps theirs.  The next ``load_git_range`` with the same
+    arguments (and cache directory) takes it over; a different one does not,
+    and whatever is not taken is stopped (its temporary file removed) at
+    exit.  Failures are left for that load to meet and report (it starts
+    over): this only raises ``KeyboardInterrupt``.
     """
     _discard_early()
-    stream: GitStream | None = None
+    writing: _Writing | None = None
     try:
         request = parse_range(revision_range, staged)
         repo = discover(repo_path)
         resolved = resolve_range(repo, request)
         cache = DiffCache()
-        if not (resolved.is_commit_pair and cache.holds(cache_name(repo, resolved))):
-            stream = _start_diff(repo, resolved)
+        name = cache_name(repo, resolved)
+        if not (resolved.is_commit_pair and cache.holds(name)):
+            writing = _start_writing(repo, resolved, cache, name)
         key = (repo_path, revision_range, staged, cache.directory)
-        _early.append(_Early(key, repo, resolved, stream))
+        _early.append(_Early(key, repo, resolved, writing))
     except Exception as exc:
         logger.debug("no early start: %s", exc)
-        if stream is not None:
-            stream.kill()
+        if writing is not None:
+            writing.stop()
         return
     except BaseException:
-        if stream is not None:
-            stream.kill()
+        if writing is not None:
+            writing.stop()
         raise
     if len(_early) == 1:
         atexit.register(_discard_early)
@@ -203,21 +226,16 @@ def _take_early(key: tuple[str, str | None, bool, Path]) -> _Early | None:
     early = _early.pop()
     if early.key == key:
         return early
-    if early.stream is not None:
-        early.stream.kill()
+    if early.writing is not None:
+        early.writing.stop()
     return None
 
 
 def _discard_early() -> None:
     while _early:
         early = _early.pop()
-        if early.stream is not None:
-            early.stream.kill()
-
-
-def _start_diff(repo: Repo, resolved: ResolvedRange) -> GitStream:
-    args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
-    return repo.git.start_stream(args, block_size=STREAM_BLOCK, what="git diff")
+        if early.writing is not None:
+            early.writing.stop()
 
 
 def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
@@ -241,15 +259,15 @@ def write_diff(
     cache: DiffCache,
     progress: Callable[[int], None] | None = None,
     parse: bool = False,
-    stream: GitStream | None = None,
+    writing: _Writing | None = None,
     while_git_starts: Callable[[], None] | None = None,
 ) -> GitDiff:
     """The cached diff for ``resolved``, running ``git diff`` only when needed.
 
-    With ``parse``, git's output is read from a pipe in blocks, each written
-    to the cache entry, hashed and parsed as it comes (the parse overlaps
-    git); the head commit's tree is read for ``git check-attr`` meanwhile.
-    ``stream``: that git diff, already started (:func:`start_early`).
+    With ``parse``, git writes into the new cache entry, which is read in
+    blocks as it grows, each hashed and parsed as it comes (the parse
+    overlaps git); the head commit's tree is read for ``git check-attr``
+    meanwhile.  ``writing``: that git diff, already started (:func:`start_early`).
     ``while_git_starts``: see :func:`load_git_range`.
     """
     name = cache_name(repo, resolved)
@@ -257,15 +275,15 @@ def write_diff(
         hit = cache.lookup(name)
         if hit is not None:
             logger.debug("cache hit %s", hit)
-            if stream is not None:
-                stream.kill()
+            if writing is not None:
+                writing.stop()
             if not os.path.exists(sidecar_path(str(hit))):
                 _write_sidecar(repo, resolved, str(hit))
             return _result(repo, resolved, str(hit), cached=True)
     if parse:
-        return _write_streamed(repo, resolved, cache, name, progress, stream, while_git_starts)
-    if stream is not None:
-        stream.kill()
+        return _write_streamed(repo, resolved, cache, name, progress, writing, while_git_starts)
+    if writing is not None:
+        writing.stop()
     cache.ensure()
     # The sidecar first: whoever loads the new diff then asks git for its attributes.
     _write_sidecar(repo, resolved, str(cache.path_for(name)))
@@ -283,21 +301,21 @@ def _write_streamed(
     cache: DiffCache,
     name: str,
     progress: Callable[[int], None] | None,
-    stream: GitStream | None,
+    writing: _Writing | None,
     while_git_starts: Callable[[], None] | None,
 ) -> GitDiff:
     # git diff starts first: it works out the tree diff and the renames before
     # it writes anything, and meanwhile the parser's modules load (below, not
     # at the top of this module, for that reason) and the set-up runs.
-    if stream is None:
-        stream = _start_diff(repo, resolved)
+    if writing is None:
+        writing = _start_writing(repo, resolved, cache, name)
+    entry, stream = writing
     index: CommitIndex | None = None
     attributes: StreamedCheckAttr | None = None
     try:
-        cache.ensure()
         # The sidecar before the entry appears: whoever loads the new diff
         # then asks git for its attributes.
-        _write_sidecar(repo, resolved, str(cache.path_for(name)))
+        _write_sidecar(repo, resolved, str(entry.final))
         from ..diff.filters import Prescreen
         from ..diff.parser import StreamParser
         from .attributes import CommitIndex, StreamedCheckAttr
@@ -314,22 +332,18 @@ def _write_streamed(
         hasher = hashlib.sha256()
         told = 0
 
-        def fill(fd: int) -> None:
-            def consume(block: bytes) -> None:
-                nonlocal told
-                _write_all(fd, block)
-                hasher.update(block)
-                parser.feed(block)
-                if parser.file_count > told:
-                    files = parser.files_since(told)
-                    source.add(f.path for f in files)
-                    # The filter's own work on these files, done while git still writes.
-                    prescreen.add(files, parser.buffer)
-                    told = parser.file_count
-                if progress is not None:
-                    progress(parser.size)
-
-            stream.read(consume)
+        def consume(block: bytes) -> None:
+            nonlocal told
+            hasher.update(block)
+            parser.feed(block)
+            if parser.file_count > told:
+                files = parser.files_since(told)
+                source.add(f.path for f in files)
+                # The filter's own work on these files, done while git still writes.
+                prescreen.add(files, parser.buffer)
+                told = parser.file_count
+            if progress is not None:
+                progress(parser.size)
 
         if while_git_starts is not None:
             while_git_starts()
@@ -339,14 +353,15 @@ def _write_streamed(
         if collect:
             gc.disable()
         try:
-            path = cache.write(name, fill, meanwhile=lambda: done.append(parser.finish()))
+            stream.read(consume)
+            path = entry.commit(meanwhile=lambda: done.append(parser.finish()))
         finally:
             if collect:
                 gc.enable()
         parsed = done[0]
         source.add(f.path for f in parsed.files[told:])
     except BaseException:
-        stream.kill()
+        writing.stop()
         if attributes is not None:
             attributes.close()  # closes the index too
         elif index is not None:
@@ -356,12 +371,6 @@ def _write_streamed(
         parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
     )
     return _result(repo, resolved, str(path), cached=False)._replace(streamed=streamed)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
