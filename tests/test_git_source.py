@@ -312,3 +312,24 @@ def test_git_killed_by_a_signal_is_named() -> None:
     assert "SIGXFSZ" in str(command_failed("git diff", -25, b""))
     assert "SIGKILL" in str(command_failed("git diff", -9, b""))
     assert "exit status 2" in str(command_failed("git diff", 2, b""))
+
+
+def test_pending_entry_appears_on_commit_and_vanishes_on_abort(tmp_path: Path) -> None:
+    from diffchunk.git import cache as cache_module
+
+    cache = DiffCache(tmp_path / "cache")
+    entry = cache.begin("commits-0123456789abcdef")
+    assert cache_module._TMP_NAME.fullmatch(os.path.basename(entry.tmp))  # pruned if stale
+    assert oct(os.stat(entry.tmp).st_mode & 0o777) == oct(0o600)
+    data = b"diff --git a/x b/x\n" * 200_000  # 3.8 MB: written behind in steps
+    os.write(entry.fd, data)
+    entry.write_behind(len(data))
+    assert not cache.holds("commits-0123456789abcdef")  # not before the commit
+    path = entry.commit()
+    assert path.read_bytes() == data and cache.holds("commits-0123456789abcdef")
+    assert [p.name for p in cache.directory.iterdir()] == [path.name]
+    dropped = cache.begin("commits-fedcba9876543210")
+    os.write(dropped.fd, b"partial")
+    dropped.abort()
+    dropped.abort()  # again: nothing more happens
+    assert [p.name for p in cache.directory.iterdir()] == [path.name]
