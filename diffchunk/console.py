@@ -10,6 +10,7 @@ before it writes anything, and click and the pipeline load meanwhile.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 gc.disable()
@@ -87,9 +88,12 @@ def _start_review(args: list[str]) -> None:
 
         if is_diff_file(target, staged):
             return
+        path = review_repo_path(repo)
+        if repo is not None and not os.access(path, os.R_OK):
+            return  # click refuses an unreadable --repo: git must not run there
         from .git.source import start_early
 
-        start_early(review_repo_path(repo), target, staged)
+        start_early(path, target, staged)
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
         raise SystemExit(130) from None
