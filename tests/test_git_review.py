@@ -360,3 +360,24 @@ def test_git_stream_that_cannot_start_its_reader_stops_git(
     # Waited for (not left to run or linger unowned), its pipe closed.
     assert proc.returncode is not None
     assert proc.stderr is not None and proc.stderr.closed
+
+
+def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
+    import time
+
+    from diffchunk.git import review as git_review
+
+    stages: list[str] = []
+    load_git_diff(
+        str(repo), "HEAD~1..HEAD", store=SessionStore(), progress=lambda s, f: stages.append(s)
+    )
+    assert stages[0].startswith("running git diff (") and stages[-1] == "done"
+    # However often git's progress comes, it is passed on at most every 0.1 s.
+    seen: list[str] = []
+    report = git_review._git_progress(lambda s, f: seen.append(s))
+    assert report is not None
+    started = time.monotonic()
+    for written in range(10_000):
+        report(written)
+    elapsed = time.monotonic() - started
+    assert 1 <= len(seen) <= elapsed / git_review._PROGRESS_EVERY + 1

@@ -10,6 +10,7 @@ adopted as the file's session (the file is not read back).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +22,20 @@ if TYPE_CHECKING:
     from ..sessions import SessionStore
 
 
+# Seconds between two reports of git diff's progress.
+_PROGRESS_EVERY = 0.1
+
+
 def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
     if progress is None:
         return None
+    last = [0.0]
 
     def report(written: int) -> None:
-        progress(f"running git diff ({written / 1e6:.1f} MB)", 0.0)
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_EVERY:
+            last[0] = now
+            progress(f"running git diff ({written / 1e6:.1f} MB)", 0.0)
 
     return report
 
