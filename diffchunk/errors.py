@@ -50,6 +50,10 @@ class RefusedRange(GitError):
     """A revision range was refused because it could be read as an option."""
 
 
+class CacheWriteError(GitError):
+    """A generated diff could not be written to the cache (disk full, read-only...)."""
+
+
 class FileToolError(DiffchunkError):
     """A large-file tool failure (binary file, no match, ambiguous edit...)."""
 

@@ -24,16 +24,17 @@ class LazyLogger:
     def __init__(self, name: str) -> None:
         self.name = name
 
+    # stacklevel=2: a record names the caller's file and line, not this one's.
     def debug(self, msg: str, *args: object) -> None:
         if "logging" in sys.modules:
-            self._logger().debug(msg, *args)
+            self._logger().debug(msg, *args, stacklevel=2)
 
     def info(self, msg: str, *args: object) -> None:
         if "logging" in sys.modules:
-            self._logger().info(msg, *args)
+            self._logger().info(msg, *args, stacklevel=2)
 
     def warning(self, msg: str, *args: object) -> None:
-        self._logger().warning(msg, *args)
+        self._logger().warning(msg, *args, stacklevel=2)
 
     def _logger(self) -> logging.Logger:
         import logging

@@ -329,6 +329,57 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
         load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore())
     assert [c for c in _git_children() if c not in before] == []
     assert list(scratch.iterdir()) == []
+    # git wrote into a temporary file of the cache: gone too.  Stopped before
+    # git ended, there is no entry either (after, the entry is whole).
+    names = [p.name for p in (tmp_path / "cache").iterdir()]
+    assert [n for n in names if n.startswith(".tmp-")] == []
+    if where in ("while git starts", "attribute source"):
+        assert [n for n in names if n.endswith(".diff")] == []
+
+
+# The console script, stopped by SIGTERM while it reads git's output.
+_TERMINATED = """
+import json, os, signal, sys
+from diffchunk.git import runner
+record = sys.argv.pop()
+pids = []
+real_read = runner.GitStream.read
+def read(self, consume):
+    pids.append(self._proc.pid)
+    with open(record, "w") as fh:
+        json.dump(pids, fh)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return real_read(self, consume)
+runner.GitStream.read = read
+from diffchunk.console import main
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_terminated_review_stops_git_and_leaves_no_temporary_file(
+    repo: Path, tmp_path: Path
+) -> None:
+    record = tmp_path / "pids.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _TERMINATED,
+            "review",
+            "--repo",
+            str(repo),
+            "HEAD~1..HEAD",
+            str(record),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 143, done.stderr  # 128 + SIGTERM
+    [pid] = json.loads(record.read_text())
+    assert not os.path.exists(f"/proc/{pid}")  # git was stopped and reaped
+    cache = tmp_path / "cache"
+    assert [p.name for p in cache.iterdir() if not p.name.endswith(".gitattrs.json")] == []
 
 
 def test_git_stream_that_cannot_start_its_reader_stops_git(

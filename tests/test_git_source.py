@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -333,3 +334,38 @@ def test_pending_entry_appears_on_commit_and_vanishes_on_abort(tmp_path: Path) -
     dropped.abort()
     dropped.abort()  # again: nothing more happens
     assert [p.name for p in cache.directory.iterdir()] == [path.name]
+
+
+def test_write_behind_hands_written_data_to_the_disk_in_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diffchunk.git import cache as cache_module
+
+    calls: list[tuple[int, int, int]] = []
+    monkeypatch.setattr(
+        cache_module, "_sync_file_range", lambda: lambda fd, o, n, f: calls.append((o, n, f)) or 0
+    )
+    entry = DiffCache(tmp_path / "cache").begin("commits-0123456789abcdef")
+    step = cache_module._WRITE_BEHIND_STEP
+    for upto in (step // 2, step + 1, step + 2, 3 * step):
+        entry.write_behind(upto)
+    entry.abort()
+    write = cache_module._SYNC_FILE_RANGE_WRITE
+    assert calls == [(0, step + 1, write), (step + 1, 2 * step - 1, write)]
+
+
+def test_cache_removes_temporary_files_that_nobody_writes(tmp_path: Path) -> None:
+    cache = DiffCache(tmp_path / "cache")
+    live = cache.begin("commits-0123456789abcdef")  # locked while open
+    orphan = cache.directory / ".tmp-orphan01.diff"  # its writer was killed
+    orphan.write_bytes(b"diff --git a/x b/x\n")
+    young = cache.directory / ".tmp-young012.diff"  # just created: its writer may lock it now
+    young.write_bytes(b"")
+    old = time.time() - 60
+    for path in (Path(live.tmp), orphan):
+        os.utime(path, (old, old))
+    cache.prune()
+    assert sorted(p.name for p in cache.directory.iterdir()) == sorted(
+        [os.path.basename(live.tmp), young.name]
+    )
+    live.abort()

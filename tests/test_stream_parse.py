@@ -312,6 +312,36 @@ def test_git_stream_hands_over_everything_git_writes_in_bounded_blocks(
     assert max(len(b) for b in blocks) == 3000 and min(len(b) for b in blocks) > 0
 
 
+def test_git_stream_reads_what_git_wrote_after_it_was_last_caught_up(
+    stream_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Caught up (nothing new to read), then git writes the rest and exits
+    # before it is asked whether it still runs: the rest is read all the same.
+    from diffchunk.git.repo import discover
+
+    repo = discover(str(stream_repo))
+    real_pread = os.pread
+    first = [True]
+
+    def pread(fd: int, n: int, offset: int) -> bytes:
+        if first[0]:
+            first[0] = False
+            return b""
+        return real_pread(fd, n, offset)
+
+    blocks: list[bytes] = []
+    with tempfile.TemporaryFile() as out:
+        stream = repo.git.start_into(["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno())
+        proc = stream._proc
+        monkeypatch.setattr(proc, "poll", proc.wait)  # "still running?" once it has ended
+        monkeypatch.setattr(os, "pread", pread)
+        stream.read(blocks.append)
+        monkeypatch.undo()
+        out.seek(0)
+        written = out.read()
+    assert written and b"".join(blocks) == written
+
+
 def test_a_failing_consumer_stops_git_and_propagates(stream_repo: Path) -> None:
     from diffchunk.git.repo import discover
 

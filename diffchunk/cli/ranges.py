@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..diff.options import Progress
-from ..errors import GitError, RefusedRange
+from ..errors import CacheWriteError, GitError, RefusedRange
 from ..paths import is_diff_file, review_repo_path
 
 __all__ = ["is_diff_file", "load_range", "render_range_overview"]
@@ -42,7 +42,7 @@ def load_range(
             **options,
             progress=progress,
         )
-    except RefusedRange:
+    except (RefusedRange, CacheWriteError):  # about the range or the cache, not a file name
         raise
     except GitError as exc:
         if target is None or staged:

@@ -13,6 +13,7 @@ refreshes an entry's mtime).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import GitError
+from ..errors import CacheWriteError, GitError
 from .sidecar import SUFFIX as SIDECAR_SUFFIX
 
 MAX_ENTRIES = 200
@@ -46,6 +47,9 @@ def is_entry_name(name: str) -> bool:
 
 
 _STALE_TMP_SECONDS = 3600
+# A temporary file that no process holds locked is garbage after this long
+# (its writer locks it right after creating it).
+_UNLOCKED_TMP_SECONDS = 10
 
 
 def default_cache_dir() -> Path:
@@ -79,9 +83,9 @@ def _fsync_during(fd: int, work: Callable[[], None]) -> None:
         raise failed[0]
 
 
-def _write_error(directory: Path, exc: OSError) -> GitError:
+def _write_error(directory: Path, exc: OSError) -> CacheWriteError:
     """A failed write of a cache entry (disk full, file size limit, read-only)."""
-    return GitError(
+    return CacheWriteError(
         f"Cannot write the diff to the cache directory {directory}: "
         f"{exc.strerror or exc}; nothing was cached.",
         suggestion="Free some space, or set DIFFCHUNK_CACHE_DIR to a writable directory "
@@ -175,8 +179,10 @@ class DiffCache:
             except OSError:
                 continue
             if _TMP_NAME.fullmatch(name):
-                # An interrupted write of another process; old ones are garbage.
-                if time.time() - st.st_mtime > _STALE_TMP_SECONDS:
+                # An interrupted write of another process: garbage once nobody
+                # writes it (see PendingEntry), or once old.
+                age = time.time() - st.st_mtime
+                if age > _STALE_TMP_SECONDS or (age > _UNLOCKED_TMP_SECONDS and _unlocked(path)):
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
@@ -259,6 +265,10 @@ class PendingEntry:
             raise _write_error(directory, exc) from None
         self.final = cache.path_for(name)
         self._open = True
+        # Held as long as the file is open here or in git (which shares the
+        # open file as its stdout): a temporary file nobody holds is garbage
+        # (its writers were killed), and the cache removes it.
+        _lock(self.fd)
         self._behind = 0  # bytes handed to write_behind so far
 
     def write_behind(self, upto: int) -> None:
@@ -273,6 +283,25 @@ class PendingEntry:
         call = _sync_file_range()
         if call is not None:
             call(self.fd, start, upto - start, _SYNC_FILE_RANGE_WRITE)
+
+    def write_failed(self, exc: GitError) -> GitError:
+        """What to raise when git, writing into this entry, failed with ``exc``.
+
+        A full disk (or another write error) is the cache's failure, said as
+        :meth:`DiffCache.write` says it; anything else is git's own.
+        """
+        try:
+            st = os.fstatvfs(self.fd)
+            full = st.f_bavail * st.f_frsize < _FULL_BELOW
+        except OSError:
+            full = False
+        if full:
+            return _write_error(
+                self.cache.directory, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            )
+        if "write failure" in exc.message or "No space left" in exc.message:
+            return _write_error(self.cache.directory, OSError(exc.message))
+        return exc
 
     def commit(self, meanwhile: Callable[[], None] | None = None) -> Path:
         """Flush the file to disk and rename it into place; returns the entry's path.
@@ -311,6 +340,8 @@ class PendingEntry:
 
 
 _WRITE_BEHIND_STEP = 2 << 20
+# Free space below which a failed write into the cache is taken for a full disk.
+_FULL_BELOW = 1 << 20
 _SYNC_FILE_RANGE_WRITE = 2
 _SYNC_CALL: list[Callable[[int, int, int, int], int] | None] = []
 
@@ -331,3 +362,32 @@ def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
                 call = None
         _SYNC_CALL.append(call)
     return _SYNC_CALL[0]
+
+
+def _lock(fd: int) -> None:
+    """Lock the open file ``fd`` (``flock``; nothing where there is none)."""
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (ImportError, OSError):
+        pass
+
+
+def _unlocked(path: Path) -> bool:
+    """True if no process holds ``path`` locked (see :func:`_lock`); False if unsure."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True

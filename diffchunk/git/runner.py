@@ -289,8 +289,11 @@ class GitCommand(NamedTuple):
         return GitStream(proc, fd, block_size, what or f"git {args[0]}")
 
 
-# How long GitStream.read waits when it has read all that git wrote so far.
+# How long GitStream.read waits when it has read all that git wrote so far:
+# 2 ms at first, twice as long each time git still has written nothing more,
+# up to 50 ms (git may think for seconds before it writes, e.g. on renames).
 _TAIL_WAIT = 0.002
+_TAIL_WAIT_MAX = 0.05
 
 
 class GitStream:
@@ -332,6 +335,8 @@ class GitStream:
         block_size = self._block_size
         pread = os.pread
         offset = 0
+        wait = _TAIL_WAIT
+        reader = self._reader
         try:
             pending: list[bytes] = []
             size = 0
@@ -339,6 +344,7 @@ class GitStream:
             while True:
                 piece = pread(fd, block_size - size, offset)
                 if piece:
+                    wait = _TAIL_WAIT
                     offset += len(piece)
                     pending.append(piece)
                     size += len(piece)
@@ -355,7 +361,11 @@ class GitStream:
                     pending = []
                     size = 0
                 if not piece:
-                    time.sleep(_TAIL_WAIT)
+                    if reader.is_alive():
+                        reader.join(wait)  # ends early when git exits (its stderr closes)
+                    else:
+                        time.sleep(wait)
+                    wait = min(2 * wait, _TAIL_WAIT_MAX)
             if pending:
                 consume(b"".join(pending))
             proc.wait()

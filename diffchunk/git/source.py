@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..errors import GitError
 from ..log import LazyLogger
 from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
@@ -107,6 +108,29 @@ class GitDiff(NamedTuple):
     def size(self) -> int:
         return os.stat(self.diff_path).st_size
 
+    # ``repo`` and ``streamed`` (the whole parse) are left out of the text,
+    # the comparison and the hash, as the fields that say what the diff is.
+    def _key(self) -> tuple[object, ...]:
+        return self[:7]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={value!r}" for name, value in zip(self._fields[:7], self._key(), strict=True)
+        )
+        return f"GitDiff({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GitDiff):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
 
 def load_git_range(
     repo_path: str,
@@ -131,21 +155,31 @@ def load_git_range(
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
     cache = DiffCache(cache_dir)
     early = _take_early((repo_path, revision_range, staged, cache.directory)) if parse else None
-    if early is not None:
-        repo, resolved, writing = early.repo, early.resolved, early.writing
-    else:
+    if early is None:
         repo = discover(repo_path)
         resolved = resolve_range(repo, request)
-        writing = None
-    return write_diff(
-        repo,
-        resolved,
-        cache=cache,
-        progress=progress,
-        parse=parse,
-        writing=writing,
-        while_git_starts=while_git_starts,
-    )
+        return write_diff(
+            repo,
+            resolved,
+            cache=cache,
+            progress=progress,
+            parse=parse,
+            while_git_starts=while_git_starts,
+        )
+    try:
+        return write_diff(
+            early.repo,
+            early.resolved,
+            cache=cache,
+            progress=progress,
+            parse=True,
+            writing=early.writing,
+            while_git_starts=while_git_starts,
+        )
+    except BaseException:
+        if early.writing is not None:  # wherever it failed, git and the entry end here
+            early.writing.stop()
+        raise
 
 
 class _Writing(NamedTuple):
@@ -156,8 +190,10 @@ class _Writing(NamedTuple):
 
     def stop(self) -> None:
         """Stop git and drop the entry (again: nothing more happens)."""
-        self.stream.kill()
-        self.entry.abort()
+        try:
+            self.stream.kill()
+        finally:
+            self.entry.abort()
 
 
 def _start_writing(repo: Repo, resolved: ResolvedRange, cache: DiffCache, name: str) -> _Writing:
@@ -354,7 +390,10 @@ def _write_streamed(
         if collect:
             gc.disable()
         try:
-            stream.read(consume)
+            try:
+                stream.read(consume)
+            except GitError as exc:
+                raise entry.write_failed(exc) from None
             path = entry.commit(meanwhile=lambda: done.append(parser.finish()))
         finally:
             if collect:
