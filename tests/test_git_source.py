@@ -322,9 +322,8 @@ def test_pending_entry_appears_on_commit_and_vanishes_on_abort(tmp_path: Path) -
     entry = cache.begin("commits-0123456789abcdef")
     assert cache_module._TMP_NAME.fullmatch(os.path.basename(entry.tmp))  # pruned if stale
     assert oct(os.stat(entry.tmp).st_mode & 0o777) == oct(0o600)
-    data = b"diff --git a/x b/x\n" * 200_000  # 3.8 MB: written behind in steps
+    data = b"diff --git a/x b/x\n" * 200_000
     os.write(entry.fd, data)
-    entry.write_behind(len(data))
     assert not cache.holds("commits-0123456789abcdef")  # not before the commit
     path = entry.commit()
     assert path.read_bytes() == data and cache.holds("commits-0123456789abcdef")
@@ -334,24 +333,6 @@ def test_pending_entry_appears_on_commit_and_vanishes_on_abort(tmp_path: Path) -
     dropped.abort()
     dropped.abort()  # again: nothing more happens
     assert [p.name for p in cache.directory.iterdir()] == [path.name]
-
-
-def test_write_behind_hands_written_data_to_the_disk_in_steps(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from diffchunk.git import cache as cache_module
-
-    calls: list[tuple[int, int, int]] = []
-    monkeypatch.setattr(
-        cache_module, "_sync_file_range", lambda: lambda fd, o, n, f: calls.append((o, n, f)) or 0
-    )
-    entry = DiffCache(tmp_path / "cache").begin("commits-0123456789abcdef")
-    step = cache_module._WRITE_BEHIND_STEP
-    for upto in (step // 2, step + 1, step + 2, 3 * step):
-        entry.write_behind(upto)
-    entry.abort()
-    write = cache_module._SYNC_FILE_RANGE_WRITE
-    assert calls == [(0, step + 1, write), (step + 1, 2 * step - 1, write)]
 
 
 def test_cache_removes_temporary_files_that_nobody_writes(tmp_path: Path) -> None:

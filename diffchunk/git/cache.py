@@ -17,7 +17,6 @@ import errno
 import os
 import re
 import stat
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -269,20 +268,6 @@ class PendingEntry:
         # open file as its stdout): a temporary file nobody holds is garbage
         # (its writers were killed), and the cache removes it.
         _lock(self.fd)
-        self._behind = 0  # bytes handed to write_behind so far
-
-    def write_behind(self, upto: int) -> None:
-        """Start writing the file's first ``upto`` bytes to disk, without waiting.
-
-        So that :meth:`commit` has little left to flush.  Linux only (its
-        ``sync_file_range``); elsewhere, and on any failure, nothing happens.
-        """
-        if upto - self._behind < _WRITE_BEHIND_STEP:
-            return
-        start, self._behind = self._behind, upto
-        call = _sync_file_range()
-        if call is not None:
-            call(self.fd, start, upto - start, _SYNC_FILE_RANGE_WRITE)
 
     def write_failed(self, exc: GitError) -> GitError:
         """What to raise when git, writing into this entry, failed with ``exc``.
@@ -339,29 +324,8 @@ class PendingEntry:
             os.close(self.fd)
 
 
-_WRITE_BEHIND_STEP = 2 << 20
 # Free space below which a failed write into the cache is taken for a full disk.
 _FULL_BELOW = 1 << 20
-_SYNC_FILE_RANGE_WRITE = 2
-_SYNC_CALL: list[Callable[[int, int, int, int], int] | None] = []
-
-
-def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
-    """libc's ``sync_file_range`` (Linux), or ``None``."""
-    if not _SYNC_CALL:
-        call = None
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-
-                function = ctypes.CDLL(None).sync_file_range
-                function.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
-                function.restype = ctypes.c_int
-                call = function
-            except (OSError, AttributeError):
-                call = None
-        _SYNC_CALL.append(call)
-    return _SYNC_CALL[0]
 
 
 def _lock(fd: int) -> None:

@@ -372,7 +372,6 @@ def _write_streamed(
             nonlocal told
             hasher.update(block)
             parser.feed(block)
-            entry.write_behind(parser.size)  # what is read, git has written
             if parser.file_count > told:
                 files = parser.files_since(told)
                 source.add(f.path for f in files)
