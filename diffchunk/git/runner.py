@@ -1,7 +1,8 @@
 """Run ``git`` as a subprocess, safely.
 
-Everything diffchunk asks git goes through :func:`run_git` or
-:func:`git_to_file`.  Both:
+Everything diffchunk asks git goes through a :class:`GitCommand` (its
+``argv`` and ``env``, which ``run``, ``run_all``, ``to_file`` and
+``start_into`` use), made to:
 
 * call real subcommands only (never aliases), with ``--no-pager``;
 * start from a scrubbed environment: every inherited ``GIT_*`` variable is
