@@ -181,7 +181,8 @@ class DiffCache:
                 # An interrupted write of another process: garbage once nobody
                 # writes it (see PendingEntry), or once old.
                 age = time.time() - st.st_mtime
-                if age > _STALE_TMP_SECONDS or (age > _UNLOCKED_TMP_SECONDS and _unlocked(path)):
+                unused = str(path) not in _WRITING and _unlocked(path)
+                if age > _STALE_TMP_SECONDS or (age > _UNLOCKED_TMP_SECONDS and unused):
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
@@ -268,6 +269,7 @@ class PendingEntry:
         # open file as its stdout): a temporary file nobody holds is garbage
         # (its writers were killed), and the cache removes it.
         _lock(self.fd)
+        _WRITING.add(self.tmp)
 
     def write_failed(self, exc: GitError) -> GitError:
         """What to raise when git, writing into this entry, failed with ``exc``.
@@ -321,11 +323,18 @@ class PendingEntry:
     def _close(self) -> None:
         if self._open:
             self._open = False
+            _WRITING.discard(self.tmp)
             os.close(self.fd)
 
 
 # Free space below which a failed write into the cache is taken for a full disk.
 _FULL_BELOW = 1 << 20
+
+
+# Temporary files this process writes: never garbage to itself, whatever its
+# locks say (where flock is emulated by per-process locks, as on NFS, a
+# process does not see its own).
+_WRITING: set[str] = set()
 
 
 def _lock(fd: int) -> None:
