@@ -229,7 +229,8 @@ def start_early(repo_path: str, revision_range: str | None, staged: bool) -> Non
     arguments (and cache directory) takes it over; a different one does not,
     and whatever is not taken is stopped (its temporary file removed) at
     exit.  Failures are left for that load to meet and report (it starts
-    over): this only raises ``KeyboardInterrupt``.
+    over): this raises only what interrupts it (``KeyboardInterrupt``, or
+    the ``SystemExit`` of a termination signal, see :mod:`diffchunk.console`).
     """
     _discard_early()
     writing: _Writing | None = None
