@@ -254,20 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     from diffchunk.sessions import SessionStore
 
     diff_runs = [0]
-    real_to_file = GitCommand.to_file
     real_start_into = GitCommand.start_into
-
-    def counting_to_file(self: GitCommand, *a: object, **kw: object) -> None:
-        diff_runs[0] += 1
-        real_to_file(self, *a, **kw)  # type: ignore[arg-type]
 
     def counting_start_into(self: GitCommand, *a: object, **kw: object) -> GitStream:
         diff_runs[0] += 1
         return real_start_into(self, *a, **kw)  # type: ignore[arg-type]
 
-    # git diff runs through one of these (start_into when the review parses
-    # the diff as git writes it)
-    GitCommand.to_file = counting_to_file  # type: ignore[method-assign]
+    # Every git diff starts here (GitCommand.to_file too).
     GitCommand.start_into = counting_start_into  # type: ignore[method-assign]
     summary: dict[str, object] = {}
 

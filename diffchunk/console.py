@@ -14,6 +14,10 @@ import os
 import signal
 import sys
 
+# A command is short-lived and makes few reference cycles: the cycle collector
+# would only cost time (several ms after a large review builds its objects),
+# and the memory goes back at exit.  `diffchunk mcp`, which runs for long,
+# turns it back on.
 gc.disable()
 
 # ``diffchunk review``'s options (see diffchunk.cli.review): flags, and those

@@ -256,9 +256,8 @@ def test_repeat_review_reuses_the_cached_diff_without_git_diff(
 ) -> None:
     first = load_git_diff(str(stream_repo), "main~1..main", store=SessionStore())
     runs: list[str] = []
-    # Every git diff starts with one of these (start_into: a streamed review).
+    # Every git diff starts here (GitCommand.to_file too).
     monkeypatch.setattr(GitCommand, "start_into", lambda *a, **k: runs.append("start_into"))
-    monkeypatch.setattr(GitCommand, "to_file", lambda *a, **k: runs.append("to_file"))
     store = SessionStore()
     second = load_git_diff(str(stream_repo), "main~1..main", store=store)
     assert runs == [] and second["cached"] is True

@@ -9,7 +9,6 @@ Subcommands live in one module each and only raise ``DiffchunkError``.
 from __future__ import annotations
 
 import atexit
-import gc
 import importlib
 import io
 import logging
@@ -102,7 +101,7 @@ def main() -> None:
 def run() -> None:
     """The ``diffchunk`` console script: :func:`main`, then exit without the teardown.
 
-    The cycle collector is off while the command runs (see below).
+    Called by :mod:`diffchunk.console`, which has turned the cycle collector off.
 
     Once the command is done and only this thread is left, the exit handlers
     run (logging, coverage and the like), the standard streams are flushed,
@@ -111,11 +110,6 @@ def run() -> None:
     else (threads still running, a stream that cannot be flushed, a Python
     without ``atexit._run_exitfuncs``) it exits the ordinary way.
     """
-    # A command is short-lived and makes few reference cycles: the cycle
-    # collector would only cost time (several ms after a large review builds
-    # its objects), and the memory goes back at exit.  `diffchunk mcp`, which
-    # runs for long, turns it back on.
-    gc.disable()
     try:
         main(prog_name="diffchunk")
         code: Any = 0

@@ -13,9 +13,7 @@ import click
 
 from ..diff.options import Progress
 from ..errors import CacheWriteError, GitError, RefusedRange
-from ..paths import is_diff_file, review_repo_path
-
-__all__ = ["is_diff_file", "load_range", "render_range_overview"]
+from ..paths import review_repo_path
 
 
 def load_range(

@@ -19,6 +19,7 @@ import click
 
 from ..diff.options import FORMATS, MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
 from ..errors import PathError
+from ..paths import is_diff_file
 from . import ranges
 from .output import echo_json
 from .params import SafePath
@@ -57,7 +58,7 @@ def _load_target(
     nothing, ``--staged``): its diff is generated into a cached file, then
     loaded the same way (see :mod:`diffchunk.cli.ranges`).
     """
-    if not ranges.is_diff_file(target, staged):
+    if not is_diff_file(target, staged):
         return ranges.load_range(target, repo, staged, load_options, progress)
     from .. import diff_tools as core
 

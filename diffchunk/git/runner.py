@@ -222,42 +222,7 @@ class GitCommand(NamedTuple):
 
         ``progress`` is called with the bytes written so far, about every 0.2 s.
         """
-        argv = self.argv(args)
-        logger.debug("running %s > fd %d", argv, fd)
-        try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=fd,
-                stderr=subprocess.PIPE,
-                env=self.env(),
-            )
-        except FileNotFoundError:
-            raise _git_missing() from None
-        errors: list[bytes] = []
-        assert proc.stderr is not None
-        stderr = proc.stderr
-        reader = threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)
-        reader.start()
-        try:
-            if progress is None:
-                proc.wait()  # no polling: returns as soon as git exits
-            else:
-                while True:
-                    try:
-                        proc.wait(timeout=0.2)
-                        break
-                    except subprocess.TimeoutExpired:
-                        progress(os.fstat(fd).st_size)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        finally:
-            reader.join()
-            stderr.close()
-        if proc.returncode != 0:
-            raise command_failed(what or f"git {args[0]}", proc.returncode, b"".join(errors))
+        self.start_into(args, fd, what=what).wait(progress)
 
     def start_into(
         self,
@@ -267,15 +232,16 @@ class GitCommand(NamedTuple):
         block_size: int = STREAM_BLOCK,
         what: str | None = None,
     ) -> GitStream:
-        """Start git writing its stdout into the file open at ``fd`` (empty, readable).
+        """Start git writing its stdout into the file open at ``fd``.
 
-        :meth:`GitStream.read` then reads the file as it grows.  A pipe would
+        :meth:`GitStream.read` then reads the file as it grows (``fd`` open
+        for reading too, empty), or :meth:`GitStream.wait` waits for git.  A pipe would
         cost git itself more: on a 16 MB diff, ``git diff`` took about 35 ms
         longer writing into a pipe than into /dev/null, and 10 ms into a file.
         The caller must end the stream (``read`` to the end, or ``kill``).
         """
         argv = self.argv(args)
-        logger.debug("running %s > fd %d (read as it grows)", argv, fd)
+        logger.debug("running %s > fd %d", argv, fd)
         try:
             proc = subprocess.Popen(
                 argv,
@@ -376,8 +342,36 @@ class GitStream:
             raise
         finally:
             self._close()
-        if proc.returncode != 0:
-            raise command_failed(self._what, proc.returncode, b"".join(self._errors))
+        self._check()
+
+    def wait(self, progress: Callable[[int], None] | None = None) -> None:
+        """Wait for git without reading what it writes (see :meth:`GitCommand.to_file`).
+
+        ``progress`` is called with the bytes written so far, about every 0.2 s.
+        """
+        proc = self._proc
+        try:
+            if progress is None:
+                proc.wait()  # no polling: returns as soon as git exits
+            else:
+                while True:
+                    try:
+                        proc.wait(timeout=0.2)
+                        break
+                    except subprocess.TimeoutExpired:
+                        progress(os.fstat(self._fd).st_size)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            self._close()
+        self._check()
+
+    def _check(self) -> None:
+        """A non-zero exit of git raises :class:`GitError` with its message."""
+        if self._proc.returncode != 0:
+            raise command_failed(self._what, self._proc.returncode, b"".join(self._errors))
 
     def kill(self) -> None:
         """Stop git (if it still runs) and release its stderr pipe."""
