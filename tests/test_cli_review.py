@@ -232,3 +232,14 @@ def test_console_script_with_a_closed_standard_stream(
     )
     assert done.returncode == 0, done.stderr
     assert (out / "index.json").is_file()
+
+
+def test_overview_labels_say_what_list_chunks_flags() -> None:
+    from diffchunk.cli.review import _file_label
+
+    assert _file_label({"path": "a.py", "lines": 3}) == "a.py"
+    assert (
+        _file_label({"path": "b.png", "status": "added", "binary": True}) == "b.png (added, binary)"
+    )
+    assert _file_label({"path": "c.sh", "metadata_only": True}) == "c.sh (metadata only)"
+    assert _file_label({"path": "d.min.js", "binary_by_attributes": True}) == "d.min.js (-diff)"

@@ -215,6 +215,9 @@ def _shape(parsed: ParsedDiff) -> list[object]:
         b"@@ -1 +1 @@\n-a\n+b\n x\n@@ -5,2 +5,2 @@\n-c\n+d\n",
         # one hunk's '+' line where its header expects context, made up by the next
         b"@@ -1,2 +1,2 @@\n a\n-b\n+c\n+d\n@@ -5,2 +6,2 @@\n-x\n-y\n+z\n",
+        # the same imbalance in the first two hunks, and a last hunk that is right
+        # (the last is checked again on its own: not the others)
+        b"@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -10,2 +10,2 @@\n c\n d\n-e\n+E\n@@ -20 +20 @@\n-x\n+y\n",
     ],
 )
 def test_counts_that_balance_across_hunks_are_read_hunk_by_hunk(hunks: bytes) -> None:

@@ -78,6 +78,10 @@ def _file_label(detail: dict[str, Any]) -> str:
     notes = [detail["status"]] if "status" in detail else []
     if detail.get("binary"):
         notes.append("binary")
+    elif detail.get("metadata_only"):
+        notes.append("metadata only")
+    elif detail.get("binary_by_attributes"):
+        notes.append("-diff")
     return f"{detail['path']} ({', '.join(notes)})" if notes else str(detail["path"])
 
 

@@ -237,11 +237,8 @@ def filter_files(
             candidates.append(file)
 
     detector = GeneratedFileDetector(attributes)
-    attributed = False  # an attribute is set on some candidate (else none is binary)
     if attributes is not None and candidates:
-        paths = [f.path for f in candidates]
-        detector.prefetch(paths)
-        attributed = detector.any_attributes(paths)
+        detector.prefetch([f.path for f in candidates])
 
     for file in candidates:
         known = prescreen.get(file) if prescreen is not None else None
@@ -257,7 +254,7 @@ def filter_files(
             continue
         kept.append(file)
 
-    binary = frozenset(f.path for f in kept if attributed and detector.is_binary(f))
+    binary = frozenset(f.path for f in kept if detector.is_binary(f))
     excluded.sort(key=lambda e: e.file_index)
     return FilterResult(
         kept=tuple(kept),

@@ -28,7 +28,7 @@ only counts as a whole segment: ``mybuild/`` or ``distance.py`` never do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .attributes import Attributes, AttributeSource, is_truthy
@@ -418,11 +418,6 @@ class GeneratedFileDetector:
         found: Mapping[str, Attributes] = self._source.lookup(missing)
         for path in missing:
             self._attrs[path] = found.get(path, {})
-
-    def any_attributes(self, paths: Iterable[str]) -> bool:
-        """Whether any of ``paths`` has an attribute set (after :meth:`prefetch`)."""
-        attrs = self._attrs
-        return any(attrs.get(path) for path in paths)
 
     def attributes_for(self, path: str) -> Attributes:
         """The attributes of ``path`` (looked up alone if :meth:`prefetch` missed it)."""

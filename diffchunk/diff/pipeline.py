@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -140,13 +141,22 @@ def build_review(
     if parsed is not None and parsed.data is not data and parsed.data != data:
         raise ValueError("build_review: parsed is not the parse of data")
 
-    # The build makes tens of thousands of long-lived objects and no garbage
-    # cycles: collecting while it runs only costs time (about 3% of a load).
+    with gc_paused():
+        return _build_review(data, options, attributes, progress, parsed, prescreen)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cycle collector off meanwhile (as it was afterwards).
+
+    A parse or a build makes tens of thousands of long-lived objects and no
+    garbage cycles: collecting while it runs only costs time (about 3% of a load).
+    """
     collect = gc.isenabled()
     if collect:
         gc.disable()
     try:
-        return _build_review(data, options, attributes, progress, parsed, prescreen)
+        yield
     finally:
         if collect:
             gc.enable()

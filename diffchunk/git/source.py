@@ -23,7 +23,6 @@ the repository, since it finds the new blob in the object store.
 from __future__ import annotations
 
 import atexit
-import gc
 import hashlib
 import os
 from collections.abc import Callable
@@ -355,6 +354,7 @@ def _write_streamed(
         _write_sidecar(repo, resolved, str(entry.final))
         from ..diff.filters import Prescreen
         from ..diff.parser import StreamParser
+        from ..diff.pipeline import gc_paused
         from .attributes import CommitIndex, StreamedCheckAttr
 
         # The attributes: the head's tree is read and then asked about each
@@ -385,19 +385,12 @@ def _write_streamed(
         if while_git_starts is not None:
             while_git_starts()
         done: list[ParsedDiff] = []
-        # As in build_review: the parse makes many long-lived objects and no cycles.
-        collect = gc.isenabled()
-        if collect:
-            gc.disable()
-        try:
+        with gc_paused():
             try:
                 stream.read(consume)
             except GitError as exc:
                 raise entry.write_failed(exc) from None
             path = entry.commit(meanwhile=lambda: done.append(parser.finish()))
-        finally:
-            if collect:
-                gc.enable()
         parsed = done[0]
         source.add(f.path for f in parsed.files[told:])
     except BaseException:
