@@ -56,10 +56,6 @@ does not start a new one).
   refused) but an applied one must reach the threshold and be replaced as
   the model says.
 
-Generators can steer clear of the triggers of tool bugs found by these checks
-and not fixed yet (:data:`KNOWN_BUGS`); the test suite does, the long run
-does only with ``--avoid-known-bugs``.
-
 Run ``python -m benchmarks.fuzz_files --cases N --seed S``; cases cycle
 through the kinds (``--kinds`` picks some); it prints progress, the outcomes
 seen per kind and a final ``N passed, N failed`` line.
@@ -69,7 +65,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import dataclasses
 import itertools
 import math
 import os
@@ -103,12 +98,6 @@ ABSENT = ("zzz", "qq", "ś", "✓")
 REPLACEMENT_EXTRA = ("\n", "", "new", "ś", "✓", "é", "€", "\t")
 TYPO_CHARS = "abfoxyzqAB9 \t-_éÉ€"
 TYPO_ASCII = "abfoxyzqAB9 \t-_"
-
-# Tool bugs these checks found that are not fixed yet (ids of REPROS in
-# tests/test_fuzz_files.py).  Fixed so far: regex-bytes, regex-lines,
-# fuzzy-case, fuzzy-crlf, fuzzy-unencodable, fuzzy-blank-pieces.
-KNOWN_BUGS: frozenset[str] = frozenset()
-"""Tool bugs these checks found that are not fixed yet (see the notes above)."""
 
 
 @dataclass(frozen=True)
@@ -167,14 +156,6 @@ def random_file(
         encoding=encoding,
         bom=encoding == "utf-8" and rng.random() < 0.3,
     )
-
-
-_TO_ASCII = str.maketrans({"é": "e", "É": "E", "€": "E", "à": "a", "ś": "s", "✓": "v"})
-
-
-def ascii_file(tf: TextFile) -> TextFile:
-    """The same file with its accented characters replaced by ASCII letters."""
-    return dataclasses.replace(tf, lines=tuple(line.translate(_TO_ASCII) for line in tf.lines))
 
 
 def model_lines(tf: TextFile) -> list[str]:
@@ -486,29 +467,13 @@ REGEX_BOUNDED = ("?", "??", "{1,2}", "{2}", "{0,2}", "{1,2}?")
 REGEX_UNBOUNDED = ("*", "+", "*?", "+?", "{1,}")
 
 
-def random_regex_case(rng: random.Random, avoid: frozenset[str] = frozenset()) -> RegexCase:
-    return regex_case_for(rng, random_file(rng), avoid)
+def random_regex_case(rng: random.Random) -> RegexCase:
+    return regex_case_for(rng, random_file(rng))
 
 
-def regex_case_for(
-    rng: random.Random, tf: TextFile, avoid: frozenset[str] = frozenset()
-) -> RegexCase:
-    """A pattern for ``tf`` (and ``tf`` adjusted to stay clear of ``avoid``)."""
-    if "regex-lines" in avoid:
-        tf = dataclasses.replace(tf, newline="\n")
-    pattern = random_regex(rng, tf, across="regex-lines" not in avoid)
-    if "regex-bytes" in avoid and pattern.isascii():
-        # An ASCII file, where bytes and characters agree; "\\u" and "\\N"
-        # escapes become "\\x" ones (which the bytes compile accepts).
-        tf = ascii_file(tf)
-        pattern = re.sub(r"\\u00([0-7][0-9a-f])|\\u[0-9a-f]{4}|\\N\{[^}]*\}", _as_x, pattern)
-    return RegexCase(tf, pattern)
-
-
-def _as_x(found: re.Match[str]) -> str:
-    """A ``\\u`` or ``\\N`` escape as a ``\\x`` one: the same ASCII character, or
-    one that an ASCII file does not hold."""
-    return f"\\x{found.group(1)}" if found.group(1) else r"\xe9"
+def regex_case_for(rng: random.Random, tf: TextFile) -> RegexCase:
+    """A pattern for ``tf``."""
+    return RegexCase(tf, random_regex(rng, tf))
 
 
 class _RegexBuilder:
@@ -516,15 +481,12 @@ class _RegexBuilder:
 
     Most patterns start from a piece of a line with some characters written
     another way (a class, ``.``, an escape) so that they match somewhere;
-    the rest are random units.  With ``across`` false only constructs that
-    cannot see past the line they match in are used, and every match starts
-    at a character of a line.
+    the rest are random units.
     """
 
-    def __init__(self, rng: random.Random, tf: TextFile, *, across: bool) -> None:
+    def __init__(self, rng: random.Random, tf: TextFile) -> None:
         self.rng = rng
         self.lines = [line for line in model_lines(tf) if line]
-        self.across = across
         self.unbounded = 1  # at most one unbounded quantifier: no catastrophic backtracking
         self.groups = 0
         self.closed = 0
@@ -534,12 +496,9 @@ class _RegexBuilder:
         body = self.branch()
         if rng.random() < 0.15:
             body = f"{body}|{self.branch()}"
-        if not self.across:
-            # Start at a character of a line ("." never matches a line break).
-            body = f"(?=.)(?:{body})"
         if rng.random() < 0.12:
             body = rng.choice(REGEX_FLAGS) + body
-        elif self.across and rng.random() < 0.05:
+        elif rng.random() < 0.05:
             body = "(?s)" + body
         return body
 
@@ -555,7 +514,7 @@ class _RegexBuilder:
         end = min(len(line), start + rng.randint(1, 10))
         parts = []
         if start == 0 and rng.random() < 0.4:
-            parts.append(r"\A" if self.across and rng.random() < 0.3 else "^")
+            parts.append(r"\A" if rng.random() < 0.3 else "^")
         for char in line[start:end]:
             roll = rng.random()
             if roll < 0.55:
@@ -571,7 +530,7 @@ class _RegexBuilder:
                 continue
             parts.append(self.quantified(atom))
         if end == len(line) and rng.random() < 0.4:
-            parts.append(r"\Z" if self.across and rng.random() < 0.3 else "$")
+            parts.append(r"\Z" if rng.random() < 0.3 else "$")
         return "".join(parts)
 
     def class_of(self, char: str) -> str:
@@ -581,9 +540,9 @@ class _RegexBuilder:
         elif char.isalpha():
             pool = (r"\w", r"\S", "[^\\W\\d]", "[a-zA-Zéà-ÿ]")
         elif char in " \t":
-            pool = (r"\s", r"\W", r"[^\w]", "[\t ]") if self.across else ("[\t ]", "[^\\w\\n]")
+            pool = (r"\s", r"\W", r"[^\w]", "[\t ]")
         else:
-            pool = (r"\W", r"\S", r"[^\w\s]") if self.across else (r"\S", "[^\\w\\n]")
+            pool = (r"\W", r"\S", r"[^\w\s]")
         return self.rng.choice(pool)
 
     def sequence(self, count: int) -> str:
@@ -606,11 +565,9 @@ class _RegexBuilder:
         if roll < 0.33:
             return self.quantified(rng.choice(REGEX_ESCAPES))
         if roll < 0.6:
-            pool = REGEX_CLASSES + (REGEX_ACROSS if self.across else ())
-            return self.quantified(rng.choice(pool))
+            return self.quantified(rng.choice(REGEX_CLASSES + REGEX_ACROSS))
         if roll < 0.75:
-            pool = REGEX_ASSERTIONS + (REGEX_ACROSS_ASSERTIONS if self.across else ())
-            return rng.choice(pool)
+            return rng.choice(REGEX_ASSERTIONS + REGEX_ACROSS_ASSERTIONS)
         if roll < 0.92 and self.groups < 3:
             capturing = rng.random() < 0.6
             self.groups += capturing
@@ -637,11 +594,11 @@ def _escape_of(rng: random.Random, char: str) -> str:
     return rng.choice(forms)
 
 
-def random_regex(rng: random.Random, tf: TextFile, *, across: bool = True) -> str:
+def random_regex(rng: random.Random, tf: TextFile) -> str:
     """A random Python regex over ``tf``'s alphabet (sometimes an invalid one)."""
     if rng.random() < 0.04:
         return rng.choice(REGEX_INVALID)
-    return _RegexBuilder(rng, tf, across=across).pattern()
+    return _RegexBuilder(rng, tf).pattern()
 
 
 def regex_lines(pattern: str, lines: list[str], *, case_sensitive: bool) -> list[int] | None:
@@ -819,36 +776,13 @@ class FuzzySearchCase:
     pattern: str
 
 
-def random_fuzzy_search_case(
-    rng: random.Random, avoid: frozenset[str] = frozenset()
-) -> FuzzySearchCase:
-    return fuzzy_search_case_for(rng, random_file(rng), avoid)
+def random_fuzzy_search_case(rng: random.Random) -> FuzzySearchCase:
+    return fuzzy_search_case_for(rng, random_file(rng))
 
 
-def fuzzy_search_case_for(
-    rng: random.Random, tf: TextFile, avoid: frozenset[str] = frozenset()
-) -> FuzzySearchCase:
-    """A fuzzy pattern for ``tf`` (and ``tf`` adjusted to stay clear of ``avoid``)."""
-    if "fuzzy-crlf" in avoid:
-        tf = dataclasses.replace(tf, newline="\n")
-    pattern = random_fuzzy_pattern(rng, tf)
-    if "fuzzy-case" in avoid:
-        pattern = "".join(c if c.isascii() else c.lower() for c in pattern)
-    if "fuzzy-unencodable" in avoid:
-        pattern = "".join(c if _encodable(c, tf.encoding) else "x" for c in pattern)
-    if "fuzzy-blank-pieces" in avoid:
-        pattern = re.sub(r"\s{3,}", "  ", pattern)
-        if not pattern.strip():
-            pattern = "x" + pattern
-    return FuzzySearchCase(tf, pattern)
-
-
-def _encodable(text: str, encoding: str) -> bool:
-    try:
-        text.encode(encoding)
-    except UnicodeEncodeError:
-        return False
-    return True
+def fuzzy_search_case_for(rng: random.Random, tf: TextFile) -> FuzzySearchCase:
+    """A fuzzy pattern for ``tf``."""
+    return FuzzySearchCase(tf, random_fuzzy_pattern(rng, tf))
 
 
 def _typo(rng: random.Random, text: str, chars: str = TYPO_CHARS) -> str:
@@ -1215,24 +1149,6 @@ def _indent(lines: Sequence[str]) -> str | None:
     return None
 
 
-def reindent_lines(lines: list[str], source: str, target: str) -> list[str]:
-    """The documented re-indentation: ``source`` indentation becomes ``target``;
-    less indented lines shift by the width difference; blank lines stay."""
-    shift = len(target) - len(source)
-    out = []
-    for line in lines:
-        if not line.strip():
-            out.append(line)
-        elif line.startswith(source):
-            out.append(target + line[len(source) :])
-        elif shift > 0:
-            out.append(target[:shift] + line)
-        else:
-            lead = len(line) - len(line.lstrip())
-            out.append(line[min(-shift, lead) :])
-    return out
-
-
 def _line_starts(lines: list[str]) -> list[int]:
     return list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
 
@@ -1245,7 +1161,9 @@ def place_window(
     source = _indent(_search_lines(search))
     target = _indent(lines[window.first : window.first + window.count])
     if source is not None and target is not None and source != target:
-        text = "\n".join(reindent_lines(text.split("\n"), source, target))
+        # The shift rule itself is pinned by test_fuzzy_edit_ignores_blank_runs_and_reindents;
+        # here the model only has to apply it where the tool should.
+        text = "\n".join(matching.reindent(text.split("\n"), source, target))
     starts = _line_starts(lines)
     last = window.first + window.count - 1
     start = starts[window.first]
@@ -1490,7 +1408,7 @@ def _describe(outcomes: list[list[Placed | None]]) -> str:
 KINDS = ("exact-edit", "exact-search", "regex-search", "fuzzy-search", "fuzzy-edit")
 
 
-def run_case(kind: str, rng: random.Random, work: Path, avoid: frozenset[str]) -> str:
+def run_case(kind: str, rng: random.Random, work: Path) -> str:
     """Run one case of ``kind``; return a word on its outcome (raise on disagreement)."""
     if kind == "exact-edit":
         check_edit(random_edit_case(rng), work)
@@ -1499,9 +1417,9 @@ def run_case(kind: str, rng: random.Random, work: Path, avoid: frozenset[str]) -
         check_search(random_search_case(rng), work)
         return ""
     if kind == "regex-search":
-        return check_regex_search(random_regex_case(rng, avoid), work)
+        return check_regex_search(random_regex_case(rng), work)
     if kind == "fuzzy-search":
-        return check_fuzzy_search(random_fuzzy_search_case(rng, avoid), work)
+        return check_fuzzy_search(random_fuzzy_search_case(rng), work)
     if kind == "fuzzy-edit":
         return check_fuzzy_edit(random_fuzzy_edit_case(rng), work)
     raise ValueError(f"unknown kind {kind!r}")
@@ -1513,7 +1431,6 @@ def run(
     *,
     progress_every: int = 500,
     kinds: Sequence[str] = KINDS,
-    avoid: frozenset[str] = frozenset(),
     start: int = 0,
     report: Callable[[str], None] = print,
 ) -> tuple[int, int]:
@@ -1535,7 +1452,7 @@ def run(
             rng = random.Random(f"{seed}:{number}")
             kind = kinds[number % len(kinds)]
             try:
-                outcome = run_case(kind, rng, work, avoid)
+                outcome = run_case(kind, rng, work)
                 per_kind[kind][outcome or "passed"] += 1
                 passed += 1
             except Exception as exc:
@@ -1567,11 +1484,6 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(KINDS),
         help=f"comma-separated kinds to cycle through (default: {','.join(KINDS)})",
     )
-    parser.add_argument(
-        "--avoid-known-bugs",
-        action="store_true",
-        help="steer generated cases clear of the bugs listed in KNOWN_BUGS",
-    )
     args = parser.parse_args(argv)
     kinds = tuple(k for k in args.kinds.split(",") if k)
     unknown = sorted(set(kinds) - set(KINDS))
@@ -1582,7 +1494,6 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         progress_every=max(1, args.progress_every),
         kinds=kinds,
-        avoid=KNOWN_BUGS if args.avoid_known_bugs else frozenset(),
         start=args.start,
     )
     print(f"{passed} passed, {failed} failed")

@@ -4,16 +4,14 @@ The models and the checks live in ``benchmarks/fuzz_files.py`` (which also runs
 them in a long loop): exact edits and searches, regex search against ``re`` on
 each line, fuzzy search against the documented ``partial_ratio`` rule, fuzzy
 edits against the documented window rule.  Here hypothesis draws the files,
-batches and patterns, steering clear of the tool bugs listed in
-``fz.KNOWN_BUGS``; each of those has a minimal reproduction below, marked as an
-expected failure while the bug is listed (remove the id from ``KNOWN_BUGS``
-once it is fixed: its reproduction then runs as a plain test, and the
-property tests stop avoiding it).
+batches and patterns; the tool bugs these checks found have their minimal
+reproductions below (``REPROS``), kept as regression tests.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -178,7 +176,7 @@ SEEDS = st.randoms(use_true_random=False)
 def test_regex_search_and_count_match_re_on_each_line(
     tf: fz.TextFile, rng: random.Random, tmp_path: Path
 ) -> None:
-    case = fz.regex_case_for(rng, tf, fz.KNOWN_BUGS)
+    case = fz.regex_case_for(rng, tf)
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
         fz.check_regex_search(case, Path(work))
 
@@ -188,7 +186,7 @@ def test_regex_search_and_count_match_re_on_each_line(
 def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
     tf: fz.TextFile, rng: random.Random, tmp_path: Path
 ) -> None:
-    case = fz.fuzzy_search_case_for(rng, tf, fz.KNOWN_BUGS)
+    case = fz.fuzzy_search_case_for(rng, tf)
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
         fz.check_fuzzy_search(case, Path(work))
 
@@ -301,6 +299,14 @@ REPROS: dict[str, dict[str, Callable[[Path], None]]] = {
         "empty": lambda t: _check(_regex(t, b"a\n", "^$"), []),
         "across": lambda t: _check(_regex(t, b"foo\nbar\n", r"foo\s+bar"), []),
         "start": lambda t: _check(_regex(t, b"foo\nbar\n", r"\Abar"), [2]),
+        "lookahead": lambda t: _check(_regex(t, b"foo\n", r"foo(?!\s)"), [1]),
+        "lookbehind": lambda t: _check(_regex(t, b"foo\nbar\n", r"(?<=\n)bar"), []),
+        "line-mode-off": lambda t: _check(_regex(t, b"foo\nbar\n", r"(?-m:^)bar"), [2]),
+        "line-mode-off-end": lambda t: _check(_regex(t, b"foo\nbar\n", r"foo(?-m:$)"), [1]),
+        # an empty line: matched by \B as re.search(r"\B", "") says (3.14 changed it)
+        "empty-line": lambda t: _check(
+            _regex(t, b"a\n\nb\n", r"\B"), [2] if re.search(r"\B", "") else []
+        ),
     },
     "fuzzy-case": {
         "upper": lambda t: _check(_fuzzy(t, "É\n".encode(), "É"), [(1, 1.0, "exact")]),
@@ -325,14 +331,8 @@ def _check(got: object, want: object) -> None:
     assert got == want
 
 
-def test_every_known_bug_has_a_reproduction() -> None:
-    assert not fz.KNOWN_BUGS - set(REPROS), "a known bug without a reproduction"
-
-
 @pytest.mark.parametrize(
     ("bug", "name"), [(bug, name) for bug, repros in REPROS.items() for name in repros]
 )
-def test_reproduction(bug: str, name: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    if bug in fz.KNOWN_BUGS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"known bug {bug}"))
+def test_reproduction(bug: str, name: str, tmp_path: Path) -> None:
     REPROS[bug][name](tmp_path)

@@ -148,9 +148,10 @@ class _Literal(_Matcher):
                 return count + len(self.rest_of_line.findall(hay, pos, length))
 
 
-_LOOKS_AROUND = re.compile(r"\\[AZ]|\(\?<?[=!]")
+_LOOKS_AROUND = re.compile(r"\\[AZz]|\(\?<?[=!]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
 """Regex constructs that look outside the text they match (``\\A``, ``\\Z``,
-lookarounds): patterns holding one are tried on every line."""
+``\\z``, lookarounds, a group that turns line mode off such as ``(?-m:^)``):
+patterns holding one are tried on every line."""
 
 
 class _TextMatcher(_Matcher):
@@ -682,30 +683,18 @@ def _folded_candidate_lines(
     The window is decoded and lowered; the offsets returned are byte offsets
     of line starts in ``buf``.  ``None`` when ``deadline`` passes first.
     """
-    text = bytes(buf[:length]).decode(encoding, errors="surrogateescape")
-    low = text.lower()
+    low = bytes(buf[:length]).decode(encoding, errors="surrogateescape").lower()
     ordered = _lines_holding(low, len(low), pieces, "\n", deadline)
     if ordered is None:
         return None
+    # Decoding and lowering keep every line break (even where a character
+    # grows when lowered, as U+0130 does): count lines, as _text_window_hits does.
     offsets: list[int] = []
-    if len(low) == len(text):
-        # Lowering changed no character's length: positions in ``low`` are
-        # positions in ``text``, whose bytes give the offsets.
-        offset = previous = 0
-        for start in ordered:
-            offset += len(text[previous:start].encode(encoding, errors="surrogateescape"))
-            previous = start
-            offsets.append(offset)
-        return offsets
-    # A character grew when lowered (e.g. U+0130): go by line numbers.
-    line = previous = pos = at = 0
+    known_char = known_byte = 0
     for start in ordered:
-        line += low.count("\n", previous, start)
-        previous = start
-        while at < line:
-            pos = buf.find(b"\n", pos, length) + 1
-            at += 1
-        offsets.append(pos)
+        known_byte = skip_lines(buf, known_byte, low.count("\n", known_char, start), length)
+        known_char = start
+        offsets.append(known_byte)
     return offsets
 
 
