@@ -129,6 +129,17 @@ class TextFile:
         return self.newline if "\n" in self.text else "\n"
 
 
+def _text_file(rng: random.Random, lines: list[str], encoding: str) -> TextFile:
+    """``lines`` as a file: a final newline, LF or CRLF and a BOM drawn at random."""
+    return TextFile(
+        lines=tuple(lines),
+        final_newline=rng.random() < 0.8,
+        newline=rng.choice(("\n", "\r\n")),
+        encoding=encoding,
+        bom=encoding == "utf-8" and rng.random() < 0.3,
+    )
+
+
 def random_file(
     rng: random.Random, words: Sequence[str] = WORDS, *, max_lines: int = 10
 ) -> TextFile:
@@ -149,13 +160,7 @@ def random_file(
         if rng.random() < 0.2:
             pieces.insert(0, rng.choice(SEPARATORS))
         lines.append("".join(pieces))
-    return TextFile(
-        lines=tuple(lines),
-        final_newline=rng.random() < 0.8,
-        newline=rng.choice(("\n", "\r\n")),
-        encoding=encoding,
-        bom=encoding == "utf-8" and rng.random() < 0.3,
-    )
+    return _text_file(rng, lines, encoding)
 
 
 def model_lines(tf: TextFile) -> list[str]:
@@ -987,13 +992,7 @@ def random_code_file(rng: random.Random) -> TextFile:
         words = [rng.choice(WORDS + CODE_WORDS) for _ in range(rng.randint(0, 6))]
         line = rng.choice(INDENTS) + "".join(word + rng.choice(SEPARATORS) for word in words)
         lines.append(line.rstrip(" \t") if rng.random() < 0.7 else line)
-    return TextFile(
-        lines=tuple(lines),
-        final_newline=rng.random() < 0.8,
-        newline=rng.choice(("\n", "\r\n")),
-        encoding=encoding,
-        bom=encoding == "utf-8" and rng.random() < 0.3,
-    )
+    return _text_file(rng, lines, encoding)
 
 
 def fuzzy_edit_case_for(rng: random.Random, tf: TextFile) -> FuzzyEditCase:

@@ -30,7 +30,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -304,7 +305,7 @@ class GitStream:
         offset = 0
         wait = _TAIL_WAIT
         reader = self._reader
-        try:
+        with self._owned():
             pending: list[bytes] = []
             size = 0
             exited = False
@@ -336,12 +337,6 @@ class GitStream:
             if pending:
                 consume(b"".join(pending))
             proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        finally:
-            self._close()
         self._check()
 
     def wait(self, progress: Callable[[int], None] | None = None) -> None:
@@ -350,7 +345,7 @@ class GitStream:
         ``progress`` is called with the bytes written so far, about every 0.2 s.
         """
         proc = self._proc
-        try:
+        with self._owned():
             if progress is None:
                 proc.wait()  # no polling: returns as soon as git exits
             else:
@@ -360,13 +355,19 @@ class GitStream:
                         break
                     except subprocess.TimeoutExpired:
                         progress(os.fstat(self._fd).st_size)
+        self._check()
+
+    @contextmanager
+    def _owned(self) -> Iterator[None]:
+        """Git is stopped if the body fails; its stderr is released either way."""
+        try:
+            yield
         except BaseException:
-            proc.kill()
-            proc.wait()
+            self._proc.kill()
+            self._proc.wait()
             raise
         finally:
             self._close()
-        self._check()
 
     def _check(self) -> None:
         """A non-zero exit of git raises :class:`GitError` with its message."""
