@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 
 # A command is short-lived and makes few reference cycles: the cycle collector
@@ -42,7 +41,9 @@ REVIEW_VALUED = frozenset(
 def main() -> None:
     """Run the ``diffchunk`` command (exits the process)."""
     if sys.argv[1:2] == ["review"]:
-        _stop_on_termination()
+        from .termination import install
+
+        install()  # SIGTERM/SIGHUP end a review as Ctrl-C does
         _start_review(sys.argv[2:])
     from .cli import run
 
@@ -81,20 +82,6 @@ def review_range(args: list[str]) -> tuple[str | None, str | None, bool] | None:
         else:
             return None
     return target, repo, staged
-
-
-def _stop_on_termination() -> None:
-    """SIGTERM and SIGHUP end a review as Ctrl-C does: git is stopped, its
-    unfinished cache entry removed (git writes into the entry itself, and
-    would otherwise write on after this process ended).  Exit status 128+N."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    for name in ("SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, stop)
 
 
 def _start_review(args: list[str]) -> None:

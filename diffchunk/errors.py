@@ -50,6 +50,11 @@ class RefusedRange(GitError):
     """A revision range was refused because it could be read as an option."""
 
 
+class NotARange(GitError):
+    """The text names no revision of the repository, or the path is in no repository:
+    for ``diffchunk review TARGET``, TARGET may have been meant as a file."""
+
+
 class CacheWriteError(GitError):
     """A generated diff could not be written to the cache (disk full, read-only...)."""
 

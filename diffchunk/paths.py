@@ -32,7 +32,13 @@ def is_diff_file(target: str | None, staged: bool) -> bool:
 
 def review_repo_path(repo: str | None) -> str:
     """The absolute repository path of ``diffchunk review --repo`` (default: here)."""
-    return os.path.abspath(os.path.expanduser(repo or "."))
+    try:
+        return os.path.abspath(os.path.expanduser(repo or "."))
+    except FileNotFoundError:  # os.getcwd(): the current directory was removed
+        raise PathError(
+            "The current directory no longer exists.",
+            suggestion="cd to the repository again, or pass --repo /absolute/path.",
+        ) from None
 
 
 def expand(path: str) -> str:

@@ -233,7 +233,7 @@ def test_a_refused_command_leaves_the_cache_untouched(repo: Path, cache: Path) -
     assert entry.stat().st_mtime == 1_000_000_000  # no cache hit was counted
 
 
-def test_a_vanished_working_directory_is_reported_as_before(tmp_path: Path) -> None:
+def test_a_vanished_working_directory_is_reported_clearly(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
     code = (
@@ -243,5 +243,6 @@ def test_a_vanished_working_directory_is_reported_as_before(tmp_path: Path) -> N
     done = subprocess.run(
         [sys.executable, "-c", code, "review", "--json"], capture_output=True, timeout=60
     )
-    assert done.returncode == 3, done.stderr
-    assert b"Traceback" not in done.stderr and b"FileNotFoundError" in done.stderr
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(b"Error: The current directory no longer exists.")
+    assert b"--repo" in done.stderr and b"Traceback" not in done.stderr

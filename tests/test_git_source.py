@@ -152,8 +152,9 @@ def test_discovery_from_a_subdirectory_the_git_directory_and_a_bare_repository(
 def test_filters_are_neutralised_in_the_repository_git_runs_in(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    # core.worktree names another repository's directory: git started there
-    # finds that repository, whose own filters must be neutralised too.
+    # core.worktree names another repository's directory: git must run in
+    # the repository whose worktree that is (not in the one found there),
+    # with the filters of its own config neutralised.
     other = tmp_path / "other"
     other.mkdir()
     git(other, "init", "-q", "-b", "main")
@@ -165,10 +166,14 @@ def test_filters_are_neutralised_in_the_repository_git_runs_in(
     git(tmp_path, "init", "-q", "--bare", str(outer))
     git(outer, "config", "core.bare", "false")
     git(outer, "config", "core.worktree", str(other))
+    git(outer, "config", "filter.otherf.clean", f"touch {marker}")
     from diffchunk.git.repo import discover
 
     found = discover(str(outer))
+    assert f"--git-dir={os.path.realpath(outer)}" in found.git.location
     assert ("filter.otherf.clean", "") in found.git.extra_config
+    with pytest.raises(GitError, match="has no commits yet"):
+        load_git_range(str(outer), "HEAD^!", cache_dir=cache_dir)  # outer has no history
     load_git_range(str(outer), None, cache_dir=cache_dir)
     assert not marker.exists()
 

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..diff.options import Progress
-from ..errors import CacheWriteError, GitError, RefusedRange
+from ..errors import NotARange
 from ..paths import review_repo_path
 
 
@@ -40,12 +40,10 @@ def load_range(
             **options,
             progress=progress,
         )
-    except (RefusedRange, CacheWriteError):  # about the range or the cache, not a file name
-        raise
-    except GitError as exc:
+    except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
-        raise GitError(
+        raise NotARange(
             f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
             suggestion=exc.suggestion,
         ) from exc

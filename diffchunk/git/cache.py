@@ -55,7 +55,8 @@ def default_cache_dir() -> Path:
     """The cache directory chosen from the environment (not created)."""
     explicit = os.environ.get("DIFFCHUNK_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser()
+        # A relative one is taken from the current directory, as a shell user means it.
+        return Path(os.path.abspath(os.path.expanduser(explicit)))
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "diffchunk"
@@ -116,7 +117,7 @@ class DiffCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
-            raise GitError(
+            raise CacheWriteError(
                 f"Cannot create the diff cache directory {self.directory}: {exc.strerror}.",
                 suggestion="Set DIFFCHUNK_CACHE_DIR to a writable directory.",
             ) from None
@@ -302,10 +303,12 @@ class PendingEntry:
                     os.fsync(self.fd)
                 else:
                     _fsync_during(self.fd, meanwhile)
+                os.fchmod(self.fd, 0o600)
+                # Renamed while still open and locked: until then another
+                # process's sweep could take the file for an abandoned one.
+                os.replace(self.tmp, self.final)
             finally:
                 self._close()
-            os.chmod(self.tmp, 0o600)
-            os.replace(self.tmp, self.final)
         except BaseException as exc:
             self.abort()
             if isinstance(exc, OSError):

@@ -6,7 +6,7 @@ import os
 import subprocess
 from typing import NamedTuple
 
-from ..errors import GitError
+from ..errors import GitError, NotARange
 from ..paths import expand
 from .runner import GitCommand, command_failed, split_z
 
@@ -23,6 +23,10 @@ class Repo(NamedTuple):
     git_dir: str
     common_dir: str
     git: GitCommand
+    # The config that shapes git diff's output beyond its options (diff
+    # drivers, core.bigFileThreshold, core.attributesFile): part of the
+    # cache key of a commit range.
+    diff_config: bytes = b""
 
     @property
     def bare(self) -> bool:
@@ -42,7 +46,7 @@ def discover(path: str) -> Repo:
     expanded = expand(path)
     if not os.path.isdir(expanded):
         what = "does not exist" if not os.path.exists(expanded) else "is not a directory"
-        raise GitError(
+        raise NotARange(
             f"The repository path {path!r} {what}.",
             suggestion="Pass the absolute path of a git working tree (or a bare repository).",
         )
@@ -50,30 +54,18 @@ def discover(path: str) -> Repo:
     # working tree), and the filter drivers its config defines, asked from
     # ``path`` too (checked below to be the repository later commands use).
     probe = GitCommand(("-C", expanded))
-    proc, filters = probe.run_all(
-        [
-            [
-                "rev-parse",
-                "--is-bare-repository",
-                "--absolute-git-dir",
-                "--git-common-dir",
-                "--show-toplevel",
-            ],
-            _FILTERS_PROBE,
-        ]
-    )
-    # One answer per line; the last, the top of the working tree, is taken
-    # whole (a directory name may hold any character but NUL).
-    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n", 3)
-    if len(lines) == 4:
-        lines[3] = lines[3].removesuffix("\n")
-    lines = [line for line in lines if line]
-    # --show-toplevel fails, after the other three answered, in a bare
-    # repository or inside a .git directory.
+    proc, filters = probe.run_all([["rev-parse", *_WHERE], _FILTERS_PROBE])
+    # One answer per line.  --show-toplevel fails, after the other three
+    # answered, in a bare repository or inside a .git directory.
+    lines = _lines(proc.stdout)
+    if len(lines) > (4 if proc.returncode == 0 else 3):
+        # A directory name holds a newline: one answer per run instead.
+        answers = probe.run_all([["rev-parse", flag] for flag in _WHERE[1:]])
+        lines = lines[:1] + [_whole(a.stdout) for a in answers if a.returncode == 0]
     if proc.returncode != 0 and len(lines) != 3:
         message = proc.stderr.decode("utf-8", "replace").strip()
         if "not a git repository" in message.lower():
-            raise GitError(
+            raise NotARange(
                 f"{path!r} is not inside a git repository.",
                 suggestion="Pass the absolute path of a git working tree, or run `git init` there first.",
             )
@@ -93,17 +85,45 @@ def discover(path: str) -> Repo:
                 f"{path!r} is inside a git directory whose working tree cannot be found.",
                 suggestion="Pass the path of the working tree instead.",
             )
-    location = ("-C", root) if root is not None else (f"--git-dir={git_dir}",)
+    if root is None:
+        location: tuple[str, ...] = (f"--git-dir={git_dir}",)
+    elif os.path.realpath(os.path.join(root, ".git")) == git_dir:
+        location = ("-C", root)
+    else:
+        # A linked worktree, a submodule or core.worktree: git started in
+        # ``root`` could find another repository (an enclosing one, for a
+        # core.worktree inside it) or none, so both directories are named.
+        location = ("-C", root, f"--git-dir={git_dir}", f"--work-tree={root}")
     git = GitCommand(location)
-    if root is not None and os.path.realpath(os.path.join(root, ".git")) != git_dir:
-        # A worktree, a submodule or core.worktree: git started in ``root``
-        # may find another repository (with other filters) than from ``path``.
+    if len(location) > 2:
+        # The filter drivers of the repository those commands reach: from
+        # ``path`` git may have read another one's config.
         filters = git.run(_FILTERS_PROBE, check=False)
     git = git.with_filters_neutralised(_filter_names(filters))
-    return Repo(root=root, git_dir=git_dir, common_dir=common_dir, git=git)
+    return Repo(root, git_dir, common_dir, git, _diff_config(filters))
 
 
-_FILTERS_PROBE = ["config", "-z", "--get-regexp", r"^filter\."]
+# Filter drivers (what a working-tree diff could run), and what else in the
+# config changes git diff's output (see Repo.diff_config).
+_FILTERS_PROBE = [
+    "config",
+    "-z",
+    "--get-regexp",
+    r"^filter\.|^diff\.|^core\.(bigfilethreshold|attributesfile)$",
+]
+# What discover() asks rev-parse, one answer per line.
+_WHERE = ("--is-bare-repository", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
+
+
+def _whole(stdout: bytes) -> str:
+    """The one answer of a rev-parse run (which ends it with a newline)."""
+    return stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
+
+
+def _lines(stdout: bytes) -> list[str]:
+    """The answers of a rev-parse run, one per line."""
+    text = _whole(stdout)
+    return text.split("\n") if text else []
 
 
 def _filter_names(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
@@ -116,7 +136,16 @@ def _filter_names(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
     names: dict[str, None] = {}
     for item in split_z(proc.stdout):
         key = item.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        if not key.startswith("filter."):
+            continue
         middle = key[len("filter.") :]
         if "." in middle:
             names.setdefault(middle.rsplit(".", 1)[0], None)
     return list(names)
+
+
+def _diff_config(proc: subprocess.CompletedProcess[bytes]) -> bytes:
+    """The ``diff.*`` and ``core.*`` items of the :data:`_FILTERS_PROBE` run, in order."""
+    if proc.returncode != 0:
+        return b""
+    return b"\0".join(item for item in split_z(proc.stdout) if not item.startswith(b"filter."))

@@ -20,11 +20,12 @@ against the empty tree; a bare repository accepts commit ranges only.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from enum import Enum
 from typing import NamedTuple
 
-from ..errors import GitError, RefusedRange
+from ..errors import GitError, NotARange, RefusedRange
 from .repo import Repo
 
 
@@ -172,11 +173,18 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
         head = resolve_commit(repo, request.left, request.label)
         assert head is not None
         parents = repo.git.text(["rev-list", "--parents", "-n", "1", head, "--"]).split()[1:]
-        if request.parent > len(parents) and parents:
+        if not parents and _shallow_boundary(repo, head):
+            raise GitError(
+                f"{request.label!r}: the parents of commit {head[:12]} are not in this "
+                "shallow clone, so its changes cannot be shown.",
+                suggestion="Fetch more history first, e.g. `git fetch --deepen=1`.",
+            )
+        if request.parent > max(len(parents), 1):
             raise GitError(
                 f"{request.label!r}: commit {head[:12]} has {len(parents)} parent(s), "
                 f"not {request.parent}.",
             )
+        # A root commit (no parent) is compared with the empty tree.
         base = parents[request.parent - 1] if parents else None
         return ResolvedRange(request.label, Mode.COMMITS, base, head, base or empty_tree(repo))
     assert request.right is not None
@@ -224,7 +232,7 @@ def _commit_of(
             f"{repo.path} has no commits yet, so {label!r} cannot be reviewed.",
             suggestion="Review the uncommitted changes instead (no range, or --staged).",
         )
-    raise GitError(
+    raise NotARange(
         f"Unknown revision {rev!r} in {label!r}: it does not name a commit in {repo.path}.",
         suggestion=_revision_hint(repo),
     )
@@ -258,13 +266,21 @@ def _revision_hint(repo: Repo) -> str:
     return hint + "."
 
 
-_EMPTY_TREES: dict[str, str] = {}
+def _shallow_boundary(repo: Repo, commit: str) -> bool:
+    """Whether ``commit`` is where a shallow clone's history is cut off (its parents
+    were not fetched: git then shows it as having none)."""
+    try:
+        with open(os.path.join(repo.common_dir, "shallow"), "rb") as fh:
+            return commit.encode("ascii") in fh.read().split()
+    except OSError:  # not a shallow clone
+        return False
 
 
 def empty_tree(repo: Repo) -> str:
-    """The id of the empty tree in this repository's hash algorithm."""
-    known = _EMPTY_TREES.get(repo.common_dir)
-    if known is None:
-        known = repo.git.text(["hash-object", "-t", "tree", "--stdin"], input=b"")
-        _EMPTY_TREES[repo.common_dir] = known
-    return known
+    """The id of the empty tree in this repository's hash algorithm.
+
+    Asked every time (only root commits and unborn branches need it): a
+    long-running server may meet a repository recreated at the same path
+    with another hash algorithm.
+    """
+    return repo.git.text(["hash-object", "-t", "tree", "--stdin"], input=b"")

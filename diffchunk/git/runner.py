@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 from ..errors import GitError
 from ..log import LazyLogger
+from ..termination import Held
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -243,18 +244,25 @@ class GitCommand(NamedTuple):
         """
         argv = self.argv(args)
         logger.debug("running %s > fd %d", argv, fd)
-        try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=fd,
-                stderr=subprocess.PIPE,
-                env=self.env(),
-                bufsize=0,
-            )
-        except FileNotFoundError:
-            raise _git_missing() from None
-        return GitStream(proc, fd, block_size, what or f"git {args[0]}")
+        # A termination signal while git starts waits until the stream owns
+        # git: git is then stopped here, not left writing on unowned.
+        with Held() as held:
+            try:
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=fd,
+                    stderr=subprocess.PIPE,
+                    env=self.env(),
+                    bufsize=0,
+                )
+            except FileNotFoundError:
+                raise _git_missing() from None
+            stream = GitStream(proc, fd, block_size, what or f"git {args[0]}")
+        if held.signal is not None:
+            stream.kill()
+            raise SystemExit(128 + held.signal)
+        return stream
 
 
 # How long GitStream.read waits when it has read all that git wrote so far:

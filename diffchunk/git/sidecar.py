@@ -59,8 +59,10 @@ def write_sidecar(
     directory = os.path.dirname(target) or "."
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
     try:
-        # dumps, not dump: only the one-shot encoder is the fast (C) one.
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        # dumps, not dump: only the one-shot encoder is the fast (C) one.  ASCII:
+        # a path that is not UTF-8 (held with surrogate escapes) survives as
+        # \udcXX escapes, read back as the same string.
+        text = json.dumps(payload, separators=(",", ":"))
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, target)

@@ -23,6 +23,7 @@ the repository, since it finds the new blob in the object store.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable
@@ -281,11 +282,46 @@ def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
         worktree = hashlib.sha256(repo.git_dir.encode("utf-8", "surrogateescape")).hexdigest()
         return f"{resolved.mode.value}-{worktree[:16]}"
     assert resolved.head is not None
-    key = hashlib.sha256(
-        "\0".join((repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION))).encode()
-    ).hexdigest()
+    parts = (repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION), *_shaping(repo))
+    key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
     base = resolved.base[:12] if resolved.base else "root"
     return f"{base}..{resolved.head[:12]}-{key[:16]}"
+
+
+def _shaping(repo: Repo) -> tuple[str, ...]:
+    """What besides the two commits shapes ``git diff A B``'s text, for the cache key.
+
+    The config of diff drivers (hunk-header function names, binary) and of
+    ``core.bigFileThreshold``, and the attribute files git reads besides the
+    commits (which files are binary, which driver applies): the system, global
+    and ``info/attributes`` files and the top ``.gitattributes`` of the work
+    tree, each by its stat.  A change of any of them makes a new entry.
+    (``.gitattributes`` files in subdirectories of the work tree are not
+    looked at: see the README.)
+    """
+    config = repo.diff_config.decode("utf-8", "surrogateescape")
+    configured = ""
+    for item in config.split("\0"):
+        key, _, value = item.partition("\n")
+        if key == "core.attributesfile":
+            configured = value
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    files = [
+        "/etc/gitattributes",
+        os.path.expanduser(configured) if configured else os.path.join(xdg, "git", "attributes"),
+        os.path.join(repo.common_dir, "info", "attributes"),
+    ]
+    if repo.root is not None:
+        files.append(os.path.join(repo.root, ".gitattributes"))
+    return (config, *map(_stat_key, files))
+
+
+def _stat_key(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return "-"
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def write_diff(
@@ -322,12 +358,17 @@ def write_diff(
         writing.stop()
     cache.ensure()
     # The sidecar first: whoever loads the new diff then asks git for its attributes.
-    _write_sidecar(repo, resolved, str(cache.path_for(name)))
+    final = str(cache.path_for(name))
+    _write_sidecar(repo, resolved, final)
     args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
-    path = cache.write(
-        name,
-        lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
-    )
+    try:
+        path = cache.write(
+            name,
+            lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
+        )
+    except BaseException:
+        _drop_orphan_sidecar(final)
+        raise
     return _result(repo, resolved, str(path), cached=False)
 
 
@@ -395,6 +436,7 @@ def _write_streamed(
         source.add(f.path for f in parsed.files[told:])
     except BaseException:
         writing.stop()
+        _drop_orphan_sidecar(str(entry.final))
         if attributes is not None:
             attributes.close()  # closes the index too
         elif index is not None:
@@ -404,6 +446,14 @@ def _write_streamed(
         parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
     )
     return _result(repo, resolved, str(path), cached=False)._replace(streamed=streamed)
+
+
+def _drop_orphan_sidecar(diff_path: str) -> None:
+    """After a failed write: the sidecar goes too, unless an older entry of that name
+    (a working-tree diff written before) is still there and needs it."""
+    if not os.path.exists(diff_path):
+        with contextlib.suppress(OSError):
+            os.unlink(sidecar_path(diff_path))
 
 
 def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
