@@ -426,6 +426,12 @@ def get_chunk(
     if not include_context:
         return text
     banner = _chunk_banner(review, chunk, fmt)
+    if fmt == "raw" and not _is_utf8(raw):
+        banner.append(
+            "Note: this chunk holds text that is not UTF-8 (shown with U+FFFD in its place), "
+            "so this text is not the exact patch; `diffchunk review --chunk "
+            f"{chunk_number} {absolute_file_path}` writes the exact bytes."
+        )
     if chunk.oversized and len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
         text, shortened = _shorten_long_lines(text, LONG_LINE_CHARS)
         if shortened:
@@ -433,7 +439,32 @@ def get_chunk(
                 f"Note: {shortened} very long line(s) shortened to {LONG_LINE_CHARS} characters; "
                 "use include_context=false (or the CLI's --chunk) for the exact text."
             )
+        text, left_out = _fit_response(text)
+        if left_out:
+            banner.append(
+                f"Note: cut after {text.count(chr(10))} lines to fit one response; {left_out} "
+                "more line(s) follow (one unit too big to cut, such as a binary payload). "
+                "include_context=false (or the CLI's --chunk) returns the whole chunk."
+            )
     return "\n".join(banner) + "\n\n" + text
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _fit_response(text: str) -> tuple[str, int]:
+    """``text`` up to its last line that fits one response, and how many lines are left out."""
+    limit = RESPONSE_TOKENS * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text, 0
+    cut = text.rfind("\n", 0, limit) + 1 or limit
+    rest = text[cut:]
+    return text[:cut], rest.count("\n") + (not rest.endswith("\n"))
 
 
 # --------------------------------------------------------------------------
@@ -550,21 +581,33 @@ def get_file_diff(
     """The diff text of one file; an excluded file is served with a note saying why."""
     review = _session(absolute_file_path, store).review
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
-    text = result.data.decode("utf-8", errors="replace")
+    text, left_out = _fit_response(result.data.decode("utf-8", errors="replace"))
+    notes = []
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
-        return (
-            f"=== {result.path} is excluded from the chunks ({why}); its full diff follows ===\n\n"
-            + text
-        )
-    tokens = len(result.data) // CHARS_PER_TOKEN
-    if tokens > RESPONSE_TOKENS:
+        notes.append(f"{result.path} is excluded from the chunks ({why})")
+    if left_out:
+        tokens = len(result.data) // CHARS_PER_TOKEN
+        shown = text.count("\n")
         numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
-        return (
-            f"=== {result.path}: ~{tokens} tokens; get_chunk serves it in parts "
-            f"(chunks {numbers}). The whole diff follows ===\n\n" + text
+        more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
+        if result.sections == 1:
+            fd = next(f for f in review.parsed.files if f.path == result.path)
+            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
+            rest = (
+                f'read_content(absolute_file_path="{absolute_file_path}", offset={line}) '
+                "reads on from there"
+            )
+            more = f"{more}; {rest}" if more else rest
+        notes.append(
+            f"{result.path}: ~{tokens} tokens, more than one response holds; the first "
+            f"{shown} lines follow and {left_out} more are left out"
+            + (f" ({more})" if more else "")
         )
+        return f"=== {'; '.join(notes)} ===\n\n{text}"
+    if notes:
+        return f"=== {notes[0]}; its full diff follows ===\n\n{text}"
     return text
 
 

@@ -347,6 +347,31 @@ def test_copy_with_edits_is_split_and_applies(tmp_path: Path) -> None:
     assert_applies_in_order(tmp_path, repo, data, max_lines=25)
 
 
+@pytest.mark.parametrize("becomes", ["file", "symlink", "file, files renamed away"])
+def test_a_directory_replaced_by_a_file_applies_in_chunks(tmp_path: Path, becomes: str) -> None:
+    # git lists the new `docs` before the removal of `docs/*` (path order): a
+    # chunk creating `docs` while docs/* still exist would not apply.
+    pages = {f"docs/page{k}.md": lines_of(60, f"p{k}") for k in range(3)}
+
+    def change(r: Path) -> None:
+        for name in pages:
+            if becomes.endswith("renamed away"):
+                write(r, "site/" + name.split("/")[1], (r / name).read_bytes() + b"more\n")
+            (r / name).unlink()
+        (r / "docs").rmdir()
+        if becomes == "symlink":
+            os.symlink("site/docs", r / "docs")
+        else:
+            write(r, "docs", b"now a file\n")
+
+    repo = make_repo(tmp_path, pages, change)
+    data = diff_of(repo, "-M50%")
+    first = data.index(b"diff --git a/docs b/docs")
+    assert first < data.index(b"diff --git a/docs/page0.md")  # the order git gives
+    chunks = assert_applies_in_order(tmp_path, repo, data, max_lines=12, expect_split=False)
+    assert len(chunks) > 1
+
+
 def test_mode_change_with_big_edit_is_split_and_applies(tmp_path: Path) -> None:
     content = lines_of(200, "m")
 

@@ -257,3 +257,53 @@ def test_deleted_diff_file_is_refused_and_its_session_dropped(
         diff_tools.get_chunk(str(diff_path), 1, store=store)
     assert store.peek(str(diff_path)) is None
     assert diff_tools.get_current_overview(store=store)["loaded_diffs"] == []
+
+
+def test_big_file_diffs_and_chunks_fit_one_response(tmp_path: Path, store: SessionStore) -> None:
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
+    body = "".join(f"+row {i} {'x' * 40}\n" for i in range(6000))  # ~290k characters
+    payload = "".join(f"z{'0' * 60}\n" for i in range(3000))  # a binary patch cannot be cut
+    diff = tmp_path / "big.diff"
+    diff.write_text(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,6000 @@\n{body}"
+        "diff --git a/package-lock.json b/package-lock.json\nnew file mode 100644\n"
+        "index 0000000..2222222\n--- /dev/null\n+++ b/package-lock.json\n"
+        f"@@ -0,0 +1,6000 @@\n{body}"
+        "diff --git a/blob.bin b/blob.bin\nnew file mode 100644\n"
+        "index 0000000..3333333\nGIT binary patch\nliteral 180000\n"
+        f"{payload}\nliteral 0\nHcmV?d00001\n\n"
+    )
+    path = str(diff)
+    lines = diff.read_text().splitlines()
+    kept = diff_tools.get_file_diff(path, "big.txt", store=store)
+    assert kept.startswith("=== big.txt: ~") and len(kept) < limit + 1_000
+    note = kept.split("\n", 1)[0]
+    assert "get_chunk serves it whole in parts (chunks 1, " in note
+    offset = int(note.split("offset=")[1].split(")")[0])
+    shown = kept.split("\n\n", 1)[1].splitlines()
+    assert lines[offset - 2] == shown[-1]  # read_content goes on where the reply stops
+    excluded = diff_tools.get_file_diff(path, "package-lock.json", store=store)
+    assert excluded.startswith("=== package-lock.json is excluded from the chunks (generated")
+    assert "more are left out" in excluded and len(excluded) < limit + 1_000
+    number = diff_tools.find_chunks_for_files(path, "blob.bin", store=store)[0]
+    framed = diff_tools.get_chunk(path, number, store=store)
+    assert "cut after" in framed and len(framed) < limit + 2_000
+    exact = diff_tools.get_chunk(path, number, include_context=False, store=store)
+    assert exact.count("\nz000") == 3000 and exact.endswith("HcmV?d00001\n\n")
+
+
+def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    diff = tmp_path / "latin1.diff"
+    diff.write_bytes(
+        b"diff --git a/legacy.c b/legacy.c\n--- a/legacy.c\n+++ b/legacy.c\n"
+        b"@@ -1 +1 @@\n-/* caf\xe9 */\n+/* caf\xe9s */\n"
+    )
+    framed = diff_tools.get_chunk(str(diff), 1, store=store)
+    assert "not UTF-8" in framed and f"diffchunk review --chunk 1 {diff}" in framed
+    assert "\ufffd" in framed
+    utf8 = tmp_path / "utf8.diff"
+    utf8.write_bytes(diff.read_bytes().replace(b"\xe9", "é".encode()))
+    assert "not UTF-8" not in diff_tools.get_chunk(str(utf8), 1, store=store)

@@ -118,16 +118,35 @@ def reasons(result: FilterResult) -> dict[str, tuple[str, str | None]]:
         [" a", "-", " b"],  # blank line removed
         ["-x = 1   ", "+x = 1"],  # trailing spaces
         ["-x = 1\r", "+x = 1"],  # CRLF -> LF
-        ["-x=1", "+x = 1"],  # spaces inside a line
+        ["-x  =\t1", "+x = 1"],  # the amount of whitespace between words
         ["-last", "\\ No newline at end of file", "+last"],  # final newline added
         ["-a", "-", "-b", "+a", "+b"],  # blank line between changes
         ["-\tkey:\tvalue\x0c", "+  key: value"],
     ],
 )
 def test_whitespace_only_hunks_are_trivial(hunk: list[str]) -> None:
-    parsed = build(Spec("src/a.py", hunks=[hunk]))
+    parsed = build(Spec("src/a.c", hunks=[hunk]))
     assert is_whitespace_only(parsed.files[0], parsed.data)
-    assert reasons(run(parsed)) == {"src/a.py": ("trivial", "whitespace-only change")}
+    assert reasons(run(parsed)) == {"src/a.c": ("trivial", "whitespace-only change")}
+
+
+@pytest.mark.parametrize(
+    ("path", "hunk", "trivial"),
+    [
+        # Indentation is syntax here: a dedent moves a call out of its block.
+        ("app.py", ["     if admin:", "-        audit(user)", "+    audit(user)"], False),
+        ("ci.yml", ["-  key: 1", "+key: 1"], False),
+        ("Makefile", ["-\t$(CC) -o x", "+    $(CC) -o x"], False),
+        ("lib/x.pyi", ["-  a: int", "+    a: int"], False),
+        # ... but blank lines, trailing spaces and inner runs still are whitespace.
+        ("app.py", [" x = 1", "+", "+   ", " y = 2"], True),
+        ("app.py", ["-    x  = 1  ", "+    x = 1"], True),
+        ("app.c", ["     if (admin)", "-        audit(user);", "+    audit(user);"], True),
+    ],
+)
+def test_indentation_counts_where_it_is_syntax(path: str, hunk: list[str], trivial: bool) -> None:
+    parsed = build(Spec(path, hunks=[hunk]))
+    assert is_whitespace_only(parsed.files[0], parsed.data) is trivial
 
 
 @pytest.mark.parametrize(
@@ -139,6 +158,8 @@ def test_whitespace_only_hunks_are_trivial(hunk: list[str]) -> None:
         ["-ab", "+a", "+b"],  # a line split in two
         ["-a", "-b", "+b", "+a"],  # reordered
         ["-x", "\\ No newline at end of file", "+y"],
+        ["-x=1", "+x = 1"],  # whitespace where there was none
+        ['-s = "hello world"', '+s = "helloworld"'],  # and gone where there was some
     ],
 )
 def test_real_changes_are_kept(hunk: list[str]) -> None:
@@ -148,9 +169,9 @@ def test_real_changes_are_kept(hunk: list[str]) -> None:
 
 
 def test_one_real_hunk_keeps_the_file() -> None:
-    parsed = build(Spec("a.py", hunks=[["-  a", "+a"], ["-b", "+c"]]))
+    parsed = build(Spec("a.c", hunks=[["-  a", "+a"], ["-b", "+c"]]))
     assert len(run(parsed).kept) == 1
-    parsed = build(Spec("a.py", hunks=[["-  a", "+a"], ["-b ", "+b"]]))
+    parsed = build(Spec("a.c", hunks=[["-  a", "+a"], ["-b ", "+b"]]))
     assert len(run(parsed).kept) == 0
 
 
@@ -354,7 +375,6 @@ def test_filter_real_git_diff(tmp_path: Path) -> None:
     parsed = parse_diff(data)
     result = run(parsed)
     assert reasons(result) == {
-        "src/indent.py": ("trivial", "whitespace-only change"),
         "src/crlf.txt": ("trivial", "whitespace-only change"),
         "package-lock.json": ("generated", "lockfile"),
         "vendor/lib/lib.go": ("vendored", "vendored tree: vendor/"),
@@ -364,6 +384,7 @@ def test_filter_real_git_diff(tmp_path: Path) -> None:
         "data/blob.bin",
         "docs/build/index.rst",
         "src/empty.txt",
+        "src/indent.py",  # re-indented Python is a real change
         "src/mode.sh",
         "src/real.py",
         "src/renamed.py",

