@@ -265,3 +265,18 @@ def test_mapped_version_closes_its_file_when_released(tmp_path: Path) -> None:
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_utf8_with_a_stray_byte_stays_utf8(tmp_path: Path) -> None:
+    from diffchunk.files.encoding import sniff
+    from diffchunk.files.service import search_content
+
+    # One Latin-1 byte pasted into UTF-8 text made the whole file cp1252:
+    # its UTF-8 text could not be found and read back garbled.
+    mixed = "msg = 'café crème'\n".encode() + b"name = '\xe9'\n"
+    assert sniff(mixed).encoding == "utf-8"
+    path = tmp_path / "mixed.py"
+    path.write_bytes(mixed)
+    assert search_content(str(path), "café", fuzzy=False)["total_matches"] == 1
+    # Text in a code page stays in it.
+    assert sniff("café crème à la mode, déjà vu\n".encode("cp1252")).encoding == "cp1252"

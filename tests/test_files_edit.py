@@ -420,7 +420,6 @@ def test_streaming_path_matches_in_memory_path(
     assert expected["success"] is True, expected
     # Same edit on the streaming path: tiny windows so needles straddle them.
     monkeypatch.setattr(matching, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
     monkeypatch.setattr(matching, "_WINDOW", 4099)
     streamed = _write(tmp_path / "streamed.py", text)
     got = _edit(streamed, changes, preview=False)
@@ -433,6 +432,16 @@ def test_streaming_path_matches_in_memory_path(
     # Duplicates are still found across windows.
     dup = _edit(streamed, [{"search": "compute(", "replace": "x("}])
     assert "more than" in dup["results"][0]["error"]
+    # Where fuzzy matching only looks near rare words, it finds the block
+    # but does not apply it: a closer one elsewhere could have been missed.
+    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
+    anchored = _write(tmp_path / "anchored.py", text)
+    refused = _edit(anchored, changes, preview=False)
+    assert refused["success"] is False and anchored.read_text() == text
+    error = refused["results"][2]["error"]
+    line = expected["results"][2]["line_number"]
+    assert f"closest block found is at line {line}" in error and "not applied" in error
+    assert refused["results"][2]["similar_matches"][0]["line"] == line
 
 
 def test_large_file_fuzzy_without_anchor_explains(
@@ -597,3 +606,113 @@ def test_edit_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
     assert result["written"] is False and result["backup_created"] is None
     assert f.stat().st_ino == inode
     assert list_backups(str(f)) == []
+
+
+@pytest.mark.parametrize("keep_mtime", [False, True])
+@pytest.mark.parametrize("when", ["before the backup", "while the new version is written"])
+def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep_mtime: bool, when: str
+) -> None:
+    # Another program writes the same number of bytes in place; with
+    # keep_mtime it restores the mtime too (cp -p, rsync -t --inplace).
+    from diffchunk.errors import EditConflict
+    from diffchunk.files import edit
+
+    path = tmp_path / "conf.txt"
+    path.write_bytes(b"alpha\nbeta\ngamma\n")
+
+    def other_program() -> None:
+        st = os.stat(path)
+        with open(path, "r+b") as fh:
+            fh.write(b"ALPHA\nBETA\nGAMMA\n")
+        if keep_mtime:
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    if when == "before the backup":  # after the edit was planned on the old text
+        real_check = edit._check_writable
+
+        def check_after_rewrite(*args: Any) -> None:
+            other_program()
+            real_check(*args)
+
+        monkeypatch.setattr(edit, "_check_writable", check_after_rewrite)
+    else:
+        real_fill = edit._fill
+
+        def fill_after_rewrite(*args: Any) -> None:
+            other_program()
+            real_fill(*args)
+
+        monkeypatch.setattr(edit, "_fill", fill_after_rewrite)
+    with pytest.raises(EditConflict, match="changed by another program"):
+        edit_content(str(path), [{"search": "beta", "replace": "BETA2"}], preview=False)
+    assert path.read_bytes() == b"ALPHA\nBETA\nGAMMA\n"  # the other program's text stands
+
+
+def test_an_edit_never_changes_bytes_its_encoding_cannot_write_back(tmp_path: Path) -> None:
+    # cp932 decodes 0x879A and 0x81E6 to the same character, and encodes it
+    # as 0x81E6: re-encoding the whole file would change a line far away.
+    text = ("これは日本語のテキストファイルです。設定を変更してください。\n" * 40).encode("cp932")
+    data = text + b"note \x87\x9a end\n" + "最後の行です。値 = 1\n".encode("cp932")
+    path = tmp_path / "sjis.txt"
+    path.write_bytes(data)
+    with pytest.raises(FileToolError, match="written back as other bytes"):
+        edit_content(str(path), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False)
+    assert path.read_bytes() == data
+    clean = tmp_path / "clean.txt"  # without such a character the edit goes through
+    clean.write_bytes(text + "最後の行です。値 = 1\n".encode("cp932"))
+    done = edit_content(str(clean), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False)
+    assert done["success"] and clean.read_bytes() == text + "最後の行です。値 = 2\n".encode("cp932")
+
+
+def test_an_edit_keeps_extended_attributes_and_says_what_it_cannot_keep(tmp_path: Path) -> None:
+    path = tmp_path / "tagged.txt"
+    path.write_text("x\ny\n")
+    try:
+        os.setxattr(path, "user.origin", b"review")
+    except OSError:
+        pytest.skip("this file system has no user extended attributes")
+    (tmp_path / "other-name.txt").hardlink_to(path)
+    done = edit_content(str(path), [{"search": "y", "replace": "Y"}], preview=False)
+    assert done["success"] and path.read_text() == "x\nY\n"
+    assert os.getxattr(path, "user.origin") == b"review"
+    (warning,) = done["warnings"]
+    assert warning.startswith("The file had 2 hard links")
+    assert (tmp_path / "other-name.txt").read_text() == "x\ny\n"
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a\n")
+    assert "warnings" not in edit_content(
+        str(plain), [{"search": "a", "replace": "b"}], preview=False
+    )
+
+
+def test_revert_of_a_deleted_file_says_where_its_backups_are(tmp_path: Path) -> None:
+    from diffchunk.files.edit import revert_edit
+
+    path = tmp_path / "gone.txt"
+    path.write_text("one\n")
+    edit_content(str(path), [{"search": "one", "replace": "two"}], preview=False)
+    path.unlink()
+    with pytest.raises(FileToolError, match=r"does not exist .*but 1 backup") as raised:
+        revert_edit(str(path))
+    assert "cp " in (raised.value.suggestion or "")
+    with pytest.raises(PathError):
+        revert_edit(str(tmp_path / "never-there.txt"))
+
+
+def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
+    path = tmp_path / "tabs.py"
+    path.write_text("def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n")
+    search = "    if x:\n        a = 1\n        return a\n"  # typed with spaces
+    replace = "    if x:\n        a = 2\n        return a\n"
+    result = edit_content(str(path), [{"search": search, "replace": replace}], preview=False)
+    assert result["success"] is False
+    assert "would mix them" in result["results"][0]["error"]
+    assert path.read_text() == "def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n"
+    # With the file's own indentation the same edit goes through.
+    tabbed = edit_content(
+        str(path),
+        [{"search": "\tif x:\n\t\ta = 1\n", "replace": "\tif x:\n\t\ta = 2\n"}],
+        preview=False,
+    )
+    assert tabbed["success"] and "\t\ta = 2\n" in path.read_text()

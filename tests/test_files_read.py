@@ -193,3 +193,24 @@ def test_read_near_end_without_index_matches_sed(
     # Far from the end the index is used; numbers agree either way.
     middle = read_content(str(path), offset=1234, limit=2)
     assert middle["content"] == _sed(path, 1234, 1235)
+
+
+def test_lines_appended_while_wc_counts_do_not_shift_line_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # wc -l reads to the file's end as it is then: lines a writer appends
+    # meanwhile were counted for the version read, and line N came out as N-k.
+    path = tmp_path / "growing.log"
+    path.write_bytes(b"".join(b"line %05d\n" % i for i in range(1, 2001)))
+    monkeypatch.setattr(access, "WC_MIN_BYTES", 0)
+    real_run = access.subprocess.run
+
+    def append_then_run(*args: object, **kwargs: object) -> object:
+        with open(path, "ab") as fh:
+            fh.write(b"".join(b"late %05d\n" % i for i in range(5)))
+        return real_run(*args, **kwargs)  # type: ignore[call-overload]
+
+    version = access.open_version(str(path))
+    monkeypatch.setattr(access.subprocess, "run", append_then_run)
+    assert version.line_count() == 2000  # this version's lines, not the grown file's
+    assert version.index_built  # counted from the version's own bytes instead

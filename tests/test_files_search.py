@@ -253,3 +253,26 @@ def test_fuzzy_search_folds_characters_that_grow_when_lowered(tmp_path: Path) ->
     legacy = tmp_path / "legacy.txt"
     legacy.write_bytes("# sample\nLE CAFÉ\nprix 5€\nle café\n".encode("cp1252"))
     assert _fuzzy_lines(legacy, "café") == [(2, 1.0), (4, 1.0)]
+
+
+def test_lines_appended_while_grep_runs_are_not_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing.log"
+    path.write_bytes(b"".join(b"INFO line %05d\n" % i for i in range(1, 3001)))
+    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
+    real_popen = search.subprocess.Popen
+
+    def append_then_start(*args: object, **kwargs: object) -> object:
+        with open(path, "ab") as fh:
+            fh.write(b"ERROR appended while grep ran\n")
+        return real_popen(*args, **kwargs)  # type: ignore[call-overload]
+
+    from diffchunk.files.access import open_text_version
+
+    version = open_text_version(str(path))
+    monkeypatch.setattr(search.subprocess, "Popen", append_then_start)
+    # The grown file is not this version: grep's answer is dropped (the
+    # caller then scans the version's own bytes).
+    assert search.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
+    assert search.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None

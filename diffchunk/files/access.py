@@ -190,6 +190,10 @@ def _wc_newlines(version: FileVersion) -> int | None:
             done = subprocess.run(
                 [wc, "-l"], stdin=fh, capture_output=True, check=False, env={"LC_ALL": "C"}
             )
+            # wc reads to the end of the file as it is then: lines appended
+            # (or a rewrite) meanwhile would be counted for this version.
+            if fingerprint(os.fstat(fh.fileno())) != version.fingerprint:
+                return None
         if done.returncode != 0:
             return None
         return int(done.stdout.split()[0])

@@ -53,10 +53,10 @@ import secrets
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import paths
-from ..errors import EditConflict, FileToolError, InvalidArgument
+from ..errors import EditConflict, FileToolError, InvalidArgument, PathError
 from . import backups, matching
 from .access import FileVersion, open_version
 from .backups import BackgroundHash, list_backups
@@ -236,6 +236,17 @@ class _Snapshot:
                 "editing it would alter the undecodable bytes.",
                 suggestion="Fix or convert the file's encoding first.",
             ) from None
+        # The whole file is written back from its text: only right when the
+        # text encodes to the very bytes it came from (cp932 and Big5 have
+        # characters with two byte forms; the second would come back changed).
+        if text.encode(encoding, errors="replace") != raw:
+            raise FileToolError(
+                f"{self.realpath} is {encoding}, and some of its characters would be written "
+                "back as other bytes than they are now; editing it would change the file "
+                "beyond the edit.",
+                suggestion="Convert it to UTF-8 first (e.g. with iconv), or edit it with a "
+                "tool that keeps its bytes.",
+            )
         return text.encode("utf-8", errors="surrogatepass")
 
     def close(self) -> None:
@@ -244,8 +255,32 @@ class _Snapshot:
             self.fd = -1
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+_B = TypeVar("_B")
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    # With the ctime: a rewrite in place that keeps the size and restores the
+    # mtime (cp -p, rsync -t --inplace, touch -r) still changes it.
+    return paths.fingerprint(st)
+
+
+def _backed_up_unchanged(
+    realpath: str, fd: int, expected: os.stat_result, backup: Callable[[], _B]
+) -> tuple[_B, os.stat_result]:
+    """``backup()`` of the file open at ``fd``, checked to be as read before it, and the
+    file's stat after it (the baseline of the final check: a hard-link backup
+    changes the file's ctime)."""
+    if _identity(os.fstat(fd)) != _identity(expected):
+        raise _changed_meanwhile(realpath)
+    made = backup()
+    return made, os.fstat(fd)
+
+
+def _changed_meanwhile(realpath: str) -> EditConflict:
+    return EditConflict(
+        f"{realpath} was changed by another program during the edit; it was not overwritten.",
+        suggestion="Read the file again and repeat the edit.",
+    )
 
 
 @contextlib.contextmanager
@@ -422,6 +457,19 @@ def _fuzzy(
     window = outcome.match
     if window is None:
         return None, f"Search text not found. {outcome.error}", similar
+    if source.size > matching.FULL_FUZZY_LIMIT:
+        # Only areas around the search text's rarer words were scored: a
+        # closer block elsewhere, or a second one as close, could be missed,
+        # and an edit must not land in the wrong place on a guess.
+        return (
+            None,
+            f"Search text not found exactly; the closest block found is at line {window.line} "
+            f"(similarity {window.score:.2f}), but in files over "
+            f"{matching.FULL_FUZZY_LIMIT // (1024 * 1024)} MB fuzzy matching looks only near "
+            "the search text's rarer words, so it is not applied. To change that block, "
+            "search for its exact text (similar_matches shows it).",
+            similar,
+        )
     search_lines = change.search.split("\n")
     ends_with_newline = change.search.endswith("\n")
     if ends_with_newline:
@@ -430,7 +478,17 @@ def _fuzzy(
     src_indent = _first_indent(search_lines)
     dst_indent = _first_indent(list(window.lines))
     if src_indent is not None and dst_indent is not None and src_indent != dst_indent:
-        text = "\n".join(matching.reindent(text.split("\n"), src_indent, dst_indent))
+        lines = matching.reindent(text.split("\n"), src_indent, dst_indent)
+        if _mixes_tabs_and_spaces(dst_indent, lines):
+            return (
+                None,
+                f"The closest block (line {window.line}) is indented with "
+                f"{_indent_kind(dst_indent)}, the search text with {_indent_kind(src_indent)}: "
+                "re-indenting the replacement would mix them. Write the search and "
+                "replacement with the file's indentation.",
+                similar,
+            )
+        text = "\n".join(lines)
     end = window.after if ends_with_newline else window.end
     if ends_with_newline and window.after == window.end and text.endswith("\n"):
         text = text[:-1]  # the last line of the file has no line ending: add none
@@ -450,6 +508,22 @@ def _fuzzy(
         similarity=round(window.score, 3),
     )
     return located, None, []
+
+
+def _indent_kind(indent: str) -> str:
+    return "tabs" if "\t" in indent else "spaces"
+
+
+def _mixes_tabs_and_spaces(file_indent: str, lines: list[str]) -> bool:
+    """Whether re-indented ``lines`` hold both tabs and spaces in their indentation
+    where the file indents with one kind only (Python refuses such a file)."""
+    if "\t" in file_indent and " " in file_indent:
+        return False  # the file mixes them itself
+    for line in lines:
+        indent = matching.leading_ws(line)
+        if line.strip() and "\t" in indent and " " in indent:
+            return True
+    return False
 
 
 def _first_indent(lines: list[str]) -> str | None:
@@ -697,13 +771,28 @@ class _TempFile:
             self.fd, self.path = _create_temp(self.directory, os.path.basename(realpath))
         except OSError as exc:
             raise _write_failure(realpath, exc, stage="create a temporary file next to") from None
+        # What the new version cannot keep of the old file, said in the result.
+        self.warnings: list[str] = []
         try:
             with contextlib.suppress(OSError):
                 os.fchown(self.fd, st.st_uid, st.st_gid)
             os.fchmod(self.fd, stat.S_IMODE(st.st_mode))
+            made = os.fstat(self.fd)
         except OSError as exc:
             self.abort()
             raise _write_failure(realpath, exc, stage="set the permissions of the new") from None
+        if (made.st_uid, made.st_gid) != (st.st_uid, st.st_gid):
+            self.warnings.append(
+                f"The file belonged to uid {st.st_uid}, gid {st.st_gid}; this process cannot "
+                f"give that to the new version, which belongs to uid {made.st_uid}, "
+                f"gid {made.st_gid}."
+            )
+        if st.st_nlink > 1:
+            self.warnings.append(
+                f"The file had {st.st_nlink} hard links; the new version is a new file, "
+                "and the other names still show the old content."
+            )
+        self.warnings.extend(_copy_xattrs(realpath, self.fd))
 
     def finish(self, expected: os.stat_result) -> None:
         """fsync, check the target is unchanged, rename over it, fsync the directory."""
@@ -720,11 +809,7 @@ class _TempFile:
             current = None
         if current is None or _identity(current) != _identity(expected):
             self.abort()
-            raise EditConflict(
-                f"{self.realpath} was changed by another program during the edit; "
-                "it was not overwritten.",
-                suggestion="Read the file again and repeat the edit.",
-            )
+            raise _changed_meanwhile(self.realpath)
         try:
             os.replace(self.path, self.realpath)
         except OSError as exc:
@@ -795,7 +880,12 @@ def _apply(
     _check_writable(realpath, snap.stat)
     temp = _TempFile(realpath, snap.stat)
     try:
-        pending = backups.begin_backup(realpath, snap.fd, snap.size)
+        pending, baseline = _backed_up_unchanged(
+            realpath,
+            snap.fd,
+            snap.stat,
+            lambda: backups.begin_backup(realpath, snap.fd, snap.size),
+        )
     except BaseException:
         temp.abort()
         raise
@@ -807,13 +897,15 @@ def _apply(
         except UnicodeEncodeError as exc:
             raise FileToolError(_encoding_error(snap, exc)) from None
         info = pending.commit(hasher.result(), kind="edit")
-        temp.finish(snap.stat)
+        temp.finish(baseline)
     except BaseException:
         temp.abort()
         pending.discard()
         raise
     backups.prune(realpath, protect={info.id})
-    return _edit_result(snap, located, results, written=True, backup=info.path)
+    return _edit_result(
+        snap, located, results, written=True, backup=info.path, warnings=temp.warnings
+    )
 
 
 def _check_writable(realpath: str, st: os.stat_result) -> None:
@@ -831,6 +923,26 @@ def _check_writable(realpath: str, st: os.stat_result) -> None:
         )
 
 
+def _copy_xattrs(realpath: str, fd: int) -> list[str]:
+    """Give the new version (open at ``fd``) the extended attributes of the file
+    (ACLs, SELinux labels, user.*); a warning for each that cannot be copied."""
+    if not hasattr(os, "listxattr"):
+        return []
+    try:
+        names = os.listxattr(realpath)
+    except OSError:  # not supported here
+        return []
+    failed = []
+    for name in names:
+        try:
+            os.setxattr(fd, name, os.getxattr(realpath, name))
+        except OSError as exc:
+            failed.append(f"{name} ({exc.strerror})")
+    if not failed:
+        return []
+    return [f"Extended attributes the new version could not keep: {', '.join(failed)}."]
+
+
 def _edit_result(
     snap: _Snapshot,
     located: list[_Located | None],
@@ -838,6 +950,7 @@ def _edit_result(
     *,
     written: bool,
     backup: str | None,
+    warnings: list[str] | None = None,
 ) -> dict[str, object]:
     failed = sum(1 for item in results if not item["success"])
     ok = [loc for loc in located if loc is not None]
@@ -856,6 +969,7 @@ def _edit_result(
         "backup_created": backup,
         "written": written,
         "error": error,
+        **({"warnings": warnings} if warnings else {}),
     }
 
 
@@ -868,7 +982,11 @@ def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> dict[s
     Without ``backup_id`` the newest backup whose content differs from the
     current file is restored (a revert right after a revert thus swaps back).
     """
-    realpath, _ = paths.resolve_regular_file(absolute_file_path)
+    try:
+        realpath, _ = paths.resolve_regular_file(absolute_file_path)
+    except PathError:
+        _backups_of_a_missing_file(absolute_file_path)
+        raise
     with file_lock(backups.lock_dir(), realpath):
         available = backups.backups_for(realpath)
         if not available:
@@ -900,8 +1018,31 @@ def _default_target(available: list[backups.BackupInfo], fd: int, size: int) -> 
     raise FileToolError(
         f"Every backup of {available[0].path!r}'s file has the same content as the file now; "
         "there is nothing different to restore.",
-        suggestion="Pass a backup_id to restore one explicitly, or list them with list_backups.",
+        suggestion=f"Pass a backup_id to restore one explicitly: {_ids(available)}.",
     )
+
+
+def _backups_of_a_missing_file(path: str) -> None:
+    """When ``path`` is gone but has backups: say how to bring one back."""
+    expanded = os.path.expanduser(path)
+    if not os.path.isabs(expanded) or os.path.lexists(expanded):
+        return
+    real = os.path.join(os.path.realpath(os.path.dirname(expanded)), os.path.basename(expanded))
+    available = backups.backups_for(real)
+    if available:
+        newest = available[0]
+        raise FileToolError(
+            f"{real} does not exist (deleted or moved), but {len(available)} backup(s) of it "
+            f"do; the newest, {newest.id}, is {newest.path}.",
+            suggestion=f"Copy it back first (cp {newest.path!r} {real!r}), then revert_edit "
+            "can restore any other backup.",
+        )
+
+
+def _ids(available: list[backups.BackupInfo]) -> str:
+    """The backup ids to choose from, newest first, for a message."""
+    shown = ", ".join(info.id for info in available[:10])
+    return f"ids (newest first) {shown}" + (" ..." if len(available) > 10 else "")
 
 
 def _restore(
@@ -912,7 +1053,7 @@ def _restore(
     except OSError as exc:
         raise FileToolError(
             f"The backup {target.id} cannot be opened: {exc.strerror}.",
-            suggestion="Pick another backup id from list_backups.",
+            suggestion=f"Pick another backup: {_ids(backups.backups_for(realpath))}.",
         ) from None
     try:
         size = os.fstat(src).st_size
@@ -920,12 +1061,17 @@ def _restore(
         if isinstance(expected, int) and expected != size:
             raise FileToolError(
                 f"The backup {target.id} is damaged ({size} bytes instead of {expected}).",
-                suggestion="Pick another backup id from list_backups.",
+                suggestion=f"Pick another backup: {_ids(backups.backups_for(realpath))}.",
             )
         _check_writable(realpath, current)
         temp = _TempFile(realpath, current)
         try:
-            saved = backups.create_backup(realpath, fd, current.st_size, kind="revert")
+            saved, baseline = _backed_up_unchanged(
+                realpath,
+                fd,
+                current,
+                lambda: backups.create_backup(realpath, fd, current.st_size, kind="revert"),
+            )
         except BaseException:
             temp.abort()
             raise
@@ -934,7 +1080,7 @@ def _restore(
                 backups.copy_range(src, temp.fd, 0, size)
             except OSError as exc:
                 raise _write_failure(realpath, exc, stage="write the restored content of") from None
-            temp.finish(current)
+            temp.finish(baseline)
         except BaseException:
             temp.abort()
             backups.discard_backup(saved)
@@ -948,4 +1094,5 @@ def _restore(
         "current_saved_as": saved.as_dict(),
         "available_backups": [info.as_dict() for info in backups.backups_for(realpath)],
         "error": None,
+        **({"warnings": temp.warnings} if temp.warnings else {}),
     }

@@ -364,23 +364,29 @@ def _run_greps(version: FileVersion, commands: list[list[str | bytes]]) -> list[
     """Run grep commands side by side on this version's file; their outputs, or None."""
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     procs: list[subprocess.Popen[bytes]] = []
+    handles = []
     try:
         for cmd in commands:
-            with open(version.realpath, "rb") as fh:
-                # Count the very version the caller holds, not a newer file.
-                if fingerprint(os.fstat(fh.fileno())) != version.fingerprint:
-                    return None
-                procs.append(
-                    subprocess.Popen(
-                        cmd, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-                    )
+            fh = open(version.realpath, "rb")  # noqa: SIM115 - one file offset per grep
+            handles.append(fh)
+            # Search the very version the caller holds, not a newer file.
+            if fingerprint(os.fstat(fh.fileno())) != version.fingerprint:
+                return None
+            procs.append(
+                subprocess.Popen(
+                    cmd, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
                 )
+            )
         outputs = []
         for proc in procs:
             out, _ = proc.communicate()
             if proc.returncode not in (0, 1):
                 return None
             outputs.append(out)
+        # grep reads to the end of the file as it is then: lines appended (or
+        # a rewrite) meanwhile would be reported as lines of this version.
+        if fingerprint(os.fstat(handles[0].fileno())) != version.fingerprint:
+            return None
         return outputs
     except OSError:
         return None
@@ -389,6 +395,8 @@ def _run_greps(version: FileVersion, commands: list[list[str | bytes]]) -> list[
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        for fh in handles:
+            fh.close()
 
 
 def grep_count(
