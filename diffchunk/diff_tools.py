@@ -422,7 +422,7 @@ def get_chunk(
     review = _session(absolute_file_path, store).review
     chunk = review.chunk(chunk_number)
     raw = review.chunk_bytes(chunk_number)
-    text = format_chunk(raw, fmt)
+    text = format_chunk(raw, fmt, review.look_ahead(chunk_number))
     if not include_context:
         return text
     banner = _chunk_banner(review, chunk, fmt)

@@ -307,3 +307,35 @@ def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
     utf8 = tmp_path / "utf8.diff"
     utf8.write_bytes(diff.read_bytes().replace(b"\xe9", "é".encode()))
     assert "not UTF-8" not in diff_tools.get_chunk(str(utf8), 1, store=store)
+
+
+def test_numbered_lines_of_cut_hunks_are_lines_of_the_new_file(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    # A rewrite big enough to cut one hunk: each piece borrows the file's next
+    # line as trailing context, which a later piece may remove. It must not
+    # be shown as line N of the new file.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "f.txt").write_text("".join(f"old {i}\n" for i in range(1200)))
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    target = [f"new {i}" for i in range(1200)]
+    (repo / "f.txt").write_text("".join(line + "\n" for line in target))
+    diff = tmp_path / "rewrite.diff"
+    diff.write_bytes(_git(repo, "diff"))
+    listing = diff_tools.list_chunks(str(diff), store=store)
+    assert listing["total_chunks"] > 1
+    borrowed = 0
+    for entry in listing["chunks"]:
+        for fmt in ("annotated", "compact"):
+            text = diff_tools.get_chunk(str(diff), entry["chunk"], format=fmt, store=store)
+            for line in text.splitlines():
+                number, _, rest = line.partition(" ")
+                if number.isdigit() and rest[:1] in ("+", " "):
+                    assert rest[1:] == target[int(number) - 1], (fmt, line)
+                elif number == "~":
+                    borrowed += 1
+                    assert rest.startswith(" old ")
+    assert borrowed > 0

@@ -364,11 +364,10 @@ def review(
     from ..diff.formatter import format_chunk  # loaded with diff_tools
 
     if chunk_number is not None:
-        raw = core.get_chunk_bytes(diff_path, chunk_number)
         if fmt == "raw":
-            _write_bytes(raw)
+            _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
         else:
-            click.echo(format_chunk(raw, fmt), nl=False)
+            click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
         return
     if file_path is not None:
         result = core.get_file_diff_bytes(diff_path, file_path)

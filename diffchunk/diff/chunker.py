@@ -56,6 +56,7 @@ from diffchunk.diff.model import (
     Hunk,
     HunkSpan,
     LazyHunks,
+    LookAhead,
     ParsedDiff,
     Piece,
     fast_constructor,
@@ -149,6 +150,17 @@ def render_chunk(parsed: ParsedDiff, chunk: Chunk) -> bytes:
     return b"".join(_render_pieces(parsed.data, [p for part in chunk.parts for p in part.pieces]))
 
 
+def look_ahead_lines(parsed: ParsedDiff, chunk: Chunk) -> frozenset[int]:
+    """Offsets in :func:`render_chunk`'s text of the lines borrowed as trailing
+    context by the pieces of cut hunks (see :class:`~diffchunk.diff.model.LookAhead`)."""
+    pieces = [p for part in chunk.parts for p in part.pieces]
+    if not any(isinstance(p, LookAhead) for p in pieces):
+        return frozenset()
+    starts: list[int] = []
+    _render_pieces(parsed.data, pieces, starts)
+    return frozenset(at for at, p in zip(starts, pieces, strict=True) if isinstance(p, LookAhead))
+
+
 # --------------------------------------------------------------------------
 # Budget, text helpers
 # --------------------------------------------------------------------------
@@ -199,12 +211,21 @@ def _piece_lines(data: bytes, piece: Piece) -> int:
     return _span_lines(data, piece[0], piece[1])
 
 
-def _render_pieces(data: bytes, pieces: Sequence[Piece]) -> list[bytes]:
-    """Bytes of ``pieces``; a piece not ending in a newline gets one when text follows."""
+def _render_pieces(
+    data: bytes, pieces: Sequence[Piece], starts: list[int] | None = None
+) -> list[bytes]:
+    """Bytes of ``pieces``; a piece not ending in a newline gets one when text follows.
+
+    ``starts`` receives where each piece begins in the joined text.
+    """
     out: list[bytes] = []
     last = len(pieces) - 1
+    at = 0
     for k, piece in enumerate(pieces):
         text = piece if isinstance(piece, bytes) else data[piece[0] : piece[1]]
+        if starts is not None:
+            starts.append(at)
+            at += len(text) + (k < last and bool(text) and text[-1] != _NL)
         out.append(text)
         if k < last and text and text[-1] != _NL:
             out.append(b"\n")
@@ -912,7 +933,7 @@ class _HunkLines:
         else:
             pieces.append((self.offs[i], span_end))
         if trail >= 0:
-            text = self._as_context(trail)
+            text = LookAhead(self._as_context(trail))
             pieces.append(text)
             lines += 1
             nbytes += len(text)

@@ -34,8 +34,13 @@ def normalize_format(mode: str) -> str:
     return value
 
 
-def format_chunk(raw: bytes, mode: str) -> str:
-    """The chunk text ``raw`` shown in ``mode`` (one of :data:`FORMATS`)."""
+def format_chunk(raw: bytes, mode: str, look_ahead: frozenset[int] = frozenset()) -> str:
+    """The chunk text ``raw`` shown in ``mode`` (one of :data:`FORMATS`).
+
+    ``look_ahead``: offsets in ``raw`` of lines a cut hunk borrowed as
+    trailing context (``chunker.look_ahead_lines``): they get no new-file
+    line number, since a later part may still change or remove them.
+    """
     fmt = normalize_format(mode)
     text = raw.decode("utf-8", errors="replace")
     if fmt == "raw" or not raw.strip():
@@ -49,7 +54,7 @@ def format_chunk(raw: bytes, mode: str) -> str:
         if isinstance(section, Segment):
             _segment(parsed, section, out)
         else:
-            _file(parsed, section, out, compact=fmt == "compact")
+            _file(parsed, section, out, compact=fmt == "compact", look_ahead=look_ahead)
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n" if out else ""
@@ -94,7 +99,14 @@ def _file_notes(fd: FileDiff) -> list[str]:
     return notes
 
 
-def _file(parsed: ParsedDiff, fd: FileDiff, out: list[str], *, compact: bool) -> None:
+def _file(
+    parsed: ParsedDiff,
+    fd: FileDiff,
+    out: list[str],
+    *,
+    compact: bool,
+    look_ahead: frozenset[int] = frozenset(),
+) -> None:
     notes = _file_notes(fd)
     title = f"## File: '{fd.path}'"
     out.append(f"{title} ({'; '.join(notes)})" if notes else title)
@@ -104,21 +116,38 @@ def _file(parsed: ParsedDiff, fd: FileDiff, out: list[str], *, compact: bool) ->
         out.append("[no content changes]")
     for hunk in fd.hunks:
         out.append("")
-        _hunk(parsed, hunk, out, compact=compact)
+        _hunk(parsed, hunk, out, compact=compact, look_ahead=look_ahead)
     out.append("")
 
 
-def _hunk_lines(parsed: ParsedDiff, hunk: Hunk) -> list[str]:
-    body = _decode(parsed.data[hunk.body_start : hunk.end])
-    lines = body.split("\n")
-    if body.endswith("\n"):
-        lines.pop()
-    return lines
+def _hunk_lines(parsed: ParsedDiff, hunk: Hunk) -> list[tuple[int, str]]:
+    """``(offset, text)`` of each line of the hunk's body."""
+    body = parsed.data[hunk.body_start : hunk.end]
+    raw_lines = body.split(b"\n")
+    if body.endswith(b"\n"):
+        raw_lines.pop()
+    out = []
+    at = hunk.body_start
+    for raw in raw_lines:
+        out.append((at, _decode(raw)))
+        at += len(raw) + 1
+    return out
 
 
-def _hunk(parsed: ParsedDiff, hunk: Hunk, out: list[str], *, compact: bool) -> None:
+_LOOK_AHEAD_NOTE = "(~ the file's next line, shown as context: a later part changes it)"
+
+
+def _hunk(
+    parsed: ParsedDiff,
+    hunk: Hunk,
+    out: list[str],
+    *,
+    compact: bool,
+    look_ahead: frozenset[int] = frozenset(),
+) -> None:
     width = max(1, len(hunk.parents))  # tag columns: one, or one per parent (combined)
-    lines = _hunk_lines(parsed, hunk)
+    numbered = _hunk_lines(parsed, hunk)
+    lines = [text for _, text in numbered]
     if hunk.section:
         out.append(f"@@ {hunk.section} @@")
     label = "__new hunk__"
@@ -127,16 +156,22 @@ def _hunk(parsed: ParsedDiff, hunk: Hunk, out: list[str], *, compact: bool) -> N
     out.append(label)
     number = hunk.new_start
     on_new = False  # whether the previous diff line is on the new side
-    for line in lines:
+    borrowed = False
+    for at, line in numbered:
         if line.startswith("\\"):
             if on_new:
                 out.append(line)
             continue
         tags = line[:width]
         on_new = "-" not in tags
-        if on_new:
+        if on_new and at in look_ahead:
+            out.append(f"~ {line}")
+            borrowed = True
+        elif on_new:
             out.append(f"{number} {line}")
             number += 1
+    if borrowed:
+        out.append(_LOOK_AHEAD_NOTE)
     if compact or not hunk.removed:
         return
     out.append("__old hunk__")

@@ -461,6 +461,14 @@ class Excluded:
 Piece = tuple[int, int] | bytes
 
 
+class LookAhead(bytes):
+    """The line a cut hunk's piece borrows as trailing context: the next line of
+    the file as the earlier pieces leave it, which a later piece may still
+    change or remove (so it has no line number in the new file yet)."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkPart:
     """One file's share of a chunk (a whole file, or one part of a split file)."""

@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from ..errors import ChunkNotFound
 from .attributes import AttributeSource
-from .chunker import chunk_files, render_chunk
+from .chunker import chunk_files, look_ahead_lines, render_chunk
 from .context import reduce_context
 from .filters import Prescreen, filter_files
 from .model import Chunk, Excluded, FileDiff, ParsedDiff
@@ -72,6 +72,10 @@ class Review:
     def chunk_bytes(self, number: int) -> bytes:
         """The exact text of chunk ``number`` (a valid patch on its own)."""
         return render_chunk(self.parsed, self.chunk(number))
+
+    def look_ahead(self, number: int) -> frozenset[int]:
+        """Offsets in :meth:`chunk_bytes` of lines borrowed as context by cut hunks."""
+        return look_ahead_lines(self.parsed, self.chunk(number))
 
     def why_empty(self) -> str:
         """A sentence explaining why no chunk exists (for error messages)."""

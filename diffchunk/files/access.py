@@ -9,9 +9,11 @@ gets a new version.
 Access strategy by size:
 
 - up to :data:`SMALL_FILE` bytes the file is read into memory;
-- larger files are memory-mapped read-only for random access (a few lines,
-  the tail), while whole-file scans read fixed-size windows with ``readinto``
-  so resident memory stays near the window size even for a 1 GB file;
+- larger files are read on demand: random access (a few lines, the tail)
+  reads just the bytes it needs with ``pread`` (:class:`FileBytes`; a memory
+  mapping would kill the process with SIGBUS if another program truncated
+  the file meanwhile), and whole-file scans read fixed-size windows, so
+  resident memory stays near the window size even for a 1 GB file;
 - UTF-16/UTF-32 files are decoded and re-encoded to UTF-8 in memory (up to
   :data:`MAX_TRANSCODE` bytes), so every search and line operation works on
   UTF-8 bytes.
@@ -19,12 +21,10 @@ Access strategy by size:
 
 from __future__ import annotations
 
-import mmap
 import os
 import shutil
 import subprocess
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from ..errors import FileToolError
 from ..paths import fingerprint, resolve_regular_file
 from .encoding import display_name, is_utf16_or_32, sniff
+from .filebytes import FileBytes
 from .lineindex import WINDOW, Buffer, LineIndex, Window
 
 SMALL_FILE = 4 * 1024 * 1024
@@ -74,16 +75,8 @@ class FileVersion:
     data_encoding: str
     transcoded: bool
     fingerprint: tuple[int, int, int, int, int]
-    _file: object | None = field(default=None, repr=False)
     _index: LineIndex | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def __post_init__(self) -> None:
-        # The open file behind a mapped version is closed with the version:
-        # when the cache and every caller holding it have let it go.
-        close = getattr(self._file, "close", None)
-        if close is not None:
-            weakref.finalize(self, close)
 
     cache: dict[str, object] = field(default_factory=dict, repr=False)
     """Per-version memo for derived data (outline, long-line stats...)."""
@@ -168,12 +161,10 @@ class FileVersion:
         stop = self.end if end is None else end
         if begin >= stop:
             return
-        if not isinstance(self.data, mmap.mmap):
-            yield from _memory_windows(self.data, begin, stop, size)
+        if not isinstance(self.data, FileBytes):
+            yield from _memory_windows(self.data, begin, stop, size)  # type: ignore[arg-type]
             return
-        handle = self._file
-        assert handle is not None
-        yield from _file_windows(handle.fileno(), self.realpath, begin, stop, size)  # type: ignore[attr-defined]
+        yield from _file_windows(self.data.fileno(), self.realpath, begin, stop, size)
 
 
 def _wc_newlines(version: FileVersion) -> int | None:
@@ -321,8 +312,8 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
             with open(real, "rb") as fh:
                 data = fh.read()
         else:
-            handle = open(real, "rb")  # noqa: SIM115 - kept open with the mapping
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            handle = open(real, "rb")  # noqa: SIM115 - owned by the FileBytes
+            data = FileBytes(handle, size, real)
     except PermissionError:
         raise FileToolError(
             f"{real} cannot be read (permission denied).",
@@ -365,7 +356,6 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
         data_encoding=data_encoding,
         transcoded=transcoded,
         fingerprint=fingerprint(st),
-        _file=handle,
     )
 
 

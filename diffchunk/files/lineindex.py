@@ -21,6 +21,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import TypeAlias
 
+from .filebytes import STEP, FileBytes
+
 BLOCK = 64 * 1024
 """Bytes per index block: the longest scan a lookup can need."""
 
@@ -28,8 +30,9 @@ WINDOW = 16 * 1024 * 1024
 """Bytes read per window when scanning a whole file."""
 
 
-Buffer: TypeAlias = bytes | bytearray | mmap.mmap
-"""What the index reads: a file's bytes in memory, a reused window, or a mapping."""
+Buffer: TypeAlias = bytes | bytearray | mmap.mmap | FileBytes
+"""What the index reads: a file's bytes in memory, a reused window, a mapping, or
+the bytes of a large file read on demand."""
 
 Window: TypeAlias = bytes | bytearray
 """One window of a whole-file scan (see ``FileVersion.windows``)."""
@@ -42,6 +45,16 @@ def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
     """Offset just after the ``count``-th newline at or after ``pos``; ``end`` if fewer."""
     if count <= 0:
         return pos
+    if isinstance(data, FileBytes):
+        # Step through in blocks, counting; the last block locates the newline.
+        while pos < end:
+            block = data.read(pos, min(end, pos + STEP))
+            newlines = block.count(b"\n")
+            if newlines >= count:
+                return pos + skip_lines(block, 0, count, len(block))
+            count -= newlines
+            pos += len(block)
+        return end
     if count <= 48:
         for _ in range(count):
             nl = data.find(b"\n", pos, end)

@@ -833,7 +833,7 @@ def outline_for_file(
     """The outline of one version of a file, parsed once and cached.
 
     ``fingerprint`` identifies the version (e.g. ``diffchunk.paths.fingerprint``
-    of its stat); ``source`` is its content (bytes, memoryview or mmap).
+    of its stat); ``source`` is its content (bytes, memoryview, mmap or FileBytes).
     Each call returns a fresh copy, so callers may mark or extend it.
     """
     key = (path, fingerprint)
@@ -846,7 +846,8 @@ def outline_for_file(
             language = language_for_path(path, bytes(source[:200]))
         if language is None or len(source) > OUTLINE_MAX_BYTES:
             return []
-        cached = build_outline(source if isinstance(source, bytes) else bytes(source), language)
+        whole = source if isinstance(source, bytes) else bytes(source[0 : len(source)])
+        cached = build_outline(whole, language)
         with _cache_lock:
             _cache[key] = cached
             _cache.move_to_end(key)
