@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
 from diffchunk.files import access, read
@@ -203,14 +204,8 @@ def test_lines_appended_while_wc_counts_do_not_shift_line_numbers(
     path = tmp_path / "growing.log"
     path.write_bytes(b"".join(b"line %05d\n" % i for i in range(1, 2001)))
     monkeypatch.setattr(access, "WC_MIN_BYTES", 0)
-    real_run = access.subprocess.run
-
-    def append_then_run(*args: object, **kwargs: object) -> object:
-        with open(path, "ab") as fh:
-            fh.write(b"".join(b"late %05d\n" % i for i in range(5)))
-        return real_run(*args, **kwargs)  # type: ignore[call-overload]
-
+    late = b"".join(b"late %05d\n" % i for i in range(5))
     version = access.open_version(str(path))
-    monkeypatch.setattr(access.subprocess, "run", append_then_run)
+    monkeypatch.setattr(access.subprocess, "run", appending_first(path, late, subprocess.run))
     assert version.line_count() == 2000  # this version's lines, not the grown file's
     assert version.index_built  # counted from the version's own bytes instead

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
 from diffchunk.files import search
@@ -261,17 +262,11 @@ def test_lines_appended_while_grep_runs_are_not_reported(
     path = tmp_path / "growing.log"
     path.write_bytes(b"".join(b"INFO line %05d\n" % i for i in range(1, 3001)))
     monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
-    real_popen = search.subprocess.Popen
-
-    def append_then_start(*args: object, **kwargs: object) -> object:
-        with open(path, "ab") as fh:
-            fh.write(b"ERROR appended while grep ran\n")
-        return real_popen(*args, **kwargs)  # type: ignore[call-overload]
-
     from diffchunk.files.access import open_text_version
 
     version = open_text_version(str(path))
-    monkeypatch.setattr(search.subprocess, "Popen", append_then_start)
+    late = b"ERROR appended while grep ran\n"
+    monkeypatch.setattr(search.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
     # The grown file is not this version: grep's answer is dropped (the
     # caller then scans the version's own bytes).
     assert search.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
