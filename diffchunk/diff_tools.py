@@ -432,7 +432,9 @@ def get_chunk(
             "so this text is not the exact patch; `diffchunk review --chunk "
             f"{chunk_number} {absolute_file_path}` writes the exact bytes."
         )
-    if chunk.oversized and len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+    if len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+        # An oversized chunk (one unit too big to cut), or a format that
+        # adds to the text (annotated shows context lines twice).
         text, shortened = _shorten_long_lines(text, LONG_LINE_CHARS)
         if shortened:
             banner.append(
@@ -443,8 +445,8 @@ def get_chunk(
         if left_out:
             banner.append(
                 f"Note: cut after {text.count(chr(10))} lines to fit one response; {left_out} "
-                "more line(s) follow (one unit too big to cut, such as a binary payload). "
-                "include_context=false (or the CLI's --chunk) returns the whole chunk."
+                "more line(s) follow. include_context=false (or the CLI's --chunk) returns "
+                "the whole chunk; a smaller max_chunk_lines makes chunks that fit."
             )
     return "\n".join(banner) + "\n\n" + text
 

@@ -372,6 +372,23 @@ def test_a_directory_replaced_by_a_file_applies_in_chunks(tmp_path: Path, become
     assert len(chunks) > 1
 
 
+def test_a_copy_replacing_a_directory_still_copies_the_unchanged_source(tmp_path: Path) -> None:
+    # P/x goes, P arrives as a copy of P.txt, and P.txt changes too: P moves
+    # after the removal of P/x, but must stay before the change of P.txt.
+    body = b"".join(b"shared line %d with enough text to be similar\n" % i for i in range(40))
+
+    def change(r: Path) -> None:
+        (r / "P" / "x").unlink()
+        (r / "P").rmdir()
+        write(r, "P", body.replace(b"line 5 ", b"line five "))
+        write(r, "P.txt", body.replace(b"line 30 ", b"line thirty "))
+
+    repo = make_repo(tmp_path, {"P/x": b"inside the directory\n", "P.txt": body}, change)
+    data = diff_of(repo, "-C")
+    assert b"copy from P.txt" in data
+    assert_applies_in_order(tmp_path, repo, data, max_lines=12, expect_split=False)
+
+
 def test_mode_change_with_big_edit_is_split_and_applies(tmp_path: Path) -> None:
     content = lines_of(200, "m")
 

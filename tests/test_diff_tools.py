@@ -339,3 +339,22 @@ def test_numbered_lines_of_cut_hunks_are_lines_of_the_new_file(
                     borrowed += 1
                     assert rest.startswith(" old ")
     assert borrowed > 0
+
+
+def test_an_annotated_chunk_fits_one_response_too(tmp_path: Path, store: SessionStore) -> None:
+    # Annotated shows context lines twice and numbers them: a chunk within
+    # the budget as raw text can be over it as annotated text.
+    rows = [f"context line {i} " + "x" * 50 for i in range(3000)]
+    body = "".join(
+        (f"-{row}\n+{row} changed\n" if i % 3 == 0 else f" {row}\n") for i, row in enumerate(rows)
+    )
+    diff = tmp_path / "wide.diff"
+    diff.write_text(
+        f"diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,3000 +1,3000 @@\n{body}"
+    )
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
+    diff_tools.load_diff(str(diff), max_chunk_lines=5000, store=store)
+    raw = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
+    assert len(raw) < limit * 1.1
+    annotated = diff_tools.get_chunk(str(diff), 1, format="annotated", store=store)
+    assert len(annotated) < limit + 2_000 and "cut after" in annotated

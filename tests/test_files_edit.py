@@ -609,7 +609,9 @@ def test_edit_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("keep_mtime", [False, True])
-@pytest.mark.parametrize("when", ["before the backup", "while the new version is written"])
+@pytest.mark.parametrize(
+    "when", ["before the backup", "during a copied backup", "while the new version is written"]
+)
 def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep_mtime: bool, when: str
 ) -> None:
@@ -636,6 +638,17 @@ def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
             real_check(*args)
 
         monkeypatch.setattr(edit, "_check_writable", check_after_rewrite)
+    elif when == "during a copied backup":  # no hard link: the backup is a copy
+        from diffchunk.files import backups
+
+        monkeypatch.setenv("DIFFCHUNK_BACKUP_LINK", "0")
+        real_copy = backups.copy_range
+
+        def copy_while_rewritten(*args: Any) -> None:
+            other_program()
+            real_copy(*args)
+
+        monkeypatch.setattr(backups, "copy_range", copy_while_rewritten)
     else:
         real_fill = edit._fill
 
@@ -716,3 +729,21 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
         preview=False,
     )
     assert tabbed["success"] and "\t\ta = 2\n" in path.read_text()
+    # Tabs, then spaces to align a continuation (gofmt, kernel style): the
+    # text's own alignment is no mixing by the edit.
+    aligned = tmp_path / "aligned.c"
+    aligned.write_text(
+        "int f(void)\n{\n\treturn call(alpha_value,\n\t            beta_value);\n}\n"
+    )
+    fuzzy = edit_content(
+        str(aligned),
+        [
+            {
+                "search": "\t\treturn call(alpha_value,\n\t\t            beta_value);",
+                "replace": "\t\treturn call(alpha_value,\n\t\t            gamma_value);",
+            }
+        ],
+        preview=False,
+    )
+    assert fuzzy["success"], fuzzy["results"]
+    assert "\t            gamma_value);\n" in aligned.read_text()

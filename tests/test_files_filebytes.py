@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from diffchunk.errors import FileToolError
 from diffchunk.files import filebytes
 from diffchunk.files.filebytes import FileBytes
-from diffchunk.files.lineindex import skip_lines
+from diffchunk.files.lineindex import last_lines_start, skip_lines
 
 
 def _open(tmp_path: Path, data: bytes) -> FileBytes:
@@ -41,24 +41,34 @@ def test_same_answers_as_bytes(
 ) -> None:
     # Tiny steps, so that matches straddle the reads.
     monkeypatch.setattr(filebytes, "STEP", 7)
-    monkeypatch.setattr(filebytes, "FIRST_BACK_STEP", 3)
+    monkeypatch.setattr(filebytes, "FIRST_STEP", 3)
     fb = _open(tmp_path, data)
     assert len(fb) == len(data)
     assert fb.find(sub, start, end) == data.find(sub, start, end)
     assert fb.rfind(sub, start, end) == data.rfind(sub, start, end)
     if sub:
         assert fb.count(sub, start, end) == data.count(sub, start, end)
+    else:
+        with pytest.raises(ValueError):
+            fb.count(sub)
     assert fb[start:end] == data[start:end]
     if data:
         assert fb[-1] == data[-1] and fb[0] == data[0]
 
 
-def test_skip_lines_over_file_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(filebytes, "STEP", 64)
-    data = b"".join(b"line %d\n" % i for i in range(500)) + b"tail"
+@pytest.mark.parametrize("tail", [b"tail", b"", b"\n"])
+def test_line_steps_over_file_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: bytes
+) -> None:
+    monkeypatch.setattr(filebytes, "STEP", 64)  # many blocks
+    monkeypatch.setattr(filebytes, "FIRST_STEP", 16)
+    data = b"".join(b"line %d\n" % i for i in range(500)) + tail
     fb = _open(tmp_path, data)
     for pos, count in [(0, 1), (0, 100), (37, 250), (5, 499), (0, 501), (100, 0)]:
         assert skip_lines(fb, pos, count, len(data)) == skip_lines(data, pos, count, len(data))
+    for start, count in [(0, 1), (0, 3), (0, 250), (90, 400), (0, 500), (0, 900), (2000, 7)]:
+        expected = last_lines_start(data, start, len(data), count)
+        assert last_lines_start(fb, start, len(data), count) == expected, (start, count)
 
 
 def test_a_read_past_a_truncated_end_is_an_error(tmp_path: Path) -> None:

@@ -284,7 +284,9 @@ def _replaced_directories_emptied_first(files: Sequence[FileDiff]) -> Sequence[F
 
     git lists P before ``P/x`` (path order): one ``git apply`` of the whole
     diff copes, but a chunk creating P while ``P/x`` still exists does not
-    apply.  Other sections keep their order (a stable topological sort).
+    apply.  Other sections keep their order (a stable topological sort), and
+    a copy stays before every section that changes its source (see
+    :func:`_copies_first`): moved past one, it would copy the changed file.
     """
     below: dict[tuple[int | None, str], list[int]] = {}  # (commit, directory) -> removals
     for pos, fd in enumerate(files):
@@ -305,6 +307,16 @@ def _replaced_directories_emptied_first(files: Sequence[FileDiff]) -> Sequence[F
                     waiting[pos] += 1
     if not after:
         return files
+    touching: dict[tuple[int | None, str], list[int]] = {}  # (commit, path) -> sections
+    for pos, fd in enumerate(files):
+        for path in {fd.old_path, fd.new_path} - {None}:
+            touching.setdefault((fd.commit, path), []).append(pos)  # type: ignore[arg-type]
+    for pos, fd in enumerate(files):
+        if fd.status is FileStatus.COPIED and fd.old_path is not None:
+            for other in touching.get((fd.commit, fd.old_path), ()):
+                if other > pos:
+                    after.setdefault(pos, []).append(other)
+                    waiting[other] += 1
     ready = [pos for pos in range(len(files)) if not waiting[pos]]
     heapq.heapify(ready)
     out: list[FileDiff] = []

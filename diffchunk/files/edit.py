@@ -258,7 +258,10 @@ class _Snapshot:
 _B = TypeVar("_B")
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+Identity = tuple[int, int, int, int, int]
+
+
+def _identity(st: os.stat_result) -> Identity:
     # With the ctime: a rewrite in place that keeps the size and restores the
     # mtime (cp -p, rsync -t --inplace, touch -r) still changes it.
     return paths.fingerprint(st)
@@ -266,14 +269,25 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
 
 def _backed_up_unchanged(
     realpath: str, fd: int, expected: os.stat_result, backup: Callable[[], _B]
-) -> tuple[_B, os.stat_result]:
-    """``backup()`` of the file open at ``fd``, checked to be as read before it, and the
-    file's stat after it (the baseline of the final check: a hard-link backup
-    changes the file's ctime)."""
-    if _identity(os.fstat(fd)) != _identity(expected):
+) -> tuple[_B, Identity]:
+    """``backup()`` of the file open at ``fd``, checked to be as read before and after
+    it, and the identity the final check compares the file with.
+
+    That is the identity as read, but for the ctime when the backup is a hard
+    link to the file (the link changes it): then the ctime right after.  A
+    write by another program during a copied backup changes the size, mtime
+    or ctime, and is caught here or by the final check.
+    """
+    before = _identity(expected)
+    if _identity(os.fstat(fd)) != before:
         raise _changed_meanwhile(realpath)
     made = backup()
-    return made, os.fstat(fd)
+    after = os.fstat(fd)
+    linked = after.st_nlink == expected.st_nlink + 1
+    baseline = (*before[:4], after.st_ctime_ns if linked else before[4])
+    if _identity(after) != baseline:
+        raise _changed_meanwhile(realpath)
+    return made, baseline
 
 
 def _changed_meanwhile(realpath: str) -> EditConflict:
@@ -478,8 +492,9 @@ def _fuzzy(
     src_indent = _first_indent(search_lines)
     dst_indent = _first_indent(list(window.lines))
     if src_indent is not None and dst_indent is not None and src_indent != dst_indent:
-        lines = matching.reindent(text.split("\n"), src_indent, dst_indent)
-        if _mixes_tabs_and_spaces(dst_indent, lines):
+        given = text.split("\n")
+        lines = matching.reindent(given, src_indent, dst_indent)
+        if _indent_kind(src_indent) != _indent_kind(dst_indent) and _newly_mixed(given, lines):
             return (
                 None,
                 f"The closest block (line {window.line}) is indented with "
@@ -514,16 +529,15 @@ def _indent_kind(indent: str) -> str:
     return "tabs" if "\t" in indent else "spaces"
 
 
-def _mixes_tabs_and_spaces(file_indent: str, lines: list[str]) -> bool:
-    """Whether re-indented ``lines`` hold both tabs and spaces in their indentation
-    where the file indents with one kind only (Python refuses such a file)."""
-    if "\t" in file_indent and " " in file_indent:
-        return False  # the file mixes them itself
-    for line in lines:
+def _newly_mixed(given: list[str], reindented: list[str]) -> bool:
+    """Whether re-indenting made a line's indentation hold both tabs and spaces
+    (Python refuses such a file); alignment the text had itself does not count."""
+
+    def mixed(line: str) -> bool:
         indent = matching.leading_ws(line)
-        if line.strip() and "\t" in indent and " " in indent:
-            return True
-    return False
+        return bool(line.strip()) and "\t" in indent and " " in indent
+
+    return any(mixed(new) and not mixed(old) for old, new in zip(given, reindented, strict=True))
 
 
 def _first_indent(lines: list[str]) -> str | None:
@@ -794,7 +808,7 @@ class _TempFile:
             )
         self.warnings.extend(_copy_xattrs(realpath, self.fd))
 
-    def finish(self, expected: os.stat_result) -> None:
+    def finish(self, expected: Identity) -> None:
         """fsync, check the target is unchanged, rename over it, fsync the directory."""
         try:
             os.fsync(self.fd)
@@ -807,7 +821,7 @@ class _TempFile:
             current = os.stat(self.realpath)
         except OSError:
             current = None
-        if current is None or _identity(current) != _identity(expected):
+        if current is None or _identity(current) != expected:
             self.abort()
             raise _changed_meanwhile(self.realpath)
         try:

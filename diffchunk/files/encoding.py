@@ -208,16 +208,22 @@ def sniff(sample: bytes, *, truncated: bool = True) -> Detection:
         return Detection(None, b"", True, hint)
     if _control_ratio(head) > 0.1:
         return Detection(None, b"", True, "data")
-    if _mostly_utf8(sample):
+    legacy = _legacy_encoding(sample)
+    if legacy in _WESTERN and _mostly_utf8(sample):
         return Detection("utf-8", b"", False, None)
-    return Detection(_legacy_encoding(sample), b"", False, None)
+    return Detection(legacy, b"", False, None)
+
+
+# Code pages a UTF-8 file with a stray byte is mistaken for.
+_WESTERN = frozenset({"cp1252", "latin-1"})
 
 
 def _mostly_utf8(sample: bytes) -> bool:
     """UTF-8 text with a few stray bytes (a Latin-1 byte pasted into it, a cut
     character): read as UTF-8 (the stray bytes show as U+FFFD and are kept as
-    they are), not as a legacy code page that garbles every other character.
-    Legacy text seldom holds even one valid multibyte UTF-8 sequence."""
+    they are), not as a Western code page that garbles every other character.
+    Western text seldom holds a valid multibyte UTF-8 sequence (East Asian
+    double-byte text often does: it is never taken for UTF-8 here)."""
     text = sample.decode("utf-8", errors="replace")
     stray = text.count("\ufffd")
     multibyte = sum(1 for ch in text if ch > "\x7f") - stray

@@ -18,11 +18,11 @@ from typing import BinaryIO, overload
 
 from ..errors import FileToolError
 
-# Bytes read per step of a forward search or count.
+# The most bytes read per step of a search or count.
 STEP = 1 << 20
-# The first step of a backward search (tail reads look a few lines back):
-# each further step doubles, up to STEP.
-FIRST_BACK_STEP = 1 << 12
+# The first step of a search (most look for the end of a line, a few bytes
+# away): each further step doubles, up to STEP.
+FIRST_STEP = 1 << 12
 
 
 class FileBytes:
@@ -99,13 +99,15 @@ class FileBytes:
         if not sub:
             return begin
         overlap = len(sub) - 1
+        step = FIRST_STEP
         pos = begin
         while stop - pos >= len(sub):
-            block = self.read(pos, min(stop, pos + STEP + overlap))
+            block = self.read(pos, min(stop, pos + step + overlap))
             found = block.find(sub)
             if found >= 0:
                 return pos + found
             pos += max(1, len(block) - overlap)
+            step = min(STEP, step * 2)
         return -1
 
     def rfind(self, sub: bytes, start: int | None = None, end: int | None = None) -> int:
@@ -115,7 +117,7 @@ class FileBytes:
         if not sub:
             return stop
         overlap = len(sub) - 1
-        step = FIRST_BACK_STEP
+        step = FIRST_STEP
         hi = stop
         while hi - begin >= len(sub):
             lo = max(begin, hi - step - overlap)
@@ -128,15 +130,21 @@ class FileBytes:
         return -1
 
     def count(self, sub: bytes, start: int | None = None, end: int | None = None) -> int:
+        """Non-overlapping occurrences of a non-empty ``sub``, as ``bytes.count``."""
+        if not sub:
+            raise ValueError("FileBytes.count needs a non-empty byte string")
         begin, stop = self._bounds(start, end)
-        if len(sub) != 1:  # non-overlapping occurrences, as bytes.count
-            total = 0
-            pos = self.find(sub, begin, stop)
-            while pos >= 0:
-                total += 1
-                pos = self.find(sub, pos + max(1, len(sub)), stop)
-            return total
         total = 0
-        for pos in range(begin, stop, STEP):
-            total += self.read(pos, min(stop, pos + STEP)).count(sub)
+        pos = begin
+        while stop - pos >= len(sub):
+            end_of_block = min(stop, pos + STEP)
+            # An occurrence starting in this block may end past it.
+            block = self.read(pos, min(stop, end_of_block + len(sub) - 1))
+            at = block.find(sub)
+            resume = end_of_block
+            while 0 <= at < end_of_block - pos:
+                total += 1
+                resume = max(resume, pos + at + len(sub))
+                at = block.find(sub, at + len(sub))
+            pos = resume
         return total

@@ -21,7 +21,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import TypeAlias
 
-from .filebytes import STEP, FileBytes
+from . import filebytes
+from .filebytes import FileBytes
 
 BLOCK = 64 * 1024
 """Bytes per index block: the longest scan a lookup can need."""
@@ -48,7 +49,7 @@ def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
     if isinstance(data, FileBytes):
         # Step through in blocks, counting; the last block locates the newline.
         while pos < end:
-            block = data.read(pos, min(end, pos + STEP))
+            block = data.read(pos, min(end, pos + filebytes.STEP))
             newlines = block.count(b"\n")
             if newlines >= count:
                 return pos + skip_lines(block, 0, count, len(block))
@@ -83,6 +84,23 @@ def last_lines_start(data: Buffer, start: int, end: int, count: int) -> int:
     # A trailing newline ends the last line; it does not start a new one.
     if data[end - 1 : end] == b"\n":
         pos = end - 1
+    if isinstance(data, FileBytes):
+        # Step back in blocks, counting; the block that holds enough newlines
+        # locates the line start.
+        step = filebytes.FIRST_STEP
+        while pos > start:
+            lo = max(start, pos - step)
+            block = data.read(lo, pos)
+            newlines = block.count(b"\n")
+            if newlines >= count:
+                at = len(block)
+                for _ in range(count):
+                    at = block.rfind(b"\n", 0, at)
+                return lo + at + 1
+            count -= newlines
+            pos = lo
+            step = min(filebytes.STEP, step * 2)
+        return start
     for _ in range(count):
         nl = data.rfind(b"\n", start, pos)
         if nl < 0:
