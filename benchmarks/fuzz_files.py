@@ -1148,21 +1148,39 @@ def _indent(lines: Sequence[str]) -> str | None:
     return None
 
 
+def _mixing_refused(source: str, target: str, given: list[str], shifted: list[str]) -> bool:
+    """The tool refuses a re-indent from tabs to spaces (or back) into a file whose
+    indentation is of one kind when it leaves a line indented with both, unless
+    that line was so as given."""
+
+    def both(line: str) -> bool:
+        lead = line[: len(line) - len(line.lstrip(" \t"))]
+        return bool(line.strip()) and "\t" in lead and " " in lead
+
+    if ("\t" in source) == ("\t" in target) or ("\t" in target and " " in target):
+        return False
+    return any(both(new) and not both(old) for old, new in zip(given, shifted, strict=True))
+
+
 def _line_starts(lines: list[str]) -> list[int]:
     return list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
 
 
 def place_window(
     tf: TextFile, lines: list[str], search: str, replacement: str, window: Window
-) -> Placed:
-    """The span and text a fuzzy change replaces ``window`` with."""
+) -> Placed | None:
+    """The span and text a fuzzy change replaces ``window`` with (None: refused)."""
     text = replacement
     source = _indent(_search_lines(search))
     target = _indent(lines[window.first : window.first + window.count])
     if source is not None and target is not None and source != target:
         # The shift rule itself is pinned by test_fuzzy_edit_ignores_blank_runs_and_reindents;
         # here the model only has to apply it where the tool should.
-        text = "\n".join(matching.reindent(text.split("\n"), source, target))
+        given = text.split("\n")
+        shifted = matching.reindent(given, source, target)
+        if _mixing_refused(source, target, given, shifted):
+            return None
+        text = "\n".join(shifted)
     starts = _line_starts(lines)
     last = window.first + window.count - 1
     start = starts[window.first]

@@ -827,3 +827,30 @@ def test_large_markdown_file_is_outlined_quickly_and_nested() -> None:
     assert [(c.name, c.level, c.line_number) for c in last.children] == [
         ("Part 15999.1", 2, 5 + 10 * 15_999)
     ]
+
+
+def test_skeleton_keeps_a_body_whose_string_has_lines_at_column_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Big Python files are outlined from a skeleton whose def bodies are
+    # elided by indentation: a line of a triple-quoted string at column 0
+    # looked like the body's end, and tricky() came out two lines long.
+    tricky = (
+        'def tricky():\n    sql = """\nSELECT *\nFROM t\n"""\n'
+        "    if sql:\n        return sql\n    return None\n\n\ndef after():\n    return 1\n"
+    )
+    filler = "".join(f"def f{i}(a):\n    return a * {i}\n\n" for i in range(50))
+    code = (filler + tricky + filler.replace("def f", "def g")).encode()
+    monkeypatch.setattr(outline_mod, "SKELETON_MIN_BYTES", 100)
+    skeleton = {
+        i.name: (i.line_number, i.end_line)
+        for i in outline_mod.iter_items(outline_mod.build_outline(code, "python"))
+    }
+    monkeypatch.setattr(outline_mod, "SKELETON_MIN_BYTES", 1 << 40)
+    full = {
+        i.name: (i.line_number, i.end_line)
+        for i in outline_mod.iter_items(outline_mod.build_outline(code, "python"))
+    }
+    assert skeleton["tricky"] == full["tricky"]
+    assert full["tricky"][1] - full["tricky"][0] == 7
+    assert skeleton == full

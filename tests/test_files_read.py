@@ -209,3 +209,18 @@ def test_lines_appended_while_wc_counts_do_not_shift_line_numbers(
     monkeypatch.setattr(access.subprocess, "run", appending_first(path, late, subprocess.run))
     assert version.line_count() == 2000  # this version's lines, not the grown file's
     assert version.index_built  # counted from the version's own bytes instead
+
+
+def test_a_huge_line_is_not_decoded_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A one-line file of hundreds of MB took four times its size to read.
+    monkeypatch.setattr(read, "WHOLE_LINE_BYTES", 0)
+    decoded: list[int] = []
+    path = tmp_path / "one-line.json"
+    path.write_text('{"a": "' + "é" * 3000 + '"}\n', encoding="utf-8")
+    version = access.open_version(str(path))
+    real_decode = version.decode
+    monkeypatch.setattr(version, "decode", lambda raw: decoded.append(len(raw)) or real_decode(raw))
+    text, count, cut = read.decode_lines(version, version.data[0 : version.end])
+    assert (count, cut) == (1, 1) and max(decoded) <= 1000 * 4 + 4
+    kept, _, marker = text.partition("… [line truncated: ")
+    assert len(kept) == 1000 and marker == f"{6009 - len(kept.encode())} more bytes]"

@@ -494,7 +494,11 @@ def _fuzzy(
     if src_indent is not None and dst_indent is not None and src_indent != dst_indent:
         given = text.split("\n")
         lines = matching.reindent(given, src_indent, dst_indent)
-        if _indent_kind(src_indent) != _indent_kind(dst_indent) and _newly_mixed(given, lines):
+        if (
+            _indent_kind(src_indent) != _indent_kind(dst_indent)
+            and not ("\t" in dst_indent and " " in dst_indent)  # the file mixes them itself
+            and _newly_mixed(given, lines)
+        ):
             return (
                 None,
                 f"The closest block (line {window.line}) is indented with "

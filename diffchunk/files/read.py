@@ -49,24 +49,50 @@ def cut_long(line: str, limit: int = LONG_LINE_CHARS) -> tuple[str, bool]:
     return f"{line[:limit]}… [line truncated: {len(line) - limit} more characters]", True
 
 
+WHOLE_LINE_BYTES = 1 << 16
+"""Lines up to this many bytes are decoded whole before being cut."""
+
+
+def short_line(
+    version: FileVersion, raw: Buffer, start: int, stop: int, limit: int
+) -> tuple[str, bool]:
+    """Line ``raw[start:stop]`` (no newline) as text, cut to ``limit`` characters.
+
+    A line up to :data:`WHOLE_LINE_BYTES` is decoded whole (the marker counts
+    the characters left out); a longer one only as far as ``limit``
+    characters can reach (the marker counts bytes): a line of hundreds of
+    megabytes (minified JSON) must not be decoded whole.
+    """
+    cap = max(limit * 4 + 4, WHOLE_LINE_BYTES)
+    if stop - start <= cap:
+        text = version.decode(raw[start:stop])
+        if text.endswith("\r"):
+            text = text[:-1]
+        return cut_long(text, limit)
+    kept = version.decode(raw[start : start + cap])[:limit]
+    more = stop - start - len(kept.encode(version.data_encoding, errors="replace"))
+    return f"{kept}… [line truncated: {more} more bytes]", True
+
+
 def decode_lines(
     version: FileVersion, raw: bytes | bytearray, limit: int = LONG_LINE_CHARS
 ) -> tuple[str, int, int]:
     """``(text, lines, cut)``: ``raw`` (whole lines) as text with long lines cut."""
     if not raw:
         return "", 0, 0
-    text = version.decode(raw)
-    if text.endswith("\n"):
-        text = text[:-1]
-    parts = text.split("\n")
+    end = len(raw) - 1 if raw.endswith(b"\n") else len(raw)
+    parts = []
     cut = 0
-    for i, part in enumerate(parts):
-        if part.endswith("\r"):
-            part = part[:-1]
-            parts[i] = part
-        if len(part) > limit:
-            parts[i], _ = cut_long(part, limit)
-            cut += 1
+    pos = 0
+    while True:
+        nl = raw.find(b"\n", pos, end)
+        stop = end if nl < 0 else nl
+        text, was_cut = short_line(version, raw, pos, stop, limit)
+        parts.append(text)
+        cut += was_cut
+        if nl < 0:
+            break
+        pos = nl + 1
     return "\n".join(parts), len(parts), cut
 
 
@@ -79,6 +105,14 @@ def line_text(version: FileVersion, offset: int) -> tuple[str, int]:
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     return version.decode(raw), (version.end if end < 0 else end + 1)
+
+
+def _context_line(version: FileVersion, offset: int) -> tuple[str, int]:
+    """The line at ``offset`` cut to 500 characters, and the next line's offset."""
+    end = version.data.find(b"\n", offset, version.end)
+    stop = version.end if end < 0 else end
+    text, _ = short_line(version, version.data, offset, stop, 500)
+    return text, (version.end if end < 0 else end + 1)
 
 
 def neighbours(
@@ -96,15 +130,15 @@ def neighbours(
     before_lines: list[str] = []
     pos = first
     while pos < offset:
-        text, pos = line_text(version, pos)
-        before_lines.append(cut_long(text, 500)[0])
+        text, pos = _context_line(version, pos)
+        before_lines.append(text)
     after_lines: list[str] = []
     _, pos = line_text(version, offset)
     for _ in range(after):
         if pos >= version.end:
             break
-        text, pos = line_text(version, pos)
-        after_lines.append(cut_long(text, 500)[0])
+        text, pos = _context_line(version, pos)
+        after_lines.append(text)
     return before_lines, after_lines
 
 
