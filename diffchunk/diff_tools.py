@@ -363,6 +363,8 @@ def list_chunks(
         entry, size = listing.sized_entry(stop)
         if page and used + size + 2 > budget:
             break
+        if not page and used + size + 2 > budget:
+            entry, size = _shortened_entry(entry, budget - used - 2)
         page.append(entry)
         used += size + 2
         stop += 1
@@ -370,6 +372,27 @@ def list_chunks(
     if stop < total:
         result["next_offset"] = stop
     return result
+
+
+def _shortened_entry(entry: dict[str, Any], room: int) -> tuple[dict[str, Any], int]:
+    """A chunk's listing entry whose file lists alone exceed a response (thousands
+    of files with long names), with as many files as fit and the counts."""
+    files = entry.get("files") or []
+    details = entry.get("file_details") or []
+    keep = len(files)
+    shortened = dict(entry)
+    size = len(_dumps(shortened))
+    while keep > 1 and size > room:
+        keep = max(1, min(keep - 1, keep * room // size))
+        shortened = dict(entry, files=files[:keep], file_details=details[:keep])
+        shortened["files_listed"] = keep
+        shortened["files_total"] = len(files)
+        shortened["files_note"] = (
+            "The chunk's file list is cut to fit one response; get_chunk shows every file, "
+            "and find_chunks_for_files finds a file's chunk."
+        )
+        size = len(_dumps(shortened))
+    return shortened, size
 
 
 def get_chunk_bytes(

@@ -358,3 +358,26 @@ def test_an_annotated_chunk_fits_one_response_too(tmp_path: Path, store: Session
     assert len(raw) < limit * 1.1
     annotated = diff_tools.get_chunk(str(diff), 1, format="annotated", store=store)
     assert len(annotated) < limit + 2_000 and "cut after" in annotated
+
+
+def test_a_chunk_with_thousands_of_files_is_listed_within_one_response(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    # Mode changes are three-line sections: a chunk holds hundreds, and with
+    # names JSON must escape (control characters, as git quotes them: \001)
+    # its listing entry alone was bigger than one response.
+    name = "\\001" * 30
+    sections = "".join(
+        f'diff --git "a/{name}{i:05d}.sh" "b/{name}{i:05d}.sh"\nold mode 100644\nnew mode 100755\n'
+        for i in range(3000)
+    )
+    diff = tmp_path / "modes.diff"
+    diff.write_text(sections)
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
+    diff_tools.load_diff(str(diff), max_chunk_lines=5000, store=store)
+    listing = diff_tools.list_chunks(str(diff), store=store)
+    assert "\x01" in listing["chunks"][0]["files"][0]
+    first = listing["chunks"][0]
+    assert len(json.dumps(listing)) <= limit
+    assert first["files_total"] > first["files_listed"] == len(first["files"]) > 100
+    assert "find_chunks_for_files" in first["files_note"]
