@@ -180,3 +180,18 @@ def test_negative_or_non_integer_context_is_refused() -> None:
 def test_hunk_header_format_matches_git() -> None:
     assert format_hunk_header(5, 0, 6, 2) == b"@@ -5,0 +6,2 @@\n"
     assert format_hunk_header(1, 1, 1, 1, b" def f():\n") == b"@@ -1 +1 @@ def f():\n"
+
+
+def test_a_header_counting_lines_from_line_zero_is_kept_as_written() -> None:
+    # "@@ -0,3": three old lines starting at line 0 cannot be: no cut of the
+    # hunk has a right header, and reducing in two steps gave another text
+    # than reducing in one (found by the fuzz campaign).
+    data = (
+        b"diff --git a/R.md b/R.md\nindex 1..2 100644\n--- a/R.md\n+++ b/R.md\n"
+        b"@@ -0,3 +1,5 @@\n+x\n+\n # F\n \n F is\n"
+    )
+    for n in (0, 1, 2):
+        assert reduce_context(parse_diff(data), n) == data
+    for n, m in ((1, 0), (2, 1)):
+        twice = reduce_context(parse_diff(reduce_context(parse_diff(data), n)), m)
+        assert twice == reduce_context(parse_diff(data), m)

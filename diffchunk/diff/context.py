@@ -191,11 +191,14 @@ def _reduce_hunk(data: bytes, hunk: Hunk, n: int, out: list[bytes]) -> None:
         or (len(groups) == 1 and groups[0].spans == [(hunk.body_start, hunk.end)])
         or max(max(h) for h in heads) > _MAX_NUMBER
         or min(min(h) for h in heads) < 0
+        or (hunk.old_start == 0 and hunk.old_count > 0)
+        or (hunk.new_start == 0 and hunk.new_count > 0)
     ):
         # Nothing to cut; or a hunk without any change (git never writes one, but
         # dropping it could leave a file section with headers and no hunk at all);
         # or line numbers a header cannot hold (a header claiming lines past
-        # 10**18, or a count from line 0): keep the hunk as written.
+        # 10**18, or lines counted from line 0, which no cut of it could make
+        # right): keep the hunk as written.
         out.append(data[hunk.start : hunk.end])
         return
     tail = _header_tail(data, hunk)
