@@ -275,3 +275,25 @@ def test_a_cached_range_follows_attribute_files_and_diff_config(
     git(repo, "config", "--unset", "core.bigFileThreshold")
     back = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
     assert back.cached and back.diff_path == first.diff_path
+
+
+def test_a_cached_range_follows_a_nested_gitattributes_change(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _repo(
+        tmp_path / "repo",
+        [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
+    )
+    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert again["cached"] and again["file_path"] == first["file_path"]
+    # Not committed, in a subdirectory: git diff now shows the file as binary.
+    (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
+    fresh = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not fresh["cached"]
+    assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
+    settled = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert settled["cached"]

@@ -93,6 +93,13 @@ def _read(diff_path: str) -> dict[str, Any] | None:
     return payload
 
 
+def recorded_paths(diff_path: str) -> list[str]:
+    """The paths whose attributes the sidecar of ``diff_path`` records (none if unreadable)."""
+    payload = _read(diff_path)
+    recorded = payload.get("attributes") if payload is not None else None
+    return list(recorded) if isinstance(recorded, dict) else []
+
+
 class SidecarAttributes:
     """Answers from the sidecar's record; asks ``git check-attr`` only for paths not in it.
 

@@ -36,7 +36,7 @@ from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
 from .runner import GitStream
-from .sidecar import sidecar_path, write_sidecar
+from .sidecar import recorded_paths, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
     from ..diff.filters import Prescreen
@@ -240,7 +240,12 @@ def start_early(repo_path: str, revision_range: str | None, staged: bool) -> Non
         resolved = resolve_range(repo, request)
         cache = DiffCache()
         name = cache_name(repo, resolved)
-        if not (resolved.is_commit_pair and cache.holds(name)):
+        reusable = (
+            resolved.is_commit_pair
+            and cache.holds(name)
+            and not attributes_changed_since(repo, str(cache.path_for(name)))
+        )
+        if not reusable:
             writing = _start_writing(repo, resolved, cache, name)
         key = (repo_path, revision_range, staged, cache.directory)
         _early.append(_Early(key, repo, resolved, writing))
@@ -296,8 +301,8 @@ def _shaping(repo: Repo) -> tuple[str, ...]:
     commits (which files are binary, which driver applies): the system, global
     and ``info/attributes`` files and the top ``.gitattributes`` of the work
     tree, each by its stat.  A change of any of them makes a new entry.
-    (``.gitattributes`` files in subdirectories of the work tree are not
-    looked at: see the README.)
+    (``.gitattributes`` files in subdirectories: see
+    :func:`attributes_changed_since`.)
     """
     config = repo.diff_config.decode("utf-8", "surrogateescape")
     configured = ""
@@ -314,6 +319,37 @@ def _shaping(repo: Repo) -> tuple[str, ...]:
     if repo.root is not None:
         files.append(os.path.join(repo.root, ".gitattributes"))
     return (config, *map(_stat_key, files))
+
+
+def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
+    """Whether a ``.gitattributes`` in a directory of the cached diff's paths changed
+    after its attributes were recorded (the sidecar's mtime).
+
+    ``git diff`` reads them from the work tree; the top one, ``info/attributes``
+    and the global and system files are in the cache key already.  The paths
+    are those the sidecar records (every path of the diff, once it was loaded);
+    a deleted ``.gitattributes`` is not noticed (nothing is left to stat).
+    """
+    if repo.root is None:
+        return False
+    try:
+        recorded_at = os.stat(sidecar_path(diff_path)).st_mtime_ns
+    except OSError:
+        return False
+    directories: set[str] = set()
+    for path in recorded_paths(diff_path):
+        directory = path.rpartition("/")[0]
+        while directory and directory not in directories:
+            directories.add(directory)
+            directory = directory.rpartition("/")[0]
+    for directory in directories:
+        try:
+            st = os.stat(os.path.join(repo.root, directory, ".gitattributes"))
+        except (OSError, ValueError):
+            continue
+        if max(st.st_mtime_ns, st.st_ctime_ns) > recorded_at:
+            return True
+    return False
 
 
 def _stat_key(path: str) -> str:
@@ -345,6 +381,9 @@ def write_diff(
     name = cache_name(repo, resolved)
     if resolved.is_commit_pair:
         hit = cache.lookup(name)
+        if hit is not None and attributes_changed_since(repo, str(hit)):
+            logger.debug("cached %s predates a .gitattributes change: written anew", hit)
+            hit = None
         if hit is not None:
             logger.debug("cache hit %s", hit)
             if writing is not None:
