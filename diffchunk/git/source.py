@@ -175,6 +175,8 @@ def load_git_range(
             parse=True,
             writing=early.writing,
             while_git_starts=while_git_starts,
+            # No git started: the early start found the entry there and current.
+            checked=early.writing is None,
         )
     except BaseException:
         if early.writing is not None:  # wherever it failed, git and the entry end here
@@ -369,19 +371,21 @@ def write_diff(
     parse: bool = False,
     writing: _Writing | None = None,
     while_git_starts: Callable[[], None] | None = None,
+    checked: bool = False,
 ) -> GitDiff:
     """The cached diff for ``resolved``, running ``git diff`` only when needed.
 
     With ``parse``, git writes into the new cache entry, which is read in
     blocks as it grows, each hashed and parsed as it comes (the parse
     overlaps git); the head commit's tree is read for ``git check-attr``
-    meanwhile.  ``writing``: that git diff, already started (:func:`start_early`).
+    meanwhile.  ``writing``: that git diff, already started (:func:`start_early`);
+    ``checked``: :func:`start_early` found the entry there and current.
     ``while_git_starts``: see :func:`load_git_range`.
     """
     name = cache_name(repo, resolved)
     if resolved.is_commit_pair:
         hit = cache.lookup(name)
-        if hit is not None and attributes_changed_since(repo, str(hit)):
+        if hit is not None and not checked and attributes_changed_since(repo, str(hit)):
             logger.debug("cached %s predates a .gitattributes change: written anew", hit)
             hit = None
         if hit is not None:
