@@ -836,8 +836,9 @@ def test_skeleton_keeps_a_body_whose_string_has_lines_at_column_zero(
     # elided by indentation: a line of a triple-quoted string at column 0
     # looked like the body's end, and tricky() came out two lines long.
     tricky = (
-        'def tricky():\n    sql = """\nSELECT *\nFROM t\n"""\n'
+        'def tricky():\n    # strip the """ quotes\n    sql = """\nSELECT *\nFROM t\n"""\n'
         "    if sql:\n        return sql\n    return None\n\n\ndef after():\n    return 1\n"
+        "\n\ndef joined():\n    return 1 + \\\n2\n"
     )
     filler = "".join(f"def f{i}(a):\n    return a * {i}\n\n" for i in range(50))
     code = (filler + tricky + filler.replace("def f", "def g")).encode()
@@ -852,5 +853,5 @@ def test_skeleton_keeps_a_body_whose_string_has_lines_at_column_zero(
         for i in outline_mod.iter_items(outline_mod.build_outline(code, "python"))
     }
     assert skeleton["tricky"] == full["tricky"]
-    assert full["tricky"][1] - full["tricky"][0] == 7
+    assert full["tricky"][1] - full["tricky"][0] == 8
     assert skeleton == full

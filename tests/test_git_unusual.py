@@ -297,3 +297,39 @@ def test_a_cached_range_follows_a_nested_gitattributes_change(
     assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
     settled = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     assert settled["cached"]
+    # Deleted again: the text diff is back; a date in the future does not
+    # make every load write it anew.
+    (repo / "sub" / ".gitattributes").unlink()
+    back = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not back["cached"] and "+two" in Path(back["file_path"]).read_text()
+    (repo / "sub" / "deep" / ".gitattributes").write_text("")
+    os.utime(repo / "sub" / "deep" / ".gitattributes", (2**33, 2**33))
+    assert not load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
+        "cached"
+    ]
+    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
+        "cached"
+    ]
+
+
+def test_a_first_load_with_patterns_still_records_every_directory(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _repo(
+        tmp_path / "repo",
+        [{"src/a.txt": "1\n", "docs/d.txt": "1\n"}, {"src/a.txt": "2\n", "docs/d.txt": "2\n"}],
+    )
+    load_git_diff(
+        str(repo),
+        "HEAD~1..HEAD",
+        include_patterns="src/*",
+        cache_dir=cache_dir,
+        store=SessionStore(),
+    )
+    (repo / "docs" / ".gitattributes").write_text("d.txt binary\n")
+    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not again["cached"]
+    assert "Binary files a/docs/d.txt" in Path(again["file_path"]).read_text()

@@ -341,8 +341,11 @@ def _python_skeleton(text: bytes) -> bytes:
         body = text[pos:close]
         if not body.strip():
             continue
-        if body.count(b'"""') % 2 or body.count(b"'''") % 2:
-            continue  # the "end" is a line inside a triple-quoted string: keep it all
+        if b'"""' in body or b"'''" in body or b"\\\n" in body:
+            # The "end" may be a line inside a triple-quoted string or after a
+            # backslash continuation (a quote in a comment fools any count):
+            # keep the body.
+            continue
         if len(body) > SKELETON_KEEP_BODY_BYTES and _NESTED_DEF.search(body) is not None:
             continue  # a big body holding definitions: outline inside it
         content = body.rstrip()

@@ -69,6 +69,8 @@ def short_line(
         if text.endswith("\r"):
             text = text[:-1]
         return cut_long(text, limit)
+    if raw[stop - 1 : stop] == b"\r":
+        stop -= 1  # the line ending's CR is not content
     kept = version.decode(raw[start : start + cap])[:limit]
     more = stop - start - len(kept.encode(version.data_encoding, errors="replace"))
     return f"{kept}… [line truncated: {more} more bytes]", True

@@ -41,8 +41,10 @@ def write_sidecar(
     treeish: str | None,
     index: bool,
     attributes: Mapping[str, Attributes] | None = None,
+    attribute_files: Mapping[str, str] | None = None,
 ) -> None:
-    """Write (atomically) the sidecar of ``diff_path`` with the ``attributes`` known so far."""
+    """Write (atomically) the sidecar of ``diff_path`` with the ``attributes`` known so far
+    and the stat of the nested attribute files when the diff was written."""
     payload: dict[str, Any] = {
         "format": FORMAT,
         "diff": os.path.basename(diff_path),
@@ -52,6 +54,8 @@ def write_sidecar(
     }
     if attributes is not None:
         payload["attributes"] = {p: dict(a) for p, a in attributes.items()}
+    if attribute_files is not None:
+        payload["attribute_files"] = dict(attribute_files)
     import json
     import tempfile
 
@@ -93,11 +97,14 @@ def _read(diff_path: str) -> dict[str, Any] | None:
     return payload
 
 
-def recorded_paths(diff_path: str) -> list[str]:
-    """The paths whose attributes the sidecar of ``diff_path`` records (none if unreadable)."""
+def recorded_attribute_files(diff_path: str) -> dict[str, str]:
+    """``{directory: stat key}`` of the nested ``.gitattributes`` files as they were
+    when the diff was written (empty if not recorded or unreadable)."""
     payload = _read(diff_path)
-    recorded = payload.get("attributes") if payload is not None else None
-    return list(recorded) if isinstance(recorded, dict) else []
+    recorded = payload.get("attribute_files") if payload is not None else None
+    if not isinstance(recorded, dict):
+        return {}
+    return {str(k): str(v) for k, v in recorded.items()}
 
 
 class SidecarAttributes:
@@ -115,6 +122,7 @@ class SidecarAttributes:
         index: bool,
         recorded: Mapping[str, Mapping[str, AttrValue]] | None = None,
         source: AttributeSource | None = None,
+        attribute_files: Mapping[str, str] | None = None,
     ) -> None:
         self.diff_path = diff_path
         # What answers paths not recorded yet (default: git check-attr in ``repo``).
@@ -126,6 +134,7 @@ class SidecarAttributes:
             p: dict(a) for p, a in (recorded or {}).items()
         }
         self.git_lookups = 0
+        self.attribute_files = attribute_files  # kept in the sidecar when it is rewritten
 
     def lookup(self, paths: Sequence[str]) -> Mapping[str, Attributes]:
         missing = list(dict.fromkeys(p for p in paths if p not in self.recorded))
@@ -155,6 +164,7 @@ class SidecarAttributes:
                 treeish=self.treeish,
                 index=self.index,
                 attributes=self.recorded,
+                attribute_files=self.attribute_files,
             )
         except OSError as exc:
             logger.debug("Cannot record attributes beside %s: %s", self.diff_path, exc)
@@ -173,6 +183,7 @@ def attributes_for_diff(
         return None
     recorded = payload.get("attributes")
     treeish = payload.get("treeish")
+    files = payload.get("attribute_files")
     return SidecarAttributes(
         diff_path,
         payload["repo"],
@@ -180,4 +191,5 @@ def attributes_for_diff(
         bool(payload.get("index")),
         recorded if isinstance(recorded, dict) else None,
         source,
+        files if isinstance(files, dict) else None,
     )

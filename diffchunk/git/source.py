@@ -26,7 +26,7 @@ import atexit
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -36,7 +36,7 @@ from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
 from .runner import GitStream
-from .sidecar import recorded_paths, sidecar_path, write_sidecar
+from .sidecar import recorded_attribute_files, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
     from ..diff.filters import Prescreen
@@ -324,32 +324,15 @@ def _shaping(repo: Repo) -> tuple[str, ...]:
 
 
 def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
-    """Whether a ``.gitattributes`` in a directory of the cached diff's paths changed
-    after its attributes were recorded (the sidecar's mtime).
-
-    ``git diff`` reads them from the work tree; the top one, ``info/attributes``
-    and the global and system files are in the cache key already.  The paths
-    are those the sidecar records (every path of the diff, once it was loaded);
-    a deleted ``.gitattributes`` is not noticed (nothing is left to stat).
+    """Whether a ``.gitattributes`` in a directory of the cached diff's paths is
+    not what it was when the diff was written (see :func:`_nested_attributes`):
+    created, changed or deleted.  ``git diff`` reads them from the work tree;
+    the top one and the other attribute files are in the cache key already.
     """
     if repo.root is None:
         return False
-    try:
-        recorded_at = os.stat(sidecar_path(diff_path)).st_mtime_ns
-    except OSError:
-        return False
-    directories: set[str] = set()
-    for path in recorded_paths(diff_path):
-        directory = path.rpartition("/")[0]
-        while directory and directory not in directories:
-            directories.add(directory)
-            directory = directory.rpartition("/")[0]
-    for directory in directories:
-        try:
-            st = os.stat(os.path.join(repo.root, directory, ".gitattributes"))
-        except (OSError, ValueError):
-            continue
-        if max(st.st_mtime_ns, st.st_ctime_ns) > recorded_at:
+    for directory, key in recorded_attribute_files(diff_path).items():
+        if _stat_key(os.path.join(repo.root, directory, ".gitattributes")) != key:
             return True
     return False
 
@@ -474,7 +457,17 @@ def _write_streamed(
                 stream.read(consume)
             except GitError as exc:
                 raise entry.write_failed(exc) from None
-            path = entry.commit(meanwhile=lambda: done.append(parser.finish()))
+
+            def finish() -> None:
+                done.append(parser.finish())
+                # What the nested attribute files are now, for a later reuse to compare.
+                try:
+                    nested = _nested_attributes(repo, done[0])
+                    _write_sidecar(repo, resolved, str(entry.final), nested)
+                except OSError as exc:  # then a reuse cannot compare: a cache detail
+                    logger.debug("cannot record the attribute files of %s: %s", entry.final, exc)
+
+            path = entry.commit(meanwhile=finish)
         parsed = done[0]
         source.add(f.path for f in parsed.files[told:])
     except BaseException:
@@ -499,13 +492,42 @@ def _drop_orphan_sidecar(diff_path: str) -> None:
             os.unlink(sidecar_path(diff_path))
 
 
-def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
+def _write_sidecar(
+    repo: Repo,
+    resolved: ResolvedRange,
+    diff_path: str,
+    attribute_files: Mapping[str, str] | None = None,
+) -> None:
     write_sidecar(
         diff_path,
         repo=repo.path,
         treeish=resolved.head,
         index=resolved.mode is Mode.INDEX,
+        attribute_files=attribute_files,
     )
+
+
+def _nested_attributes(repo: Repo, parsed: ParsedDiff) -> dict[str, str] | None:
+    """The stat of the ``.gitattributes`` of every directory of the diff's paths
+    (below the top, which is in the cache key): ``{directory: stat key}``.
+
+    ``git diff`` read them from the work tree: a later reuse of the diff
+    compares (:func:`attributes_changed_since`).  None for a bare repository.
+    A path that is not UTF-8 (shown with U+FFFD) cannot be stat'ed by its
+    name and is left out.
+    """
+    if repo.root is None:
+        return None
+    directories: set[str] = set()
+    for fd in parsed.files:
+        for path in (fd.old_path, fd.new_path):
+            if path is None or "\ufffd" in path:
+                continue
+            directory = path.rpartition("/")[0]
+            while directory and directory not in directories:
+                directories.add(directory)
+                directory = directory.rpartition("/")[0]
+    return {d: _stat_key(os.path.join(repo.root, d, ".gitattributes")) for d in directories}
 
 
 def _result(repo: Repo, resolved: ResolvedRange, path: str, *, cached: bool) -> GitDiff:
