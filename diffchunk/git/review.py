@@ -122,7 +122,7 @@ def _adopt(
         from ..diff.pipeline import build_review
         from ..sessions import default_store
 
-        attributes = attributes_for_diff(diff.diff_path, source)
+        attributes = attributes_for_diff(diff.diff_path, source, streamed.attribute_files)
         parsed = streamed.parsed
         review = build_review(
             parsed.data,

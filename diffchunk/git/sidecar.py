@@ -171,19 +171,23 @@ class SidecarAttributes:
 
 
 def attributes_for_diff(
-    diff_path: str, source: AttributeSource | None = None
+    diff_path: str,
+    source: AttributeSource | None = None,
+    attribute_files: Mapping[str, str] | None = None,
 ) -> AttributeSource | None:
     """The attribute source recorded for a generated diff, or ``None`` for other files.
 
     ``source`` answers the paths the sidecar does not record yet (default: a
-    ``git check-attr`` run in the recorded repository).
+    ``git check-attr`` run in the recorded repository).  ``attribute_files``:
+    the nested attribute files as git diff found them, recorded with the
+    attributes (a new diff's; else the sidecar's record is kept).
     """
     payload = _read(diff_path)
     if payload is None:
         return None
     recorded = payload.get("attributes")
     treeish = payload.get("treeish")
-    files = payload.get("attribute_files")
+    files = attribute_files if attribute_files is not None else payload.get("attribute_files")
     return SidecarAttributes(
         diff_path,
         payload["repo"],

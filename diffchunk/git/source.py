@@ -26,7 +26,7 @@ import atexit
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -77,12 +77,15 @@ class StreamedDiff(NamedTuple):
     is computing) the attributes of every parsed path, as of the head commit
     (or the index / working tree); whoever takes it calls its ``close()``.
     ``prescreen`` holds the filter's verdicts for the files parsed early.
+    ``attribute_files``: the nested ``.gitattributes`` as git diff found them
+    (see :func:`_nested_attributes`), for the sidecar.
     """
 
     parsed: ParsedDiff
     digest: str
     attributes: StreamedCheckAttr | None = None
     prescreen: Prescreen | None = None
+    attribute_files: dict[str, str] | None = None
 
 
 class GitDiff(NamedTuple):
@@ -452,6 +455,7 @@ def _write_streamed(
         if while_git_starts is not None:
             while_git_starts()
         done: list[ParsedDiff] = []
+        nested: list[dict[str, str] | None] = []
         with gc_paused():
             try:
                 stream.read(consume)
@@ -460,12 +464,9 @@ def _write_streamed(
 
             def finish() -> None:
                 done.append(parser.finish())
-                # What the nested attribute files are now, for a later reuse to compare.
-                try:
-                    nested = _nested_attributes(repo, done[0])
-                    _write_sidecar(repo, resolved, str(entry.final), nested)
-                except OSError as exc:  # then a reuse cannot compare: a cache detail
-                    logger.debug("cannot record the attribute files of %s: %s", entry.final, exc)
+                # What the nested attribute files are now, for a later reuse to
+                # compare (recorded with the attributes, in the sidecar).
+                nested.append(_nested_attributes(repo, done[0]))
 
             path = entry.commit(meanwhile=finish)
         parsed = done[0]
@@ -479,7 +480,11 @@ def _write_streamed(
             index.close()
         raise
     streamed = StreamedDiff(
-        parsed=parsed, digest=hasher.hexdigest(), attributes=source, prescreen=prescreen
+        parsed=parsed,
+        digest=hasher.hexdigest(),
+        attributes=source,
+        prescreen=prescreen,
+        attribute_files=nested[0],
     )
     return _result(repo, resolved, str(path), cached=False)._replace(streamed=streamed)
 
@@ -492,18 +497,12 @@ def _drop_orphan_sidecar(diff_path: str) -> None:
             os.unlink(sidecar_path(diff_path))
 
 
-def _write_sidecar(
-    repo: Repo,
-    resolved: ResolvedRange,
-    diff_path: str,
-    attribute_files: Mapping[str, str] | None = None,
-) -> None:
+def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
     write_sidecar(
         diff_path,
         repo=repo.path,
         treeish=resolved.head,
         index=resolved.mode is Mode.INDEX,
-        attribute_files=attribute_files,
     )
 
 
