@@ -135,7 +135,8 @@ def neighbours(
         text, pos = _context_line(version, pos)
         before_lines.append(text)
     after_lines: list[str] = []
-    _, pos = line_text(version, offset)
+    nl = version.data.find(b"\n", offset, version.end)  # past the line itself, undecoded
+    pos = version.end if nl < 0 else nl + 1
     for _ in range(after):
         if pos >= version.end:
             break
