@@ -364,7 +364,7 @@ def list_chunks(
         if page and used + size + 2 > budget:
             break
         if not page and used + size + 2 > budget:
-            entry, size = _shortened_entry(entry, budget - used - 2)
+            entry, size = _shortened_entry(entry, size, budget - used - 2)
         page.append(entry)
         used += size + 2
         stop += 1
@@ -374,14 +374,14 @@ def list_chunks(
     return result
 
 
-def _shortened_entry(entry: dict[str, Any], room: int) -> tuple[dict[str, Any], int]:
-    """A chunk's listing entry whose file lists alone exceed a response (thousands
-    of files with long names), with as many files as fit and the counts."""
+def _shortened_entry(entry: dict[str, Any], size: int, room: int) -> tuple[dict[str, Any], int]:
+    """A chunk's listing entry (``size`` characters as JSON) whose file lists alone
+    exceed a response (thousands of files with long names), with as many files
+    as fit and the counts."""
     files = entry.get("files") or []
     details = entry.get("file_details") or []
     keep = len(files)
-    shortened = dict(entry)
-    size = len(_dumps(shortened))
+    shortened = entry
     while keep > 1 and size > room:
         keep = max(1, min(keep - 1, keep * room // size))
         shortened = dict(entry, files=files[:keep], file_details=details[:keep])

@@ -131,7 +131,10 @@ def resolve_regular_file(path: str, *, what: str = "file") -> tuple[str, os.stat
     return real, st
 
 
-def fingerprint(st: os.stat_result) -> tuple[int, int, int, int, int]:
+Fingerprint = tuple[int, int, int, int, int]
+
+
+def fingerprint(st: os.stat_result) -> Fingerprint:
     """A cheap identity of a file version: changes whenever content may have."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 

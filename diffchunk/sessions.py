@@ -33,14 +33,12 @@ from .diff.options import LoadOptions, Progress
 from .diff.pipeline import Review, build_review
 from .errors import PathError
 from .git.sidecar import attributes_for_diff
-from .paths import expand, fingerprint, resolve_regular_file
+from .paths import Fingerprint, expand, fingerprint, resolve_regular_file
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SESSIONS = 16
 DEFAULT_MAX_SESSION_BYTES = 1 << 30  # 1 GiB of diff buffers
-
-Fingerprint = tuple[int, int, int, int, int]
 
 
 def _env_int(name: str, default: int) -> int:

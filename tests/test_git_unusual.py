@@ -188,10 +188,6 @@ def test_errors_that_are_not_about_the_range_are_not_called_a_missing_file(
     assert "'notes.diff' is not an existing diff file, nor a range here" in missing.output
 
 
-def test_error_classes() -> None:
-    assert issubclass(NotARange, GitError) and issubclass(CacheWriteError, GitError)
-
-
 def test_a_vanished_current_directory_is_a_clear_error(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
@@ -333,3 +329,16 @@ def test_a_first_load_with_patterns_still_records_every_directory(
     again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     assert not again["cached"]
     assert "Binary files a/docs/d.txt" in Path(again["file_path"]).read_text()
+
+
+def test_which_errors_say_the_target_may_be_a_file(tmp_path: Path) -> None:
+    # Only NotARange gets the CLI's "not an existing diff file, nor a range" prefix.
+    repo = _repo(tmp_path / "repo", [{"a.txt": "1\n"}, {"a.txt": "2\n"}])
+    with pytest.raises(NotARange, match="Unknown revision 'nope'"):
+        load_git_range(str(repo), "nope..HEAD", cache_dir=tmp_path / "cache")
+    with pytest.raises(NotARange, match="is not inside a git repository"):
+        load_git_range(str(tmp_path), "HEAD~1..HEAD", cache_dir=tmp_path / "cache")
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    with pytest.raises(CacheWriteError, match="Cannot create the diff cache directory"):
+        load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=blocker / "sub")

@@ -294,6 +294,14 @@ def list_backups(path: str) -> list[dict[str, object]]:
     return [info.as_dict() for info in backups_for(realpath)]
 
 
+def ids_text(available: list[BackupInfo], shown: int = 20) -> str:
+    """The ids of ``available`` backups (newest first) as a message shows them."""
+    if not available:
+        return "there are none"
+    more = f" and {len(available) - shown} older" if len(available) > shown else ""
+    return "ids, newest first: " + ", ".join(info.id for info in available[:shown]) + more
+
+
 def find_backup(realpath: str, backup_id: str) -> BackupInfo:
     """The backup whose id is ``backup_id`` or starts with it (when unique)."""
     available = backups_for(realpath)
@@ -302,10 +310,9 @@ def find_backup(realpath: str, backup_id: str) -> BackupInfo:
     matches = exact or [info for info in available if wanted and info.id.startswith(wanted)]
     if len(matches) == 1:
         return matches[0]
-    shown = ", ".join(info.id for info in available[:20]) or "none"
     if not matches:
         raise FileToolError(
-            f"No backup {backup_id!r} exists for {realpath!r}. Available (newest first): {shown}.",
+            f"No backup {backup_id!r} exists for {realpath!r}: {ids_text(available)}.",
             suggestion="Pass one of the listed ids, or omit backup_id to restore the newest one.",
         )
     raise FileToolError(

@@ -198,7 +198,7 @@ class _Snapshot:
             if version.is_binary:
                 version.require_text()
             fd = os.open(self.realpath, os.O_RDONLY | os.O_CLOEXEC)
-            if _identity(os.fstat(fd)) == _identity(version.stat):
+            if paths.fingerprint(os.fstat(fd)) == version.fingerprint:
                 self.fd = fd
                 return version
             os.close(fd)
@@ -258,34 +258,26 @@ class _Snapshot:
 _B = TypeVar("_B")
 
 
-Identity = tuple[int, int, int, int, int]
-
-
-def _identity(st: os.stat_result) -> Identity:
-    # With the ctime: a rewrite in place that keeps the size and restores the
-    # mtime (cp -p, rsync -t --inplace, touch -r) still changes it.
-    return paths.fingerprint(st)
-
-
 def _backed_up_unchanged(
     realpath: str, fd: int, expected: os.stat_result, backup: Callable[[], _B]
-) -> tuple[_B, Identity]:
+) -> tuple[_B, paths.Fingerprint]:
     """``backup()`` of the file open at ``fd``, checked to be as read before and after
     it, and the identity the final check compares the file with.
 
     That is the identity as read, but for the ctime when the backup is a hard
     link to the file (the link changes it): then the ctime right after.  A
     write by another program during a copied backup changes the size, mtime
-    or ctime, and is caught here or by the final check.
+    or ctime (the ctime even when the writer restores the mtime, as cp -p and
+    rsync -t --inplace do), and is caught here or by the final check.
     """
-    before = _identity(expected)
-    if _identity(os.fstat(fd)) != before:
+    before = paths.fingerprint(expected)
+    if paths.fingerprint(os.fstat(fd)) != before:
         raise _changed_meanwhile(realpath)
     made = backup()
     after = os.fstat(fd)
     linked = after.st_nlink == expected.st_nlink + 1
     baseline = (*before[:4], after.st_ctime_ns if linked else before[4])
-    if _identity(after) != baseline:
+    if paths.fingerprint(after) != baseline:
         raise _changed_meanwhile(realpath)
     return made, baseline
 
@@ -812,7 +804,7 @@ class _TempFile:
             )
         self.warnings.extend(_copy_xattrs(realpath, self.fd))
 
-    def finish(self, expected: Identity) -> None:
+    def finish(self, expected: paths.Fingerprint) -> None:
         """fsync, check the target is unchanged, rename over it, fsync the directory."""
         try:
             os.fsync(self.fd)
@@ -825,7 +817,7 @@ class _TempFile:
             current = os.stat(self.realpath)
         except OSError:
             current = None
-        if current is None or _identity(current) != expected:
+        if current is None or paths.fingerprint(current) != expected:
             self.abort()
             raise _changed_meanwhile(self.realpath)
         try:
@@ -1036,7 +1028,7 @@ def _default_target(available: list[backups.BackupInfo], fd: int, size: int) -> 
     raise FileToolError(
         f"Every backup of {available[0].path!r}'s file has the same content as the file now; "
         "there is nothing different to restore.",
-        suggestion=f"Pass a backup_id to restore one explicitly: {_ids(available)}.",
+        suggestion=f"Pass a backup_id to restore one explicitly: {backups.ids_text(available)}.",
     )
 
 
@@ -1057,12 +1049,6 @@ def _backups_of_a_missing_file(path: str) -> None:
         )
 
 
-def _ids(available: list[backups.BackupInfo]) -> str:
-    """The backup ids to choose from, newest first, for a message."""
-    shown = ", ".join(info.id for info in available[:10])
-    return f"ids (newest first) {shown}" + (" ..." if len(available) > 10 else "")
-
-
 def _restore(
     realpath: str, fd: int, current: os.stat_result, target: backups.BackupInfo
 ) -> dict[str, object]:
@@ -1071,7 +1057,7 @@ def _restore(
     except OSError as exc:
         raise FileToolError(
             f"The backup {target.id} cannot be opened: {exc.strerror}.",
-            suggestion=f"Pick another backup: {_ids(backups.backups_for(realpath))}.",
+            suggestion=f"Pick another backup: {backups.ids_text(backups.backups_for(realpath))}.",
         ) from None
     try:
         size = os.fstat(src).st_size
@@ -1079,7 +1065,7 @@ def _restore(
         if isinstance(expected, int) and expected != size:
             raise FileToolError(
                 f"The backup {target.id} is damaged ({size} bytes instead of {expected}).",
-                suggestion=f"Pick another backup: {_ids(backups.backups_for(realpath))}.",
+                suggestion=f"Pick another backup: {backups.ids_text(backups.backups_for(realpath))}.",
             )
         _check_writable(realpath, current)
         temp = _TempFile(realpath, current)

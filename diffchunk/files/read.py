@@ -98,23 +98,25 @@ def decode_lines(
     return "\n".join(parts), len(parts), cut
 
 
+def _line_end(version: FileVersion, offset: int) -> tuple[int, int]:
+    """Where the line at ``offset`` ends (its ``\n``, or the end) and the next one starts."""
+    nl = version.data.find(b"\n", offset, version.end)
+    return (version.end, version.end) if nl < 0 else (nl, nl + 1)
+
+
 def line_text(version: FileVersion, offset: int) -> tuple[str, int]:
     """The line starting at byte ``offset`` (without its ending) and the next line's offset."""
-    data = version.data
-    end = data.find(b"\n", offset, version.end)
-    stop = version.end if end < 0 else end
-    raw = data[offset:stop]
+    stop, following = _line_end(version, offset)
+    raw = version.data[offset:stop]
     if raw.endswith(b"\r"):
         raw = raw[:-1]
-    return version.decode(raw), (version.end if end < 0 else end + 1)
+    return version.decode(raw), following
 
 
 def _context_line(version: FileVersion, offset: int) -> tuple[str, int]:
     """The line at ``offset`` cut to 500 characters, and the next line's offset."""
-    end = version.data.find(b"\n", offset, version.end)
-    stop = version.end if end < 0 else end
-    text, _ = short_line(version, version.data, offset, stop, 500)
-    return text, (version.end if end < 0 else end + 1)
+    stop, following = _line_end(version, offset)
+    return short_line(version, version.data, offset, stop, 500)[0], following
 
 
 def neighbours(
@@ -135,8 +137,7 @@ def neighbours(
         text, pos = _context_line(version, pos)
         before_lines.append(text)
     after_lines: list[str] = []
-    nl = version.data.find(b"\n", offset, version.end)  # past the line itself, undecoded
-    pos = version.end if nl < 0 else nl + 1
+    pos = _line_end(version, offset)[1]  # past the matched line, undecoded
     for _ in range(after):
         if pos >= version.end:
             break

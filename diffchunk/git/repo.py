@@ -54,7 +54,7 @@ def discover(path: str) -> Repo:
     # working tree), and the filter drivers its config defines, asked from
     # ``path`` too (checked below to be the repository later commands use).
     probe = GitCommand(("-C", expanded))
-    proc, filters = probe.run_all([["rev-parse", *_WHERE], _FILTERS_PROBE])
+    proc, filters = probe.run_all([["rev-parse", *_WHERE], _CONFIG_PROBE])
     # One answer per line.  --show-toplevel fails, after the other three
     # answered, in a bare repository or inside a .git directory.
     lines = _lines(proc.stdout)
@@ -98,14 +98,14 @@ def discover(path: str) -> Repo:
     if len(location) > 2:
         # The filter drivers of the repository those commands reach: from
         # ``path`` git may have read another one's config.
-        filters = git.run(_FILTERS_PROBE, check=False)
+        filters = git.run(_CONFIG_PROBE, check=False)
     git = git.with_filters_neutralised(_filter_names(filters))
     return Repo(root, git_dir, common_dir, git, _diff_config(filters))
 
 
 # Filter drivers (what a working-tree diff could run), and what else in the
 # config changes git diff's output (see Repo.diff_config).
-_FILTERS_PROBE = [
+_CONFIG_PROBE = [
     "config",
     "-z",
     "--get-regexp",
@@ -129,7 +129,7 @@ def _lines(stdout: bytes) -> list[str]:
 def _filter_names(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
     """Names of every ``filter.<name>.*`` driver in any config file git reads.
 
-    ``proc``: the run of :data:`_FILTERS_PROBE`.
+    ``proc``: the run of :data:`_CONFIG_PROBE`.
     """
     if proc.returncode != 0:  # 1: no such keys
         return []
@@ -145,7 +145,7 @@ def _filter_names(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
 
 
 def _diff_config(proc: subprocess.CompletedProcess[bytes]) -> bytes:
-    """The ``diff.*`` and ``core.*`` items of the :data:`_FILTERS_PROBE` run, in order."""
+    """The ``diff.*`` and ``core.*`` items of the :data:`_CONFIG_PROBE` run, in order."""
     if proc.returncode != 0:
         return b""
     return b"\0".join(item for item in split_z(proc.stdout) if not item.startswith(b"filter."))

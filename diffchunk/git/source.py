@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import GitError
 from ..log import LazyLogger
+from ..paths import fingerprint
 from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
@@ -341,11 +342,11 @@ def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
 
 
 def _stat_key(path: str) -> str:
+    """:func:`~diffchunk.paths.fingerprint` of ``path`` as text (``-``: no such file)."""
     try:
-        st = os.stat(path)
+        return ":".join(map(str, fingerprint(os.stat(path))))
     except (OSError, ValueError):
         return "-"
-    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def write_diff(
