@@ -13,7 +13,9 @@ served.
 
 Memory is bounded by a session count and a buffer byte total (environment
 variables ``DIFFCHUNK_MAX_SESSIONS`` and ``DIFFCHUNK_MAX_SESSION_BYTES``);
-least recently used sessions go first, never the one being returned.
+least recently used sessions go first, never the one being returned.  A large
+diff is not held in memory at all but mapped from a private copy (see
+:mod:`diffchunk.diff.buffer`); the pages an access reads go back at the next one.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .diff.buffer import DiffBuffer, DiffData, map_copy, map_threshold, release
 from .diff.options import LoadOptions, Progress
 from .diff.pipeline import Review, build_review
 from .errors import PathError
+from .git.cache import default_cache_dir
 from .git.sidecar import attributes_for_diff
 from .paths import Fingerprint, expand, fingerprint, resolve_regular_file
 
@@ -56,12 +60,34 @@ def _env_int(name: str, default: int) -> int:
     return value
 
 
-def read_file(path: str) -> tuple[bytes, Fingerprint]:
-    """Read a whole regular file; the fingerprint is taken from the open descriptor."""
+def read_file(path: str) -> tuple[DiffData, Fingerprint]:
+    """Read a whole regular file; the fingerprint is taken from the open descriptor.
+
+    A file of :func:`~diffchunk.diff.buffer.map_threshold` bytes or more is
+    mapped from a private copy in the cache directory (a
+    :class:`~diffchunk.diff.buffer.DiffBuffer`, which knows its digest) when
+    that directory can take it; otherwise, and for a smaller file, the content
+    is read into memory.
+    """
     with open(path, "rb") as fh:
         st = os.fstat(fh.fileno())
+        if st.st_size >= map_threshold():
+            mapped = _map_copy(fh.fileno(), st.st_size)
+            if mapped is not None:
+                return mapped, fingerprint(st)
+            fh.seek(0)
         data = fh.read()
     return data, fingerprint(st)
+
+
+def _map_copy(fd: int, size: int) -> DiffBuffer | None:
+    directory = default_cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return map_copy(fd, size, str(directory))
+    except (OSError, ValueError) as exc:
+        logger.info("Reading the diff into memory: no private copy in %s (%s).", directory, exc)
+        return None
 
 
 # Below this size a second thread costs more than the hashing it overlaps.
@@ -127,7 +153,7 @@ class SessionStore:
         max_sessions: int | None = None,
         max_bytes: int | None = None,
         *,
-        reader: Callable[[str], tuple[bytes, Fingerprint]] = read_file,
+        reader: Callable[[str], tuple[DiffData, Fingerprint]] = read_file,
     ) -> None:
         self.max_sessions = (
             max_sessions
@@ -182,7 +208,7 @@ class SessionStore:
                     return self._touch(current)
             return self._load(real, current, wanted, progress)
 
-    def adopt(self, path: str, data: bytes, digest: str, review: Review) -> Session | None:
+    def adopt(self, path: str, data: DiffData, digest: str, review: Review) -> Session | None:
         """Make ``review`` (built from ``data``) the session of the diff file ``path``.
 
         For a file just written by the caller, whose content ``data`` and its
@@ -247,6 +273,9 @@ class SessionStore:
             return self._sessions.get(real)
 
     def _touch(self, session: Session) -> Session:
+        # A mapped diff gives back the pages earlier calls read: a long-running
+        # server keeps about one response's worth of each diff resident.
+        release(session.review.parsed.data)
         with self._lock:
             if self._sessions.get(session.path) is session:
                 self._sessions.move_to_end(session.path)
@@ -286,17 +315,20 @@ class SessionStore:
             and current.attributes_fingerprint == attr_fp
         )
         hasher: _Hasher | None = None
-        if same_setup or len(data) < _THREADED_HASH_BYTES:
+        digest = ""
+        if isinstance(data, DiffBuffer):
+            if same_setup:  # its own thread hashes it (see DiffBuffer.digest)
+                digest = data.digest
+        elif same_setup or len(data) < _THREADED_HASH_BYTES:
             digest = hashlib.sha256(data).hexdigest()
-            if current is not None and same_setup and current.digest == digest:
-                # Touched (mtime changed) but same content: keep the review.
-                current.fingerprint = fp
-                return self._touch(current)
         else:
             # The review is built whatever the digest: hash while parsing
             # (hashlib lets other threads run while it hashes a large buffer).
             hasher = _Hasher(data)
-            digest = ""
+        if current is not None and same_setup and current.digest == digest:
+            # Touched (mtime changed) but same content: keep the review.
+            current.fingerprint = fp
+            return self._touch(current)
         started = time.perf_counter()
         try:
             # A diff generated from a repository carries its attributes in a sidecar.
@@ -310,6 +342,8 @@ class SessionStore:
         finally:
             if hasher is not None:
                 digest = hasher.result()
+            elif isinstance(data, DiffBuffer):
+                digest = data.digest
         del data
         session = Session(
             path=real,

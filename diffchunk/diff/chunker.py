@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from diffchunk.diff.buffer import DiffData, trimmer
 from diffchunk.diff.model import (
     Chunk,
     ChunkPart,
@@ -118,7 +119,10 @@ def chunk_files(
     packer = _Packer(data, budget)
     max_lines, max_bytes = budget.max_lines, budget.max_bytes
     add_whole = packer.add_whole
+    trim = trimmer(data)
     for fd in files:
+        if trim is not None:
+            trim(fd.start)
         if (
             fd.commit is not None
             and fd.status in _MOVES
@@ -194,7 +198,7 @@ class _Budget:
         )
 
 
-def _span_lines(data: bytes, start: int, end: int) -> int:
+def _span_lines(data: DiffData, start: int, end: int) -> int:
     """Lines in ``data[start:end]`` (an unterminated last line counts)."""
     if end <= start:
         return 0
@@ -204,7 +208,7 @@ def _span_lines(data: bytes, start: int, end: int) -> int:
     return n
 
 
-def _piece_lines(data: bytes, piece: Piece) -> int:
+def _piece_lines(data: DiffData, piece: Piece) -> int:
     if isinstance(piece, bytes):
         n = piece.count(b"\n")
         return n + 1 if piece and piece[-1] != _NL else n
@@ -212,7 +216,7 @@ def _piece_lines(data: bytes, piece: Piece) -> int:
 
 
 def _render_pieces(
-    data: bytes, pieces: Sequence[Piece], starts: list[int] | None = None
+    data: DiffData, pieces: Sequence[Piece], starts: list[int] | None = None
 ) -> list[bytes]:
     """Bytes of ``pieces``; a piece not ending in a newline gets one when text follows.
 
@@ -232,7 +236,7 @@ def _render_pieces(
     return out
 
 
-def _text_size(data: bytes, pieces: Sequence[Piece]) -> int:
+def _text_size(data: DiffData, pieces: Sequence[Piece]) -> int:
     size = 0
     last = len(pieces) - 1
     for k, piece in enumerate(pieces):
@@ -397,7 +401,7 @@ class _Part:
 
 
 class _Packer:
-    def __init__(self, data: bytes, budget: _Budget) -> None:
+    def __init__(self, data: DiffData, budget: _Budget) -> None:
         self.data = data
         self.budget = budget
         self.chunks: list[Chunk] = []
@@ -463,7 +467,7 @@ def _range(start: int, count: int) -> bytes:
     return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
 
 
-def _hunk_tail(data: bytes, hunk: _HunkLike) -> bytes:
+def _hunk_tail(data: DiffData, hunk: _HunkLike) -> bytes:
     """What follows the closing ``@@`` of a two-way hunk header (section and newline)."""
     close = data.find(b"@@", hunk.start + 2, hunk.body_start)
     tail = data[close + 2 : hunk.body_start] if close >= 0 else b"\n"
@@ -487,7 +491,7 @@ def _swap_prefix(token: bytes, old: bytes, new: bytes) -> bytes:
     return b'"' + inner if quoted else inner
 
 
-def _continuation_header(data: bytes, fd: FileDiff) -> bytes:
+def _continuation_header(data: DiffData, fd: FileDiff) -> bytes:
     """Header of a part that modifies the file in place (no new/deleted/rename lines).
 
     Named after the new path (the old one for a deleted file); the other side's
@@ -721,7 +725,7 @@ class _HunkLines:
 
     def __init__(
         self,
-        data: bytes,
+        data: DiffData,
         offs: list[int],
         first_nl: list[int],
         tags: bytes,
@@ -744,7 +748,7 @@ class _HunkLines:
         self.done = False
 
     @classmethod
-    def of(cls, data: bytes, hunk: _HunkLike) -> _HunkLines | None:
+    def of(cls, data: DiffData, hunk: _HunkLike) -> _HunkLines | None:
         start, end = hunk.body_start, hunk.end
         if end <= start:
             return None

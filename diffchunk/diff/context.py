@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import DiffKind, FileDiff, Hunk, ParsedDiff, Segment
 from diffchunk.errors import InvalidArgument
 
@@ -90,7 +91,7 @@ class _Group:
         self.new_count += new
 
 
-def _runs(data: bytes, hunk: Hunk) -> list[tuple[bool, int, int, int, int]]:
+def _runs(data: DiffData, hunk: Hunk) -> list[tuple[bool, int, int, int, int]]:
     """``(is_change, start, end, old_lines, new_lines)`` for each run of the body."""
     runs: list[tuple[bool, int, int, int, int]] = []
     pos, end = hunk.body_start, hunk.end
@@ -112,7 +113,7 @@ def _runs(data: bytes, hunk: Hunk) -> list[tuple[bool, int, int, int, int]]:
     return runs
 
 
-def _after_lines(data: bytes, start: int, end: int, k: int) -> int:
+def _after_lines(data: DiffData, start: int, end: int, k: int) -> int:
     """Offset after the first ``k`` lines of ``data[start:end]`` (plus any ``\\`` marker).
 
     Marker lines are not counted, wherever they are (as in :func:`_runs`).
@@ -127,7 +128,7 @@ def _after_lines(data: bytes, start: int, end: int, k: int) -> int:
     return pos
 
 
-def _last_lines(data: bytes, start: int, end: int, k: int) -> int:
+def _last_lines(data: DiffData, start: int, end: int, k: int) -> int:
     """Offset of the first of the last ``k`` lines of ``data[start:end]`` (markers not counted)."""
     pos = end
     got = 0
@@ -141,7 +142,7 @@ def _last_lines(data: bytes, start: int, end: int, k: int) -> int:
     return pos
 
 
-def _reduce_hunk(data: bytes, hunk: Hunk, n: int, out: list[bytes]) -> None:
+def _reduce_hunk(data: DiffData, hunk: Hunk, n: int, out: list[bytes]) -> None:
     runs = _runs(data, hunk)
     old_before = hunk.old_start - 1 if hunk.old_count > 0 else hunk.old_start
     new_before = hunk.new_start - 1 if hunk.new_count > 0 else hunk.new_start
@@ -225,7 +226,7 @@ def _range(start: int, count: int) -> bytes:
     return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
 
 
-def _header_tail(data: bytes, hunk: Hunk) -> bytes:
+def _header_tail(data: DiffData, hunk: Hunk) -> bytes:
     """The bytes after the header's closing ``@@`` (function context and newline)."""
     close = data.find(b" @@", hunk.start + 2, hunk.body_start)
     tail = data[close + 3 : hunk.body_start] if close >= 0 else b"\n"

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from .attributes import AttributeSource
+from .buffer import DiffData, trimmer
 from .generated import GeneratedFileDetector, Heuristics
 from .model import (
     DiffKind,
@@ -120,7 +121,7 @@ def _hunk_whitespace_only(
     return all(a == b for a, b in zip_longest(old, new))
 
 
-def is_whitespace_only(file: FileDiff, data: bytes | bytearray) -> bool:
+def is_whitespace_only(file: FileDiff, data: DiffData | bytearray) -> bool:
     """True when every hunk of ``file`` only changes whitespace (see the module doc)."""
     if (
         not file.hunks
@@ -147,7 +148,7 @@ def is_whitespace_only(file: FileDiff, data: bytes | bytearray) -> bool:
 
 
 def _region_may_be_whitespace_only(
-    data: bytes | bytearray, start: int, end: int, file: FileDiff
+    data: DiffData | bytearray, start: int, end: int, file: FileDiff
 ) -> bool:
     """A necessary condition for every hunk in ``data[start:end]`` to be whitespace-only.
 
@@ -205,7 +206,7 @@ class Prescreen:
         self._detector = GeneratedFileDetector(None)
         self._known: dict[int, tuple[FileDiff, Heuristics, bool]] = {}
 
-    def add(self, files: Iterable[FileDiff], data: bytes | bytearray) -> None:
+    def add(self, files: Iterable[FileDiff], data: DiffData | bytearray) -> None:
         """Judge ``files``, whose sections ``data`` holds at their recorded offsets."""
         detector = self._detector
         for file in files:
@@ -285,7 +286,10 @@ def filter_files(
     if attributes is not None and candidates:
         detector.prefetch([f.path for f in candidates])
 
+    trim = trimmer(parsed.data)
     for file in candidates:
+        if trim is not None:
+            trim(file.start)
         known = prescreen.get(file) if prescreen is not None else None
         if skip_generated:
             verdict = detector.classify(file, parsed, None if known is None else known[0])

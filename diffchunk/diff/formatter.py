@@ -14,6 +14,7 @@ the chunk are kept, once, before their files.
 
 from __future__ import annotations
 
+from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import FileDiff, FileStatus, Hunk, ParsedDiff, Segment
 from diffchunk.diff.options import FORMATS
 from diffchunk.diff.parser import parse_diff
@@ -60,7 +61,7 @@ def format_chunk(raw: bytes, mode: str, look_ahead: frozenset[int] = frozenset()
     return "\n".join(out) + "\n" if out else ""
 
 
-def _decode(data: bytes) -> str:
+def _decode(data: DiffData) -> str:
     return data.decode("utf-8", errors="replace")
 
 

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .attributes import Attributes, AttributeSource, is_truthy
+from .buffer import DiffData
 from .model import DiffKind, ExcludeReason, FileDiff, FileStatus, LazyHunks, ParsedDiff
 
 # Enum members bound once (a lookup on the class costs about 0.1 us per file).
@@ -339,7 +340,7 @@ def _generated_by_dirs(dirs: Sequence[str], ext: str) -> str | None:
 _FIRST_LINES = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)")
 
 
-def _first_hunk_at_top(file: FileDiff, data: bytes | bytearray) -> bool:
+def _first_hunk_at_top(file: FileDiff, data: DiffData | bytearray) -> bool:
     """Does the first hunk start at line 0 or 1 of the side :func:`_header_lines` reads?
 
     Reads the first header's numbers without building the hunks.
@@ -355,7 +356,7 @@ def _first_hunk_at_top(file: FileDiff, data: bytes | bytearray) -> bool:
     return (first.old_start if deleted else first.new_start) <= 1
 
 
-def _header_lines(file: FileDiff, data: bytes | bytearray) -> list[bytes | bytearray]:
+def _header_lines(file: FileDiff, data: DiffData | bytearray) -> list[bytes | bytearray]:
     """The first lines of the file's content as the diff shows them (or [])."""
     if not file.hunks:
         return []
@@ -394,7 +395,7 @@ def _header_verdict(lines: Sequence[bytes | bytearray], ext: str) -> str | None:
     return None
 
 
-def _looks_minified(file: FileDiff, data: bytes | bytearray) -> bool:
+def _looks_minified(file: FileDiff, data: DiffData | bytearray) -> bool:
     """Average length of the first added lines of the first hunk > 110 characters."""
     if not file.hunks:
         return False
@@ -484,7 +485,7 @@ class GeneratedFileDetector:
                 return ExcludeReason.GENERATED, detail
         return None
 
-    def heuristics(self, file: FileDiff, data: bytes | bytearray) -> Heuristics:
+    def heuristics(self, file: FileDiff, data: DiffData | bytearray) -> Heuristics:
         """What the path and content heuristics say of ``file``, attributes aside.
 
         ``data`` holds the file's section at the offsets the parser recorded.
@@ -499,7 +500,7 @@ class GeneratedFileDetector:
             detail = self._vendored_dirs[folder] = vendored_by_path(path)
         return detail
 
-    def _generated(self, file: FileDiff, data: bytes | bytearray, path: str) -> str | None:
+    def _generated(self, file: FileDiff, data: DiffData | bytearray, path: str) -> str | None:
         folder, _, name = path.rpartition("/")
         name = name.lower()
         detail = _generated_by_name(name)
@@ -511,7 +512,7 @@ class GeneratedFileDetector:
                 detail = self._generated_dirs[key] = _generated_by_dirs(dirs, key[1])
         return detail or self._by_content(file, data, path)
 
-    def _by_content(self, file: FileDiff, data: bytes | bytearray, path: str) -> str | None:
+    def _by_content(self, file: FileDiff, data: DiffData | bytearray, path: str) -> str | None:
         if not file.hunks or file.kind is _COMBINED:
             return None
         ext = _extension(path.rsplit("/", 1)[-1].lower())

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any, NamedTuple, overload
 
 from diffchunk.diff import syntax as sx
+from diffchunk.diff.buffer import DiffData
 
 
 class FileStatus(str, Enum):
@@ -156,7 +157,7 @@ class LazyHunks(Sequence[Hunk]):
         "start",
     )
 
-    def __init__(self, data: bytes, start: int, end: int, count: int) -> None:
+    def __init__(self, data: DiffData, start: int, end: int, count: int) -> None:
         self.data = data
         self.start = start  # offset of the first ``@@`` line
         self.end = end  # offset just after the last hunk
@@ -418,7 +419,7 @@ class Segment:
 class ParsedDiff:
     """A parsed diff: the buffer and the sections that tile it."""
 
-    data: bytes
+    data: DiffData
     files: tuple[FileDiff, ...]
     segments: tuple[Segment, ...]
     commits: tuple[Commit, ...] = ()

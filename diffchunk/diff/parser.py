@@ -48,6 +48,7 @@ import logging
 from collections.abc import Sequence
 
 from diffchunk.diff import syntax as sx
+from diffchunk.diff.buffer import DiffBuffer, DiffData, trimmer
 from diffchunk.diff.model import (
     Commit,
     DiffKind,
@@ -105,7 +106,7 @@ _NOT_A_DIFF_HINT = (
 )
 
 
-def parse_diff(data: bytes, *, lazy: bool = True) -> ParsedDiff:
+def parse_diff(data: DiffData | bytearray | memoryview, *, lazy: bool = True) -> ParsedDiff:
     """Parse ``data`` (a whole diff file) into files, commits and segments.
 
     Raises :class:`NotADiffError` when non-empty ``data`` holds no diff section
@@ -115,14 +116,16 @@ def parse_diff(data: bytes, *, lazy: bool = True) -> ParsedDiff:
     a whole gets a :class:`LazyHunks` (built on first use, see its doc);
     ``lazy=False`` measures and builds every hunk at once.
     """
-    return _Parser(data if type(data) is bytes else bytes(data), lazy=lazy).run()
+    if type(data) is not bytes and not isinstance(data, DiffBuffer):
+        data = bytes(data)
+    return _Parser(data, lazy=lazy).run()
 
 
 _Measured = tuple[int, int, int, "str | None"]  # end, added, removed, problem
 
 
 class _Parser:
-    def __init__(self, data: bytes, *, lazy: bool = True) -> None:
+    def __init__(self, data: DiffData, *, lazy: bool = True) -> None:
         self.data = data
         self.lazy = lazy
         self.n = len(data)
@@ -141,7 +144,10 @@ class _Parser:
 
     def run(self, pos: int = 0) -> ParsedDiff:
         n = self.n
+        trim = trimmer(self.data)
         while pos < n:
+            if trim is not None:
+                trim(pos)
             start, kind = self._next_start(pos)
             if kind is None:
                 break
@@ -1173,7 +1179,7 @@ def _section_text(raw: bytes) -> str:
     return text.strip()
 
 
-def _log_subject(data: bytes, start: int, end: int) -> str:
+def _log_subject(data: DiffData, start: int, end: int) -> str:
     blank = sx.BLANK_LINE.search(data, start, end)
     pos = start if blank is None else blank.end()
     while pos < end:
@@ -1188,7 +1194,7 @@ def _log_subject(data: bytes, start: int, end: int) -> str:
     return ""
 
 
-def _mail_subject(data: bytes, start: int, end: int) -> str:
+def _mail_subject(data: DiffData, start: int, end: int) -> str:
     m = sx.MAIL_SUBJECT.search(data, start, end)
     if m is None:
         return ""
@@ -1206,7 +1212,7 @@ def _mail_subject(data: bytes, start: int, end: int) -> str:
 
 
 def _hunk_body_counts(
-    data: bytes, body: int, end: int, old: int, new: int, marks: int, unterminated: int
+    data: DiffData, body: int, end: int, old: int, new: int, marks: int, unterminated: int
 ) -> tuple[int, int, int] | None:
     """``(lines, added, removed)`` of the hunk body ``data[body:end]``, or None when its
     lines do not make exactly ``old`` old and ``new`` new lines.
@@ -1214,6 +1220,8 @@ def _hunk_body_counts(
     Every line there is a ``' '``, ``'+'``, ``'-'`` or ``\\`` marker line
     (``marks`` of those); ``unterminated`` is 1 when the last one has no ``\\n``.
     """
+    if isinstance(data, DiffBuffer):  # a mapped diff: one copy of the body, not one per count
+        data, body, end = data[body - 1 : end], 1, end - body + 1
     count = data.count
     lines = count(b"\n", body, end) + unterminated
     added = count(b"\n+", body - 1, end)

@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from ..errors import ChunkNotFound
 from .attributes import AttributeSource
+from .buffer import DiffData, release
 from .chunker import chunk_files, look_ahead_lines, render_chunk
 from .context import reduce_context
 from .filters import Prescreen, filter_files
@@ -93,7 +94,7 @@ class Review:
         )
 
 
-def _count_lines(data: bytes) -> int:
+def _count_lines(data: DiffData) -> int:
     if not data:
         return 0
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -127,7 +128,7 @@ def _load_attributes(options: LoadOptions) -> AttributeSource | None:
 
 
 def build_review(
-    data: bytes,
+    data: DiffData,
     options: LoadOptions,
     attributes: AttributeSource | None = None,
     progress: Progress | None = None,
@@ -145,8 +146,11 @@ def build_review(
     if parsed is not None and parsed.data is not data and parsed.data != data:
         raise ValueError("build_review: parsed is not the parse of data")
 
-    with gc_paused():
-        return _build_review(data, options, attributes, progress, parsed, prescreen)
+    try:
+        with gc_paused():
+            return _build_review(data, options, attributes, progress, parsed, prescreen)
+    finally:
+        release(data)  # a mapped diff's pages go back once it is built
 
 
 @contextmanager
@@ -167,7 +171,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def _build_review(
-    data: bytes,
+    data: DiffData,
     options: LoadOptions,
     attributes: AttributeSource | None,
     progress: Progress | None,

@@ -1,0 +1,236 @@
+"""A large diff's content, mapped from a private copy on disk instead of held in memory.
+
+The diff engine reads its input through offsets into one buffer (see
+:mod:`diffchunk.diff.model`).  For a diff file of a few megabytes that buffer is
+a ``bytes``.  A larger one is copied
+into an unnamed temporary file of the cache directory (and hashed there by a
+thread), and the engine reads a
+read-only mapping of that copy: a :class:`DiffBuffer`.  Its pages come from the
+page cache and go back to it (:meth:`DiffBuffer.trim`, :meth:`DiffBuffer.release`),
+so a loaded 2 GB diff does not need 2 GB of the process's memory.
+
+Why a copy rather than the file itself: a mapped file that someone truncates
+(``git diff > review.diff`` run again) kills the process that touches the lost
+pages with SIGBUS, and its content would change under a loaded review.  The
+copy has no name (``O_TMPFILE`` where the system has it): nobody else can
+write it, and it disappears with the mapping.
+
+:class:`DiffBuffer` answers the ``bytes`` methods the engine uses (``find``,
+``rfind``, ``count``, ``startswith``, ``endswith``, slicing, indexing, the
+buffer protocol for regular expressions); :data:`DiffData` names either.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import threading
+from collections.abc import Callable
+from typing import TypeAlias
+
+# A diff file at least this large is mapped from a copy (environment variable
+# DIFFCHUNK_MAP_BYTES); a smaller one is read into memory.
+DEFAULT_MAP_BYTES = 8 << 20
+# Pages touched by a pass over the buffer go back after this much progress.
+TRIM_STEP = 4 << 20
+_COPY_BLOCK = 1 << 20
+_COUNT_BLOCK = 1 << 20
+# copy_file_range errors that mean "copy it yourself".
+_NO_KERNEL_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL})
+
+
+def map_threshold() -> int:
+    """Size from which a diff file is mapped (``$DIFFCHUNK_MAP_BYTES``, else 8 MiB)."""
+    raw = os.environ.get("DIFFCHUNK_MAP_BYTES", "").strip()
+    try:
+        value = int(raw) if raw else DEFAULT_MAP_BYTES
+    except ValueError:
+        return DEFAULT_MAP_BYTES
+    return value if value >= 1 else DEFAULT_MAP_BYTES
+
+
+def _self_overlapping(sub: bytes) -> bool:
+    """True when two occurrences of ``sub`` can overlap (a proper suffix is a prefix)."""
+    return any(sub.endswith(sub[:k]) for k in range(1, len(sub)))
+
+
+class DiffBuffer(mmap.mmap):
+    """A read-only mapping of a diff's private copy; see the module doc.
+
+    ``digest`` is the sha256 of the content (made while copying, so that
+    hashing does not bring every page in again).
+    """
+
+    _mark: int = 0  # where the current pass was when pages last went back
+    _digest: str = ""
+    _digest_error: OSError | None = None
+    _hashing: threading.Thread | None = None
+
+    @property
+    def digest(self) -> str:
+        """sha256 hex of the content (waits for the thread that computes it)."""
+        if self._hashing is not None:
+            self._hashing.join()
+            self._hashing = None
+        if self._digest_error is not None:
+            raise self._digest_error
+        return self._digest
+
+    def _start_digest(self, fd: int, size: int) -> None:
+        """Hash the copy open at ``fd`` (which this closes) in a thread, reading it
+        with ``pread``: the mapping's pages are not touched."""
+
+        def run() -> None:
+            import hashlib
+
+            h = hashlib.sha256()
+            try:
+                for lo in range(0, size, _COPY_BLOCK):
+                    h.update(os.pread(fd, min(_COPY_BLOCK, size - lo), lo))
+                self._digest = h.hexdigest()
+            except OSError as exc:
+                self._digest_error = exc
+            finally:
+                os.close(fd)
+
+        self._hashing = threading.Thread(target=run, name="diffchunk-sha256", daemon=True)
+        try:
+            self._hashing.start()
+        except BaseException:
+            self._hashing = None
+            os.close(fd)
+            raise
+
+    # -- bytes methods the engine uses that mmap lacks or answers differently -------
+
+    def count(self, sub: bytes, start: int = 0, end: int | None = None) -> int:
+        """``bytes.count``: non-overlapping occurrences of ``sub`` in ``[start:end]``.
+
+        Counted a block at a time, so that a long range is never copied whole.
+        """
+        if not sub:  # the answer depends on the length alone
+            return bytes(len(self)).count(sub, start, end)
+        if end is None or end > len(self):
+            end = len(self)
+        if start >= 0 and end - start <= _COUNT_BLOCK:
+            return self[start:end].count(sub)  # one copy of a short range
+        start, end, _ = slice(start, end).indices(len(self))
+        if end <= start or _self_overlapping(sub):
+            with memoryview(self) as view:
+                return bytes(view[start:end]).count(sub)
+        reach = len(sub) - 1  # a match starting in a block may end in the next
+        total = 0
+        with memoryview(self) as view:
+            for lo in range(start, end, _COUNT_BLOCK):
+                hi = min(lo + _COUNT_BLOCK, end)
+                total += bytes(view[lo : min(hi + reach, end)]).count(sub)
+        return total
+
+    def startswith(self, prefix: bytes, start: int = 0) -> bool:
+        if start < 0:
+            start = max(0, len(self) + start)
+        return self[start : start + len(prefix)] == prefix
+
+    def endswith(self, suffix: bytes) -> bool:
+        n = len(self)
+        return len(suffix) <= n and self[n - len(suffix) :] == suffix
+
+    def __contains__(self, sub: object) -> bool:
+        # mmap's own ``in`` takes one byte only and answers False for a longer one.
+        if isinstance(sub, int):
+            return self.find(bytes([sub])) >= 0
+        if not isinstance(sub, (bytes, bytearray, memoryview)):
+            raise TypeError(f"a bytes-like object is required, not {type(sub).__name__!r}")
+        return self.find(bytes(sub)) >= 0
+
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        return self[:].decode(encoding, errors)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, (bytes, bytearray, DiffBuffer)):
+            return len(other) == len(self) and _same_content(self, other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- memory ------------------------------------------------------------------
+
+    def trim(self, pos: int) -> None:
+        """Give touched pages back when a pass has moved ``TRIM_STEP`` on (or started over).
+
+        Cheap enough to call once per section.  Giving pages back is always
+        safe: a later read brings them in again from the page cache or the disk.
+        """
+        if pos - self._mark >= TRIM_STEP or pos < self._mark:
+            self.release()
+            self._mark = pos
+
+    def release(self) -> None:
+        """Give every touched page back (the process's resident memory drops)."""
+        if not self.closed and len(self):
+            self.madvise(mmap.MADV_DONTNEED)
+
+
+def _same_content(a: DiffBuffer, b: bytes | bytearray | DiffBuffer) -> bool:
+    step = _COPY_BLOCK
+    return all(a[lo : lo + step] == b[lo : lo + step] for lo in range(0, len(a), step))
+
+
+DiffData: TypeAlias = bytes | DiffBuffer
+
+
+def trimmer(data: object) -> Callable[[int], None] | None:
+    """``data.trim`` for a :class:`DiffBuffer` (call it with a pass's position), else None."""
+    return data.trim if isinstance(data, DiffBuffer) else None
+
+
+def release(data: object) -> None:
+    """Give back the pages of a :class:`DiffBuffer` a pass touched (no-op for bytes)."""
+    if isinstance(data, DiffBuffer):
+        data.release()
+
+
+def map_copy(source: int, size: int, directory: str) -> DiffBuffer:
+    """Copy the first ``size`` bytes of the file open at descriptor ``source`` into
+    ``directory`` and map the copy.
+
+    The copy has no name (it goes with the mapping).  Its sha256
+    (:attr:`DiffBuffer.digest`) is computed by a thread that reads the copy
+    while the caller goes on.  ``OSError`` when the directory cannot take the
+    copy; ``ValueError`` when the file ended early (it shrank meanwhile).
+    """
+    import tempfile  # not at import: only large diffs come here
+
+    with tempfile.TemporaryFile(dir=directory, prefix="diffchunk-map-") as copy:
+        fd = copy.fileno()
+        _copy(source, fd, size)
+        buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
+        buffer._start_digest(os.dup(fd), size)
+    return buffer
+
+
+def _copy(source: int, target: int, size: int) -> None:
+    """``size`` bytes from offset 0 of ``source`` to ``target`` (in the kernel where it can)."""
+    done = 0
+    try:
+        while done < size:
+            got = os.copy_file_range(source, target, size - done, done, done)
+            if not got:
+                break
+            done += got
+    except OSError as exc:
+        if exc.errno not in _NO_KERNEL_COPY or done:
+            raise
+        while done < size:  # a system or file system without copy_file_range
+            block = os.pread(source, min(_COPY_BLOCK, size - done), done)
+            if not block:
+                break
+            written = 0
+            while written < len(block):
+                written += os.pwrite(target, block[written:], done + written)
+            done += len(block)
+    if done < size:
+        raise ValueError(f"the file ended after {done} of its {size} bytes")
