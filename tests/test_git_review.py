@@ -432,3 +432,34 @@ def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
         report(written)
     elapsed = time.monotonic() - started
     assert 1 <= len(seen) <= elapsed / git_review._PROGRESS_EVERY + 1
+
+
+def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_entry(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review is built while the new cache entry is flushed to disk: when the
+    build fails, the entry and its sidecar are dropped and check-attr is stopped;
+    the next review runs git again and succeeds."""
+    import diffchunk.diff.pipeline as pipeline
+    from diffchunk.git.attributes import StreamedCheckAttr
+
+    cache = tmp_path / "cache"
+    closed: list[StreamedCheckAttr] = []
+    real_close = StreamedCheckAttr.close
+
+    def close(self: StreamedCheckAttr) -> None:
+        closed.append(self)
+        real_close(self)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("build failed")
+
+    monkeypatch.setattr(StreamedCheckAttr, "close", close)
+    monkeypatch.setattr(pipeline, "build_review", broken)
+    with pytest.raises(RuntimeError, match="build failed"):
+        load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    assert closed and all(c._proc is None for c in closed)
+    assert [p.name for p in cache.iterdir()] == []  # no entry, no sidecar, no temporary file
+    monkeypatch.undo()
+    summary = load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    assert summary["cached"] is False and Path(summary["file_path"]).is_file()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from diffchunk import diff_tools
+from diffchunk.diff.buffer import DiffBuffer
 from diffchunk.diff.model import LazyHunks, ParsedDiff
 from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import GitError, NotADiffError
@@ -61,7 +62,7 @@ def _stream(blocks: Iterator[bytes], min_step: int) -> tuple[ParsedDiff, int]:
 
 
 def assert_same(got: ParsedDiff, want: ParsedDiff) -> None:
-    assert type(got.data) is bytes
+    assert type(got.data) in (bytes, DiffBuffer)  # never the growing bytearray
     assert got.data == want.data
     assert got.segments == want.segments
     assert got.commits == want.commits
@@ -208,6 +209,9 @@ def test_streamed_review_is_adopted_without_rereading_and_matches_a_fresh_load(
     assert session is not None
     data = Path(path).read_bytes()
     assert session.digest == hashlib.sha256(data).hexdigest()
+    # The review refers to the cache entry's pages, not to a copy of what was read.
+    assert isinstance(session.review.parsed.data, DiffBuffer)
+    assert session.review.parsed.data.digest == session.digest
     assert_same(session.review.parsed, parse_diff(data))
     excluded = {e["path"]: e["reason"] for e in summary["excluded"]}
     assert excluded.get("src/m007.py") == "generated"  # by the repository's attributes

@@ -212,6 +212,16 @@ def map_copy(source: int, size: int, directory: str) -> DiffBuffer:
     return buffer
 
 
+def map_file(fd: int, size: int, digest: str) -> DiffBuffer:
+    """Map the file open at ``fd`` itself: for a file nobody rewrites in place
+    (a cache entry, written once and renamed into place), whose sha256
+    ``digest`` is known.  ``OSError``/``ValueError`` when it cannot be mapped
+    (an empty file, a file system without mappings)."""
+    buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
+    buffer._digest = digest
+    return buffer
+
+
 def _copy(source: int, target: int, size: int) -> None:
     """``size`` bytes from offset 0 of ``source`` to ``target`` (in the kernel where it can)."""
     done = 0

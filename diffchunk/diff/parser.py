@@ -1386,9 +1386,15 @@ class StreamParser:
             p.not_lazy,
         ) = state
 
-    def finish(self) -> ParsedDiff:
-        """The parse of everything fed (raises :class:`NotADiffError` as :func:`parse_diff`)."""
-        data = bytes(self._buf)
+    def finish(self, whole: DiffBuffer | None = None) -> ParsedDiff:
+        """The parse of everything fed (raises :class:`NotADiffError` as :func:`parse_diff`).
+
+        ``whole``: the same bytes, mapped from the file they were read from;
+        the parse then refers to it instead of a copy of what was fed.
+        """
+        data: DiffData = whole if whole is not None else bytes(self._buf)
+        if len(data) != len(self._buf):
+            raise ValueError("StreamParser.finish: the mapped file is not what was fed")
         self._buf = bytearray()
         p = self._parser
         p.data = data

@@ -19,6 +19,7 @@ from .sidecar import attributes_for_diff
 from .source import GitDiff, StreamedDiff, load_git_range
 
 if TYPE_CHECKING:
+    from ..diff.pipeline import Review
     from ..sessions import SessionStore
 
 
@@ -80,9 +81,11 @@ def load_git_diff(
         progress=_git_progress(progress),
         parse=True,
         while_git_starts=_load_pipeline,
+        # Built while the new cache entry is flushed to disk.
+        while_writing=lambda diff_path, streamed: _build(diff_path, streamed, options, progress),
     )
     if diff.streamed is not None:
-        _adopt(diff, diff.streamed, options, store, progress)
+        _adopt(diff, diff.streamed, store)
     # Not at the top: loading the pipeline must not delay git's start (when git
     # runs, _load_pipeline has loaded it while git started).
     from .. import diff_tools
@@ -107,24 +110,19 @@ def _load_pipeline() -> None:
     from .. import diff_tools  # noqa: F401 (with the pipeline and the session store)
 
 
-def _adopt(
-    diff: GitDiff,
-    streamed: StreamedDiff,
-    options: LoadOptions,
-    store: SessionStore | None,
-    progress: Progress | None,
-) -> None:
-    """Build the review of a diff parsed while git wrote it, and make it the file's session."""
+def _build(
+    diff_path: str, streamed: StreamedDiff, options: LoadOptions, progress: Progress | None
+) -> Review:
+    """The review of a diff parsed while git wrote it to ``diff_path``."""
     source = streamed.attributes
     try:
         # Here rather than at the top: see load_git_diff.  Inside the try, so
         # that git check-attr is stopped whatever happens.
         from ..diff.pipeline import build_review
-        from ..sessions import default_store
 
-        attributes = attributes_for_diff(diff.diff_path, source, streamed.attribute_files)
+        attributes = attributes_for_diff(diff_path, source, streamed.attribute_files)
         parsed = streamed.parsed
-        review = build_review(
+        return build_review(
             parsed.data,
             options,
             attributes,
@@ -135,6 +133,15 @@ def _adopt(
     finally:
         if source is not None:
             source.close()
+
+
+def _adopt(diff: GitDiff, streamed: StreamedDiff, store: SessionStore | None) -> None:
+    """Make the review built while the diff was written the file's session."""
+    from ..diff.pipeline import Review
+    from ..sessions import default_store
+
+    review = streamed.built
+    assert isinstance(review, Review)
     (store if store is not None else default_store()).adopt(
         diff.diff_path, streamed.parsed.data, streamed.digest, review
     )

@@ -26,7 +26,7 @@ import atexit
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -40,8 +40,9 @@ from .runner import GitStream
 from .sidecar import recorded_attribute_files, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
+    from ..diff.buffer import DiffBuffer
     from ..diff.filters import Prescreen
-    from ..diff.model import ParsedDiff
+    from ..diff.model import FileDiff, ParsedDiff
     from .attributes import CommitIndex, StreamedCheckAttr
 
 logger = LazyLogger(__name__)  # see diffchunk.log
@@ -79,7 +80,8 @@ class StreamedDiff(NamedTuple):
     (or the index / working tree); whoever takes it calls its ``close()``.
     ``prescreen`` holds the filter's verdicts for the files parsed early.
     ``attribute_files``: the nested ``.gitattributes`` as git diff found them
-    (see :func:`_nested_attributes`), for the sidecar.
+    (see :func:`_record_nested_attributes`), for the sidecar.  ``built``:
+    what ``while_writing`` made of it (see :func:`load_git_range`).
     """
 
     parsed: ParsedDiff
@@ -87,6 +89,11 @@ class StreamedDiff(NamedTuple):
     attributes: StreamedCheckAttr | None = None
     prescreen: Prescreen | None = None
     attribute_files: dict[str, str] | None = None
+    built: object = None
+
+
+# ``while_writing(diff_path, streamed)``: see load_git_range.
+WhileWriting = Callable[[str, StreamedDiff], object]
 
 
 class GitDiff(NamedTuple):
@@ -145,6 +152,7 @@ def load_git_range(
     progress: Callable[[int], None] | None = None,
     parse: bool = False,
     while_git_starts: Callable[[], None] | None = None,
+    while_writing: WhileWriting | None = None,
 ) -> GitDiff:
     """Write the diff of ``revision_range`` in the repository at ``repo_path`` to the cache.
 
@@ -155,6 +163,9 @@ def load_git_range(
     arrives (see :attr:`GitDiff.streamed`), and ``while_git_starts()`` runs
     once git diff has started, before its output is read (git spends a while
     on the tree diff and the renames before it writes anything).
+    ``while_writing(diff_path, streamed)`` runs once git has ended, while the
+    new entry is flushed to disk (before it appears at ``diff_path``); what
+    it returns is ``streamed.built``.  If it fails, the entry is dropped.
     """
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
     cache = DiffCache(cache_dir)
@@ -169,6 +180,7 @@ def load_git_range(
             progress=progress,
             parse=parse,
             while_git_starts=while_git_starts,
+            while_writing=while_writing,
         )
     try:
         return write_diff(
@@ -179,6 +191,7 @@ def load_git_range(
             parse=True,
             writing=early.writing,
             while_git_starts=while_git_starts,
+            while_writing=while_writing,
             # No git started: the early start found the entry there and current.
             checked=early.writing is None,
         )
@@ -329,7 +342,7 @@ def _shaping(repo: Repo) -> tuple[str, ...]:
 
 def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
     """Whether a ``.gitattributes`` in a directory of the cached diff's paths is
-    not what it was when the diff was written (see :func:`_nested_attributes`):
+    not what it was when the diff was written (see :func:`_record_nested_attributes`):
     created, changed or deleted.  ``git diff`` reads them from the work tree;
     the top one and the other attribute files are in the cache key already.
     """
@@ -359,6 +372,7 @@ def write_diff(
     writing: _Writing | None = None,
     while_git_starts: Callable[[], None] | None = None,
     checked: bool = False,
+    while_writing: WhileWriting | None = None,
 ) -> GitDiff:
     """The cached diff for ``resolved``, running ``git diff`` only when needed.
 
@@ -367,7 +381,7 @@ def write_diff(
     overlaps git); the head commit's tree is read for ``git check-attr``
     meanwhile.  ``writing``: that git diff, already started (:func:`start_early`);
     ``checked``: :func:`start_early` found the entry there and current.
-    ``while_git_starts``: see :func:`load_git_range`.
+    ``while_git_starts``, ``while_writing``: see :func:`load_git_range`.
     """
     name = cache_name(repo, resolved)
     if resolved.is_commit_pair:
@@ -383,7 +397,9 @@ def write_diff(
                 _write_sidecar(repo, resolved, str(hit))
             return _result(repo, resolved, str(hit), cached=True)
     if parse:
-        return _write_streamed(repo, resolved, cache, name, progress, writing, while_git_starts)
+        return _write_streamed(
+            repo, resolved, cache, name, progress, writing, while_git_starts, while_writing
+        )
     if writing is not None:
         writing.stop()
     cache.ensure()
@@ -410,6 +426,7 @@ def _write_streamed(
     progress: Callable[[int], None] | None,
     writing: _Writing | None,
     while_git_starts: Callable[[], None] | None,
+    while_writing: WhileWriting | None,
 ) -> GitDiff:
     # git diff starts first: it works out the tree diff and the renames before
     # it writes anything, and meanwhile the parser's modules load (below, not
@@ -439,6 +456,10 @@ def _write_streamed(
         prescreen = Prescreen()
         hasher = hashlib.sha256()
         told = 0
+        # What the nested attribute files are, for a later reuse to compare
+        # (recorded with the attributes, in the sidecar): their directories are
+        # looked at as the parse finds them, while git still writes.
+        nested: dict[str, str] | None = {} if repo.root is not None else None
 
         def consume(block: bytes) -> None:
             nonlocal told
@@ -449,14 +470,15 @@ def _write_streamed(
                 source.add(f.path for f in files)
                 # The filter's own work on these files, done while git still writes.
                 prescreen.add(files, parser.buffer)
+                if nested is not None:
+                    _record_nested_attributes(repo, files, nested)
                 told = parser.file_count
             if progress is not None:
                 progress(parser.size)
 
         if while_git_starts is not None:
             while_git_starts()
-        done: list[ParsedDiff] = []
-        nested: list[dict[str, str] | None] = []
+        done: list[StreamedDiff] = []
         with gc_paused():
             try:
                 stream.read(consume)
@@ -464,14 +486,20 @@ def _write_streamed(
                 raise entry.write_failed(exc) from None
 
             def finish() -> None:
-                done.append(parser.finish())
-                # What the nested attribute files are now, for a later reuse to
-                # compare (recorded with the attributes, in the sidecar).
-                nested.append(_nested_attributes(repo, done[0]))
+                # The review refers to the entry's pages rather than to a copy
+                # of what was read (the entry is never rewritten in place).
+                digest = hasher.hexdigest()
+                parsed = parser.finish(_mapped(entry.fd, parser.size, digest))
+                source.add(f.path for f in parsed.files[told:])
+                if nested is not None:
+                    _record_nested_attributes(repo, parsed.files, nested)
+                streamed = StreamedDiff(parsed, digest, source, prescreen, nested)
+                if while_writing is not None:
+                    streamed = streamed._replace(built=while_writing(final, streamed))
+                done.append(streamed)
 
+            final = str(entry.final)
             path = entry.commit(meanwhile=finish)
-        parsed = done[0]
-        source.add(f.path for f in parsed.files[told:])
     except BaseException:
         writing.stop()
         _drop_orphan_sidecar(str(entry.final))
@@ -480,14 +508,7 @@ def _write_streamed(
         elif index is not None:
             index.close()
         raise
-    streamed = StreamedDiff(
-        parsed=parsed,
-        digest=hasher.hexdigest(),
-        attributes=source,
-        prescreen=prescreen,
-        attribute_files=nested[0],
-    )
-    return _result(repo, resolved, str(path), cached=False)._replace(streamed=streamed)
+    return _result(repo, resolved, str(path), cached=False)._replace(streamed=done[0])
 
 
 def _drop_orphan_sidecar(diff_path: str) -> None:
@@ -507,27 +528,39 @@ def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
     )
 
 
-def _nested_attributes(repo: Repo, parsed: ParsedDiff) -> dict[str, str] | None:
-    """The stat of the ``.gitattributes`` of every directory of the diff's paths
-    (below the top, which is in the cache key): ``{directory: stat key}``.
+def _record_nested_attributes(
+    repo: Repo, files: Sequence[FileDiff], record: dict[str, str]
+) -> None:
+    """Add to ``record`` the stat of the ``.gitattributes`` of every directory of
+    the paths of ``files`` (below the top, which is in the cache key) not in it
+    yet: ``{directory: stat key}``.
 
     ``git diff`` read them from the work tree: a later reuse of the diff
-    compares (:func:`attributes_changed_since`).  None for a bare repository.
-    A path that is not UTF-8 (shown with U+FFFD) cannot be stat'ed by its
-    name and is left out.
+    compares (:func:`attributes_changed_since`); a change after the record
+    is seen then, whenever it came.  A path that is not UTF-8 (shown with
+    U+FFFD) cannot be stat'ed by its name and is left out.
     """
-    if repo.root is None:
-        return None
-    directories: set[str] = set()
-    for fd in parsed.files:
+    assert repo.root is not None
+    root = repo.root
+    for fd in files:
         for path in (fd.old_path, fd.new_path):
             if path is None or "\ufffd" in path:
                 continue
             directory = path.rpartition("/")[0]
-            while directory and directory not in directories:
-                directories.add(directory)
+            while directory and directory not in record:
+                record[directory] = _stat_key(os.path.join(root, directory, ".gitattributes"))
                 directory = directory.rpartition("/")[0]
-    return {d: _stat_key(os.path.join(repo.root, d, ".gitattributes")) for d in directories}
+
+
+def _mapped(fd: int, size: int, digest: str) -> DiffBuffer | None:
+    """The entry being written, mapped (None where it cannot be: then a copy is used)."""
+    from ..diff.buffer import map_file  # loaded with the parser by now
+
+    try:
+        return map_file(fd, size, digest) if size else None
+    except (OSError, ValueError) as exc:
+        logger.debug("cache entry not mapped: %s", exc)
+        return None
 
 
 def _result(repo: Repo, resolved: ResolvedRange, path: str, *, cached: bool) -> GitDiff:
