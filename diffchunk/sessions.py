@@ -20,6 +20,7 @@ diff is not held in memory at all but mapped from a private copy (see
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -81,13 +82,35 @@ def read_file(path: str) -> tuple[DiffData, Fingerprint]:
 
 
 def _map_copy(fd: int, size: int) -> DiffBuffer | None:
-    directory = default_cache_dir()
+    """The file open at ``fd`` mapped from a private copy, or None (read it into memory)
+    when the cache directory cannot take the copy (no home directory, not
+    writable, too little free space, no mappings on this system...)."""
+    directory: object = "the cache directory"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        return map_copy(fd, size, str(directory))
-    except (OSError, ValueError) as exc:
+        directory = path = default_cache_dir()
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the git cache makes it
+        st = os.statvfs(path)
+        if st.f_bavail * st.f_frsize < size + _KEEP_FREE:
+            raise OSError(errno.ENOSPC, f"less than {size + _KEEP_FREE} bytes free")
+        return map_copy(fd, size, str(path))
+    except Exception as exc:
         logger.info("Reading the diff into memory: no private copy in %s (%s).", directory, exc)
         return None
+
+
+# A private copy must leave this much free space in the cache directory.
+_KEEP_FREE = 256 << 20
+
+
+def _digest_of(real: str, data: DiffBuffer) -> str:
+    """The digest of a mapped diff (its thread reads the copy: a read error is the file's)."""
+    try:
+        return data.digest
+    except OSError as exc:
+        raise PathError(
+            f"The diff file {real!r} cannot be read: {exc.strerror or exc}.",
+            suggestion="Check that it still exists and is readable.",
+        ) from None
 
 
 # Below this size a second thread costs more than the hashing it overlaps.
@@ -318,7 +341,7 @@ class SessionStore:
         digest = ""
         if isinstance(data, DiffBuffer):
             if same_setup:  # its own thread hashes it (see DiffBuffer.digest)
-                digest = data.digest
+                digest = _digest_of(real, data)
         elif same_setup or len(data) < _THREADED_HASH_BYTES:
             digest = hashlib.sha256(data).hexdigest()
         else:
@@ -342,8 +365,8 @@ class SessionStore:
         finally:
             if hasher is not None:
                 digest = hasher.result()
-            elif isinstance(data, DiffBuffer):
-                digest = data.digest
+        if isinstance(data, DiffBuffer) and not digest:
+            digest = _digest_of(real, data)
         del data
         session = Session(
             path=real,

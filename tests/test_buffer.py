@@ -230,3 +230,73 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
     size, grown, chunks = (int(x) for x in out)
     assert size > 20 << 20 and chunks > 1
     assert grown < size // 3, f"{grown / 1e6:.1f} MB resident for a {size / 1e6:.1f} MB diff"
+
+
+def test_copy_where_os_has_no_copy_file_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "copy_file_range", raising=False)  # macOS, BSD, older glibc
+    content = os.urandom((1 << 20) + 77)
+    buf = _mapped(tmp_path, content)
+    assert buf[:] == content and buf.digest == hashlib.sha256(content).hexdigest()
+
+
+def _big_diff(tmp_path: Path) -> Path:
+    path = tmp_path / "big.diff"
+    path.write_bytes((FIXTURES / "log_p.txt").read_bytes())
+    return path
+
+
+def test_cache_directory_made_for_a_copy_is_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache" / "diffchunk"
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(cache))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+    assert isinstance(read_file(str(_big_diff(tmp_path)))[0], DiffBuffer)
+    assert cache.stat().st_mode & 0o777 == 0o700  # as the git cache makes it
+
+
+@pytest.mark.parametrize("why", ["no home directory", "little free space"])
+def test_no_room_for_a_copy_reads_into_memory(
+    why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import diffchunk.sessions as sessions
+
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+    if why == "no home directory":
+
+        def no_home() -> Path:
+            raise RuntimeError("Could not determine home directory.")
+
+        monkeypatch.setattr(sessions, "default_cache_dir", no_home)
+    else:
+        real = os.statvfs
+
+        class Full:
+            def __init__(self, st: os.statvfs_result) -> None:
+                self.f_frsize = st.f_frsize
+                self.f_bavail = 10
+
+        monkeypatch.setattr(os, "statvfs", lambda p: Full(real(p)))
+    path = _big_diff(tmp_path)
+    data, _ = read_file(str(path))
+    assert type(data) is bytes and data == path.read_bytes()
+    assert SessionStore().get(str(path)).review.stats.total_files > 0
+
+
+def test_a_read_error_while_hashing_the_copy_is_the_files_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diffchunk.errors import PathError
+
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+
+    def failing(fd: int, n: int, offset: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "pread", failing)
+    with pytest.raises(PathError, match="cannot be read: Input/output error"):
+        SessionStore().get(str(_big_diff(tmp_path)))

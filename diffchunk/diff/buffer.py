@@ -225,15 +225,18 @@ def map_file(fd: int, size: int, digest: str) -> DiffBuffer:
 def _copy(source: int, target: int, size: int) -> None:
     """``size`` bytes from offset 0 of ``source`` to ``target`` (in the kernel where it can)."""
     done = 0
+    kernel_copy = getattr(os, "copy_file_range", None)  # Linux only
     try:
-        while done < size:
-            got = os.copy_file_range(source, target, size - done, done, done)
+        while kernel_copy is not None and done < size:
+            got = kernel_copy(source, target, size - done, done, done)
             if not got:
                 break
             done += got
     except OSError as exc:
         if exc.errno not in _NO_KERNEL_COPY or done:
             raise
+        kernel_copy = None
+    if kernel_copy is None:
         while done < size:  # a system or file system without copy_file_range
             block = os.pread(source, min(_COPY_BLOCK, size - done), done)
             if not block:
