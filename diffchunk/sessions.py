@@ -30,13 +30,14 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .diff.buffer import DiffBuffer, DiffData, map_copy, map_threshold, release
+from .diff.buffer import DiffBuffer, DiffData, map_copy, map_in_place, map_threshold, release
 from .diff.options import LoadOptions, Progress
 from .diff.pipeline import Review, build_review
 from .errors import PathError
-from .git.cache import default_cache_dir
+from .git.cache import default_cache_dir, is_entry_name
 from .git.sidecar import attributes_for_diff
 from .paths import Fingerprint, expand, fingerprint, resolve_regular_file
 
@@ -73,7 +74,7 @@ def read_file(path: str) -> tuple[DiffData, Fingerprint]:
     with open(path, "rb") as fh:
         st = os.fstat(fh.fileno())
         if st.st_size >= map_threshold():
-            mapped = _map_copy(fh.fileno(), st.st_size)
+            mapped = _map_copy(fh.fileno(), st.st_size, path)
             if mapped is not None:
                 return mapped, fingerprint(st)
             fh.seek(0)
@@ -81,13 +82,17 @@ def read_file(path: str) -> tuple[DiffData, Fingerprint]:
     return data, fingerprint(st)
 
 
-def _map_copy(fd: int, size: int) -> DiffBuffer | None:
-    """The file open at ``fd`` mapped from a private copy, or None (read it into memory)
-    when the cache directory cannot take the copy (no home directory, not
-    writable, too little free space, no mappings on this system...)."""
+def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
+    """The file ``source`` open at ``fd`` mapped from a private copy, or None (read it
+    into memory) when the cache directory cannot take the copy (no home
+    directory, not writable, too little free space, no mappings on this
+    system...).  A diff of the git cache is mapped itself: its entries are
+    written once and renamed into place, never rewritten."""
     directory: object = "the cache directory"
     try:
         directory = path = default_cache_dir()
+        if _in_cache(source, path):
+            return map_in_place(fd, size)
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the git cache makes it
         st = os.statvfs(path)
         if st.f_bavail * st.f_frsize < size + _KEEP_FREE:
@@ -96,6 +101,12 @@ def _map_copy(fd: int, size: int) -> DiffBuffer | None:
     except Exception as exc:
         logger.info("Reading the diff into memory: no private copy in %s (%s).", directory, exc)
         return None
+
+
+def _in_cache(source: str, cache: Path) -> bool:
+    """Whether ``source`` is an entry of the git diff cache at ``cache``."""
+    parent, name = os.path.split(os.path.realpath(source))
+    return is_entry_name(name) and parent == os.path.realpath(cache)
 
 
 # A private copy must leave this much free space in the cache directory.

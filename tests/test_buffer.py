@@ -300,3 +300,41 @@ def test_a_read_error_while_hashing_the_copy_is_the_files_error(
     monkeypatch.setattr(os, "pread", failing)
     with pytest.raises(PathError, match="cannot be read: Input/output error"):
         SessionStore().get(str(_big_diff(tmp_path)))
+
+
+def _mapped_files() -> str:
+    with open("/proc/self/maps") as fh:
+        return fh.read()
+
+
+def test_a_cached_git_diff_is_mapped_itself_and_other_files_through_a_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cache entries are written once and renamed into place: the reuse of one
+    maps it without a copy; any other diff file is copied first."""
+    from gitrepo import commit, git
+
+    from diffchunk.git.review import load_git_diff
+
+    if not Path("/proc/self/maps").exists():
+        pytest.skip("needs /proc to see the mappings")
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, {f"f{i}.txt": f"{i}\n" for i in range(20)})
+    commit(repo, {f"f{i}.txt": f"{i}\nmore\n" for i in range(20)})
+    first = load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    entry = first["file_path"]
+    store = SessionStore()
+    again = load_git_diff(str(repo), "main~1..main", store=store)
+    assert again["cached"] is True and again["file_path"] == entry
+    session = store.get(entry)
+    assert isinstance(session.review.parsed.data, DiffBuffer)
+    assert session.digest == hashlib.sha256(Path(entry).read_bytes()).hexdigest()
+    assert entry in _mapped_files()
+    other = tmp_path / "copy.diff"
+    other.write_bytes(Path(entry).read_bytes())
+    assert isinstance(read_file(str(other))[0], DiffBuffer)
+    assert str(other) not in _mapped_files()  # a copy of it is mapped, not the file

@@ -212,6 +212,14 @@ def map_copy(source: int, size: int, directory: str) -> DiffBuffer:
     return buffer
 
 
+def map_in_place(fd: int, size: int) -> DiffBuffer:
+    """Map the file open at ``fd`` itself, for a file nobody rewrites in place (a
+    cache entry, written once and renamed into place); hashed as :func:`map_copy`."""
+    buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
+    buffer._start_digest(os.dup(fd), size)
+    return buffer
+
+
 def map_file(fd: int, size: int, digest: str) -> DiffBuffer:
     """Map the file open at ``fd`` itself: for a file nobody rewrites in place
     (a cache entry, written once and renamed into place), whose sha256
