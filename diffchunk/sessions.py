@@ -372,6 +372,8 @@ class SessionStore:
             # The file's new content cannot be served: drop what was loaded before.
             with self._lock:
                 self._sessions.pop(real, None)
+            if isinstance(data, DiffBuffer):
+                data.stop_digest()
             raise
         finally:
             if hasher is not None:

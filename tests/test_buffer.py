@@ -155,6 +155,7 @@ def test_small_file_or_unwritable_cache_reads_into_memory(
 ) -> None:
     diff = FIXTURES / "combined.diff"
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("DIFFCHUNK_MAP_BYTES", raising=False)
     assert type(read_file(str(diff))[0]) is bytes  # below the 8 MiB default
     monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
     assert isinstance(read_file(str(diff))[0], DiffBuffer)
@@ -338,3 +339,20 @@ def test_a_cached_git_diff_is_mapped_itself_and_other_files_through_a_copy(
     other.write_bytes(Path(entry).read_bytes())
     assert isinstance(read_file(str(other))[0], DiffBuffer)
     assert str(other) not in _mapped_files()  # a copy of it is mapped, not the file
+
+
+def test_a_failed_mapped_load_leaves_no_thread_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from diffchunk.errors import NotADiffError
+
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+    text = tmp_path / "notes.txt"
+    text.write_bytes(b"just some text\n" * 200_000)
+    before = set(threading.enumerate())
+    with pytest.raises(NotADiffError):
+        SessionStore().get(str(text))
+    assert set(threading.enumerate()) <= before  # the copy's hashing stopped

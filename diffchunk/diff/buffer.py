@@ -66,6 +66,7 @@ class DiffBuffer(mmap.mmap):
     _digest: str = ""
     _digest_error: OSError | None = None
     _hashing: threading.Thread | None = None
+    _stop_digest = False
 
     @property
     def digest(self) -> str:
@@ -77,6 +78,13 @@ class DiffBuffer(mmap.mmap):
             raise self._digest_error
         return self._digest
 
+    def stop_digest(self) -> None:
+        """Stop the hashing thread (the buffer is not kept: nobody asks for its digest)."""
+        self._stop_digest = True
+        if self._hashing is not None:
+            self._hashing.join()
+            self._hashing = None
+
     def _start_digest(self, fd: int, size: int) -> None:
         """Hash the copy open at ``fd`` (which this closes) in a thread, reading it
         with ``pread``: the mapping's pages are not touched."""
@@ -87,6 +95,8 @@ class DiffBuffer(mmap.mmap):
             h = hashlib.sha256()
             try:
                 for lo in range(0, size, _COPY_BLOCK):
+                    if self._stop_digest:
+                        return
                     h.update(os.pread(fd, min(_COPY_BLOCK, size - lo), lo))
                 self._digest = h.hexdigest()
             except OSError as exc:
