@@ -80,3 +80,14 @@ def git_bytes(
     if proc.returncode not in ok:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout
+
+
+def settle_file_times() -> None:
+    """Wait out the clock margin of a review's record of nested ``.gitattributes``:
+    one changed within it of a review's start counts as changed while git ran
+    (git may have read either version), and the next review writes the diff anew."""
+    import time
+
+    from diffchunk.git.source import _CLOCK_MARGIN_NS
+
+    time.sleep(_CLOCK_MARGIN_NS / 1e9 + 0.005)

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
-from gitrepo import commit, git
+from gitrepo import commit, git, settle_file_times
 
 from diffchunk import diff_tools
 from diffchunk.cli import main
@@ -45,6 +45,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "vendor/lib.js": "var v;\n",  # vendored by heuristics
         },
     )
+    settle_file_times()
     return r
 
 
@@ -65,6 +66,8 @@ def test_load_git_diff_uses_repository_attributes(repo: Path) -> None:
     assert kept == {"src/app.py", "package-lock.json"}
     chunk = diff_tools.get_chunk(summary["file_path"], 1, include_context=False, store=store)
     assert "+a = 2" in chunk
+    # A small diff is held in memory: a mapping would hold a descriptor per session.
+    assert type(store.get(summary["file_path"]).review.parsed.data) is bytes
     again = load_git_diff(str(repo), "main~1..main", store=store)
     assert again["cached"] is True and again["file_path"] == summary["file_path"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from gitrepo import commit, git
+from gitrepo import commit, git, settle_file_times
 
 from diffchunk import termination
 from diffchunk.cli import main
@@ -283,11 +283,13 @@ def test_a_cached_range_follows_a_nested_gitattributes_change(
         tmp_path / "repo",
         [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
     )
+    settle_file_times()
     first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     assert again["cached"] and again["file_path"] == first["file_path"]
     # Not committed, in a subdirectory: git diff now shows the file as binary.
     (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
+    settle_file_times()
     fresh = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     assert not fresh["cached"]
     assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
@@ -296,10 +298,12 @@ def test_a_cached_range_follows_a_nested_gitattributes_change(
     # Deleted again: the text diff is back; a date in the future does not
     # make every load write it anew.
     (repo / "sub" / ".gitattributes").unlink()
+    settle_file_times()
     back = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
     assert not back["cached"] and "+two" in Path(back["file_path"]).read_text()
     (repo / "sub" / "deep" / ".gitattributes").write_text("")
     os.utime(repo / "sub" / "deep" / ".gitattributes", (2**33, 2**33))
+    settle_file_times()
     assert not load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
         "cached"
     ]
@@ -342,3 +346,68 @@ def test_which_errors_say_the_target_may_be_a_file(tmp_path: Path) -> None:
     blocker.write_text("")
     with pytest.raises(CacheWriteError, match="Cannot create the diff cache directory"):
         load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=blocker / "sub")
+
+
+def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached range made stale by a nested .gitattributes is removed before it is
+    written anew: when that fails (here the build; Ctrl-C does the same), the next
+    review writes it again instead of taking the stale one for current."""
+    import diffchunk.diff.pipeline as pipeline
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _repo(
+        tmp_path / "repo",
+        [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
+    )
+    settle_file_times()
+    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
+    settle_file_times()
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "build_review", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not Path(first["file_path"]).exists()  # the stale entry went first
+    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not again["cached"]
+    assert "Binary files a/sub/deep/a.txt" in Path(again["file_path"]).read_text()
+
+
+def test_a_nested_gitattributes_changed_while_git_runs_is_not_trusted(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git may have read the old or the new version of a .gitattributes changed
+    while it ran: the record says so, and the next review writes the diff anew."""
+    from diffchunk.diff.parser import StreamParser
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _repo(
+        tmp_path / "repo",
+        [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
+    )
+    settle_file_times()
+    real_feed = StreamParser.feed
+
+    def feed(self: StreamParser, block: bytes) -> None:
+        (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")  # git has started
+        real_feed(self, block)
+
+    with monkeypatch.context() as m:
+        m.setattr(StreamParser, "feed", feed)
+        load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    settle_file_times()
+    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not again["cached"]
+    assert "Binary files a/sub/deep/a.txt" in Path(again["file_path"]).read_text()
+    settle_file_times()
+    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
+        "cached"
+    ]

@@ -147,7 +147,7 @@ def test_stream_parse_leaves_a_section_reaching_past_the_cut_to_the_end() -> Non
 @pytest.fixture
 def stream_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository whose diff spans many small stream blocks (renames, binary, attributes)."""
-    from gitrepo import commit, git, init_repo
+    from gitrepo import commit, git, init_repo, settle_file_times
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(source, "STREAM_BLOCK", 4096)  # many blocks even for a small diff
@@ -172,6 +172,7 @@ def stream_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(repo, "mv", "old_name.txt", "new_name.txt")
     (repo / "blob.bin").write_bytes(bytes(range(256)) * 4)
     commit(repo, second)
+    settle_file_times()
     return repo
 
 
@@ -199,6 +200,7 @@ def test_streamed_review_is_adopted_without_rereading_and_matches_a_fresh_load(
         real_feed(self, block)
 
     monkeypatch.setattr(StreamParser, "feed", feed)
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")  # mapped as a large diff is
     store = SessionStore(reader=reader)
     summary = load_git_diff(str(stream_repo), "main~1..main", store=store)
     path = summary["file_path"]

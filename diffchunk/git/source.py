@@ -26,6 +26,7 @@ import atexit
 import contextlib
 import hashlib
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -68,6 +69,12 @@ DIFF_OPTIONS: tuple[str, ...] = (
 # The largest block of git's output handed to the parser at once (when git
 # is ahead; otherwise what it has written so far).
 STREAM_BLOCK = 1 << 18
+# File times come from a coarse clock (at most a tick, 10 ms at HZ=100, behind
+# the wall clock).
+_CLOCK_MARGIN_NS = 20_000_000
+# The record of an attribute file (or of the directory that lost one) changed
+# while git ran: git may have read either version, so a reuse writes anew.
+_CHANGED_MEANWHILE = "changed while the diff was written"
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
 
@@ -206,6 +213,9 @@ class _Writing(NamedTuple):
 
     entry: PendingEntry
     stream: GitStream
+    # Wall clock just before git started, less a margin for the coarse clock
+    # of file times: a file changed since may or may not be what git read.
+    since_ns: int = 0
 
     def stop(self) -> None:
         """Stop git and drop the entry (again: nothing more happens)."""
@@ -217,13 +227,14 @@ class _Writing(NamedTuple):
 
 def _start_writing(repo: Repo, resolved: ResolvedRange, cache: DiffCache, name: str) -> _Writing:
     entry = cache.begin(name)
+    since_ns = time.time_ns() - _CLOCK_MARGIN_NS
     try:
         args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
         stream = repo.git.start_into(args, entry.fd, block_size=STREAM_BLOCK, what="git diff")
     except BaseException:
         entry.abort()
         raise
-    return _Writing(entry, stream)
+    return _Writing(entry, stream, since_ns)
 
 
 class _Early(NamedTuple):
@@ -259,11 +270,10 @@ def start_early(repo_path: str, revision_range: str | None, staged: bool) -> Non
         resolved = resolve_range(repo, request)
         cache = DiffCache()
         name = cache_name(repo, resolved)
-        reusable = (
-            resolved.is_commit_pair
-            and cache.holds(name)
-            and not attributes_changed_since(repo, str(cache.path_for(name)))
-        )
+        reusable = resolved.is_commit_pair and cache.holds(name)
+        if reusable and attributes_changed_since(repo, str(cache.path_for(name))):
+            _drop_stale(str(cache.path_for(name)))
+            reusable = False
         if not reusable:
             writing = _start_writing(repo, resolved, cache, name)
         key = (repo_path, revision_range, staged, cache.directory)
@@ -388,6 +398,7 @@ def write_diff(
         hit = cache.lookup(name)
         if hit is not None and not checked and attributes_changed_since(repo, str(hit)):
             logger.debug("cached %s predates a .gitattributes change: written anew", hit)
+            _drop_stale(str(hit))
             hit = None
         if hit is not None:
             logger.debug("cache hit %s", hit)
@@ -433,7 +444,7 @@ def _write_streamed(
     # at the top of this module, for that reason) and the set-up runs.
     if writing is None:
         writing = _start_writing(repo, resolved, cache, name)
-    entry, stream = writing
+    entry, stream, _ = writing
     index: CommitIndex | None = None
     attributes: StreamedCheckAttr | None = None
     try:
@@ -471,7 +482,7 @@ def _write_streamed(
                 # The filter's own work on these files, done while git still writes.
                 prescreen.add(files, parser.buffer)
                 if nested is not None:
-                    _record_nested_attributes(repo, files, nested)
+                    _record_nested_attributes(repo, files, nested, writing.since_ns)
                 told = parser.file_count
             if progress is not None:
                 progress(parser.size)
@@ -492,7 +503,7 @@ def _write_streamed(
                 parsed = parser.finish(_mapped(entry.fd, parser.size, digest))
                 source.add(f.path for f in parsed.files[told:])
                 if nested is not None:
-                    _record_nested_attributes(repo, parsed.files, nested)
+                    _record_nested_attributes(repo, parsed.files, nested, writing.since_ns)
                 streamed = StreamedDiff(parsed, digest, source, prescreen, nested)
                 if while_writing is not None:
                     streamed = streamed._replace(built=while_writing(final, streamed))
@@ -509,6 +520,14 @@ def _write_streamed(
             index.close()
         raise
     return _result(repo, resolved, str(path), cached=False)._replace(streamed=done[0])
+
+
+def _drop_stale(diff_path: str) -> None:
+    """Remove a cached entry that is no longer current, and then its sidecar: if
+    writing it anew fails, nothing stale is left to be taken for current."""
+    for path in (diff_path, sidecar_path(diff_path)):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def _drop_orphan_sidecar(diff_path: str) -> None:
@@ -529,16 +548,18 @@ def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
 
 
 def _record_nested_attributes(
-    repo: Repo, files: Sequence[FileDiff], record: dict[str, str]
+    repo: Repo, files: Sequence[FileDiff], record: dict[str, str], since_ns: int
 ) -> None:
     """Add to ``record`` the stat of the ``.gitattributes`` of every directory of
     the paths of ``files`` (below the top, which is in the cache key) not in it
     yet: ``{directory: stat key}``.
 
     ``git diff`` read them from the work tree: a later reuse of the diff
-    compares (:func:`attributes_changed_since`); a change after the record
-    is seen then, whenever it came.  A path that is not UTF-8 (shown with
-    U+FFFD) cannot be stat'ed by its name and is left out.
+    compares (:func:`attributes_changed_since`).  A file changed (or a
+    directory that lost its file) after ``since_ns``, while git ran, is
+    recorded as :data:`_CHANGED_MEANWHILE`, which matches nothing: git may
+    have read either version.  A path that is not UTF-8 (shown with U+FFFD)
+    cannot be stat'ed by its name and is left out.
     """
     assert repo.root is not None
     root = repo.root
@@ -548,16 +569,33 @@ def _record_nested_attributes(
                 continue
             directory = path.rpartition("/")[0]
             while directory and directory not in record:
-                record[directory] = _stat_key(os.path.join(root, directory, ".gitattributes"))
+                record[directory] = _attribute_file_key(os.path.join(root, directory), since_ns)
                 directory = directory.rpartition("/")[0]
 
 
+def _attribute_file_key(directory: str, since_ns: int) -> str:
+    """:func:`_stat_key` of ``directory``'s ``.gitattributes``, or :data:`_CHANGED_MEANWHILE`."""
+    try:
+        st = os.stat(os.path.join(directory, ".gitattributes"))
+    except (OSError, ValueError):
+        try:  # none: was one removed meanwhile?
+            changed = os.stat(directory).st_ctime_ns >= since_ns
+        except (OSError, ValueError):
+            return "-"
+        return _CHANGED_MEANWHILE if changed else "-"
+    if st.st_ctime_ns >= since_ns:
+        return _CHANGED_MEANWHILE
+    return ":".join(map(str, fingerprint(st)))
+
+
 def _mapped(fd: int, size: int, digest: str) -> DiffBuffer | None:
-    """The entry being written, mapped (None where it cannot be: then a copy is used)."""
-    from ..diff.buffer import map_file  # loaded with the parser by now
+    """The entry being written, mapped when it is large (as other diff files are, see
+    :func:`~diffchunk.diff.buffer.map_threshold`; a mapping holds a descriptor);
+    None for a small one or where it cannot be: then a copy is used."""
+    from ..diff.buffer import map_file, map_threshold  # loaded with the parser by now
 
     try:
-        return map_file(fd, size, digest) if size else None
+        return map_file(fd, size, digest) if size >= map_threshold() else None
     except (OSError, ValueError) as exc:
         logger.debug("cache entry not mapped: %s", exc)
         return None
