@@ -91,7 +91,7 @@ def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
     directory: object = "the cache directory"
     try:
         directory = path = default_cache_dir()
-        if _in_cache(source, path):
+        if _in_cache(source, fd, path):
             return map_in_place(fd, size)
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the git cache makes it
         st = os.statvfs(path)
@@ -103,10 +103,22 @@ def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
         return None
 
 
-def _in_cache(source: str, cache: Path) -> bool:
-    """Whether ``source`` is an entry of the git diff cache at ``cache``."""
+def _in_cache(source: str, fd: int, cache: Path) -> bool:
+    """Whether ``source`` (open at ``fd``) is an entry of the git diff cache at
+    ``cache`` that only this cache writes: the directory and the file are this
+    user's, nobody else can write in the directory, and the file has no other
+    name (through which it could be rewritten in place)."""
     parent, name = os.path.split(os.path.realpath(source))
-    return is_entry_name(name) and parent == os.path.realpath(cache)
+    if not is_entry_name(name) or parent != os.path.realpath(cache):
+        return False
+    uid = os.getuid()
+    directory, entry = os.stat(parent), os.fstat(fd)
+    return (
+        directory.st_uid == uid
+        and not directory.st_mode & 0o022
+        and entry.st_uid == uid
+        and entry.st_nlink == 1
+    )
 
 
 # A private copy must leave this much free space in the cache directory.

@@ -356,3 +356,33 @@ def test_a_failed_mapped_load_leaves_no_thread_behind(
     with pytest.raises(NotADiffError):
         SessionStore().get(str(text))
     assert set(threading.enumerate()) <= before  # the copy's hashing stopped
+
+
+@pytest.mark.parametrize("exposed", ["another name", "a directory others can write"])
+def test_a_cache_entry_others_could_rewrite_is_copied_not_mapped(
+    exposed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mapped in place, a file truncated through another name or by another user
+    would kill the process (SIGBUS): such an entry is read through a copy."""
+    from gitrepo import commit, git
+
+    from diffchunk.git.review import load_git_diff
+
+    if not Path("/proc/self/maps").exists():
+        pytest.skip("needs /proc to see the mappings")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(cache))
+    monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, {"a.txt": "1\n"})
+    commit(repo, {"a.txt": "2\n"})
+    entry = load_git_diff(str(repo), "main~1..main", store=SessionStore())["file_path"]
+    if exposed == "another name":
+        os.link(entry, tmp_path / "elsewhere.diff")
+    else:
+        cache.chmod(0o777)
+    data, _ = read_file(entry)
+    assert isinstance(data, DiffBuffer) and data == Path(entry).read_bytes()
+    assert entry not in _mapped_files()
