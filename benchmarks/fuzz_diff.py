@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from diffchunk.diff.buffer import DiffBuffer, map_file
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.context import reduce_context
 from diffchunk.diff.filters import FilterResult, Prescreen, filter_files
@@ -793,7 +794,20 @@ def stream_parse(data: bytes, src: Source) -> tuple[ParsedDiff, Prescreen]:
         if parser.file_count > told:
             prescreen.add(parser.files_since(told), parser.buffer)
             told = parser.file_count
+    if data and chance(src, 25):
+        # As a git range review ends: the parse refers to a mapping of the file.
+        return parser.finish(_mapped(data)), prescreen
     return parser.finish(), prescreen
+
+
+def _mapped(data: bytes) -> DiffBuffer:
+    """``data`` in an unnamed temporary file, mapped."""
+    with tempfile.TemporaryFile() as fh:
+        fh.write(data)
+        fh.flush()
+        buffer = map_file(fh.fileno(), len(data), "")
+    buffer.trim_step = 4096  # the inputs are small: many trims all the same
+    return buffer
 
 
 def check_stream_matches(parsed: ParsedDiff, streamed: ParsedDiff) -> None:

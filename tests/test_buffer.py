@@ -134,7 +134,7 @@ def test_mapped_diff_serves_what_an_in_memory_one_does(
 ) -> None:
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
-    monkeypatch.setattr(buffer_mod, "TRIM_STEP", 4096)  # pages go back often meanwhile
+    monkeypatch.setattr(DiffBuffer, "trim_step", 4096)  # pages go back often meanwhile
     try:
         expected = _everything(str(path), SessionStore(reader=_bytes_reader))
     except Exception as exc:  # e.g. not a diff: the mapped load must say the same

@@ -63,6 +63,7 @@ class DiffBuffer(mmap.mmap):
     """
 
     _mark: int = 0  # where the current pass was when pages last went back
+    trim_step: int = TRIM_STEP  # see trim()
     _digest: str = ""
     _digest_error: OSError | None = None
     _hashing: threading.Thread | None = None
@@ -169,12 +170,12 @@ class DiffBuffer(mmap.mmap):
     # -- memory ------------------------------------------------------------------
 
     def trim(self, pos: int) -> None:
-        """Give touched pages back when a pass has moved ``TRIM_STEP`` on (or started over).
+        """Give touched pages back when a pass has moved ``trim_step`` on (or started over).
 
         Cheap enough to call once per section.  Giving pages back is always
         safe: a later read brings them in again from the page cache or the disk.
         """
-        if pos - self._mark >= TRIM_STEP or pos < self._mark:
+        if pos - self._mark >= self.trim_step or pos < self._mark:
             self.release()
             self._mark = pos
 
