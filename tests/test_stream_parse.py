@@ -54,11 +54,22 @@ def _random_blocks(data: bytes, seed: int, cuts: int) -> Iterator[bytes]:
         last = point
 
 
-def _stream(blocks: Iterator[bytes], min_step: int) -> tuple[ParsedDiff, int]:
-    sp = StreamParser(min_step=min_step)
-    for block in blocks:
-        sp.feed(block)
-    return sp.finish(), sp.streamed
+def _stream(
+    blocks: Iterator[bytes], min_step: int, growing: bool = False
+) -> tuple[ParsedDiff, int]:
+    """The stream parse of ``blocks``; ``growing``: written to a file as git writes
+    its diff, the parser reading a mapping of the file (never a copy of it)."""
+    if not growing:
+        sp = StreamParser(min_step=min_step)
+        for block in blocks:
+            sp.feed(block)
+        return sp.finish(), sp.streamed
+    with tempfile.TemporaryFile() as fh:
+        sp = StreamParser(min_step=min_step, growing=fh.fileno())
+        for block in blocks:
+            os.write(fh.fileno(), block)
+            sp.feed(block)
+        return sp.finish(), sp.streamed
 
 
 def assert_same(got: ParsedDiff, want: ParsedDiff) -> None:
@@ -96,10 +107,11 @@ def test_stream_parse_matches_whole_parse_for_every_fixture_and_block_size(path:
     sizes = sorted({1, 2, 3, 5, 11, 64, 100, 1000, 4096, max(len(data), 1)})
     for size in sizes:
         for min_step in (1, 200, 1 << 20):
-            got, _ = _stream(_blocks(data, size), min_step)
-            assert_same(got, want)
+            for growing in (False, True):
+                got, _ = _stream(_blocks(data, size), min_step, growing)
+                assert_same(got, want)
     for seed in range(20):
-        got, _ = _stream(_random_blocks(data, seed, 1 + seed % 9), 1)
+        got, _ = _stream(_random_blocks(data, seed, 1 + seed % 9), 1, growing=seed % 2 == 1)
         assert_same(got, want)
 
 
@@ -108,8 +120,15 @@ def test_stream_parse_matches_whole_parse_for_the_corpus(path: Path) -> None:
     data = path.read_bytes()
     want = parse_diff(data)
     streamed_any = 0
-    for size, min_step in ((4093, 1), (65536, 1 << 16), (1 << 20, 1 << 20), (777_777, 1)):
-        got, streamed = _stream(_blocks(data, size), min_step)
+    for size, min_step, growing in (
+        (4093, 1, False),
+        (65536, 1 << 16, False),
+        (1 << 20, 1 << 20, False),
+        (777_777, 1, False),
+        (4093, 1, True),
+        (65536, 1 << 16, True),
+    ):
+        got, streamed = _stream(_blocks(data, size), min_step, growing)
         assert_same(got, want)
         streamed_any = max(streamed_any, streamed)
     for seed in range(4):
@@ -118,6 +137,22 @@ def test_stream_parse_matches_whole_parse_for_the_corpus(path: Path) -> None:
     if data.startswith(b"diff --git ") and len(data) > 1 << 17:
         # a plain git diff is really parsed while it arrives, not all at the end
         assert streamed_any > len(data) // 2
+
+
+def test_stream_parse_of_a_growing_file_falls_back_to_a_copy_without_mappings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import diffchunk.diff.parser as parser_module
+
+    class Unmappable(DiffBuffer):
+        def __new__(cls, *args: object, **kwargs: object) -> Unmappable:
+            raise OSError("mmap not supported")
+
+    data = (FIXTURES / "log_p.txt").read_bytes()
+    monkeypatch.setattr(parser_module, "DiffBuffer", Unmappable)
+    for size in (1, 100, 4096):
+        got, _ = _stream(_blocks(data, size), 1, growing=True)
+        assert_same(got, parse_diff(data))
 
 
 def test_stream_parse_of_nothing_and_of_text_behaves_like_parse_diff() -> None:

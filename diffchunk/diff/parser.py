@@ -45,6 +45,8 @@ git's ``From <sha> Mon Sep 17 00:00:00 2001``.
 from __future__ import annotations
 
 import logging
+import mmap
+import os
 from collections.abc import Sequence
 
 from diffchunk.diff import syntax as sx
@@ -1256,7 +1258,15 @@ class StreamParser:
     parses the rest over the whole input.
     """
 
-    def __init__(self, *, min_step: int = 1 << 20) -> None:
+    def __init__(self, *, min_step: int = 1 << 20, growing: int | None = None) -> None:
+        # With ``growing`` (the descriptor of the file the blocks are written to,
+        # from its start), the parse reads a mapping of that file instead of a
+        # copy of every block: nothing of the input is held in memory.
+        self._growing = growing
+        self._size = 0
+        self._view: DiffBuffer | None = None  # the file as far as fed (growing mode)
+        self._viewing: list[FileDiff] = []  # files whose LazyHunks read self._view
+        self._tail = b""  # the last bytes fed (growing mode; a diff --git line may span blocks)
         self._buf = bytearray()
         self._parser = _Parser(b"")
         self._pos = 0  # the parser's loop position: sections before it are done
@@ -1268,12 +1278,14 @@ class StreamParser:
 
     @property
     def size(self) -> int:
-        return len(self._buf)
+        return self._size if self._growing is not None else len(self._buf)
 
     @property
-    def buffer(self) -> bytearray:
-        """Everything fed so far, in place: the sections of :meth:`files_since` are in it
-        at their offsets (read it, never keep a view of it across :meth:`feed`)."""
+    def buffer(self) -> DiffData | bytearray:
+        """Everything parsed so far, in place: the sections of :meth:`files_since` are in
+        it at their offsets (read it, never keep it or a view of it across :meth:`feed`)."""
+        if self._growing is not None:
+            return self._view if self._view is not None else b""
         return self._buf
 
     @property
@@ -1288,6 +1300,9 @@ class StreamParser:
 
     def feed(self, block: bytes) -> None:
         """Append ``block`` and parse the sections now complete."""
+        if self._growing is not None:
+            self._feed_growing(block)
+            return
         buf = self._buf
         try:
             buf += block
@@ -1303,7 +1318,39 @@ class StreamParser:
         if self._cut - self._pos >= self._min_step:
             self._advance(buf, self._cut)
 
-    def _advance(self, data: bytearray, limit: int) -> None:
+    def _feed_growing(self, block: bytes) -> None:
+        start = self._size - len(self._tail)
+        self._size += len(block)
+        if self._stalled:
+            return
+        seen = self._tail + block
+        at = seen.rfind(_GIT_LINE)
+        self._tail = seen[-(len(_GIT_LINE) - 1) :]
+        if at >= 0:
+            self._cut = start + at + 1
+        if self._cut - self._pos >= self._min_step:
+            self._advance(self._remap(), self._cut)
+
+    def _remap(self) -> DiffBuffer | bytearray:
+        """A mapping of the growing file as far as fed; the files parsed on the
+        previous one let it go (finish() gives every file the final buffer)."""
+        assert self._growing is not None
+        try:
+            view = DiffBuffer(self._growing, self._size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:  # no mappings here: hold a copy after all
+            logger.debug("growing file not mapped (%s): parsing a copy", exc)
+            self._buf = bytearray(_read_all(self._growing, self._size))
+            self._growing = None
+            return self._buf
+        for f in self._viewing:
+            hunks = f.hunks
+            if isinstance(hunks, LazyHunks):
+                hunks.data = b""
+        self._viewing = []
+        self._view = view
+        return view
+
+    def _advance(self, data: bytearray | DiffBuffer, limit: int) -> None:
         p = self._parser
         # The section code reads the buffer in place (no copy per step); what it
         # keeps from it is bytes (regex groups) except the path tokens, made
@@ -1358,6 +1405,8 @@ class StreamParser:
                     break
                 if new_file is not None:
                     _own_bytes(new_file)
+                    if self._growing is not None:
+                        self._viewing.append(new_file)
                 prefixes = p.prefixes
                 if prefixes is not None and type(prefixes[0]) is not bytes:
                     p.prefixes = (bytes(prefixes[0]), bytes(prefixes[1]))
@@ -1390,12 +1439,21 @@ class StreamParser:
         """The parse of everything fed (raises :class:`NotADiffError` as :func:`parse_diff`).
 
         ``whole``: the same bytes, mapped from the file they were read from;
-        the parse then refers to it instead of a copy of what was fed.
+        the parse then refers to it instead of a copy of what was fed (or,
+        for a parser of a ``growing`` file, instead of the file read anew).
         """
-        data: DiffData = whole if whole is not None else bytes(self._buf)
-        if len(data) != len(self._buf):
+        data: DiffData
+        if whole is not None:
+            data = whole
+        elif self._growing is not None:
+            data = _read_all(self._growing, self._size)
+        else:
+            data = bytes(self._buf)
+        self._view = None
+        if len(data) != self.size:
             raise ValueError("StreamParser.finish: the mapped file is not what was fed")
         self._buf = bytearray()
+        self._viewing = []
         p = self._parser
         p.data = data
         p.n = len(data)
@@ -1405,6 +1463,19 @@ class StreamParser:
             if isinstance(hunks, LazyHunks):
                 hunks.data = data  # not the growing buffer it was checked in
         return parsed
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The first ``size`` bytes of the file open at ``fd``."""
+    parts: list[bytes] = []
+    done = 0
+    while done < size:
+        part = os.pread(fd, size - done, done)
+        if not part:
+            raise ValueError(f"StreamParser.finish: the file ended after {done} of {size} bytes")
+        parts.append(part)
+        done += len(part)
+    return b"".join(parts)
 
 
 def _own_bytes(f: FileDiff) -> None:

@@ -463,7 +463,9 @@ def _write_streamed(
             repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
         )
         source = attributes
-        parser = StreamParser(min_step=STREAM_BLOCK)
+        # The parse reads the entry as git writes it (a mapping of what is
+        # there), never a copy of the whole diff in memory.
+        parser = StreamParser(min_step=STREAM_BLOCK, growing=entry.fd)
         prescreen = Prescreen()
         hasher = hashlib.sha256()
         told = 0
