@@ -254,16 +254,27 @@ class SessionStore:
                     return self._touch(current)
             return self._load(real, current, wanted, progress)
 
-    def adopt(self, path: str, data: DiffData, digest: str, review: Review) -> Session | None:
+    def adopt(
+        self,
+        path: str,
+        data: DiffData,
+        digest: str,
+        review: Review,
+        identity: tuple[int, int] | None = None,
+    ) -> Session | None:
         """Make ``review`` (built from ``data``) the session of the diff file ``path``.
 
         For a file just written by the caller, whose content ``data`` and its
         sha256 ``digest`` are known: the file is not read again; the
         fingerprint comes from a ``stat`` of ``path`` now.  Returns ``None``
-        (and keeps nothing) when the file's size does not match ``data``.
+        (and keeps nothing) when the file's size does not match ``data``, or
+        when ``identity`` (``(st_dev, st_ino)`` of the file the caller wrote)
+        is not the file at ``path`` now (another writer replaced it).
         """
         real, st = resolve_regular_file(path, what="diff file")
         if st.st_size != len(data):
+            return None
+        if identity is not None and (st.st_dev, st.st_ino) != identity:
             return None
         session = Session(
             path=real,

@@ -466,3 +466,34 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
     monkeypatch.undo()
     summary = load_git_diff(str(repo), "main~1..main", store=SessionStore())
     assert summary["cached"] is False and Path(summary["file_path"]).is_file()
+
+
+def test_an_entry_replaced_by_another_writer_is_read_not_adopted(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two reviews of the working tree write the same entry: if the other one's
+    file is renamed over ours before ours is adopted, the session is that file's
+    (read again), not our review paired with its content."""
+    from diffchunk.git.cache import PendingEntry
+
+    (repo / "src" / "app.py").write_text("a = 3\n")  # uncommitted: the working-tree entry
+    real_commit = PendingEntry.commit
+    theirs = b""
+
+    def commit_then_replaced(self: PendingEntry, meanwhile: Any = None) -> Path:
+        nonlocal theirs
+        final = real_commit(self, meanwhile)
+        ours = final.read_bytes()
+        theirs = ours.replace(b"+a = 3", b"+a = 4")  # the other review saw another edit
+        assert len(theirs) == len(ours) and theirs != ours
+        other = final.with_name("other.tmp")
+        other.write_bytes(theirs)
+        os.replace(other, final)
+        return final
+
+    monkeypatch.setattr(PendingEntry, "commit", commit_then_replaced)
+    store = SessionStore()
+    summary = load_git_diff(str(repo), "HEAD", store=store)
+    chunk = diff_tools.get_chunk_bytes(summary["file_path"], 1, store=store)
+    assert b"+a = 4" in chunk and b"+a = 3" not in chunk
+    assert Path(summary["file_path"]).read_bytes() == theirs

@@ -143,7 +143,7 @@ def _adopt(diff: GitDiff, streamed: StreamedDiff, store: SessionStore | None) ->
     review = streamed.built
     assert isinstance(review, Review)
     (store if store is not None else default_store()).adopt(
-        diff.diff_path, streamed.parsed.data, streamed.digest, review
+        diff.diff_path, streamed.parsed.data, streamed.digest, review, streamed.identity
     )
 
 

@@ -97,6 +97,9 @@ class StreamedDiff(NamedTuple):
     prescreen: Prescreen | None = None
     attribute_files: dict[str, str] | None = None
     built: object = None
+    # (st_dev, st_ino) of the entry written: a writer of the same entry at once
+    # may rename its own over it (see SessionStore.adopt).
+    identity: tuple[int, int] | None = None
 
 
 # ``while_writing(diff_path, streamed)``: see load_git_range.
@@ -506,7 +509,10 @@ def _write_streamed(
                 source.add(f.path for f in parsed.files[told:])
                 if nested is not None:
                     _record_nested_attributes(repo, parsed.files, nested, writing.since_ns)
-                streamed = StreamedDiff(parsed, digest, source, prescreen, nested)
+                st = os.fstat(entry.fd)
+                streamed = StreamedDiff(
+                    parsed, digest, source, prescreen, nested, identity=(st.st_dev, st.st_ino)
+                )
                 if while_writing is not None:
                     streamed = streamed._replace(built=while_writing(final, streamed))
                 done.append(streamed)
