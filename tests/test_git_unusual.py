@@ -411,3 +411,69 @@ def test_a_nested_gitattributes_changed_while_git_runs_is_not_trusted(
     assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
         "cached"
     ]
+
+
+def _nested_repo(tmp_path: Path) -> Path:
+    repo = _repo(
+        tmp_path / "repo",
+        [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
+    )
+    settle_file_times()
+    return repo
+
+
+def _make_binary(repo: Path) -> None:
+    (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
+    settle_file_times()
+
+
+@pytest.mark.parametrize("written_by", ["load_git_range", "a review that looked nothing up"])
+def test_every_writer_records_the_nested_gitattributes(
+    written_by: str, tmp_path: Path, cache_dir: Path
+) -> None:
+    """An entry written without a review (the pre-push hook's way) or by a review
+    whose patterns left no file to look up still records the nested attribute
+    files: reused, it is current; after a nested change, it is written anew."""
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _nested_repo(tmp_path)
+    if written_by == "load_git_range":
+        assert not load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached
+    else:
+        first = load_git_diff(
+            str(repo),
+            "HEAD~1..HEAD",
+            include_patterns="nothing-matches-*",
+            cache_dir=cache_dir,
+            store=SessionStore(),
+        )
+        assert not first["cached"] and first["chunks"] == 0
+    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert again["cached"]
+    _make_binary(repo)
+    fresh = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not fresh["cached"]
+    assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
+
+
+def test_an_entry_without_the_record_is_written_anew_once(tmp_path: Path, cache_dir: Path) -> None:
+    """An entry whose sidecar does not record the nested attribute files (an older
+    version wrote it) cannot be known current: it is written anew, once."""
+    import json
+
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    repo = _nested_repo(tmp_path)
+    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    sidecar = Path(first["file_path"] + ".gitattrs.json")
+    payload = json.loads(sidecar.read_text())
+    del payload["attribute_files"]
+    sidecar.write_text(json.dumps(payload))
+    _make_binary(repo)  # what the unrecorded entry cannot show
+    anew = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    assert not anew["cached"] and "Binary files" in Path(anew["file_path"]).read_text()
+    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
+        "cached"
+    ]

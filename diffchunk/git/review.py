@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..diff.options import LoadOptions, Progress
-from .sidecar import attributes_for_diff
+from .sidecar import SidecarAttributes, attributes_for_diff
 from .source import GitDiff, StreamedDiff, load_git_range
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _build(
 
         attributes = attributes_for_diff(diff_path, source, streamed.attribute_files)
         parsed = streamed.parsed
-        return build_review(
+        review = build_review(
             parsed.data,
             options,
             attributes,
@@ -130,6 +130,9 @@ def _build(
             parsed=parsed,
             prescreen=streamed.prescreen,
         )
+        if isinstance(attributes, SidecarAttributes):
+            attributes.record_files()  # when no path was looked up
+        return review
     finally:
         if source is not None:
             source.close()

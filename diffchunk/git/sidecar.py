@@ -97,13 +97,13 @@ def _read(diff_path: str) -> dict[str, Any] | None:
     return payload
 
 
-def recorded_attribute_files(diff_path: str) -> dict[str, str]:
+def recorded_attribute_files(diff_path: str) -> dict[str, str] | None:
     """``{directory: stat key}`` of the nested ``.gitattributes`` files as they were
-    when the diff was written (empty if not recorded or unreadable)."""
+    when the diff was written; None if not recorded (or unreadable)."""
     payload = _read(diff_path)
     recorded = payload.get("attribute_files") if payload is not None else None
     if not isinstance(recorded, dict):
-        return {}
+        return None
     return {str(k): str(v) for k, v in recorded.items()}
 
 
@@ -135,6 +135,7 @@ class SidecarAttributes:
         }
         self.git_lookups = 0
         self.attribute_files = attribute_files  # kept in the sidecar when it is rewritten
+        self._files_written = False  # attribute_files are in the sidecar
 
     def lookup(self, paths: Sequence[str]) -> Mapping[str, Attributes]:
         missing = list(dict.fromkeys(p for p in paths if p not in self.recorded))
@@ -157,6 +158,15 @@ class SidecarAttributes:
             return
         for path in paths:
             self.recorded[path] = dict(found.get(path, {}))
+        self._write()
+
+    def record_files(self) -> None:
+        """Write ``attribute_files`` to the sidecar if no lookup did (a diff without
+        that record is written anew when reused, see ``attributes_changed_since``)."""
+        if self.attribute_files is not None and not self._files_written:
+            self._write()
+
+    def _write(self) -> None:
         try:
             write_sidecar(
                 self.diff_path,
@@ -166,6 +176,7 @@ class SidecarAttributes:
                 attributes=self.recorded,
                 attribute_files=self.attribute_files,
             )
+            self._files_written = self.attribute_files is not None
         except OSError as exc:
             logger.debug("Cannot record attributes beside %s: %s", self.diff_path, exc)
 

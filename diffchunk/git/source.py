@@ -356,12 +356,16 @@ def _shaping(repo: Repo) -> tuple[str, ...]:
 def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
     """Whether a ``.gitattributes`` in a directory of the cached diff's paths is
     not what it was when the diff was written (see :func:`_record_nested_attributes`):
-    created, changed or deleted.  ``git diff`` reads them from the work tree;
-    the top one and the other attribute files are in the cache key already.
+    created, changed or deleted, or not known (no record).  ``git diff`` reads
+    them from the work tree; the top one and the other attribute files are in
+    the cache key already.
     """
     if repo.root is None:
         return False
-    for directory, key in recorded_attribute_files(diff_path).items():
+    recorded = recorded_attribute_files(diff_path)
+    if recorded is None:  # not known (written by an older version, or unrecorded)
+        return True
+    for directory, key in recorded.items():
         if _stat_key(os.path.join(repo.root, directory, ".gitattributes")) != key:
             return True
     return False
@@ -421,11 +425,20 @@ def write_diff(
     final = str(cache.path_for(name))
     _write_sidecar(repo, resolved, final)
     args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
+    since_ns = time.time_ns() - _CLOCK_MARGIN_NS
+    written: list[int] = []
+
+    def fill(fd: int) -> None:
+        repo.git.to_file(args, fd, progress=progress, what="git diff")
+        written.append(fd)
+
+    def record() -> None:  # while the entry is flushed: what a reuse compares
+        nested = _nested_attributes_of(repo, written[0], since_ns)
+        if nested is not None:
+            _write_sidecar(repo, resolved, final, nested)
+
     try:
-        path = cache.write(
-            name,
-            lambda fd: repo.git.to_file(args, fd, progress=progress, what="git diff"),
-        )
+        path = cache.write(name, fill, meanwhile=record)
     except BaseException:
         _drop_orphan_sidecar(final)
         raise
@@ -515,6 +528,8 @@ def _write_streamed(
                 )
                 if while_writing is not None:
                     streamed = streamed._replace(built=while_writing(final, streamed))
+                elif nested is not None:  # else the review records it with the attributes
+                    _write_sidecar(repo, resolved, final, nested)
                 done.append(streamed)
 
             final = str(entry.final)
@@ -546,13 +561,43 @@ def _drop_orphan_sidecar(diff_path: str) -> None:
             os.unlink(sidecar_path(diff_path))
 
 
-def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
+def _write_sidecar(
+    repo: Repo,
+    resolved: ResolvedRange,
+    diff_path: str,
+    attribute_files: dict[str, str] | None = None,
+) -> None:
     write_sidecar(
         diff_path,
         repo=repo.path,
         treeish=resolved.head,
         index=resolved.mode is Mode.INDEX,
+        attribute_files=attribute_files,
     )
+
+
+def _nested_attributes_of(repo: Repo, fd: int, since_ns: int) -> dict[str, str] | None:
+    """The record of :func:`_record_nested_attributes` for the diff just written at
+    ``fd`` (read back and parsed), or None when it cannot be made."""
+    from ..diff.parser import parse_diff  # not at import: see the module doc
+
+    if repo.root is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        data = bytearray()
+        while len(data) < size:
+            part = os.pread(fd, min(size - len(data), 1 << 20), len(data))
+            if not part:
+                break
+            data += part
+        parsed = parse_diff(data)
+    except Exception as exc:  # no record: a reuse writes the diff anew
+        logger.debug("no record of the nested attribute files: %s", exc)
+        return None
+    record: dict[str, str] = {}
+    _record_nested_attributes(repo, parsed.files, record, since_ns)
+    return record
 
 
 def _record_nested_attributes(
