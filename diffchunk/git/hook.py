@@ -33,7 +33,7 @@ from ..errors import GitError
 from .cache import DiffCache
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, empty_tree
-from .source import GitDiff, write_diff
+from .source import GitDiff
 
 HOOK_NAME = "pre-push"
 LEGACY_SUFFIX = ".legacy"
@@ -312,7 +312,9 @@ def review_push(
             continue
         label = f"{(base or 'root')[:12]}..{ref.local_sha[:12]}"
         resolved = ResolvedRange(label, Mode.COMMITS, base, ref.local_sha, base or empty_tree(repo))
-        diff = write_diff(repo, resolved, cache=cache)
+        from .review import review_resolved  # with the pipeline, not at the hook's start
+
+        diff = review_resolved(repo, resolved, cache)
         summary = diff_tools.load_diff(diff.diff_path)
         listing = diff_tools.list_chunks(diff.diff_path, max_tokens=None)
         review = RefReview(ref, note=note, diff=diff, summary=summary, listing=listing)

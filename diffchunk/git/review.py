@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..diff.options import LoadOptions, Progress
 from .sidecar import SidecarAttributes, attributes_for_diff
-from .source import GitDiff, StreamedDiff, load_git_range
+from .source import GitDiff, StreamedDiff, load_git_range, write_diff
 
 if TYPE_CHECKING:
     from ..diff.pipeline import Review
     from ..sessions import SessionStore
+    from .cache import DiffCache
+    from .repo import Repo
+    from .revisions import ResolvedRange
 
 
 # Seconds between two reports of git diff's progress.
@@ -103,6 +106,23 @@ def load_git_diff(
         progress=progress,
     )
     return with_range(summary, diff)
+
+
+def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> GitDiff:
+    """The diff of an already resolved range, written (or reused) in ``cache``, its
+    review built while git writes it and adopted as the file's session (default
+    load options): a ``load_diff`` of ``diff_path`` then reads nothing again."""
+    options = LoadOptions()
+    diff = write_diff(
+        repo,
+        resolved,
+        cache=cache,
+        parse=True,
+        while_writing=lambda diff_path, streamed: _build(diff_path, streamed, options, None),
+    )
+    if diff.streamed is not None:
+        _adopt(diff, diff.streamed, None)
+    return diff
 
 
 def _load_pipeline() -> None:
