@@ -6,12 +6,14 @@ orphaned cache file, a git process left running, a misleading message.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,7 +22,7 @@ from gitrepo import commit, git, settle_file_times
 from diffchunk import termination
 from diffchunk.cli import main
 from diffchunk.errors import CacheWriteError, GitError, NotARange
-from diffchunk.git import runner
+from diffchunk.git import runner, source
 from diffchunk.git.cache import default_cache_dir
 from diffchunk.git.sidecar import attributes_for_diff
 from diffchunk.git.source import load_git_range
@@ -477,3 +479,51 @@ def test_an_entry_without_the_record_is_written_anew_once(tmp_path: Path, cache_
     assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
         "cached"
     ]
+
+
+def test_the_record_without_a_review_reads_the_diff_through_a_mapping(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record made after a write without a review parses the entry through a
+    mapping (its pages go back as the parse moves on), never a copy in memory."""
+    import diffchunk.diff.parser as parser_module
+    from diffchunk.diff.buffer import DiffBuffer
+
+    repo = _nested_repo(tmp_path)
+    seen: list[type] = []
+    real = parser_module.parse_diff
+
+    def spy(data: Any, **kwargs: Any) -> Any:
+        seen.append(type(data))
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(parser_module, "parse_diff", spy)
+    assert not load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached
+    assert seen == [DiffBuffer]
+    assert load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached
+
+
+def test_a_record_that_cannot_be_written_does_not_drop_the_entry(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record is written while the entry is flushed: a full disk there costs a
+    rewrite at the next reuse, not the entry just written."""
+    repo = _nested_repo(tmp_path)
+    real = source._write_sidecar
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        if len(args) > 3 or "attribute_files" in kwargs:  # the record, not the first sidecar
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(*args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(source, "_write_sidecar", full)
+        written = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
+        assert not written.cached and Path(written.diff_path).is_file()
+        streamed = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir / "s", parse=True)
+        assert not streamed.cached and Path(streamed.diff_path).is_file()
+        assert streamed.streamed is not None and streamed.streamed.attributes is not None
+        streamed.streamed.attributes.close()
+    again = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
+    assert not again.cached  # no record: written anew, once
+    assert load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached

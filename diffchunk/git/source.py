@@ -435,7 +435,7 @@ def write_diff(
     def record() -> None:  # while the entry is flushed: what a reuse compares
         nested = _nested_attributes_of(repo, written[0], since_ns)
         if nested is not None:
-            _write_sidecar(repo, resolved, final, nested)
+            _record_in_sidecar(repo, resolved, final, nested)
 
     try:
         path = cache.write(name, fill, meanwhile=record)
@@ -529,7 +529,7 @@ def _write_streamed(
                 if while_writing is not None:
                     streamed = streamed._replace(built=while_writing(final, streamed))
                 elif nested is not None:  # else the review records it with the attributes
-                    _write_sidecar(repo, resolved, final, nested)
+                    _record_in_sidecar(repo, resolved, final, nested)
                 done.append(streamed)
 
             final = str(entry.final)
@@ -576,24 +576,32 @@ def _write_sidecar(
     )
 
 
+def _record_in_sidecar(
+    repo: Repo, resolved: ResolvedRange, diff_path: str, nested: dict[str, str]
+) -> None:
+    """Write the record of the nested attribute files into the sidecar; a failure
+    (a full disk) only means that a reuse writes the diff anew, so it is logged."""
+    try:
+        _write_sidecar(repo, resolved, diff_path, nested)
+    except OSError as exc:
+        logger.debug("cannot record the nested attribute files beside %s: %s", diff_path, exc)
+
+
 def _nested_attributes_of(repo: Repo, fd: int, since_ns: int) -> dict[str, str] | None:
     """The record of :func:`_record_nested_attributes` for the diff just written at
     ``fd`` (read back and parsed), or None when it cannot be made."""
-    from ..diff.parser import parse_diff  # not at import: see the module doc
+    from ..diff.buffer import map_file  # not at import: see the module doc
+    from ..diff.parser import parse_diff
 
     if repo.root is None:
         return None
     try:
         size = os.fstat(fd).st_size
-        data = bytearray()
-        while len(data) < size:
-            part = os.pread(fd, min(size - len(data), 1 << 20), len(data))
-            if not part:
-                break
-            data += part
-        parsed = parse_diff(data)
+        # Read through a mapping whose pages go back as the parse moves on:
+        # the diff is never held in memory.
+        parsed = parse_diff(map_file(fd, size, "") if size else b"")
     except Exception as exc:  # no record: a reuse writes the diff anew
-        logger.debug("no record of the nested attribute files: %s", exc)
+        logger.warning("No record of the nested .gitattributes files of %s: %s", repo.path, exc)
         return None
     record: dict[str, str] = {}
     _record_nested_attributes(repo, parsed.files, record, since_ns)
