@@ -30,14 +30,13 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from .diff.buffer import DiffBuffer, DiffData, map_copy, map_in_place, map_threshold, release
+from .diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
 from .diff.options import LoadOptions, Progress
 from .diff.pipeline import Review, build_review
-from .errors import PathError
-from .git.cache import default_cache_dir, is_entry_name
+from .errors import FileToolError, PathError
+from .git.cache import default_cache_dir, is_private_entry
 from .git.sidecar import attributes_for_diff
 from .paths import Fingerprint, expand, fingerprint, resolve_regular_file
 
@@ -91,8 +90,8 @@ def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
     directory: object = "the cache directory"
     try:
         directory = path = default_cache_dir()
-        if _in_cache(source, fd, path):
-            return map_in_place(fd, size)
+        if is_private_entry(source, fd, path):
+            return map_file(fd, size)
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the git cache makes it
         st = os.statvfs(path)
         if st.f_bavail * st.f_frsize < size + _KEEP_FREE:
@@ -103,37 +102,24 @@ def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
         return None
 
 
-def _in_cache(source: str, fd: int, cache: Path) -> bool:
-    """Whether ``source`` (open at ``fd``) is an entry of the git diff cache at
-    ``cache`` that only this cache writes: the directory and the file are this
-    user's, nobody else can write in the directory, and the file has no other
-    name (through which it could be rewritten in place)."""
-    parent, name = os.path.split(os.path.realpath(source))
-    if not is_entry_name(name) or parent != os.path.realpath(cache):
-        return False
-    uid = os.getuid()
-    directory, entry = os.stat(parent), os.fstat(fd)
-    return (
-        directory.st_uid == uid
-        and not directory.st_mode & 0o022
-        and entry.st_uid == uid
-        and entry.st_nlink == 1
-    )
-
-
 # A private copy must leave this much free space in the cache directory.
 _KEEP_FREE = 256 << 20
+
+
+def _unreadable(real: str, exc: OSError | FileToolError) -> PathError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    return PathError(
+        f"The diff file {real!r} cannot be read: {reason}.",
+        suggestion="Check that it still exists and is readable.",
+    )
 
 
 def _digest_of(real: str, data: DiffBuffer) -> str:
     """The digest of a mapped diff (its thread reads the copy: a read error is the file's)."""
     try:
         return data.digest
-    except OSError as exc:
-        raise PathError(
-            f"The diff file {real!r} cannot be read: {exc.strerror or exc}.",
-            suggestion="Check that it still exists and is readable.",
-        ) from None
+    except (OSError, FileToolError) as exc:
+        raise _unreadable(real, exc) from None
 
 
 # Below this size a second thread costs more than the hashing it overlaps.
@@ -361,10 +347,7 @@ class SessionStore:
             data, fp = self._reader(real)
         except OSError as exc:
             self.forget(real)
-            raise PathError(
-                f"The diff file {real!r} cannot be read: {exc.strerror or exc}.",
-                suggestion="Check that it still exists and is readable.",
-            ) from None
+            raise _unreadable(real, exc) from None
         attr_fp = _attributes_fingerprint(options)
         same_setup = (
             current is not None

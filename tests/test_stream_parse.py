@@ -144,12 +144,11 @@ def test_stream_parse_of_a_growing_file_falls_back_to_a_copy_without_mappings(
 ) -> None:
     import diffchunk.diff.parser as parser_module
 
-    class Unmappable(DiffBuffer):
-        def __new__(cls, *args: object, **kwargs: object) -> Unmappable:
-            raise OSError("mmap not supported")
+    def unmappable(*args: object, **kwargs: object) -> DiffBuffer:
+        raise OSError("mmap not supported")
 
     data = (FIXTURES / "log_p.txt").read_bytes()
-    monkeypatch.setattr(parser_module, "DiffBuffer", Unmappable)
+    monkeypatch.setattr(parser_module, "map_file", unmappable)
     for size in (1, 100, 4096):
         got, _ = _stream(_blocks(data, size), 1, growing=True)
         assert_same(got, parse_diff(data))

@@ -2,12 +2,12 @@
 
 The diff engine reads its input through offsets into one buffer (see
 :mod:`diffchunk.diff.model`).  For a diff file of a few megabytes that buffer is
-a ``bytes``.  A larger one is copied
-into an unnamed temporary file of the cache directory (and hashed there by a
-thread), and the engine reads a
-read-only mapping of that copy: a :class:`DiffBuffer`.  Its pages come from the
-page cache and go back to it (:meth:`DiffBuffer.trim`, :meth:`DiffBuffer.release`),
-so a loaded 2 GB diff does not need 2 GB of the process's memory.
+a ``bytes``.  A larger one is copied into an unnamed temporary file of the
+cache directory (and hashed there by a thread), and the engine reads a
+read-only mapping of that copy: a :class:`DiffBuffer`.  Its pages come from
+the page cache and go back to it (:meth:`DiffBuffer.trim`,
+:meth:`DiffBuffer.release`), so a loaded 2 GB diff does not need 2 GB of the
+process's memory.
 
 Why a copy rather than the file itself: a mapped file that someone truncates
 (``git diff > review.diff`` run again) kills the process that touches the lost
@@ -22,22 +22,24 @@ buffer protocol for regular expressions); :data:`DiffData` names either.
 
 from __future__ import annotations
 
-import errno
+import contextlib
 import mmap
 import os
-import threading
 from collections.abc import Callable
 from typing import TypeAlias
+
+from ..fdio import BackgroundHash, copy_range
 
 # A diff file at least this large is mapped from a copy (environment variable
 # DIFFCHUNK_MAP_BYTES); a smaller one is read into memory.
 DEFAULT_MAP_BYTES = 8 << 20
 # Pages touched by a pass over the buffer go back after this much progress.
 TRIM_STEP = 4 << 20
-_COPY_BLOCK = 1 << 20
+# Blocks of the comparisons and counts over a buffer, and of its hashing (the
+# hashing thread holds one block: small, so that the load's peak stays low).
+_COMPARE_BLOCK = 1 << 20
 _COUNT_BLOCK = 1 << 20
-# copy_file_range errors that mean "copy it yourself".
-_NO_KERNEL_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL})
+_HASH_BLOCK = 1 << 20
 
 
 def map_threshold() -> int:
@@ -56,62 +58,30 @@ def _self_overlapping(sub: bytes) -> bool:
 
 
 class DiffBuffer(mmap.mmap):
-    """A read-only mapping of a diff's private copy; see the module doc.
-
-    ``digest`` is the sha256 of the content (made while copying, so that
-    hashing does not bring every page in again).
-    """
+    """A read-only mapping of a diff file (see the module doc); make one with
+    :func:`map_copy` or :func:`map_file`."""
 
     _mark: int = 0  # where the current pass was when pages last went back
     trim_step: int = TRIM_STEP  # see trim()
     _digest: str = ""
-    _digest_error: OSError | None = None
-    _hashing: threading.Thread | None = None
-    _stop_digest = False
+    _hashing: BackgroundHash | None = None
 
     @property
     def digest(self) -> str:
-        """sha256 hex of the content (waits for the thread that computes it)."""
+        """sha256 hex of the content ("" when nobody needed it); waits for the
+        thread that reads the file to compute it, and raises its ``OSError``."""
         if self._hashing is not None:
-            self._hashing.join()
+            self._digest = self._hashing.result()
             self._hashing = None
-        if self._digest_error is not None:
-            raise self._digest_error
         return self._digest
 
     def stop_digest(self) -> None:
-        """Stop the hashing thread (the buffer is not kept: nobody asks for its digest)."""
-        self._stop_digest = True
-        if self._hashing is not None:
-            self._hashing.join()
-            self._hashing = None
-
-    def _start_digest(self, fd: int, size: int) -> None:
-        """Hash the copy open at ``fd`` (which this closes) in a thread, reading it
-        with ``pread``: the mapping's pages are not touched."""
-
-        def run() -> None:
-            import hashlib
-
-            h = hashlib.sha256()
-            try:
-                for lo in range(0, size, _COPY_BLOCK):
-                    if self._stop_digest:
-                        return
-                    h.update(os.pread(fd, min(_COPY_BLOCK, size - lo), lo))
-                self._digest = h.hexdigest()
-            except OSError as exc:
-                self._digest_error = exc
-            finally:
-                os.close(fd)
-
-        self._hashing = threading.Thread(target=run, name="diffchunk-sha256", daemon=True)
-        try:
-            self._hashing.start()
-        except BaseException:
-            self._hashing = None
-            os.close(fd)
-            raise
+        """Stop the hashing thread (nobody asks for the digest any more)."""
+        hashing, self._hashing = self._hashing, None
+        if hashing is not None:
+            hashing.cancel()
+            with contextlib.suppress(Exception):
+                hashing.result()  # the thread has ended
 
     # -- bytes methods the engine uses that mmap lacks or answers differently -------
 
@@ -186,7 +156,7 @@ class DiffBuffer(mmap.mmap):
 
 
 def _same_content(a: DiffBuffer, b: bytes | bytearray | DiffBuffer) -> bool:
-    step = _COPY_BLOCK
+    step = _COMPARE_BLOCK
     return all(a[lo : lo + step] == b[lo : lo + step] for lo in range(0, len(a), step))
 
 
@@ -208,61 +178,30 @@ def map_copy(source: int, size: int, directory: str) -> DiffBuffer:
     """Copy the first ``size`` bytes of the file open at descriptor ``source`` into
     ``directory`` and map the copy.
 
-    The copy has no name (it goes with the mapping).  Its sha256
-    (:attr:`DiffBuffer.digest`) is computed by a thread that reads the copy
-    while the caller goes on.  ``OSError`` when the directory cannot take the
-    copy; ``ValueError`` when the file ended early (it shrank meanwhile).
+    The copy has no name (it goes with the mapping) and is hashed in a thread
+    (:attr:`DiffBuffer.digest`).  ``OSError`` when the directory cannot take
+    the copy; :class:`~diffchunk.errors.FileToolError` when the file ended
+    early (it shrank meanwhile).
     """
     import tempfile  # not at import: only large diffs come here
 
     with tempfile.TemporaryFile(dir=directory, prefix="diffchunk-map-") as copy:
-        fd = copy.fileno()
-        _copy(source, fd, size)
-        buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
-        buffer._start_digest(os.dup(fd), size)
-    return buffer
+        copy_range(source, copy.fileno(), 0, size)
+        return map_file(copy.fileno(), size)
 
 
-def map_in_place(fd: int, size: int) -> DiffBuffer:
-    """Map the file open at ``fd`` itself, for a file nobody rewrites in place (a
-    cache entry, written once and renamed into place); hashed as :func:`map_copy`."""
+def map_file(fd: int, size: int, digest: str | None = None) -> DiffBuffer:
+    """Map the file open at ``fd`` itself: a copy, or a file nobody rewrites in
+    place (a cache entry, written once and renamed into place).
+
+    ``digest``: its sha256 when known, ``""`` when nobody needs it; None hashes
+    the file in a thread, reading it with ``pread`` so that the mapping's pages
+    stay out.  ``OSError``/``ValueError`` when it cannot be mapped (an empty
+    file, a file system without mappings).
+    """
     buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
-    buffer._start_digest(os.dup(fd), size)
+    if digest is None:
+        buffer._hashing = BackgroundHash(fd, size, block=_HASH_BLOCK)
+    else:
+        buffer._digest = digest
     return buffer
-
-
-def map_file(fd: int, size: int, digest: str) -> DiffBuffer:
-    """Map the file open at ``fd`` itself: for a file nobody rewrites in place
-    (a cache entry, written once and renamed into place), whose sha256
-    ``digest`` is known.  ``OSError``/``ValueError`` when it cannot be mapped
-    (an empty file, a file system without mappings)."""
-    buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
-    buffer._digest = digest
-    return buffer
-
-
-def _copy(source: int, target: int, size: int) -> None:
-    """``size`` bytes from offset 0 of ``source`` to ``target`` (in the kernel where it can)."""
-    done = 0
-    kernel_copy = getattr(os, "copy_file_range", None)  # Linux only
-    try:
-        while kernel_copy is not None and done < size:
-            got = kernel_copy(source, target, size - done, done, done)
-            if not got:
-                break
-            done += got
-    except OSError as exc:
-        if exc.errno not in _NO_KERNEL_COPY or done:
-            raise
-        kernel_copy = None
-    if kernel_copy is None:
-        while done < size:  # a system or file system without copy_file_range
-            block = os.pread(source, min(_COPY_BLOCK, size - done), done)
-            if not block:
-                break
-            written = 0
-            while written < len(block):
-                written += os.pwrite(target, block[written:], done + written)
-            done += len(block)
-    if done < size:
-        raise ValueError(f"the file ended after {done} of its {size} bytes")

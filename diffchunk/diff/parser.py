@@ -45,12 +45,11 @@ git's ``From <sha> Mon Sep 17 00:00:00 2001``.
 from __future__ import annotations
 
 import logging
-import mmap
 import os
 from collections.abc import Sequence
 
 from diffchunk.diff import syntax as sx
-from diffchunk.diff.buffer import DiffBuffer, DiffData, trimmer
+from diffchunk.diff.buffer import DiffBuffer, DiffData, map_file, trimmer
 from diffchunk.diff.model import (
     Commit,
     DiffKind,
@@ -1336,7 +1335,7 @@ class StreamParser:
         previous one let it go (finish() gives every file the final buffer)."""
         assert self._growing is not None
         try:
-            view = DiffBuffer(self._growing, self._size, access=mmap.ACCESS_READ)
+            view = map_file(self._growing, self._size, "")
         except (OSError, ValueError) as exc:  # no mappings here: hold a copy after all
             logger.debug("growing file not mapped (%s): parsing a copy", exc)
             self._buf = bytearray(_read_all(self._growing, self._size))

@@ -27,22 +27,19 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import errno
 import hashlib
 import json
 import os
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import paths
 from ..errors import FileToolError
+from ..fdio import BackgroundHash, copy_range
 
 DEFAULT_KEEP = 50
 DEFAULT_MAX_BYTES = 2 * 1024**3
-_COPY_BLOCK = 64 * 1024 * 1024
-_HASH_BLOCK = 16 * 1024 * 1024
 _MAX_NAME_PART = 120
 
 
@@ -120,100 +117,6 @@ def fsync_dir(directory: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
-    """Append ``count`` bytes of ``src_fd`` starting at ``offset`` to ``dst_fd``.
-
-    Copies inside the kernel (``copy_file_range``, then ``sendfile``) and
-    falls back to bounded reads and writes; never holds more than one block.
-    """
-    end = offset + count
-    pos = offset
-    if hasattr(os, "copy_file_range"):
-        try:
-            while pos < end:
-                done = os.copy_file_range(src_fd, dst_fd, min(end - pos, _COPY_BLOCK), pos)
-                if done == 0:
-                    break
-                pos += done
-        except OSError as exc:
-            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-                raise
-    if pos < end and hasattr(os, "sendfile"):
-        try:
-            while pos < end:
-                done = os.sendfile(dst_fd, src_fd, pos, min(end - pos, _COPY_BLOCK))
-                if done == 0:
-                    break
-                pos += done
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-                raise
-    while pos < end:
-        block = os.pread(src_fd, min(end - pos, 8 * 1024 * 1024), pos)
-        if not block:
-            break
-        view = memoryview(block)
-        while view:
-            written = os.write(dst_fd, view)
-            view = view[written:]
-        pos += len(block)
-    if pos < end:
-        raise FileToolError(
-            "The file became shorter while it was being copied.",
-            suggestion="Something else is changing the file; retry when it is idle.",
-        )
-
-
-def sha256_fd(fd: int, size: int, cancelled: threading.Event | None = None) -> str:
-    """SHA-256 of the first ``size`` bytes of ``fd`` (reads in bounded blocks)."""
-    digest = hashlib.sha256()
-    pos = 0
-    while pos < size:
-        if cancelled is not None and cancelled.is_set():
-            return ""
-        block = os.pread(fd, min(_HASH_BLOCK, size - pos), pos)
-        if not block:
-            raise FileToolError(
-                "The file became shorter while it was being read.",
-                suggestion="Something else is changing the file; retry when it is idle.",
-            )
-        digest.update(block)
-        pos += len(block)
-    return digest.hexdigest()
-
-
-class BackgroundHash:
-    """SHA-256 of an open file computed in a thread (hashlib releases the GIL)."""
-
-    def __init__(self, fd: int, size: int) -> None:
-        self._fd = os.dup(fd)
-        self._size = size
-        self._result: str | None = None
-        self._error: BaseException | None = None
-        self._cancelled = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="diffchunk-sha256", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._result = sha256_fd(self._fd, self._size, self._cancelled)
-        except BaseException as exc:
-            self._error = exc
-        finally:
-            os.close(self._fd)
-
-    def result(self) -> str:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
-    def cancel(self) -> None:
-        """Stop hashing (the result is no longer needed)."""
-        self._cancelled.set()
 
 
 # ------------------------------------------------------------------- naming

@@ -57,9 +57,10 @@ from typing import Any, TypeVar
 
 from .. import paths
 from ..errors import EditConflict, FileToolError, InvalidArgument, PathError
+from ..fdio import BackgroundHash, sha256_fd
 from . import backups, matching
 from .access import FileVersion, open_version
-from .backups import BackgroundHash, list_backups
+from .backups import list_backups
 from .locking import file_lock
 from .matching import Source
 
@@ -1022,7 +1023,7 @@ def _default_target(available: list[backups.BackupInfo], fd: int, size: int) -> 
         if info.size != size:
             return info
         if digest is None:
-            digest = backups.sha256_fd(fd, size)
+            digest = sha256_fd(fd, size)
         if backups.read_metadata(info).get("sha256") != digest:
             return info
     raise FileToolError(

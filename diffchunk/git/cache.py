@@ -45,6 +45,25 @@ def is_entry_name(name: str) -> bool:
     return _ENTRY_NAME.fullmatch(name) is not None
 
 
+def is_private_entry(path: str, fd: int, directory: Path) -> bool:
+    """Whether ``path`` (open at ``fd``) is an entry of the cache at ``directory`` that
+    only this cache writes: the directory and the file are this user's, nobody
+    else can write in the directory, and the file has no other name (through
+    which it could be rewritten in place).  Entries are written once and
+    renamed into place, so such a file never changes: it can be mapped."""
+    parent, name = os.path.split(os.path.realpath(path))
+    if not is_entry_name(name) or parent != os.path.realpath(directory):
+        return False
+    uid = os.getuid()
+    folder, entry = os.stat(parent), os.fstat(fd)
+    return (
+        folder.st_uid == uid
+        and not folder.st_mode & 0o022
+        and entry.st_uid == uid
+        and entry.st_nlink == 1
+    )
+
+
 _STALE_TMP_SECONDS = 3600
 # A temporary file that no process holds locked is garbage after this long
 # (its writer locks it right after creating it).

@@ -374,9 +374,13 @@ def attributes_changed_since(repo: Repo, diff_path: str) -> bool:
 def _stat_key(path: str) -> str:
     """:func:`~diffchunk.paths.fingerprint` of ``path`` as text (``-``: no such file)."""
     try:
-        return ":".join(map(str, fingerprint(os.stat(path))))
+        return _key_of(os.stat(path))
     except (OSError, ValueError):
         return "-"
+
+
+def _key_of(st: os.stat_result) -> str:
+    return ":".join(map(str, fingerprint(st)))
 
 
 def write_diff(
@@ -644,9 +648,7 @@ def _attribute_file_key(directory: str, since_ns: int) -> str:
         except (OSError, ValueError):
             return "-"
         return _CHANGED_MEANWHILE if changed else "-"
-    if st.st_ctime_ns >= since_ns:
-        return _CHANGED_MEANWHILE
-    return ":".join(map(str, fingerprint(st)))
+    return _CHANGED_MEANWHILE if st.st_ctime_ns >= since_ns else _key_of(st)
 
 
 def _mapped(fd: int, size: int, digest: str) -> DiffBuffer | None:
