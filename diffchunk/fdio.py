@@ -55,10 +55,26 @@ def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
             view = view[written:]
         pos += len(block)
     if pos < end:
-        raise FileToolError(
-            "The file became shorter while it was being copied.",
-            suggestion="Something else is changing the file; retry when it is idle.",
-        )
+        raise FileToolError("The file became shorter while it was being copied.", suggestion=_RETRY)
+
+
+_RETRY = "Something else is changing the file; retry when it is idle."
+
+
+def pread_exact(
+    fd: int, start: int, stop: int, *, what: str = "The file", suggestion: str = _RETRY
+) -> bytes:
+    """Bytes ``start:stop`` of the file open at ``fd`` (a large read may come back in
+    pieces); :class:`FileToolError` ("``what`` became shorter...") if it ends first."""
+    data = os.pread(fd, stop - start, start) if stop > start else b""
+    while len(data) < stop - start:
+        more = os.pread(fd, stop - start - len(data), start + len(data))
+        if not more:
+            raise FileToolError(
+                f"{what} became shorter while it was being read.", suggestion=suggestion
+            )
+        data += more
+    return data
 
 
 def sha256_fd(
@@ -72,14 +88,9 @@ def sha256_fd(
     while pos < size:
         if cancelled is not None and cancelled.is_set():
             return ""
-        data = os.pread(fd, min(block, size - pos), pos)
-        if not data:
-            raise FileToolError(
-                "The file became shorter while it was being read.",
-                suggestion="Something else is changing the file; retry when it is idle.",
-            )
-        digest.update(data)
-        pos += len(data)
+        end = min(size, pos + block)
+        digest.update(pread_exact(fd, pos, end))
+        pos = end
     return digest.hexdigest()
 
 

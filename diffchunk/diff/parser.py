@@ -45,7 +45,6 @@ git's ``From <sha> Mon Sep 17 00:00:00 2001``.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 
 from diffchunk.diff import syntax as sx
@@ -73,6 +72,7 @@ from diffchunk.diff.paths import (
     unquote_git_path,
 )
 from diffchunk.errors import NotADiffError
+from diffchunk.fdio import pread_exact
 
 logger = logging.getLogger(__name__)
 
@@ -1338,7 +1338,7 @@ class StreamParser:
             view = map_file(self._growing, self._size, "")
         except (OSError, ValueError) as exc:  # no mappings here: hold a copy after all
             logger.debug("growing file not mapped (%s): parsing a copy", exc)
-            self._buf = bytearray(_read_all(self._growing, self._size))
+            self._buf = bytearray(pread_exact(self._growing, 0, self._size))
             self._growing = None
             return self._buf
         for f in self._viewing:
@@ -1445,7 +1445,7 @@ class StreamParser:
         if whole is not None:
             data = whole
         elif self._growing is not None:
-            data = _read_all(self._growing, self._size)
+            data = pread_exact(self._growing, 0, self._size)
         else:
             data = bytes(self._buf)
         self._view = None
@@ -1462,19 +1462,6 @@ class StreamParser:
             if isinstance(hunks, LazyHunks):
                 hunks.data = data  # not the growing buffer it was checked in
         return parsed
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """The first ``size`` bytes of the file open at ``fd``."""
-    parts: list[bytes] = []
-    done = 0
-    while done < size:
-        part = os.pread(fd, size - done, done)
-        if not part:
-            raise ValueError(f"StreamParser.finish: the file ended after {done} of {size} bytes")
-        parts.append(part)
-        done += len(part)
-    return b"".join(parts)
 
 
 def _own_bytes(f: FileDiff) -> None:

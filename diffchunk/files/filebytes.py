@@ -12,11 +12,10 @@ that comes back short says that the file became shorter, as a
 
 from __future__ import annotations
 
-import os
 import weakref
 from typing import BinaryIO, overload
 
-from ..errors import FileToolError
+from ..fdio import pread_exact
 
 # The most bytes read per step of a search or count.
 STEP = 1 << 20
@@ -54,17 +53,13 @@ class FileBytes:
         stop = min(stop, self._size)
         if stop <= start:
             return b""
-        want = stop - start
-        data = os.pread(self._fd, want, start)
-        while len(data) < want:  # a very large read may come back in pieces
-            more = os.pread(self._fd, want - len(data), start + len(data))
-            if not more:
-                raise FileToolError(
-                    f"{self._path} became shorter while it was being read.",
-                    suggestion="Run the tool again to read the new version.",
-                )
-            data += more
-        return data
+        return pread_exact(
+            self._fd,
+            start,
+            stop,
+            what=self._path,
+            suggestion="Run the tool again to read the new version.",
+        )
 
     @overload
     def __getitem__(self, key: int) -> int: ...

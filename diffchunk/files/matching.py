@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from ..errors import FileToolError
+from ..fdio import pread_exact
 
 FULL_FUZZY_LIMIT = 32 * 1024 * 1024
 """Files up to this size get a full fuzzy scan; bigger ones an anchored one."""
@@ -113,18 +114,7 @@ class Source:
             return b""
         if self.data is not None:
             return self.data[begin:end]
-        parts: list[bytes] = []
-        pos = begin
-        while pos < end:
-            block = os.pread(self.fd, end - pos, pos)
-            if not block:
-                raise FileToolError(
-                    "The file became shorter while it was being read.",
-                    suggestion="Something else is changing the file; retry when it is idle.",
-                )
-            parts.append(block)
-            pos += len(block)
-        return b"".join(parts)
+        return pread_exact(self.fd, begin, end)
 
     def windows(self, overlap: int) -> Iterator[tuple[int, bytes | bytearray, int, int]]:
         """Yield ``(offset, buffer, body, filled)``: ``buffer[:filled]`` holds the
