@@ -20,7 +20,7 @@ from .diff.formatter import format_chunk, normalize_format
 from .diff.model import Chunk, Excluded, FileDiff, FileStatus
 from .diff.options import LoadOptions, Progress
 from .diff.parser import parse_diff
-from .diff.patterns import PathPatterns
+from .diff.patterns import PathPatterns, split_patterns
 from .diff.pipeline import Review
 from .errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
 from .paths import fingerprint, resolve_regular_file
@@ -516,12 +516,19 @@ def _all_paths(review: Review) -> list[str]:
 def find_chunks_for_files(
     absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
 ) -> list[int]:
-    """Numbers of the chunks holding files that match ``pattern`` (sorted)."""
+    """Numbers of the chunks holding files that match ``pattern`` (sorted).
+
+    A path exactly as listed matches itself too, even where it reads
+    differently as a glob (``app/[id]/page.tsx``, or a name that is not UTF-8,
+    shown with backslash escapes): the whole ``pattern``, or one of its
+    comma-separated items.
+    """
     patterns = _patterns(pattern)
+    exact = {pattern.strip(), *split_patterns(pattern, name="pattern")}
     review = _session(absolute_file_path, store).review
     found: set[int] = set()
     for path, numbers in review.file_to_chunks.items():
-        if patterns.matches(path):
+        if path in exact or patterns.matches(path):
             found.update(numbers)
     return sorted(found)
 

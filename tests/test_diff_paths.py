@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from diffchunk.diff.paths import (
     decode_path,
     first_component,
+    is_escaped_path,
     quote_git_path,
     split_prefixes,
     split_quoted,
@@ -79,4 +80,19 @@ def test_prefix_helpers_and_decoding() -> None:
     assert first_component(b"dir1/sub/x") == b"dir1/"
     assert first_component(b"bare") == b""
     assert decode_path("café".encode()) == "café"
-    assert decode_path(b"bad\xff") == "bad\ufffd"
+    assert decode_path(b"bad\xff") == "bad\\377"
+    assert decode_path(b"a\\b") == "a\\b"  # valid UTF-8: as it is
+
+
+def test_names_that_are_not_utf8_stay_apart() -> None:
+    # Latin-1 names that differ in one byte each: once both were "caf\ufffd.txt"
+    assert decode_path(b"caf\xe8.txt") == "caf\\350.txt"
+    assert decode_path(b"caf\xe9.txt") == "caf\\351.txt"
+    # a UTF-8 character next to a bad byte stays a character
+    assert decode_path("é".encode() + b"\xff") == "é\\377"
+    # an encoded surrogate is not UTF-8 either: escaped, never a lone surrogate
+    assert decode_path(b"x\xed\xa0\x80") == "x\\355\\240\\200"
+    # a backslash of such a name is doubled, so an escape cannot be forged by one
+    assert decode_path(b"\\351\xe9") == "\\\\351\\351"
+    assert decode_path(b"\\351\xe9") != decode_path(b"\xe9\xe9")
+    assert is_escaped_path(decode_path(b"caf\xe9")) and not is_escaped_path("café")

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepo import commit, git_bytes, init_repo
 
 from diffchunk import diff_tools
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
@@ -307,6 +309,63 @@ def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
     utf8 = tmp_path / "utf8.diff"
     utf8.write_bytes(diff.read_bytes().replace(b"\xe9", "é".encode()))
     assert "not UTF-8" not in diff_tools.get_chunk(str(utf8), 1, store=store)
+
+
+def test_find_chunks_takes_a_listed_path_that_reads_otherwise_as_a_glob(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    diff = tmp_path / "route.diff"
+    diff.write_bytes(
+        b"diff --git a/app/[id]/page.tsx b/app/[id]/page.tsx\n"
+        b"--- a/app/[id]/page.tsx\n+++ b/app/[id]/page.tsx\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    listed = diff_tools.list_chunks(str(diff), store=store)["chunks"][0]["files"]
+    assert listed == ["app/[id]/page.tsx"]
+    # as a glob, [id] is one of "i" or "d": the listed path must still find its chunk
+    assert diff_tools.find_chunks_for_files(str(diff), "app/[id]/page.tsx", store=store) == [1]
+    assert diff_tools.find_chunks_for_files(str(diff), "x.py, app/[id]/page.tsx", store=store) == [
+        1
+    ]
+    assert diff_tools.find_chunks_for_files(str(diff), "app/*/page.tsx", store=store) == [1]
+    assert diff_tools.find_chunks_for_files(str(diff), "app/i/page.tsx", store=store) == []
+
+
+def test_file_names_that_are_not_utf8_stay_apart(tmp_path: Path, store: SessionStore) -> None:
+    """Two Latin-1 names that differ in one byte are two files, each served alone."""
+    repo = init_repo(tmp_path / "repo")
+    names = [b"caf\xe8.txt", b"caf\xe9.txt"]
+    files = [Path(os.fsdecode(os.fsencode(repo) + b"/" + name)) for name in names]
+    try:
+        for i, file in enumerate(files):
+            file.write_text(f"{i}\n")
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    commit(repo, {})
+    for i, file in enumerate(files):
+        file.write_text(f"{i}\nmore {i}\n")
+    diff = tmp_path / "latin1-names.diff"
+    diff.write_bytes(git_bytes(repo, "diff"))
+    assert b'"a/caf\\350.txt"' in diff.read_bytes()  # git quotes them, octal escapes
+
+    listed = diff_tools.list_chunks(str(diff), store=store)
+    assert listed["chunks"][0]["files"] == ["caf\\350.txt", "caf\\351.txt"]
+    for i, shown in enumerate(["caf\\350.txt", "caf\\351.txt"]):
+        one = diff_tools.get_file_diff(str(diff), shown, store=store)
+        assert f"+more {i}" in one and f"+more {1 - i}" not in one
+        assert diff_tools.find_chunks_for_files(str(diff), shown, store=store) == [1]
+    # the same names in a plain unified diff, unquoted raw bytes
+    plain = tmp_path / "plain.diff"
+    plain.write_bytes(
+        b"".join(
+            b"--- " + name + b"\n+++ " + name + b"\n@@ -1 +1,2 @@\n %d\n+more %d\n" % (i, i)
+            for i, name in enumerate(names)
+        )
+    )
+    assert diff_tools.list_chunks(str(plain), store=store)["chunks"][0]["files"] == [
+        "caf\\350.txt",
+        "caf\\351.txt",
+    ]
+    assert "+more 1" in diff_tools.get_file_diff(str(plain), "caf\\351.txt", store=store)
 
 
 def test_numbered_lines_of_cut_hunks_are_lines_of_the_new_file(

@@ -5,12 +5,16 @@ git writes a path in double quotes when it holds a control character, ``"``,
 escapes and three-digit octal for the rest: ``"a/caf\\303\\251.md"``.
 
 Paths are bytes until they reach the model, where they become ``str`` decoded
-as UTF-8 with ``errors="replace"`` (see :func:`decode_path`): a name that is not
-valid UTF-8 shows U+FFFD and never breaks JSON or a terminal.  The exact bytes
-stay available in ``FileDiff.old_token``/``new_token``.
+as UTF-8 (see :func:`decode_path`).  A name that is not valid UTF-8 shows each
+byte that is not part of a UTF-8 character as git's three-digit octal escape
+(``caf\\351.txt`` for Latin-1 ``café.txt``), and its backslashes doubled, so
+two such names stay two paths, and neither breaks JSON or a terminal.  The
+exact bytes stay available in ``FileDiff.old_token``/``new_token``.
 """
 
 from __future__ import annotations
+
+import codecs
 
 _UNESCAPE = {
     ord("a"): 0x07,
@@ -102,8 +106,33 @@ def split_quoted(text: bytes) -> tuple[bytes, bytes] | None:
 
 
 def decode_path(raw: bytes) -> str:
-    """Bytes of an unquoted path to the ``str`` the model stores."""
-    return raw.decode("utf-8", errors="replace")
+    """Bytes of an unquoted path to the ``str`` the model stores.
+
+    Valid UTF-8 is decoded as it is.  Otherwise every byte outside a UTF-8
+    character becomes ``\\ooo`` (as git writes it in a quoted path) and every
+    ``\\`` becomes ``\\\\``: names that differ in such bytes stay apart (with
+    U+FFFD in their place, ``caf\\350.txt`` and ``caf\\351.txt`` were one path).
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.replace(b"\\", b"\\\\").decode("utf-8", errors=_OCTAL_ERRORS)
+
+
+def _octal_escapes(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    bad = error.object[error.start : error.end]
+    return "".join(f"\\{b:03o}" for b in bad), error.end
+
+
+_OCTAL_ERRORS = "diffchunk-path-octal"
+codecs.register_error(_OCTAL_ERRORS, _octal_escapes)
+
+
+def is_escaped_path(path: str) -> bool:
+    """Whether ``path`` may hold :func:`decode_path`'s escapes (it has a backslash):
+    then its name on disk is not ``path`` itself."""
+    return "\\" in path
 
 
 def strip_prefix(path: bytes, prefix: bytes) -> bytes:

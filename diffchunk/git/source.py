@@ -623,14 +623,17 @@ def _record_nested_attributes(
     compares (:func:`attributes_changed_since`).  A file changed (or a
     directory that lost its file) after ``since_ns``, while git ran, is
     recorded as :data:`_CHANGED_MEANWHILE`, which matches nothing: git may
-    have read either version.  A path that is not UTF-8 (shown with U+FFFD)
-    cannot be stat'ed by its name and is left out.
+    have read either version.  A path that is not UTF-8 (shown with escapes,
+    see :func:`~diffchunk.diff.paths.decode_path`) cannot be stat'ed by its
+    name and is left out.
     """
+    from ..diff.paths import is_escaped_path  # loaded with the parser by now
+
     assert repo.root is not None
     root = repo.root
     for fd in files:
         for path in (fd.old_path, fd.new_path):
-            if path is None or "\ufffd" in path:
+            if path is None or is_escaped_path(path):
                 continue
             directory = path.rpartition("/")[0]
             while directory and directory not in record:

@@ -119,7 +119,8 @@ def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
 
     pattern: case-insensitive glob(s), comma-separated; without a "/" it
     matches at any depth ("*.py", "test_*"), with one it matches the path
-    ("src/api/*", "docs/**"). Returns a JSON array of chunk numbers, e.g.
+    ("src/api/*", "docs/**"); a path exactly as list_chunks shows it matches
+    too ("app/[id]/page.tsx"). Returns a JSON array of chunk numbers, e.g.
     [2, 5] ([] when no chunked file matches; excluded files are in no chunk).
     """
     with tool_errors():
