@@ -78,6 +78,27 @@ def test_commit_range_is_cached_and_not_regenerated(
     assert "+changed" in Path(wt2.diff_path).read_text()
 
 
+def test_working_tree_against_two_commits_keeps_two_files(repo: Path, cache_dir: Path) -> None:
+    """Reviewing the working tree against HEAD~1 leaves the file of a review against
+    HEAD as it was (a session reading it would otherwise reload another diff)."""
+    commit(repo, {"a.txt": "one\n"})
+    commit(repo, {"a.txt": "one\ntwo\n"})
+    (repo / "a.txt").write_text("one\ntwo\nthree\n")
+    head = load_git_range(str(repo), "HEAD", cache_dir=cache_dir)
+    before = Path(head.diff_path).read_bytes()
+    assert b"+three" in before and b"+two" not in before
+    parent = load_git_range(str(repo), "HEAD~1", cache_dir=cache_dir)
+    assert parent.diff_path != head.diff_path
+    assert b"+two\n+three" in Path(parent.diff_path).read_bytes()
+    assert Path(head.diff_path).read_bytes() == before
+    # the same base again: the same file, written anew with the work tree's state
+    (repo / "a.txt").write_text("one\ntwo\nfour\n")
+    again = load_git_range(str(repo), None, cache_dir=cache_dir)
+    assert again.diff_path == head.diff_path and b"+four" in Path(again.diff_path).read_bytes()
+    staged = load_git_range(str(repo), "HEAD", cache_dir=cache_dir, staged=True)
+    assert staged.diff_path not in (head.diff_path, parent.diff_path)
+
+
 def test_output_matches_git_diff_and_paths_are_unquoted(repo: Path, cache_dir: Path) -> None:
     commit(repo, {"café/naïve.txt": "x\n", "old.txt": "keep\n" * 20})
     git(repo, "mv", "old.txt", "renamed.txt")

@@ -7,7 +7,7 @@ A range between two commits is content-addressed: its cache name comes from
 the repository, both commit ids and :data:`DIFF_OPTIONS_VERSION`, so a second
 review of the same range reuses the file without running ``git diff``.
 Working-tree and index diffs change under our feet and are regenerated on
-every load (into a fixed name per repository and mode).
+every load (into a fixed name per work tree, mode and base commit).
 
 Diff options (:data:`DIFF_OPTIONS`): no colour, no external diff, no textconv,
 ``a/``/``b/`` prefixes whatever the config says, rename detection with a
@@ -316,7 +316,10 @@ def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
     """The cache entry name for ``resolved`` in ``repo``."""
     repo_key = hashlib.sha256(repo.common_dir.encode("utf-8", "surrogateescape")).hexdigest()
     if not resolved.is_commit_pair:
-        worktree = hashlib.sha256(repo.git_dir.encode("utf-8", "surrogateescape")).hexdigest()
+        # one name per work tree, mode and base: a review against another
+        # commit never rewrites the file a session of this one reads
+        identity = f"{repo.git_dir}\0{resolved.old}".encode("utf-8", "surrogateescape")
+        worktree = hashlib.sha256(identity).hexdigest()
         return f"{resolved.mode.value}-{worktree[:16]}"
     assert resolved.head is not None
     parts = (repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION), *_shaping(repo))
