@@ -271,3 +271,90 @@ def test_lines_appended_while_grep_runs_are_not_reported(
     # caller then scans the version's own bytes).
     assert search.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
     assert search.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None
+
+
+def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, object]]:
+    clear_cache()
+    found = search_content(str(path), pattern, **kw)  # type: ignore[arg-type]
+    return [
+        {k: v for k, v in r.items() if k not in ("context_before", "context_after")}
+        for r in found["results"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "options"),
+    [
+        ("NEEDLE", {"fuzzy": False}),
+        ("needle", {"fuzzy": False, "case_sensitive": False}),
+        ("^ab", {"regex": True, "fuzzy": False}),
+        ("yz$", {"regex": True, "fuzzy": False}),
+        ("q+", {"regex": True, "fuzzy": False}),
+        ("é+x", {"regex": True, "fuzzy": False}),
+        ("TAILMARK", {"fuzzy": False}),
+        ("NEEDLE", {"fuzzy": False, "invert": True}),
+    ],
+)
+def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pattern: str, options: dict[str, object]
+) -> None:
+    """Lines over WHOLE_LINE_BYTES are decoded piece by piece (tiny pieces here, so
+    matches, runs of q, multi-byte characters and CRLF ends straddle them)."""
+    from diffchunk.files import read, service
+
+    rng = random.Random(7)
+    parts = ["ab"]
+    for i in range(400):
+        # runs of q end at an x: no match is longer than 40 characters
+        parts.append(
+            rng.choice(["xyz", "é" * rng.randint(1, 9) + "x", "q" * rng.randint(1, 40) + "x"])
+        )
+        if i % 37 == 5:
+            parts.append("NEEDLE")
+    long = "".join(parts) + "TAILMARKyz"
+    text = f"first line\r\n{long}\r\nNEEDLE short\nab{long}\n{long}yz"
+    path = tmp_path / "long-lines.txt"
+    path.write_bytes(text.encode("utf-8"))
+
+    whole = _search_results(path, pattern, **options)
+    assert whole, "the pattern must match something for the comparison to mean anything"
+    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 64)
+    for piece, overlap in ((61, 45), (97, 41), (120, 50), (256, 64), (1000, 300)):
+        monkeypatch.setattr(read, "_PIECE_BYTES", piece)
+        monkeypatch.setattr(read, "_OVERLAP_CHARS", overlap)
+        assert _search_results(path, pattern, **options) == whole, (piece, overlap)
+
+
+def test_a_long_matched_line_is_never_decoded_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diffchunk.files import read, service
+
+    path = tmp_path / "one-line.log"
+    path.write_bytes(b"a" * 300_000 + b"NEEDLE" + b"b" * 300_000 + b"\n")
+    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr(read, "_PIECE_BYTES", 1 << 16)
+    decoded: list[int] = []
+    real = read.codecs.getincrementaldecoder
+
+    def spy(encoding: str) -> object:
+        cls = real(encoding)
+
+        class Counting(cls):  # type: ignore[valid-type,misc]
+            def decode(self, data: bytes, final: bool = False) -> str:
+                decoded.append(len(data))
+                return str(super().decode(data, final))
+
+        return Counting
+
+    monkeypatch.setattr(read.codecs, "getincrementaldecoder", spy)
+    monkeypatch.setattr(
+        type(service.open_version(str(path))),
+        "decode",
+        lambda self, raw: pytest.fail(f"decoded {len(raw)} bytes at once"),
+    )
+    (hit,) = search_content(str(path), "NEEDLE", fuzzy=False)["results"]
+    assert hit["truncated"] and hit["line_length"] == 600_006
+    assert hit["submatches"] == [{"start": 300_000, "end": 300_006}]
+    assert hit["match_offset"] == 300_000 - 125 and "NEEDLE" in hit["match"]
+    assert decoded and max(decoded) <= 1 << 16

@@ -18,10 +18,12 @@ from ..errors import DiffchunkError, FileToolError, InvalidArgument
 from .access import FileVersion, open_text_version, open_version
 from .read import (
     LONG_LINE_CHARS,
+    WHOLE_LINE_BYTES,
     Lines,
     cut_long,
     known_total,
-    line_text,
+    long_line_match,
+    matched_line_end,
     neighbours,
     read_head,
     read_lines,
@@ -484,16 +486,21 @@ def _result(
     submatch: Any,
     invert: bool,
 ) -> dict[str, Any]:
-    line, _next = line_text(version, hit.offset)
-    spans: list[tuple[int, int]] = [] if invert else submatch(line)
-    shown = line
-    truncated = False
-    shift = 0
-    if len(line) > MATCH_CHARS:
-        truncated = True
-        anchor = spans[0][0] if spans else 0
-        shift = max(0, min(anchor - MATCH_CHARS // 4, len(line) - MATCH_CHARS))
-        shown = line[shift : shift + MATCH_CHARS]
+    stop = matched_line_end(version, hit.offset)
+    if stop - hit.offset > WHOLE_LINE_BYTES:  # read in pieces, never decoded whole
+        long = long_line_match(
+            version, hit.offset, stop, (lambda _: []) if invert else submatch, width=MATCH_CHARS
+        )
+        shown, spans, shift, length = long.shown, long.spans, long.shift, long.length
+    else:
+        line = version.decode(version.data[hit.offset : stop])
+        spans = [] if invert else submatch(line)
+        shown, shift, length = line, 0, len(line)
+        if length > MATCH_CHARS:
+            anchor = spans[0][0] if spans else 0
+            shift = max(0, min(anchor - MATCH_CHARS // 4, length - MATCH_CHARS))
+            shown = line[shift : shift + MATCH_CHARS]
+    truncated = length > MATCH_CHARS
     before, after = neighbours(version, hit.offset, context_lines, context_lines)
     result: dict[str, Any] = {
         "line_number": hit.line_number,
@@ -508,7 +515,7 @@ def _result(
     }
     if truncated:
         result["match_offset"] = shift
-        result["line_length"] = len(line)
+        result["line_length"] = length
     return result
 
 
