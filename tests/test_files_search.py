@@ -358,3 +358,41 @@ def test_a_long_matched_line_is_never_decoded_whole(
     assert hit["submatches"] == [{"start": 300_000, "end": 300_006}]
     assert hit["match_offset"] == 300_000 - 125 and "NEEDLE" in hit["match"]
     assert decoded and max(decoded) <= 1 << 16
+
+
+@needs_grep
+@pytest.mark.parametrize("invert", [False, True])
+def test_grep_listing_steps_over_long_lines_in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, invert: bool
+) -> None:
+    """grep prints every listed line whole: it is read in blocks and stepped over,
+    and the hits are those of the Python scan (long lines, CRLF, a BOM, an
+    unterminated matching last line)."""
+    rng = random.Random(3)
+    lines = []
+    for i in range(40):
+        body = "".join(rng.choice("abc ") for _ in range(rng.choice([10, 3000, 200_000])))
+        lines.append(f"{i} {body} {'KEY' if i % 3 == 0 else ''} {body[:50]}")
+    path = tmp_path / "long.log"
+    path.write_bytes(
+        b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\nlast KEY " + b"z" * 70_000
+    )
+    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(search, "_LISTING_BLOCK", 512)
+    reads: list[int] = []
+    real = search._read_listing
+
+    def spy(version: object, kind: str, stream: object) -> object:
+        reads.append(1)
+        return real(version, kind, stream)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_read_listing", spy)
+    options = {"fuzzy": False, "invert": invert, "max_results": 8, "context_lines": 1}
+    with_grep = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    assert reads, "the grep listing was not used"
+    clear_cache()
+    monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
+    python = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    assert with_grep["total_matches"] == python["total_matches"] == (26 if invert else 15)
+    assert with_grep["results"] == python["results"]
+    assert len(with_grep["results"]) == 8

@@ -34,11 +34,11 @@ import subprocess
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import AnyStr, cast
+from typing import IO, AnyStr, cast
 
 from rapidfuzz import fuzz
 
@@ -360,8 +360,18 @@ def _grep_command(
     return [*cmd, "-e", needle]
 
 
-def _run_greps(version: FileVersion, commands: list[list[str | bytes]]) -> list[bytes] | None:
-    """Run grep commands side by side on this version's file; their outputs, or None."""
+def _read_all(stream: IO[bytes]) -> bytes:
+    return stream.read()
+
+
+def _run_greps(
+    version: FileVersion,
+    commands: list[list[str | bytes]],
+    readers: Sequence[Callable[[IO[bytes]], object]] = (),
+) -> list[object] | None:
+    """Run grep commands side by side on this version's file; what each one's
+    reader (default: read all) made of its output, or None.  A reader raising
+    ``ValueError`` (output it cannot parse) gives None too."""
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     procs: list[subprocess.Popen[bytes]] = []
     handles = []
@@ -378,17 +388,19 @@ def _run_greps(version: FileVersion, commands: list[list[str | bytes]]) -> list[
                 )
             )
         outputs = []
-        for proc in procs:
-            out, _ = proc.communicate()
-            if proc.returncode not in (0, 1):
+        for i, proc in enumerate(procs):
+            assert proc.stdout is not None
+            read = readers[i] if i < len(readers) else _read_all
+            with proc.stdout:
+                outputs.append(read(proc.stdout))
+            if proc.wait() not in (0, 1):
                 return None
-            outputs.append(out)
         # grep reads to the end of the file as it is then: lines appended (or
         # a rewrite) meanwhile would be reported as lines of this version.
         if fingerprint(os.fstat(handles[0].fileno())) != version.fingerprint:
             return None
         return outputs
-    except OSError:
+    except (OSError, ValueError):
         return None
     finally:
         for proc in procs:
@@ -412,13 +424,17 @@ def grep_count(
     cmd = _grep_command(version, pattern, case_sensitive=case_sensitive, invert=invert)
     if cmd is None:
         return None
-    outputs = _run_greps(version, [[cmd[0], "-c", *cmd[1:]]])
+    outputs = _run_greps(version, [[cmd[0], "-c", *cmd[1:]]], [_read_count])
     if outputs is None:
         return None
-    try:
-        return int(outputs[0].strip() or b"0")
-    except ValueError:
-        return None
+    count = outputs[0]
+    assert isinstance(count, int)
+    return count
+
+
+def _read_count(stream: IO[bytes]) -> int:
+    """The number ``grep -c`` printed (``ValueError`` for anything else)."""
+    return int(stream.read(64).strip() or b"0")
 
 
 def grep_search(
@@ -428,35 +444,63 @@ def grep_search(
     cmd = _grep_command(version, pattern, case_sensitive=case_sensitive, invert=invert)
     if cmd is None:
         return None
+    kind = "inverted" if invert else "exact"
     outputs = _run_greps(
-        version, [[cmd[0], "-c", *cmd[1:]], [cmd[0], "-n", "-b", "-m", str(limit), *cmd[1:]]]
+        version,
+        [[cmd[0], "-c", *cmd[1:]], [cmd[0], "-n", "-b", "-m", str(limit), *cmd[1:]]],
+        [_read_count, functools.partial(_read_listing, version, kind)],
     )
     if outputs is None:
         return None
-    kind = "inverted" if invert else "exact"
-    hits = []
-    try:
-        total = int(outputs[0].strip() or b"0")
-        data = version.data
-        pos = 0
-        listing = outputs[1]
-        for _ in range(min(limit, total)):
-            # "LINE:OFFSET:text\n" - the text may hold anything, so step over it
-            # by the line's length in the file itself.
-            colon = listing.index(b":", pos)
-            line = int(listing[pos:colon])
-            colon2 = listing.index(b":", colon + 1)
-            offset = int(listing[colon + 1 : colon2])
-            end = data.find(b"\n", offset, version.end)
-            length = (version.end if end < 0 else end) - offset
-            pos = colon2 + 1 + length + 1
-            # Some greps give the match's offset, not the line's: step back to
-            # the line start (and past a BOM, which grep counts in line 1).
-            start = max(data.rfind(b"\n", version.start, offset) + 1, version.start)
-            hits.append(Hit(start, line, 1.0, kind))
-    except ValueError:
-        return None
-    return Found(hits, total)
+    total, hits = outputs
+    assert isinstance(total, int) and isinstance(hits, list)
+    return Found(hits[: min(limit, total)], total)
+
+
+_LISTING_BLOCK = 1 << 16
+_HEADER_BYTES = 48  # "LINE:OFFSET:" of two 20-digit numbers fits
+
+
+def _read_listing(version: FileVersion, kind: str, stream: IO[bytes]) -> list[Hit]:
+    """The hits of ``grep -n -b`` output, ``LINE:OFFSET:text`` each, read as a stream.
+
+    The text may hold anything, and a line may be gigabytes long: it is
+    stepped over, never kept, by its length in the file itself.  Some greps
+    give the match's offset, not the line's: the line's start is found in the
+    file (and past a byte-order mark, which grep counts in line 1).
+    """
+    data = version.data
+    hits: list[Hit] = []
+    buf = b""
+    while True:
+        while buf.count(b":", 0, _HEADER_BYTES) < 2:  # two numbers and their colons first
+            if len(buf) >= _HEADER_BYTES:
+                raise ValueError("grep output without its line number and offset")
+            block = stream.read(_LISTING_BLOCK)
+            if not block:
+                if buf:
+                    raise ValueError("grep output ends inside a line")
+                return hits
+            buf += block
+        colon = buf.index(b":")
+        line = int(buf[:colon])
+        colon2 = buf.index(b":", colon + 1)
+        offset = int(buf[colon + 1 : colon2])
+        start = max(data.rfind(b"\n", version.start, offset) + 1, version.start)
+        end = data.find(b"\n", offset, version.end)
+        skip = (version.end if end < 0 else end) - start + 1  # the text and its newline
+        buf = buf[colon2 + 1 :]
+        if len(buf) >= skip:
+            buf = buf[skip:]
+        else:
+            skip -= len(buf)
+            buf = b""
+            while skip > 0:
+                block = stream.read(min(skip, _LISTING_BLOCK))
+                if not block:
+                    break  # an unterminated last line has no newline to step over
+                skip -= len(block)
+        hits.append(Hit(start, line, 1.0, kind))
 
 
 def count_matching_lines(
