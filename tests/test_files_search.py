@@ -293,6 +293,7 @@ def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, ob
         ("é+x", {"regex": True, "fuzzy": False}),
         ("TAILMARK", {"fuzzy": False}),
         ("NEEDLE", {"fuzzy": False, "invert": True}),
+        ("needle", {"fuzzy": True}),
     ],
 )
 def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
@@ -396,3 +397,39 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
     assert with_grep["total_matches"] == python["total_matches"] == (26 if invert else 15)
     assert with_grep["results"] == python["results"]
     assert len(with_grep["results"]) == 8
+
+
+@pytest.mark.parametrize("pattern", ["NEDLEE", "TAILMRK"])
+def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pattern: str
+) -> None:
+    """Read in pieces, a fuzzy match with no literal one is placed at an alignment as
+    good as the best of the whole line (rapidfuzz may pick another of equal score)."""
+    from rapidfuzz import fuzz
+
+    from diffchunk.files import read, service
+
+    rng = random.Random(11)
+    line = (
+        "".join(
+            rng.choice(["xyz", "qqq", "éx", "NEEDLE" if rng.random() < 0.01 else "ab"])
+            for _ in range(3000)
+        )
+        + "TAILMARK"
+        + "z" * 300
+    )
+    path = tmp_path / "fuzzy-long.txt"
+    path.write_text(f"short\n{line}\n")
+    best = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
+    assert best is not None
+    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 64)
+    monkeypatch.setattr(read, "_PIECE_BYTES", 700)
+    monkeypatch.setattr(read, "_OVERLAP_CHARS", 50)
+    (hit,) = [r for r in _search_results(path, pattern, fuzzy=True) if r["line_number"] == 2]
+    [span] = hit["submatches"]
+    placed = line[span["start"] : span["end"]]
+    assert fuzz.ratio(pattern.lower(), placed.lower()) == pytest.approx(best.score)
+    shift = hit["match_offset"]
+    assert hit["match"] == line[shift : shift + service.MATCH_CHARS]
+    assert shift <= span["start"] and span["end"] <= shift + service.MATCH_CHARS
+    assert hit["line_length"] == len(line)

@@ -205,6 +205,8 @@ _PIECE_BYTES = 1 << 20
 _OVERLAP_CHARS = 1 << 16  # a match this short that straddles two pieces is still found
 _MAX_SPANS = 50
 
+Scored = tuple[float, int, int]
+
 
 @dataclass
 class LongLineMatch:
@@ -229,6 +231,7 @@ def long_line_match(
     spans_of: Callable[[str], Spans],
     *,
     width: int,
+    best_of: Callable[[str], Scored | None] | None = None,
 ) -> LongLineMatch:
     """The pattern's spans in the line ``data[start:stop]`` and ``width`` characters
     from a quarter of ``width`` before the first span (the line's start when
@@ -239,7 +242,11 @@ def long_line_match(
     very start or end of a piece that is not the line's own start or end is
     left to the neighbouring search, so ``^``/``$`` and greedy matches are
     not cut at a piece boundary.  A match longer than the overlap that
-    straddles a boundary is the one exception: its span ends there.  The decoding goes on to the line's end for
+    straddles a boundary is the one exception: its span ends there.
+
+    With ``best_of`` (``(score, start, end)`` of the best place in a text, a
+    fuzzy alignment) instead, the one span is the best-scoring place of the
+    whole line (the first of equal ones).  The decoding goes on to the line's end for
     its length in characters; memory stays at a few pieces.
     """
     decoder = codecs.getincrementaldecoder(version.data_encoding)(errors="replace")
@@ -251,6 +258,7 @@ def long_line_match(
     head = ""  # the line's first ``width`` characters
     tail = ""  # its last ``width`` characters so far
     wanted: int | None = None  # where the shown text starts, once a span is found
+    best = -1.0
     window = ""
     pos = start
     while True:
@@ -260,7 +268,13 @@ def long_line_match(
         keep = min(len(back), _OVERLAP_CHARS)
         region_at = at - keep
         region = back[len(back) - keep :] + text
-        if len(spans) < _MAX_SPANS:
+        if best_of is not None:
+            scored = best_of(region)
+            if scored is not None and scored[0] > best and scored[2] > scored[1]:
+                best = scored[0]
+                spans = [(region_at + scored[1], region_at + scored[2])]
+                wanted = None  # shown around the new best place
+        elif len(spans) < _MAX_SPANS:
             again = len(region) - _OVERLAP_CHARS  # the next search starts here
             for s, e in spans_of(region):
                 if region_at + s < reported_to or (s == 0 and region_at > 0):

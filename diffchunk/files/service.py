@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from rapidfuzz import fuzz
 
@@ -459,23 +460,49 @@ def _result_chars(item: dict[str, Any]) -> int:
     return len(item["match"]) + sum(len(line) + 4 for line in lines) + 200
 
 
-def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> Any:
-    """A function giving ``[(start, end)]`` character spans of the pattern in a line."""
+class _Submatcher(NamedTuple):
+    """Where the pattern is in a line: ``spans`` (a line's character spans: literal
+    matches, else with fuzzy the best alignment), ``literal`` (the first part
+    alone) and ``best`` (the alignment's ``(score, start, end)``, or None)."""
+
+    spans: Callable[[str], list[tuple[int, int]]]
+    literal: Callable[[str], list[tuple[int, int]]]
+    best: Callable[[str], tuple[float, int, int] | None] | None
+
+
+def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> _Submatcher:
+    """The pattern's :class:`_Submatcher`."""
     if regex:
         compiled = re.compile(pattern, re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
-        return lambda line: [m.span() for m in compiled.finditer(line) if m.end() > m.start()]
+
+        def matches(line: str) -> list[tuple[int, int]]:
+            return [m.span() for m in compiled.finditer(line) if m.end() > m.start()]
+
+        return _Submatcher(matches, matches, None)
     literal = re.compile(re.escape(pattern), 0 if case_sensitive and not fuzzy else re.IGNORECASE)
+    lowered = pattern.lower()
+
+    def found(line: str) -> list[tuple[int, int]]:
+        return [m.span() for m in literal.finditer(line)]
+
+    def best(line: str) -> tuple[float, int, int] | None:
+        align = fuzz.partial_ratio_alignment(lowered, line.lower())
+        if align is None or align.dest_end <= align.dest_start:
+            return None
+        return align.score, align.dest_start, align.dest_end
 
     def spans(line: str) -> list[tuple[int, int]]:
-        found = [m.span() for m in literal.finditer(line)]
-        if found or not fuzzy:
-            return found
-        align = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
-        if align is None or align.dest_end <= align.dest_start:
-            return []
-        return [(align.dest_start, align.dest_end)]
+        hits = found(line)
+        if hits or not fuzzy:
+            return hits
+        aligned = best(line)
+        return [] if aligned is None else [aligned[1:]]
 
-    return spans
+    return _Submatcher(spans, found, best if fuzzy else None)
+
+
+def _no_spans(_text: str) -> list[tuple[int, int]]:
+    return []
 
 
 def _result(
@@ -483,18 +510,23 @@ def _result(
     hit: Hit,
     context_lines: int,
     outline: list[Any],
-    submatch: Any,
+    submatch: _Submatcher,
     invert: bool,
 ) -> dict[str, Any]:
     stop = matched_line_end(version, hit.offset)
     if stop - hit.offset > WHOLE_LINE_BYTES:  # read in pieces, never decoded whole
         long = long_line_match(
-            version, hit.offset, stop, (lambda _: []) if invert else submatch, width=MATCH_CHARS
+            version, hit.offset, stop, _no_spans if invert else submatch.literal, width=MATCH_CHARS
         )
+        if not long.spans and not invert and submatch.best is not None:
+            # no literal match anywhere: the best fuzzy alignment, a second pass
+            long = long_line_match(
+                version, hit.offset, stop, _no_spans, width=MATCH_CHARS, best_of=submatch.best
+            )
         shown, spans, shift, length = long.shown, long.spans, long.shift, long.length
     else:
         line = version.decode(version.data[hit.offset : stop])
-        spans = [] if invert else submatch(line)
+        spans = [] if invert else submatch.spans(line)
         shown, shift, length = line, 0, len(line)
         if length > MATCH_CHARS:
             anchor = spans[0][0] if spans else 0
