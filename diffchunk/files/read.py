@@ -235,7 +235,8 @@ def long_line_match(
 ) -> LongLineMatch:
     """The pattern's spans in the line ``data[start:stop]`` and ``width`` characters
     from a quarter of ``width`` before the first span (the line's start when
-    there is none), read in pieces.
+    there is none), read in pieces.  The decoding goes on to the line's end
+    for its length in characters; memory stays at a few pieces.
 
     ``spans_of`` is searched over each piece with the last
     :data:`_OVERLAP_CHARS` characters of the one before; a span found at the
@@ -246,8 +247,7 @@ def long_line_match(
 
     With ``best_of`` (``(score, start, end)`` of the best place in a text, a
     fuzzy alignment) instead, the one span is the best-scoring place of the
-    whole line (the first of equal ones).  The decoding goes on to the line's end for
-    its length in characters; memory stays at a few pieces.
+    whole line (the first of equal ones).
     """
     decoder = codecs.getincrementaldecoder(version.data_encoding)(errors="replace")
     data = version.data
