@@ -224,3 +224,12 @@ def test_a_huge_line_is_not_decoded_whole(tmp_path: Path, monkeypatch: pytest.Mo
     assert (count, cut) == (1, 1) and max(decoded) <= 1000 * 4 + 4
     kept, _, marker = text.partition("… [line truncated: ")
     assert len(kept) == 1000 and marker == f"{6009 - len(kept.encode())} more bytes]"
+
+
+def test_a_line_over_64_kib_is_cut_without_decoding_it_whole(tmp_path: Path) -> None:
+    # (a constant of the search once shadowed this one's threshold)
+    path = tmp_path / "wide.txt"
+    path.write_text("é" * 100_000 + "\nnext\n", encoding="utf-8")
+    content = read_content(str(path), 1, 1)["content"]
+    kept, _, marker = content.partition("… [line truncated: ")
+    assert marker == f"{200_000 - len(kept.encode())} more bytes]"

@@ -299,7 +299,7 @@ def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, ob
 def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pattern: str, options: dict[str, object]
 ) -> None:
-    """Lines over WHOLE_LINE_BYTES are decoded piece by piece (tiny pieces here, so
+    """Lines over PIECEWISE_LINE_BYTES are decoded piece by piece (tiny pieces here, so
     matches, runs of q, multi-byte characters and CRLF ends straddle them)."""
     from diffchunk.files import read, service
 
@@ -319,7 +319,7 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
 
     whole = _search_results(path, pattern, **options)
     assert whole, "the pattern must match something for the comparison to mean anything"
-    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 64)
+    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
     for piece, overlap in ((61, 45), (97, 41), (120, 50), (256, 64), (1000, 300)):
         monkeypatch.setattr(read, "_PIECE_BYTES", piece)
         monkeypatch.setattr(read, "_OVERLAP_CHARS", overlap)
@@ -333,7 +333,7 @@ def test_a_long_matched_line_is_never_decoded_whole(
 
     path = tmp_path / "one-line.log"
     path.write_bytes(b"a" * 300_000 + b"NEEDLE" + b"b" * 300_000 + b"\n")
-    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 1 << 16)
     monkeypatch.setattr(read, "_PIECE_BYTES", 1 << 16)
     decoded: list[int] = []
     real = read.codecs.getincrementaldecoder
@@ -373,7 +373,7 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
     lines = []
     for i in range(40):
         body = "".join(rng.choice("abc ") for _ in range(rng.choice([10, 3000, 200_000])))
-        lines.append(f"{i} {body} {'KEY' if i % 3 == 0 else ''} {body[:50]}")
+        lines.append(f"{i} {body} {'KEY' if i % 3 == 0 else ''} {body[:50]}end")
     path = tmp_path / "long.log"
     path.write_bytes(
         b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\nlast KEY " + b"z" * 70_000
@@ -384,13 +384,14 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
     real = search._read_listing
 
     def spy(version: object, kind: str, stream: object) -> object:
-        reads.append(1)
-        return real(version, kind, stream)  # type: ignore[arg-type]
+        hits = real(version, kind, stream)  # type: ignore[arg-type]
+        reads.append(len(hits))  # parsed to the end (a parse error falls back to Python)
+        return hits
 
     monkeypatch.setattr(search, "_read_listing", spy)
     options = {"fuzzy": False, "invert": invert, "max_results": 8, "context_lines": 1}
     with_grep = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
-    assert reads, "the grep listing was not used"
+    assert reads == [8], "the grep listing was not used, or not parsed to its end"
     clear_cache()
     monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
     python = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
@@ -422,7 +423,7 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     path.write_text(f"short\n{line}\n")
     best = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
     assert best is not None
-    monkeypatch.setattr(service, "WHOLE_LINE_BYTES", 64)
+    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
     monkeypatch.setattr(read, "_PIECE_BYTES", 700)
     monkeypatch.setattr(read, "_OVERLAP_CHARS", 50)
     (hit,) = [r for r in _search_results(path, pattern, fuzzy=True) if r["line_number"] == 2]

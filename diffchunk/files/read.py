@@ -196,7 +196,7 @@ def read_tail(version: FileVersion, limit: int) -> Lines:
 
 Spans = list[tuple[int, int]]
 
-WHOLE_LINE_BYTES = 4 << 20
+PIECEWISE_LINE_BYTES = 4 << 20
 """A matched line longer than this (in bytes) is decoded piece by piece
 (:func:`long_line_match`), never whole: a one-line log of gigabytes would
 otherwise be held as one string several times its size."""

@@ -407,6 +407,8 @@ def _run_greps(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
         for fh in handles:
             fh.close()
 
@@ -483,12 +485,15 @@ def _read_listing(version: FileVersion, kind: str, stream: IO[bytes]) -> list[Hi
                 return hits
             buf += block
         colon = buf.index(b":")
-        line = int(buf[:colon])
         colon2 = buf.index(b":", colon + 1)
+        if not (buf[:colon].isdigit() and buf[colon + 1 : colon2].isdigit()):
+            raise ValueError("grep output out of step")  # int() would take " 4" too
+        line = int(buf[:colon])
         offset = int(buf[colon + 1 : colon2])
-        start = max(data.rfind(b"\n", version.start, offset) + 1, version.start)
+        printed = data.rfind(b"\n", 0, offset) + 1  # grep prints line 1 with its BOM
+        start = max(printed, version.start)
         end = data.find(b"\n", offset, version.end)
-        skip = (version.end if end < 0 else end) - start + 1  # the text and its newline
+        skip = (version.end if end < 0 else end) - printed + 1  # the text and its newline
         buf = buf[colon2 + 1 :]
         if len(buf) >= skip:
             buf = buf[skip:]

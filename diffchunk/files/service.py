@@ -19,7 +19,7 @@ from ..errors import DiffchunkError, FileToolError, InvalidArgument
 from .access import FileVersion, open_text_version, open_version
 from .read import (
     LONG_LINE_CHARS,
-    WHOLE_LINE_BYTES,
+    PIECEWISE_LINE_BYTES,
     Lines,
     cut_long,
     known_total,
@@ -514,7 +514,7 @@ def _result(
     invert: bool,
 ) -> dict[str, Any]:
     stop = matched_line_end(version, hit.offset)
-    if stop - hit.offset > WHOLE_LINE_BYTES:  # read in pieces, never decoded whole
+    if stop - hit.offset > PIECEWISE_LINE_BYTES:  # read in pieces, never decoded whole
         long = long_line_match(
             version, hit.offset, stop, _no_spans if invert else submatch.literal, width=MATCH_CHARS
         )
