@@ -701,6 +701,10 @@ def structural(src: Source) -> tuple[bytes, Expected]:
     return data, exp
 
 
+def _shown(name: str | None) -> str | None:
+    return None if name is None else name.replace("\\", "\\\\")
+
+
 def check_expected(parsed: ParsedDiff, exp: Expected) -> None:
     got = [
         (f.status, f.added, f.removed, len(f.hunks), f.is_binary, f.malformed) for f in parsed.files
@@ -709,7 +713,8 @@ def check_expected(parsed: ParsedDiff, exp: Expected) -> None:
     _require(got == want, f"structural diff parsed as {got}, expected {want}")
     if exp.style in ("git", "log"):
         paths = [(f.old_path, f.new_path) for f in parsed.files]
-        wpaths = [(e.old_path, e.new_path) for e in exp.files]
+        # a backslash is shown doubled (paths.decode_path), so no name reads as an escape
+        wpaths = [(_shown(e.old_path), _shown(e.new_path)) for e in exp.files]
         _require(paths == wpaths, f"paths {paths}, expected {wpaths}")
     _require(len(parsed.commits) == exp.commits, f"{len(parsed.commits)} commits")
     bad = [s for s in parsed.segments if s.kind is SegmentKind.MALFORMED]

@@ -518,17 +518,23 @@ def find_chunks_for_files(
 ) -> list[int]:
     """Numbers of the chunks holding files that match ``pattern`` (sorted).
 
-    A path exactly as listed matches itself too, even where it reads
-    differently as a glob (``app/[id]/page.tsx``, or a name that is not UTF-8,
+    A path as listed (case ignored, as in the globs) matches itself too, even
+    where it reads differently as a glob (``app/[id]/page.tsx``, or a name
     shown with backslash escapes): the whole ``pattern``, or one of its
-    comma-separated items.
+    comma-separated items.  Not when an item excludes (``!``): then the
+    globs' order decides alone.
     """
     patterns = _patterns(pattern)
-    exact = {pattern.strip(), *split_patterns(pattern, name="pattern")}
+    items = split_patterns(pattern, name="pattern")
+    exact = (
+        set()
+        if any(item.startswith("!") for item in items)
+        else {item.lower() for item in (pattern.strip(), *items)}
+    )
     review = _session(absolute_file_path, store).review
     found: set[int] = set()
     for path, numbers in review.file_to_chunks.items():
-        if path in exact or patterns.matches(path):
+        if (exact and path.lower() in exact) or patterns.matches(path):
             found.update(numbers)
     return sorted(found)
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from diffchunk.diff.paths import (
     decode_path,
+    encode_path,
     first_component,
     is_escaped_path,
     quote_git_path,
@@ -81,7 +82,7 @@ def test_prefix_helpers_and_decoding() -> None:
     assert first_component(b"bare") == b""
     assert decode_path("café".encode()) == "café"
     assert decode_path(b"bad\xff") == "bad\\377"
-    assert decode_path(b"a\\b") == "a\\b"  # valid UTF-8: as it is
+    assert decode_path(b"a\\b") == "a\\\\b"  # a backslash is doubled in any name
 
 
 def test_names_that_are_not_utf8_stay_apart() -> None:
@@ -96,3 +97,15 @@ def test_names_that_are_not_utf8_stay_apart() -> None:
     assert decode_path(b"\\351\xe9") == "\\\\351\\351"
     assert decode_path(b"\\351\xe9") != decode_path(b"\xe9\xe9")
     assert is_escaped_path(decode_path(b"caf\xe9")) and not is_escaped_path("café")
+    # a valid name that reads like an escape stays apart from the escaped one
+    assert decode_path(b"caf\\351.txt") == "caf\\\\351.txt" != decode_path(b"caf\xe9.txt")
+    assert encode_path("caf\\351.txt") == b"caf\xe9.txt"
+    assert encode_path("café") == "café".encode() and encode_path("a\\") == b"a\\"
+
+
+@given(st.binary(max_size=40) | st.text(max_size=20).map(str.encode))
+def test_decoded_paths_give_their_bytes_back(raw: bytes) -> None:
+    shown = decode_path(raw)
+    assert encode_path(shown) == raw  # so no two names are shown alike
+    # shown as its bytes exactly when it has no escape (and never a lone surrogate)
+    assert is_escaped_path(shown) == (shown.encode("utf-8") != raw)

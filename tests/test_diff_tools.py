@@ -328,6 +328,11 @@ def test_find_chunks_takes_a_listed_path_that_reads_otherwise_as_a_glob(
     ]
     assert diff_tools.find_chunks_for_files(str(diff), "app/*/page.tsx", store=store) == [1]
     assert diff_tools.find_chunks_for_files(str(diff), "app/i/page.tsx", store=store) == []
+    assert diff_tools.find_chunks_for_files(str(diff), "APP/[ID]/page.tsx", store=store) == [1]
+    # an exclusion still decides in the globs' order
+    assert (
+        diff_tools.find_chunks_for_files(str(diff), "app/[id]/page.tsx,!app/*", store=store) == []
+    )
 
 
 def test_file_names_that_are_not_utf8_stay_apart(tmp_path: Path, store: SessionStore) -> None:

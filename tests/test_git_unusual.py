@@ -314,6 +314,34 @@ def test_a_cached_range_follows_a_nested_gitattributes_change(
     ]
 
 
+def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """A directory name that is not UTF-8 is shown with escapes; its .gitattributes
+    is still recorded by its name on disk (it was once left out)."""
+    from diffchunk.git.review import load_git_diff
+    from diffchunk.sessions import SessionStore
+
+    name = os.fsdecode(b"lat\xe9n")
+    try:
+        (tmp_path / name).mkdir()
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    repo = _repo(tmp_path / "repo", [{f"{name}/a.txt": "one\n"}, {f"{name}/a.txt": "one\ntwo\n"}])
+    settle_file_times()
+
+    def review() -> dict[str, Any]:
+        return load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+
+    first = review()
+    assert first["files"] == 1 and review()["cached"]
+    (repo / name / ".gitattributes").write_text("a.txt binary\n")
+    settle_file_times()
+    fresh = review()
+    assert not fresh["cached"]
+    assert b"Binary files a/lat\xe9n/a.txt" in Path(fresh["file_path"]).read_bytes()
+
+
 def test_a_first_load_with_patterns_still_records_every_directory(
     tmp_path: Path, cache_dir: Path
 ) -> None:

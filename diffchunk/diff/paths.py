@@ -7,8 +7,8 @@ escapes and three-digit octal for the rest: ``"a/caf\\303\\251.md"``.
 Paths are bytes until they reach the model, where they become ``str`` decoded
 as UTF-8 (see :func:`decode_path`).  A name that is not valid UTF-8 shows each
 byte that is not part of a UTF-8 character as git's three-digit octal escape
-(``caf\\351.txt`` for Latin-1 ``café.txt``), and its backslashes doubled, so
-two such names stay two paths, and neither breaks JSON or a terminal.  The
+(``caf\\351.txt`` for Latin-1 ``café.txt``), and a backslash of any name is
+doubled, so two names stay two paths, and none breaks JSON or a terminal.  The
 exact bytes stay available in ``FileDiff.old_token``/``new_token``.
 """
 
@@ -108,15 +108,18 @@ def split_quoted(text: bytes) -> tuple[bytes, bytes] | None:
 def decode_path(raw: bytes) -> str:
     """Bytes of an unquoted path to the ``str`` the model stores.
 
-    Valid UTF-8 is decoded as it is.  Otherwise every byte outside a UTF-8
-    character becomes ``\\ooo`` (as git writes it in a quoted path) and every
-    ``\\`` becomes ``\\\\``: names that differ in such bytes stay apart (with
-    U+FFFD in their place, ``caf\\350.txt`` and ``caf\\351.txt`` were one path).
+    Valid UTF-8 without a backslash is decoded as it is.  Otherwise every
+    ``\\`` becomes ``\\\\`` and every byte outside a UTF-8 character becomes
+    ``\\ooo`` (as git writes both in a quoted path), so no two names give one
+    path (with U+FFFD in their place, ``caf\\350.txt`` and ``caf\\351.txt``
+    were one); :func:`encode_path` gives the bytes back.
     """
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.replace(b"\\", b"\\\\").decode("utf-8", errors=_OCTAL_ERRORS)
+    if b"\\" not in raw:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return raw.replace(b"\\", b"\\\\").decode("utf-8", errors=_OCTAL_ERRORS)
 
 
 def _octal_escapes(error: UnicodeError) -> tuple[str, int]:
@@ -130,9 +133,32 @@ codecs.register_error(_OCTAL_ERRORS, _octal_escapes)
 
 
 def is_escaped_path(path: str) -> bool:
-    """Whether ``path`` may hold :func:`decode_path`'s escapes (it has a backslash):
-    then its name on disk is not ``path`` itself."""
+    """Whether ``path`` holds :func:`decode_path`'s escapes (then its name on disk is
+    :func:`encode_path` of it, not ``path`` itself)."""
     return "\\" in path
+
+
+def encode_path(path: str) -> bytes:
+    """The name :func:`decode_path` made ``path`` of (any other text: its UTF-8)."""
+    raw = path.encode("utf-8", "surrogatepass")
+    if b"\\" not in raw:
+        return raw
+    out = bytearray()
+    i, n = 0, len(raw)
+    while i < n:
+        if raw[i] == 0x5C and i + 1 < n:
+            if raw[i + 1] == 0x5C:
+                out.append(0x5C)
+                i += 2
+                continue
+            digits = raw[i + 1 : i + 4]
+            if len(digits) == 3 and all(d in _OCTAL for d in digits) and digits[0] <= 0x33:
+                out.append(int(digits, 8))
+                i += 4
+                continue
+        out.append(raw[i])
+        i += 1
+    return bytes(out)
 
 
 def strip_prefix(path: bytes, prefix: bytes) -> bytes:

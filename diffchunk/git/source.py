@@ -626,18 +626,20 @@ def _record_nested_attributes(
     compares (:func:`attributes_changed_since`).  A file changed (or a
     directory that lost its file) after ``since_ns``, while git ran, is
     recorded as :data:`_CHANGED_MEANWHILE`, which matches nothing: git may
-    have read either version.  A path that is not UTF-8 (shown with escapes,
-    see :func:`~diffchunk.diff.paths.decode_path`) cannot be stat'ed by its
-    name and is left out.
+    have read either version.  A path shown with escapes (a name that is not
+    UTF-8, or holds a backslash: see :func:`~diffchunk.diff.paths.decode_path`)
+    is recorded by its name on disk (surrogate escapes, as ``os.fsdecode``).
     """
-    from ..diff.paths import is_escaped_path  # loaded with the parser by now
+    from ..diff.paths import encode_path, is_escaped_path  # loaded with the parser by now
 
     assert repo.root is not None
     root = repo.root
     for fd in files:
         for path in (fd.old_path, fd.new_path):
-            if path is None or is_escaped_path(path):
+            if path is None:
                 continue
+            if is_escaped_path(path):
+                path = os.fsdecode(encode_path(path))
             directory = path.rpartition("/")[0]
             while directory and directory not in record:
                 record[directory] = _attribute_file_key(os.path.join(root, directory), since_ns)
