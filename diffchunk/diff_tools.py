@@ -20,7 +20,7 @@ from .diff.formatter import format_chunk, normalize_format
 from .diff.model import Chunk, Excluded, FileDiff, FileStatus
 from .diff.options import LoadOptions, Progress
 from .diff.parser import parse_diff
-from .diff.patterns import PathPatterns, split_patterns
+from .diff.patterns import PathPatterns
 from .diff.pipeline import Review
 from .errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
 from .paths import fingerprint, resolve_regular_file
@@ -520,21 +520,15 @@ def find_chunks_for_files(
 
     A path as listed (case ignored, as in the globs) matches itself too, even
     where it reads differently as a glob (``app/[id]/page.tsx``, or a name
-    shown with backslash escapes): the whole ``pattern``, or one of its
-    comma-separated items.  Not when an item excludes (``!``): then the
-    globs' order decides alone.
+    shown with backslash escapes): the whole ``pattern`` (a name may hold a
+    comma), or one of its comma-separated items (:meth:`PathPatterns.names`).
     """
     patterns = _patterns(pattern)
-    items = split_patterns(pattern, name="pattern")
-    exact = (
-        set()
-        if any(item.startswith("!") for item in items)
-        else {item.lower() for item in (pattern.strip(), *items)}
-    )
+    whole = PathPatterns([pattern.strip()], name="pattern")
     review = _session(absolute_file_path, store).review
     found: set[int] = set()
     for path, numbers in review.file_to_chunks.items():
-        if (exact and path.lower() in exact) or patterns.matches(path):
+        if patterns.matches(path) or patterns.names(path) or whole.names(path):
             found.update(numbers)
     return sorted(found)
 

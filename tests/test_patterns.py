@@ -257,3 +257,10 @@ def test_pattern_list_fast_paths_agree_with_item_by_item_matching(
     if not any(item.startswith("!") for item in items):
         expected = any(gitignore_glob(item).matches_slow(path) for item in items)
     assert pats.matches(path) == expected
+
+
+def test_names_takes_items_as_written_where_nothing_excludes() -> None:
+    listed = PathPatterns("x.py, App/[id]/page.tsx")
+    assert listed.names("app/[id]/Page.tsx") and not listed.matches("app/[id]/page.tsx")
+    assert listed.names("X.PY") and not listed.names("src/x.py")
+    assert not PathPatterns("app/[id]/page.tsx, !app/*").names("app/[id]/page.tsx")

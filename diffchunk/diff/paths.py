@@ -139,26 +139,10 @@ def is_escaped_path(path: str) -> bool:
 
 
 def encode_path(path: str) -> bytes:
-    """The name :func:`decode_path` made ``path`` of (any other text: its UTF-8)."""
+    """The name :func:`decode_path` made ``path`` of: its escapes are git's, so
+    they are undone as in a quoted path (:func:`unquote_git_path`)."""
     raw = path.encode("utf-8", "surrogatepass")
-    if b"\\" not in raw:
-        return raw
-    out = bytearray()
-    i, n = 0, len(raw)
-    while i < n:
-        if raw[i] == 0x5C and i + 1 < n:
-            if raw[i + 1] == 0x5C:
-                out.append(0x5C)
-                i += 2
-                continue
-            digits = raw[i + 1 : i + 4]
-            if len(digits) == 3 and all(d in _OCTAL for d in digits) and digits[0] <= 0x33:
-                out.append(int(digits, 8))
-                i += 4
-                continue
-        out.append(raw[i])
-        i += 1
-    return bytes(out)
+    return unquote_git_path(b'"' + raw + b'"') if b"\\" in raw else raw
 
 
 def strip_prefix(path: bytes, prefix: bytes) -> bytes:

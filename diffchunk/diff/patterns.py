@@ -504,6 +504,12 @@ class PathPatterns:
     def patterns(self) -> tuple[str, ...]:
         return tuple(g.text for g in self._globs)
 
+    def names(self, path: str) -> bool:
+        """True when ``path`` is one of the items as written (case ignored) and no
+        item excludes: a path as listed, even where a glob reads it otherwise
+        (``app/[id]/page.tsx``, a backslash escape)."""
+        return not self._has_negation and path.lower() in self.patterns
+
     def matches(self, path: str) -> bool:
         """True when ``path`` (``/``-separated, relative) is selected by the list."""
         if not path:

@@ -474,38 +474,33 @@ def _read_listing(version: FileVersion, kind: str, stream: IO[bytes]) -> list[Hi
     data = version.data
     hits: list[Hit] = []
     buf = b""
+    pos = 0  # where the next entry starts in buf
     while True:
-        while buf.count(b":", 0, _HEADER_BYTES) < 2:  # two numbers and their colons first
-            if len(buf) >= _HEADER_BYTES:
+        while buf.count(b":", pos, pos + _HEADER_BYTES) < 2:  # two numbers and their colons
+            if len(buf) - pos >= _HEADER_BYTES:
                 raise ValueError("grep output without its line number and offset")
             block = stream.read(_LISTING_BLOCK)
             if not block:
-                if buf:
+                if pos < len(buf):
                     raise ValueError("grep output ends inside a line")
                 return hits
-            buf += block
-        colon = buf.index(b":")
+            buf, pos = buf[pos:] + block, 0
+        colon = buf.index(b":", pos)
         colon2 = buf.index(b":", colon + 1)
-        if not (buf[:colon].isdigit() and buf[colon + 1 : colon2].isdigit()):
+        if not (buf[pos:colon].isdigit() and buf[colon + 1 : colon2].isdigit()):
             raise ValueError("grep output out of step")  # int() would take " 4" too
-        line = int(buf[:colon])
+        line = int(buf[pos:colon])
         offset = int(buf[colon + 1 : colon2])
         printed = data.rfind(b"\n", 0, offset) + 1  # grep prints line 1 with its BOM
-        start = max(printed, version.start)
         end = data.find(b"\n", offset, version.end)
-        skip = (version.end if end < 0 else end) - printed + 1  # the text and its newline
-        buf = buf[colon2 + 1 :]
-        if len(buf) >= skip:
-            buf = buf[skip:]
-        else:
-            skip -= len(buf)
-            buf = b""
-            while skip > 0:
-                block = stream.read(min(skip, _LISTING_BLOCK))
-                if not block:
-                    break  # an unterminated last line has no newline to step over
-                skip -= len(block)
-        hits.append(Hit(start, line, 1.0, kind))
+        pos = colon2 + 1 + (version.end if end < 0 else end) - printed + 1  # text and newline
+        while pos > len(buf):  # step over the rest of a long line unread
+            block = stream.read(min(pos - len(buf), _LISTING_BLOCK))
+            if not block:
+                pos = len(buf)  # an unterminated last line has no newline to step over
+                break
+            pos -= len(block)
+        hits.append(Hit(max(printed, version.start), line, 1.0, kind))
 
 
 def count_matching_lines(
