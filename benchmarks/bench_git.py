@@ -249,9 +249,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # In-process: no interpreter start-up, and a count of git diff runs.
     os.environ["DIFFCHUNK_CACHE_DIR"] = str(cache)
-    from diffchunk.git.review import load_git_diff
     from diffchunk.git.runner import GitCommand, GitStream
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     diff_runs = [0]
     real_start_into = GitCommand.start_into

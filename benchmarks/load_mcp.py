@@ -34,10 +34,10 @@ from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from diffchunk import diff_tools
 from diffchunk.errors import DiffchunkError
 from diffchunk.files import service
-from diffchunk.sessions import SessionStore
+from diffchunk.review import diff_tools
+from diffchunk.review.sessions import SessionStore
 
 from .gen_diff import generate
 

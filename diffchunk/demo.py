@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import diff_tools
 from .cli import main as cli_main
+from .review import diff_tools
 
 SHOWN_LINES = 30
 WIDTH = 100

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 import diffchunk.diff.buffer as buffer_mod
-from diffchunk import diff_tools
 from diffchunk.diff.buffer import DiffBuffer, map_copy
 from diffchunk.diff.model import LazyHunks
 from diffchunk.errors import FileToolError
-from diffchunk.sessions import SessionStore, read_file
+from diffchunk.review import diff_tools
+from diffchunk.review.sessions import SessionStore, read_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -193,7 +193,7 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from diffchunk import diff_tools
+        from diffchunk.review import diff_tools
 
         def rss():
             with open("/proc/self/status") as fh:
@@ -263,7 +263,7 @@ def test_cache_directory_made_for_a_copy_is_private(
 def test_no_room_for_a_copy_reads_into_memory(
     why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import diffchunk.sessions as sessions
+    import diffchunk.review.sessions as sessions
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
@@ -316,7 +316,7 @@ def test_a_cached_git_diff_is_mapped_itself_and_other_files_through_a_copy(
     maps it without a copy; any other diff file is copied first."""
     from gitrepo import commit, git
 
-    from diffchunk.git.review import load_git_diff
+    from diffchunk.review.range_review import load_git_diff
 
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see the mappings")
@@ -367,7 +367,7 @@ def test_a_cache_entry_others_could_rewrite_is_copied_not_mapped(
     would kill the process (SIGBUS): such an entry is read through a copy."""
     from gitrepo import commit, git
 
-    from diffchunk.git.review import load_git_diff
+    from diffchunk.review.range_review import load_git_diff
 
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see the mappings")

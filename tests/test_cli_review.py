@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from diffchunk import diff_tools
 from diffchunk.cli import main
+from diffchunk.review import diff_tools
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from gitrepo import commit, git_bytes, init_repo
 
-from diffchunk import diff_tools
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
-from diffchunk.sessions import SessionStore
+from diffchunk.review import diff_tools
+from diffchunk.review.sessions import SessionStore
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

@@ -22,13 +22,13 @@ import pytest
 from gitrepo import GIT_ENV, run_git
 
 from benchmarks.faults import sigkill_rounds
-from diffchunk import diff_tools
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import GitError, PathError
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.git.cache import DiffCache, is_entry_name
 from diffchunk.git.source import load_git_range
-from diffchunk.sessions import SessionStore
+from diffchunk.review import diff_tools
+from diffchunk.review.sessions import SessionStore
 
 REPO = Path(__file__).resolve().parents[1]
 

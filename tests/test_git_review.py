@@ -15,11 +15,11 @@ import pytest
 from click.testing import CliRunner
 from gitrepo import commit, git, settle_file_times
 
-from diffchunk import diff_tools
 from diffchunk.cli import main
-from diffchunk.git.review import load_git_diff
 from diffchunk.git.runner import GitCommand
-from diffchunk.sessions import SessionStore, default_store
+from diffchunk.review import diff_tools
+from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.sessions import SessionStore, default_store
 
 
 @pytest.fixture
@@ -266,15 +266,15 @@ def test_cli_starts_git_diff_before_loading_the_pipeline(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["chunks"]
     loaded = set(json.loads(done.stderr))
-    assert "diffchunk.git.review" in loaded  # the probe saw the review start git
+    assert "diffchunk.review.range_review" in loaded  # the probe saw the review start git
     heavy = {
         "diffchunk.diff.parser",
         "diffchunk.diff.model",
         "diffchunk.diff.filters",
         "diffchunk.diff.chunker",
         "diffchunk.diff.pipeline",
-        "diffchunk.sessions",
-        "diffchunk.diff_tools",
+        "diffchunk.review.sessions",
+        "diffchunk.review.diff_tools",
     }
     assert not heavy & loaded, sorted(heavy & loaded)
 
@@ -308,7 +308,7 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 
     from diffchunk.diff import pipeline
     from diffchunk.git import attributes
-    from diffchunk.git import review as git_review
+    from diffchunk.review import range_review as git_review
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -325,7 +325,7 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
     elif where == "review build":  # after git check-attr was handed every path
         monkeypatch.setattr(pipeline, "build_review", interrupted)
     else:  # the session store cannot be imported once git ran
-        monkeypatch.setitem(sys.modules, "diffchunk.sessions", None)
+        monkeypatch.setitem(sys.modules, "diffchunk.review.sessions", None)
         expected = ImportError
     before = _git_children()
     with pytest.raises(expected):
@@ -419,7 +419,7 @@ def test_git_stream_that_cannot_start_its_reader_stops_git(
 def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
     import time
 
-    from diffchunk.git import review as git_review
+    from diffchunk.review import range_review as git_review
 
     stages: list[str] = []
     load_git_diff(

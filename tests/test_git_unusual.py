@@ -24,9 +24,9 @@ from diffchunk.cli import main
 from diffchunk.errors import CacheWriteError, GitError, NotARange
 from diffchunk.git import runner, source
 from diffchunk.git.cache import default_cache_dir
-from diffchunk.git.sidecar import attributes_for_diff
 from diffchunk.git.source import load_git_range
 from diffchunk.paths import review_repo_path
+from diffchunk.review.sidecar import attributes_for_diff
 
 
 @pytest.fixture
@@ -278,8 +278,8 @@ def test_a_cached_range_follows_attribute_files_and_diff_config(
 def test_a_cached_range_follows_a_nested_gitattributes_change(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _repo(
         tmp_path / "repo",
@@ -319,8 +319,8 @@ def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
 ) -> None:
     """A directory name that is not UTF-8 is shown with escapes; its .gitattributes
     is still recorded by its name on disk (it was once left out)."""
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     name = os.fsdecode(b"lat\xe9n")
     try:
@@ -345,8 +345,8 @@ def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
 def test_a_first_load_with_patterns_still_records_every_directory(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _repo(
         tmp_path / "repo",
@@ -385,8 +385,8 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
     written anew: when that fails (here the build; Ctrl-C does the same), the next
     review writes it again instead of taking the stale one for current."""
     import diffchunk.diff.pipeline as pipeline
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _repo(
         tmp_path / "repo",
@@ -416,8 +416,8 @@ def test_a_nested_gitattributes_changed_while_git_runs_is_not_trusted(
     """git may have read the old or the new version of a .gitattributes changed
     while it ran: the record says so, and the next review writes the diff anew."""
     from diffchunk.diff.parser import StreamParser
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _repo(
         tmp_path / "repo",
@@ -464,8 +464,8 @@ def test_every_writer_records_the_nested_gitattributes(
     """An entry written without a review (the pre-push hook's way) or by a review
     whose patterns left no file to look up still records the nested attribute
     files: reused, it is current; after a nested change, it is written anew."""
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _nested_repo(tmp_path)
     if written_by == "load_git_range":
@@ -492,8 +492,8 @@ def test_an_entry_without_the_record_is_written_anew_once(tmp_path: Path, cache_
     version wrote it) cannot be known current: it is written anew, once."""
     import json
 
-    from diffchunk.git.review import load_git_diff
-    from diffchunk.sessions import SessionStore
+    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.sessions import SessionStore
 
     repo = _nested_repo(tmp_path)
     first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())

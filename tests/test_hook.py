@@ -14,8 +14,8 @@ from gitrepo import run_git, write_files
 import diffchunk
 from diffchunk.cli import main
 from diffchunk.errors import GitError
-from diffchunk.git import hook
 from diffchunk.git.repo import discover
+from diffchunk.review import push_hook as hook
 
 PROJECT = Path(diffchunk.__file__).resolve().parents[1]
 # The hook runs `python -c 'from diffchunk.cli import main'`: find this checkout.

@@ -25,7 +25,7 @@ from diffchunk.diff.model import (
 from diffchunk.diff.parser import parse_diff
 from diffchunk.diff.pipeline import LoadOptions, build_review
 from diffchunk.errors import NotADiffError
-from diffchunk.sessions import SessionStore
+from diffchunk.review.sessions import SessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

@@ -10,8 +10,8 @@ import pytest
 
 from benchmarks import load_mcp
 from benchmarks.gen_diff import generate
-from diffchunk import diff_tools
-from diffchunk.sessions import SessionStore
+from diffchunk.review import diff_tools
+from diffchunk.review.sessions import SessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

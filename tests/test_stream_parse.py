@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk import diff_tools
 from diffchunk.diff.buffer import DiffBuffer
 from diffchunk.diff.model import LazyHunks, ParsedDiff
 from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import GitError, NotADiffError
 from diffchunk.git import source
-from diffchunk.git.review import load_git_diff
 from diffchunk.git.runner import GitCommand
-from diffchunk.sessions import SessionStore, read_file
+from diffchunk.review import diff_tools
+from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.sessions import SessionStore, read_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

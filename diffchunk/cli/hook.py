@@ -8,8 +8,8 @@ import sys
 import click
 
 from ..errors import DiffchunkError
-from ..git import hook as core
 from ..git.repo import Repo
+from ..review import push_hook as core
 from .params import SafePath
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

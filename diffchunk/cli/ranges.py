@@ -24,7 +24,7 @@ def load_range(
     progress: Progress | None,
 ) -> tuple[str, dict[str, Any]]:
     """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``."""
-    from ..git.review import load_git_diff
+    from ..review.range_review import load_git_diff
 
     options = dict(load_options)
     if options.pop("gitattributes_path", None):

@@ -60,7 +60,7 @@ def _load_target(
     """
     if not is_diff_file(target, staged):
         return ranges.load_range(target, repo, staged, load_options, progress)
-    from .. import diff_tools as core
+    from ..review import diff_tools as core
 
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))
@@ -184,7 +184,7 @@ def _write_file(out_dir: Path, name: str, data: bytes) -> None:
 
 
 def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
-    from .. import diff_tools as core
+    from ..review import diff_tools as core
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -360,8 +360,8 @@ def review(
         "gitattributes_path": os.path.abspath(gitattributes) if gitattributes else None,
     }
     diff_path, summary = _load_target(target, load_options, _progress_printer(), repo, staged)
-    from .. import diff_tools as core
     from ..diff.formatter import format_chunk  # loaded with diff_tools
+    from ..review import diff_tools as core
 
     if chunk_number is not None:
         if fmt == "raw":

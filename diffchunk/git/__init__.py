@@ -4,9 +4,6 @@ Core code only (no click, no mcp).  Entry points:
 
 * :func:`diffchunk.git.source.load_git_range` -> :class:`~diffchunk.git.source.GitDiff`
 * :class:`diffchunk.git.attributes.CheckAttrSource` (``git check-attr``)
-* :func:`diffchunk.git.review.load_git_diff` (the whole review of a range)
-* :mod:`diffchunk.git.hook` (pre-push hook install and run)
-* :mod:`diffchunk.git.sidecar` (a generated diff's attributes, for later loads)
 
 Submodules are imported on first use, so that loading a plain diff file (which
 only checks for a sidecar) does not pay for the rest.

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
-from .sidecar import SUFFIX as SIDECAR_SUFFIX
+from ..review.sidecar import SUFFIX as SIDECAR_SUFFIX
 
 MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3

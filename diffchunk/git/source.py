@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import GitError
 from ..log import LazyLogger
 from ..paths import fingerprint
+from ..review.sidecar import recorded_attribute_files, sidecar_path, write_sidecar
 from .cache import DiffCache, PendingEntry
 from .repo import Repo, discover
 from .revisions import Mode, ResolvedRange, parse_range, resolve_range
 from .runner import GitStream
-from .sidecar import recorded_attribute_files, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
     from ..diff.buffer import DiffBuffer

@@ -8,8 +8,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from .. import diff_tools as core
 from ..diff.options import Progress
+from ..review import diff_tools as core
 from .app import READ_ONLY, app, printable, run_with_progress, to_json, tool_errors
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..diff.options import Progress
-from ..git.review import load_git_diff as core_load_git_diff
+from ..review.range_review import load_git_diff as core_load_git_diff
 from .app import READ_ONLY, app, run_with_progress, to_json, tool_errors
 
 logger = logging.getLogger(__name__)

@@ -16,14 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .diff.formatter import format_chunk, normalize_format
-from .diff.model import Chunk, Excluded, FileDiff, FileStatus
-from .diff.options import LoadOptions, Progress
-from .diff.parser import parse_diff
-from .diff.patterns import PathPatterns
-from .diff.pipeline import Review
-from .errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
-from .paths import fingerprint, resolve_regular_file
+from ..diff.formatter import format_chunk, normalize_format
+from ..diff.model import Chunk, Excluded, FileDiff, FileStatus
+from ..diff.options import LoadOptions, Progress
+from ..diff.parser import parse_diff
+from ..diff.patterns import PathPatterns
+from ..diff.pipeline import Review
+from ..errors import FileNotInDiff, InvalidArgument, NotADiffError, PathError
+from ..paths import fingerprint, resolve_regular_file
 from .sessions import Session, SessionStore, default_store
 
 # A response should stay under about 20k tokens (token ~ 4 characters).

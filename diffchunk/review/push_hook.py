@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GitError
-from .cache import DiffCache
-from .repo import Repo, discover
-from .revisions import Mode, ResolvedRange, empty_tree
-from .source import GitDiff
+from ..git.cache import DiffCache
+from ..git.repo import Repo, discover
+from ..git.revisions import Mode, ResolvedRange, empty_tree
+from ..git.source import GitDiff
 
 HOOK_NAME = "pre-push"
 LEGACY_SUFFIX = ".legacy"
@@ -293,7 +293,7 @@ def review_push(
     limits: Limits | None = None,
 ) -> list[RefReview]:
     """Generate and load the diff of every pushed ref; ``over_limit`` says what failed."""
-    from .. import diff_tools
+    from . import diff_tools
 
     cache = DiffCache(cache_dir if cache_dir is not None else Path(repo.common_dir) / "diffchunk")
     limits = limits if limits is not None else read_limits(repo)
@@ -312,7 +312,7 @@ def review_push(
             continue
         label = f"{(base or 'root')[:12]}..{ref.local_sha[:12]}"
         resolved = ResolvedRange(label, Mode.COMMITS, base, ref.local_sha, base or empty_tree(repo))
-        from .review import review_resolved  # with the pipeline, not at the hook's start
+        from .range_review import review_resolved  # with the pipeline, not at the hook's start
 
         diff = review_resolved(repo, resolved, cache)
         summary = diff_tools.load_diff(diff.diff_path)

@@ -144,7 +144,7 @@ class SidecarAttributes:
         return {p: dict(self.recorded.get(p, {})) for p in paths}
 
     def _ask_git(self, paths: list[str]) -> None:
-        from .attributes import CheckAttrSource
+        from ..git.attributes import CheckAttrSource
 
         self.git_lookups += 1
         try:

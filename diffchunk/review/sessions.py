@@ -32,13 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
-from .diff.options import LoadOptions, Progress
-from .diff.pipeline import Review, build_review
-from .errors import FileToolError, PathError
-from .git.cache import default_cache_dir, is_private_entry
-from .git.sidecar import attributes_for_diff
-from .paths import Fingerprint, expand, fingerprint, resolve_regular_file
+from ..diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
+from ..diff.options import LoadOptions, Progress
+from ..diff.pipeline import Review, build_review
+from ..errors import FileToolError, PathError
+from ..git.cache import default_cache_dir, is_private_entry
+from ..paths import Fingerprint, expand, fingerprint, resolve_regular_file
+from .sidecar import attributes_for_diff
 
 logger = logging.getLogger(__name__)
 

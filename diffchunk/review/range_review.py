@@ -15,15 +15,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..diff.options import LoadOptions, Progress
+from ..git.source import GitDiff, StreamedDiff, load_git_range, write_diff
 from .sidecar import SidecarAttributes, attributes_for_diff
-from .source import GitDiff, StreamedDiff, load_git_range, write_diff
 
 if TYPE_CHECKING:
     from ..diff.pipeline import Review
-    from ..sessions import SessionStore
-    from .cache import DiffCache
-    from .repo import Repo
-    from .revisions import ResolvedRange
+    from ..git.cache import DiffCache
+    from ..git.repo import Repo
+    from ..git.revisions import ResolvedRange
+    from .sessions import SessionStore
 
 
 # Seconds between two reports of git diff's progress.
@@ -91,7 +91,7 @@ def load_git_diff(
         _adopt(diff, diff.streamed, store)
     # Not at the top: loading the pipeline must not delay git's start (when git
     # runs, _load_pipeline has loaded it while git started).
-    from .. import diff_tools
+    from . import diff_tools
 
     # An adopted session is fresh: this neither reads nor parses the file again.
     summary = diff_tools.load_diff(
@@ -127,7 +127,7 @@ def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> Gi
 
 def _load_pipeline() -> None:
     """Import what builds and serves the review while git starts, not after it ends."""
-    from .. import diff_tools  # noqa: F401 (with the pipeline and the session store)
+    from . import diff_tools  # noqa: F401 (with the pipeline and the session store)
 
 
 def _build(
@@ -161,7 +161,7 @@ def _build(
 def _adopt(diff: GitDiff, streamed: StreamedDiff, store: SessionStore | None) -> None:
     """Make the review built while the diff was written the file's session."""
     from ..diff.pipeline import Review
-    from ..sessions import default_store
+    from .sessions import default_store
 
     review = streamed.built
     assert isinstance(review, Review)
