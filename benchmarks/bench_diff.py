@@ -51,8 +51,8 @@ def peak_rss_kb():
 rss0 = peak_rss_kb()
 if impl == "ours":
     from diffchunk.review import diff_tools as t
-    load = lambda: t.load_diff(path)
-    listing = lambda: t.list_chunks(path)
+    load = lambda: t.load_diff(path).to_dict()
+    listing = lambda: t.list_chunks(path)  # typed: the JSON is the shell's
     chunk = lambda n: t.get_chunk(path, n, include_context=False)
 else:
     from src.tools import DiffChunkTools

@@ -260,12 +260,13 @@ def main(argv: list[str] | None = None) -> int:
         diff_runs[0] += 1
         return real_start_into(self, *a, **kw)  # type: ignore[arg-type]
 
-    # Every git diff starts here (GitCommand.to_file too).
+    # Every git diff starts here.
     GitCommand.start_into = counting_start_into  # type: ignore[method-assign]
     summary: dict[str, object] = {}
 
     def in_process() -> None:
-        summary.update(load_git_diff(str(repo.resolve()), revision_range, store=SessionStore()))
+        loaded = load_git_diff(str(repo.resolve()), revision_range, store=SessionStore())
+        summary.update(loaded.to_dict())
 
     proc_cold = _median(in_process, args.runs, before=clear_cache)
     diff_runs[0] = 0

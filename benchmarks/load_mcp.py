@@ -135,15 +135,15 @@ def diff_ops(path: str, store: SessionStore, rng: random.Random, samples: int) -
     def add(tool: str, args: dict[str, Any], call: Callable[[], Any], as_json: bool) -> None:
         ops.append(Op(tool, {"absolute_file_path": path, **args}, _expect(call, as_json)))
 
-    add("load_diff", {}, lambda: diff_tools.load_diff(path, store=store), True)
-    listing = diff_tools.list_chunks(path, store=store)
+    add("load_diff", {}, lambda: diff_tools.load_diff(path, store=store).to_dict(), True)
+    listing = diff_tools.list_chunks(path, store=store).to_dict()
     add("list_chunks", {}, lambda: listing, True)
     if "next_offset" in listing:
         nxt = listing["next_offset"]
         add(
             "list_chunks",
             {"offset": nxt},
-            lambda: diff_tools.list_chunks(path, nxt, store=store),
+            lambda: diff_tools.list_chunks(path, nxt, store=store).to_dict(),
             True,
         )
     total = int(listing["total_chunks"])

@@ -98,7 +98,7 @@ def _start_review(args: list[str]) -> None:
         path = review_repo_path(repo)
         if repo is not None and not os.access(path, os.R_OK):
             return  # click refuses an unreadable --repo: git must not run there
-        from .git.source import start_early
+        from .review.early_start import start_early
 
         start_early(path, target, staged)
     except KeyboardInterrupt:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import threading
+from collections.abc import Callable
 
 from .errors import FileToolError
 
@@ -95,25 +96,51 @@ def sha256_fd(
 
 
 class BackgroundHash:
-    """SHA-256 of an open file computed in a thread (hashlib releases the GIL)."""
+    """SHA-256 computed in a thread (hashlib releases the GIL while it hashes), of an
+    open file (the constructor) or of bytes in memory (:meth:`of_bytes`).
+
+    The one background hasher of the package: the backups and edits, the
+    private copies of large diffs and the sessions' in-memory diffs use it.
+    """
 
     def __init__(self, fd: int, size: int, *, block: int = HASH_BLOCK) -> None:
-        self._fd = os.dup(fd)
-        self._size = size
-        self._block = block
+        own = os.dup(fd)
+        cancelled = threading.Event()
+
+        def work() -> str:
+            try:
+                return sha256_fd(own, size, cancelled, block=block)
+            finally:
+                os.close(own)
+
+        self._start(work, cancelled)
+
+    @classmethod
+    def of_bytes(cls, data: bytes) -> BackgroundHash:
+        """SHA-256 of ``data``, computed in a thread."""
+
+        def work() -> str:
+            import hashlib
+
+            return hashlib.sha256(data).hexdigest()
+
+        hasher = cls.__new__(cls)
+        hasher._start(work, threading.Event())
+        return hasher
+
+    def _start(self, work: Callable[[], str], cancelled: threading.Event) -> None:
         self._result: str | None = None
         self._error: BaseException | None = None
-        self._cancelled = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="diffchunk-sha256", daemon=True)
-        self._thread.start()
+        self._cancelled = cancelled
 
-    def _run(self) -> None:
-        try:
-            self._result = sha256_fd(self._fd, self._size, self._cancelled, block=self._block)
-        except BaseException as exc:
-            self._error = exc
-        finally:
-            os.close(self._fd)
+        def run() -> None:
+            try:
+                self._result = work()
+            except BaseException as exc:
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="diffchunk-sha256", daemon=True)
+        self._thread.start()
 
     def result(self) -> str:
         self._thread.join()

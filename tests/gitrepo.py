@@ -88,6 +88,6 @@ def settle_file_times() -> None:
     (git may have read either version), and the next review writes the diff anew."""
     import time
 
-    from diffchunk.git.source import _CLOCK_MARGIN_NS
+    from diffchunk.git.diffwrite import _CLOCK_MARGIN_NS
 
     time.sleep(_CLOCK_MARGIN_NS / 1e9 + 0.005)

@@ -16,6 +16,7 @@ import pytest
 import diffchunk.diff.buffer as buffer_mod
 from diffchunk.diff.buffer import DiffBuffer, map_copy
 from diffchunk.diff.model import LazyHunks
+from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import FileToolError
 from diffchunk.review import diff_tools
 from diffchunk.review.sessions import SessionStore, read_file
@@ -108,8 +109,10 @@ def _bytes_reader(path: str) -> tuple[bytes, tuple[int, int, int, int, int]]:
 
 def _everything(path: str, store: SessionStore) -> list[object]:
     """What every diff tool answers for the diff at ``path``."""
-    summary = diff_tools.load_diff(path, max_chunk_lines=120, store=store)
-    out: list[object] = [summary, diff_tools.list_chunks(path, store=store)]
+    summary = diff_tools.load_diff(
+        path, options=LoadOptions(max_chunk_lines=120), store=store
+    ).to_dict()
+    out: list[object] = [summary, diff_tools.list_chunks(path, store=store).to_dict()]
     for n in range(1, summary["chunks"] + 1):
         out.append(diff_tools.get_chunk_bytes(path, n, store=store))
         if n % 4 == 1:  # the formats of a quarter of them (the corpus has hundreds)
@@ -213,9 +216,9 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
         size = len(open(path, "rb").read())
         before = rss()
         summary = diff_tools.load_diff(path)
-        for n in range(1, summary["chunks"] + 1, 5):
+        for n in range(1, summary.chunks + 1, 5):
             diff_tools.get_chunk(path, n)
-        print(size, rss() - before, summary["chunks"])
+        print(size, rss() - before, summary.chunks)
         """
     )
     if not Path("/proc/self/status").exists():
@@ -327,10 +330,10 @@ def test_a_cached_git_diff_is_mapped_itself_and_other_files_through_a_copy(
     git(repo, "init", "-q", "-b", "main")
     commit(repo, {f"f{i}.txt": f"{i}\n" for i in range(20)})
     commit(repo, {f"f{i}.txt": f"{i}\nmore\n" for i in range(20)})
-    first = load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    first = load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     entry = first["file_path"]
     store = SessionStore()
-    again = load_git_diff(str(repo), "main~1..main", store=store)
+    again = load_git_diff(str(repo), "main~1..main", store=store).to_dict()
     assert again["cached"] is True and again["file_path"] == entry
     session = store.get(entry)
     assert isinstance(session.review.parsed.data, DiffBuffer)
@@ -379,7 +382,7 @@ def test_a_cache_entry_others_could_rewrite_is_copied_not_mapped(
     git(repo, "init", "-q", "-b", "main")
     commit(repo, {"a.txt": "1\n"})
     commit(repo, {"a.txt": "2\n"})
-    entry = load_git_diff(str(repo), "main~1..main", store=SessionStore())["file_path"]
+    entry = load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()["file_path"]
     if exposed == "another name":
         os.link(entry, tmp_path / "elsewhere.diff")
     else:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from gitrepo import commit, git_bytes, init_repo
 
+from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
 from diffchunk.review import diff_tools
 from diffchunk.review.sessions import SessionStore
@@ -63,7 +64,8 @@ def store() -> SessionStore:
 
 
 def _load(path: Path, store: SessionStore, **kw: Any) -> dict[str, Any]:
-    return diff_tools.load_diff(str(path), max_chunk_lines=100, store=store, **kw)
+    options = LoadOptions(max_chunk_lines=100, **kw)
+    return diff_tools.load_diff(str(path), options, store=store).to_dict()
 
 
 def test_load_diff_summary_shape(diff_path: Path, store: SessionStore) -> None:
@@ -82,7 +84,7 @@ def test_list_chunks_entries_follow_the_documented_shape(
     diff_path: Path, store: SessionStore
 ) -> None:
     _load(diff_path, store)
-    listing = diff_tools.list_chunks(str(diff_path), store=store)
+    listing = diff_tools.list_chunks(str(diff_path), store=store).to_dict()
     assert "next_offset" not in listing
     chunks = listing["chunks"]
     assert [c["chunk"] for c in chunks] == list(range(1, listing["total_chunks"] + 1))
@@ -100,25 +102,25 @@ def test_list_chunks_entries_follow_the_documented_shape(
 
 def test_list_chunks_pages_under_the_token_budget(diff_path: Path, store: SessionStore) -> None:
     _load(diff_path, store)
-    whole = diff_tools.list_chunks(str(diff_path), store=store, max_tokens=None)["chunks"]
+    whole = diff_tools.list_chunks(str(diff_path), store=store, max_tokens=None).to_dict()["chunks"]
     seen: list[int] = []
     offset: int | None = 0
     pages = 0
     while offset is not None:
-        page = diff_tools.list_chunks(str(diff_path), offset, store=store, max_tokens=200)
+        page = diff_tools.list_chunks(str(diff_path), offset, store=store, max_tokens=200).to_dict()
         assert len(json.dumps(page)) // 4 <= 200 or len(page["chunks"]) == 1
         seen += [c["chunk"] for c in page["chunks"]]
         offset = page.get("next_offset")
         pages += 1
     assert pages > 1
     assert seen == [c["chunk"] for c in whole]
-    limited = diff_tools.list_chunks(str(diff_path), 1, 2, store=store)
+    limited = diff_tools.list_chunks(str(diff_path), 1, 2, store=store).to_dict()
     assert [c["chunk"] for c in limited["chunks"]] == [2, 3]
     assert limited["next_offset"] == 3
     with pytest.raises(InvalidArgument, match="past the end"):
-        diff_tools.list_chunks(str(diff_path), 10_000, store=store)
+        diff_tools.list_chunks(str(diff_path), 10_000, store=store).to_dict()
     with pytest.raises(InvalidArgument, match="non-negative"):
-        diff_tools.list_chunks(str(diff_path), -1, store=store)
+        diff_tools.list_chunks(str(diff_path), -1, store=store).to_dict()
 
 
 def test_get_chunk_banner_and_exact_text(diff_path: Path, store: SessionStore) -> None:
@@ -126,7 +128,7 @@ def test_get_chunk_banner_and_exact_text(diff_path: Path, store: SessionStore) -
     exact = diff_tools.get_chunk_bytes(str(diff_path), 1, store=store)
     bare = diff_tools.get_chunk(str(diff_path), 1, include_context=False, store=store)
     assert bare == exact.decode()
-    total = diff_tools.list_chunks(str(diff_path), store=store)["total_chunks"]
+    total = diff_tools.list_chunks(str(diff_path), store=store).to_dict()["total_chunks"]
     framed = diff_tools.get_chunk(str(diff_path), 1, store=store)
     assert framed.startswith(f"=== Chunk 1 of {total} ===\nFiles: ")
     assert framed.endswith(bare)
@@ -144,7 +146,7 @@ def test_get_chunk_formats_and_errors(diff_path: Path, store: SessionStore) -> N
     assert "## File:" in annotated
     with pytest.raises(InvalidArgument, match="raw, annotated, compact"):
         diff_tools.get_chunk(path, 1, format="pretty", store=store)
-    total = diff_tools.list_chunks(path, store=store)["total_chunks"]
+    total = diff_tools.list_chunks(path, store=store).to_dict()["total_chunks"]
     with pytest.raises(ChunkNotFound, match=rf"1\.\.{total}"):
         diff_tools.get_chunk(path, total + 1, store=store)
     with pytest.raises(ChunkNotFound):
@@ -195,9 +197,12 @@ def test_excluded_file_is_served_with_the_reason(diff_path: Path, store: Session
 
 
 def test_tools_auto_load_and_overview_lists_sessions(diff_path: Path, store: SessionStore) -> None:
-    assert diff_tools.get_current_overview(store=store) == {"loaded_diffs": [], "total_sessions": 0}
-    diff_tools.list_chunks(str(diff_path), store=store)
-    overview = diff_tools.get_current_overview(store=store)
+    assert diff_tools.get_current_overview(store=store).to_dict() == {
+        "loaded_diffs": [],
+        "total_sessions": 0,
+    }
+    diff_tools.list_chunks(str(diff_path), store=store).to_dict()
+    overview = diff_tools.get_current_overview(store=store).to_dict()
     assert overview["total_sessions"] == 1
     entry = overview["loaded_diffs"][0]
     assert entry["file_path"] == str(diff_path.resolve())
@@ -207,7 +212,7 @@ def test_tools_auto_load_and_overview_lists_sessions(diff_path: Path, store: Ses
 
 def test_relative_path_error_is_actionable(store: SessionStore) -> None:
     with pytest.raises(PathError, match="absolute path is required"):
-        diff_tools.list_chunks("change.diff", store=store)
+        diff_tools.list_chunks("change.diff", store=store).to_dict()
 
 
 def test_corpus_listing_and_chunk_latency(store: SessionStore) -> None:
@@ -215,9 +220,9 @@ def test_corpus_listing_and_chunk_latency(store: SessionStore) -> None:
     if not big.exists():
         pytest.skip("corpus not available")
     path = str(big)
-    diff_tools.load_diff(path, store=store)
+    diff_tools.load_diff(path, store=store).to_dict()
     started = time.perf_counter()
-    listing = diff_tools.list_chunks(path, store=store)
+    listing = diff_tools.list_chunks(path, store=store).to_dict()
     list_time = time.perf_counter() - started
     assert len(json.dumps(listing)) // 4 <= 20_000
     started = time.perf_counter()
@@ -240,7 +245,7 @@ def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
         "diff --git a/wide.txt b/wide.txt\nnew file mode 100644\nindex 0000000..1111111\n"
         f"--- /dev/null\n+++ b/wide.txt\n@@ -0,0 +1 @@\n+{line}\n"
     )
-    listing = diff_tools.list_chunks(str(diff), store=store)
+    listing = diff_tools.list_chunks(str(diff), store=store).to_dict()
     assert listing["chunks"][0]["oversized"] is True
     framed = diff_tools.get_chunk(str(diff), 1, store=store)
     assert "very long line(s) shortened" in framed
@@ -252,13 +257,13 @@ def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
 def test_deleted_diff_file_is_refused_and_its_session_dropped(
     diff_path: Path, store: SessionStore
 ) -> None:
-    diff_tools.list_chunks(str(diff_path), store=store)
+    diff_tools.list_chunks(str(diff_path), store=store).to_dict()
     assert store.peek(str(diff_path)) is not None
     diff_path.unlink()
     with pytest.raises(PathError, match="does not exist"):
         diff_tools.get_chunk(str(diff_path), 1, store=store)
     assert store.peek(str(diff_path)) is None
-    assert diff_tools.get_current_overview(store=store)["loaded_diffs"] == []
+    assert diff_tools.get_current_overview(store=store).to_dict()["loaded_diffs"] == []
 
 
 def test_big_file_diffs_and_chunks_fit_one_response(tmp_path: Path, store: SessionStore) -> None:
@@ -319,7 +324,7 @@ def test_find_chunks_takes_a_listed_path_that_reads_otherwise_as_a_glob(
         b"diff --git a/app/[id]/page.tsx b/app/[id]/page.tsx\n"
         b"--- a/app/[id]/page.tsx\n+++ b/app/[id]/page.tsx\n@@ -1 +1 @@\n-a\n+b\n"
     )
-    listed = diff_tools.list_chunks(str(diff), store=store)["chunks"][0]["files"]
+    listed = diff_tools.list_chunks(str(diff), store=store).to_dict()["chunks"][0]["files"]
     assert listed == ["app/[id]/page.tsx"]
     # as a glob, [id] is one of "i" or "d": the listed path must still find its chunk
     assert diff_tools.find_chunks_for_files(str(diff), "app/[id]/page.tsx", store=store) == [1]
@@ -352,7 +357,7 @@ def test_file_names_that_are_not_utf8_stay_apart(tmp_path: Path, store: SessionS
     diff.write_bytes(git_bytes(repo, "diff"))
     assert b'"a/caf\\350.txt"' in diff.read_bytes()  # git quotes them, octal escapes
 
-    listed = diff_tools.list_chunks(str(diff), store=store)
+    listed = diff_tools.list_chunks(str(diff), store=store).to_dict()
     assert listed["chunks"][0]["files"] == ["caf\\350.txt", "caf\\351.txt"]
     for i, shown in enumerate(["caf\\350.txt", "caf\\351.txt"]):
         one = diff_tools.get_file_diff(str(diff), shown, store=store)
@@ -366,7 +371,7 @@ def test_file_names_that_are_not_utf8_stay_apart(tmp_path: Path, store: SessionS
             for i, name in enumerate(names)
         )
     )
-    assert diff_tools.list_chunks(str(plain), store=store)["chunks"][0]["files"] == [
+    assert diff_tools.list_chunks(str(plain), store=store).to_dict()["chunks"][0]["files"] == [
         "caf\\350.txt",
         "caf\\351.txt",
     ]
@@ -389,7 +394,7 @@ def test_numbered_lines_of_cut_hunks_are_lines_of_the_new_file(
     (repo / "f.txt").write_text("".join(line + "\n" for line in target))
     diff = tmp_path / "rewrite.diff"
     diff.write_bytes(_git(repo, "diff"))
-    listing = diff_tools.list_chunks(str(diff), store=store)
+    listing = diff_tools.list_chunks(str(diff), store=store).to_dict()
     assert listing["total_chunks"] > 1
     borrowed = 0
     for entry in listing["chunks"]:
@@ -417,7 +422,9 @@ def test_an_annotated_chunk_fits_one_response_too(tmp_path: Path, store: Session
         f"diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,3000 +1,3000 @@\n{body}"
     )
     limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
-    diff_tools.load_diff(str(diff), max_chunk_lines=5000, store=store)
+    diff_tools.load_diff(
+        str(diff), options=LoadOptions(max_chunk_lines=5000), store=store
+    ).to_dict()
     raw = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
     assert len(raw) < limit * 1.1
     annotated = diff_tools.get_chunk(str(diff), 1, format="annotated", store=store)
@@ -438,8 +445,10 @@ def test_a_chunk_with_thousands_of_files_is_listed_within_one_response(
     diff = tmp_path / "modes.diff"
     diff.write_text(sections)
     limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
-    diff_tools.load_diff(str(diff), max_chunk_lines=5000, store=store)
-    listing = diff_tools.list_chunks(str(diff), store=store)
+    diff_tools.load_diff(
+        str(diff), options=LoadOptions(max_chunk_lines=5000), store=store
+    ).to_dict()
+    listing = diff_tools.list_chunks(str(diff), store=store).to_dict()
     assert "\x01" in listing["chunks"][0]["files"][0]
     first = listing["chunks"][0]
     assert len(json.dumps(listing)) <= limit

@@ -16,9 +16,10 @@ from gitrepo import commit, git
 from diffchunk.cli import main
 from diffchunk.cli.review import review
 from diffchunk.console import REVIEW_FLAGS, REVIEW_VALUED, review_range
-from diffchunk.git import source
 from diffchunk.git.runner import GitCommand, GitStream
-from diffchunk.git.source import load_git_range, start_early
+from diffchunk.review import early_start
+from diffchunk.review.early_start import start_early
+from diffchunk.review.range_review import load_git_range
 
 
 @pytest.fixture
@@ -170,23 +171,23 @@ def test_a_load_with_other_arguments_does_not_take_an_early_start(
     monkeypatch.setattr(GitStream, "kill", kill)
     start_early(str(repo), "HEAD~1..HEAD", False)
     assert len(starts) == 1
-    other = load_git_range(str(repo), "HEAD~2..HEAD", parse=True)
+    other = load_git_range(str(repo), "HEAD~2..HEAD")
     assert len(kills) == 1 and len(starts) == 2  # stopped, and the right diff made
-    assert other.streamed is not None and {f.path for f in other.streamed.parsed.files} == {
+    assert other.review is not None and {f.path for f in other.review.parsed.files} == {
         "a.py",
         "b.py",
     }
     # The same arguments take it over: git diff is not started again.
     start_early(str(repo), "HEAD~1..HEAD", False)
-    same = load_git_range(str(repo), "HEAD~1..HEAD", parse=True)
+    same = load_git_range(str(repo), "HEAD~1..HEAD")
     assert len(starts) == 3 and len(kills) == 1
-    assert same.streamed is not None and [f.path for f in same.streamed.parsed.files] == ["b.py"]
+    assert same.review is not None and [f.path for f in same.review.parsed.files] == ["b.py"]
     # Now cached: the early start runs no git diff.  Another cache directory
     # is another load, which does not take it.
     start_early(str(repo), "HEAD~1..HEAD", False)
-    assert len(starts) == 3 and len(source._early) == 1
-    elsewhere = load_git_range(str(repo), "HEAD~1..HEAD", parse=True, cache_dir=cache / "x")
-    assert len(starts) == 4 and len(kills) == 1 and source._early == []
+    assert len(starts) == 3 and len(early_start._early) == 1
+    elsewhere = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache / "x")
+    assert len(starts) == 4 and len(kills) == 1 and early_start._early == []
     assert elsewhere.diff_path.startswith(str(cache / "x"))
 
 
@@ -194,9 +195,9 @@ def test_an_early_start_that_fails_leaves_the_error_to_the_load(repo: Path, cach
     start_early(str(repo), "nosuch..HEAD", False)
     start_early(str(repo), "--output=/tmp/x", False)
     start_early(str(repo.parent / "missing"), None, False)
-    assert source._early == []
+    assert early_start._early == []
     with pytest.raises(Exception, match="Unknown revision 'nosuch'"):
-        load_git_range(str(repo), "nosuch..HEAD", parse=True)
+        load_git_range(str(repo), "nosuch..HEAD")
 
 
 def test_lazy_logger_loads_logging_only_when_a_record_could_be_shown() -> None:

@@ -26,8 +26,8 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import GitError, PathError
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.git.cache import DiffCache, is_entry_name
-from diffchunk.git.source import load_git_range
 from diffchunk.review import diff_tools
+from diffchunk.review.range_review import load_git_range
 from diffchunk.review.sessions import SessionStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -177,9 +177,9 @@ def list_backups_in(root: Path, target: Path) -> list[dict[str, object]]:
 _GIT_CHILD = """
 import json
 from diffchunk.errors import DiffchunkError
-from diffchunk.git.source import load_git_range
+from diffchunk.review.range_review import load_git_range
 try:
-    got = load_git_range({repo!r}, "HEAD~1..HEAD", cache_dir={cache!r}, parse={parse!r})
+    got = load_git_range({repo!r}, "HEAD~1..HEAD", cache_dir={cache!r})
     print(json.dumps({{"path": got.diff_path}}))
 except DiffchunkError as exc:
     print(json.dumps({{"error": type(exc).__name__, "message": str(exc)}}))
@@ -199,13 +199,12 @@ def _repo_with_big_commit(root: Path, lines: int) -> Path:
     return repo
 
 
-@pytest.mark.parametrize("parse", [False, True], ids=["git-to-file", "streamed-parse"])
 def test_git_range_cache_write_over_size_limit_raises_git_error_and_leaves_no_entry(
-    tmp_path: Path, parse: bool
+    tmp_path: Path,
 ) -> None:
     repo = _repo_with_big_commit(tmp_path, 20_000)
     cache = tmp_path / "cache"
-    code = _GIT_CHILD.format(repo=str(repo), cache=str(cache), parse=parse)
+    code = _GIT_CHILD.format(repo=str(repo), cache=str(cache))
     out = _run_child(code, dict(GIT_ENV), fsize=64 * 1024)
     assert out.get("error") == "GitError", out
     # Written by git (either way), which dies of SIGXFSZ: the message names it.
@@ -215,9 +214,7 @@ def test_git_range_cache_write_over_size_limit_raises_git_error_and_leaves_no_en
     assert [n for n in names if is_entry_name(n)] == []
     assert [n for n in names if n.startswith(".tmp-")] == []
     # The limit lifted: the range is generated again, whole.
-    got = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache, parse=parse)
-    if got.streamed is not None and got.streamed.attributes is not None:
-        got.streamed.attributes.close()  # the taker stops git check-attr
+    got = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache)
     assert got.cached is False
     data = Path(got.diff_path).read_bytes()
     assert len(data) > 64 * 1024
@@ -227,16 +224,18 @@ def test_git_range_cache_write_over_size_limit_raises_git_error_and_leaves_no_en
 
 
 def test_cache_write_error_like_a_full_disk_raises_git_error_and_leaves_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = DiffCache(tmp_path / "cache")
+    entry = cache.begin("commits-0123456789abcdef")
+    os.write(entry.fd, b"diff --git a/x b/x\n")
 
-    def fill(fd: int) -> None:
-        os.write(fd, b"diff --git a/x b/x\n")
+    def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
+    monkeypatch.setattr(os, "fsync", full)  # the flush before the entry appears fails
     with pytest.raises(GitError, match="No space left on device"):
-        cache.write("commits-0123456789abcdef", fill)
+        entry.commit()
     assert os.listdir(tmp_path / "cache") == []
 
 
@@ -350,7 +349,7 @@ def test_deleted_diff_file_gives_path_error(tmp_path: Path) -> None:
     store = SessionStore()
     path = tmp_path / "change.diff"
     path.write_text(_diff("a.py", "x"))
-    diff_tools.list_chunks(str(path), store=store)
+    diff_tools.list_chunks(str(path), store=store).to_dict()
     path.unlink()
     with pytest.raises(PathError) as info:
         diff_tools.get_chunk(str(path), 1, store=store)
@@ -361,7 +360,7 @@ def test_diff_file_replaced_by_directory_gives_path_error(tmp_path: Path) -> Non
     store = SessionStore()
     path = tmp_path / "change.diff"
     path.write_text(_diff("a.py", "x"))
-    diff_tools.list_chunks(str(path), store=store)
+    diff_tools.list_chunks(str(path), store=store).to_dict()
     path.unlink()
     path.mkdir()
     with pytest.raises(PathError, match="directory"):
@@ -372,7 +371,7 @@ def test_diff_file_replaced_by_fifo_is_refused_without_blocking(tmp_path: Path) 
     store = SessionStore()
     path = tmp_path / "change.diff"
     path.write_text(_diff("a.py", "x"))
-    diff_tools.list_chunks(str(path), store=store)
+    diff_tools.list_chunks(str(path), store=store).to_dict()
     path.unlink()
     os.mkfifo(path)
     outcome: list[BaseException | str] = []

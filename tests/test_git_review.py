@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from gitrepo import commit, git, settle_file_times
 
 from diffchunk.cli import main
+from diffchunk.diff.options import LoadOptions
 from diffchunk.git.runner import GitCommand
 from diffchunk.review import diff_tools
 from diffchunk.review.range_review import load_git_diff
@@ -55,25 +56,25 @@ def _paths(entries: list[dict[str, Any]]) -> dict[str, str]:
 
 def test_load_git_diff_uses_repository_attributes(repo: Path) -> None:
     store = SessionStore()
-    summary = load_git_diff(str(repo), "main~1..main", store=store)
+    summary = load_git_diff(str(repo), "main~1..main", store=store).to_dict()
     assert summary["base"] == git(repo, "rev-parse", "main~1")
     assert summary["head"] == git(repo, "rev-parse", "main")
     assert summary["cached"] is False and summary["range"] == "main~1..main"
     excluded = _paths(summary["excluded"])
     assert excluded == {"src/schema_gen.py": "generated", "vendor/lib.js": "vendored"}
-    listing = diff_tools.list_chunks(summary["file_path"], store=store)
+    listing = diff_tools.list_chunks(summary["file_path"], store=store).to_dict()
     kept = {f for c in listing["chunks"] for f in c["files"]}
     assert kept == {"src/app.py", "package-lock.json"}
     chunk = diff_tools.get_chunk(summary["file_path"], 1, include_context=False, store=store)
     assert "+a = 2" in chunk
     # A small diff is held in memory: a mapping would hold a descriptor per session.
     assert type(store.get(summary["file_path"]).review.parsed.data) is bytes
-    again = load_git_diff(str(repo), "main~1..main", store=store)
+    again = load_git_diff(str(repo), "main~1..main", store=store).to_dict()
     assert again["cached"] is True and again["file_path"] == summary["file_path"]
 
 
 def test_fresh_process_sees_the_same_chunks(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    summary = load_git_diff(str(repo), "HEAD^!", store=SessionStore())
+    summary = load_git_diff(str(repo), "HEAD^!", store=SessionStore()).to_dict()
     # Another process (new store) given only the cached path: attributes come
     # from the sidecar, without asking git again.
     calls: list[str] = []
@@ -84,16 +85,18 @@ def test_fresh_process_sees_the_same_chunks(repo: Path, monkeypatch: pytest.Monk
         return real(self, args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(GitCommand, "run", spy)
-    listing = diff_tools.list_chunks(summary["file_path"], store=SessionStore())
+    listing = diff_tools.list_chunks(summary["file_path"], store=SessionStore()).to_dict()
     assert _paths(listing["excluded"]) == _paths(summary["excluded"])
     assert calls == []
 
 
 def test_reload_with_other_patterns_keeps_repository_attributes(repo: Path) -> None:
-    first = load_git_diff(str(repo), "HEAD^!", exclude_patterns="src/**", store=SessionStore())
+    first = load_git_diff(
+        str(repo), "HEAD^!", options=LoadOptions(exclude_patterns="src/**"), store=SessionStore()
+    ).to_dict()
     assert _paths(first["excluded"])["src/schema_gen.py"] == "pattern"
     # Paths the first load never asked about are looked up now, then recorded.
-    second = load_git_diff(str(repo), "HEAD^!", store=SessionStore())
+    second = load_git_diff(str(repo), "HEAD^!", store=SessionStore()).to_dict()
     assert _paths(second["excluded"])["src/schema_gen.py"] == "generated"
     sidecar = json.loads(Path(second["file_path"] + ".gitattrs.json").read_text())
     assert sidecar["attributes"]["src/schema_gen.py"] == {"linguist-generated": True}
@@ -102,9 +105,11 @@ def test_reload_with_other_patterns_keeps_repository_attributes(repo: Path) -> N
 
 def test_attributes_are_read_as_of_the_reviewed_commit(repo: Path) -> None:
     (repo / ".gitattributes").write_text("src/app.py linguist-generated\n")  # not committed
-    summary = load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    summary = load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert "src/app.py" not in _paths(summary["excluded"])
-    worktree = load_git_diff(str(repo), store=SessionStore())  # the working tree's own attributes
+    worktree = load_git_diff(
+        str(repo), store=SessionStore()
+    ).to_dict()  # the working tree's own attributes
     assert worktree["head"] is None
     assert worktree["files"] == 1 and worktree["files_excluded"] == 0  # .gitattributes itself
 
@@ -114,21 +119,21 @@ def test_working_tree_and_staged_reviews(repo: Path) -> None:
     (repo / "new.py").write_text("n = 1\n")
     git(repo, "add", "new.py")
     store = SessionStore()
-    worktree = load_git_diff(str(repo), store=store)
-    staged = load_git_diff(str(repo), staged=True, store=store)
+    worktree = load_git_diff(str(repo), store=store).to_dict()
+    staged = load_git_diff(str(repo), staged=True, store=store).to_dict()
     wt_text = Path(worktree["file_path"]).read_text()
     st_text = Path(staged["file_path"]).read_text()
     assert "+a = 3" in wt_text and "new.py" in wt_text
     assert "new.py" in st_text and "+a = 3" not in st_text
     (repo / "src" / "app.py").write_text("a = 4\n")
-    again = load_git_diff(str(repo), store=store)
+    again = load_git_diff(str(repo), store=store).to_dict()
     assert again["cached"] is False and "+a = 4" in Path(again["file_path"]).read_text()
     assert "+a = 4" in diff_tools.get_chunk(again["file_path"], 1, store=store)
 
 
 def test_invalid_options_fail_before_git_runs(repo: Path, tmp_path: Path) -> None:
     with pytest.raises(Exception, match="context_lines"):
-        load_git_diff(str(repo), "HEAD^!", context_lines=-1)
+        load_git_diff(str(repo), "HEAD^!", options=LoadOptions(context_lines=-1)).to_dict()
     assert not (tmp_path / "cache").exists()
 
 
@@ -217,7 +222,7 @@ def test_cli_review_still_reads_diff_files(repo: Path, tmp_path: Path) -> None:
 
 def test_cli_cache_path_and_clear(repo: Path, tmp_path: Path) -> None:
     runner = CliRunner()
-    load_git_diff(str(repo), "HEAD^!", store=SessionStore())
+    load_git_diff(str(repo), "HEAD^!", store=SessionStore()).to_dict()
     path = runner.invoke(main, ["cache", "path"])
     assert path.exit_code == 0 and path.output.splitlines()[0] == str(tmp_path / "cache")
     cleared = runner.invoke(main, ["cache", "clear"])
@@ -249,12 +254,11 @@ def start_into(self, args, fd, **kw):
         loaded.extend(m for m in sys.modules if m.startswith("diffchunk"))
     return real(self, args, fd, **kw)
 runner.GitCommand.start_into = start_into
-from diffchunk.cli import main
-try:
-    main(["review", "HEAD~1..HEAD", "--repo", sys.argv[1], "--json"], prog_name="diffchunk")
-except SystemExit as exc:
-    assert not exc.code, exc.code
-sys.stderr.write(json.dumps(sorted(loaded)))
+import atexit
+atexit.register(lambda: sys.stderr.write(json.dumps(sorted(loaded))))
+sys.argv = ["diffchunk", "review", "HEAD~1..HEAD", "--repo", sys.argv[1], "--json"]
+from diffchunk.console import main
+main()
 """
 
 
@@ -266,7 +270,7 @@ def test_cli_starts_git_diff_before_loading_the_pipeline(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["chunks"]
     loaded = set(json.loads(done.stderr))
-    assert "diffchunk.review.range_review" in loaded  # the probe saw the review start git
+    assert "diffchunk.review.early_start" in loaded  # the probe saw the review start git
     heavy = {
         "diffchunk.diff.parser",
         "diffchunk.diff.model",
@@ -299,16 +303,15 @@ def _git_children() -> list[str]:
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 @pytest.mark.parametrize(
-    "where", ["while git starts", "attribute source", "review build", "review imports"]
+    "where", ["while git starts", "attribute source", "review build", "review adopted"]
 )
 def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     import tempfile
 
-    from diffchunk.diff import pipeline
-    from diffchunk.git import attributes
     from diffchunk.review import range_review as git_review
+    from diffchunk.review import range_stream, sessions
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -319,17 +322,16 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 
     expected: type[BaseException] = KeyboardInterrupt
     if where == "while git starts":  # git diff started, its output not read yet
-        monkeypatch.setattr(git_review, "_load_pipeline", interrupted)
+        monkeypatch.setattr(range_stream, "CommitIndex", interrupted)
     elif where == "attribute source":  # after git diff and read-tree started
-        monkeypatch.setattr(attributes, "StreamedCheckAttr", interrupted)
+        monkeypatch.setattr(range_stream, "StreamedCheckAttr", interrupted)
     elif where == "review build":  # after git check-attr was handed every path
-        monkeypatch.setattr(pipeline, "build_review", interrupted)
-    else:  # the session store cannot be imported once git ran
-        monkeypatch.setitem(sys.modules, "diffchunk.review.sessions", None)
-        expected = ImportError
+        monkeypatch.setattr(git_review, "build_review", interrupted)
+    else:  # the session cannot be adopted once git ran
+        monkeypatch.setattr(sessions.SessionStore, "adopt", interrupted)
     before = _git_children()
     with pytest.raises(expected):
-        load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore())
+        load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).to_dict()
     assert [c for c in _git_children() if c not in before] == []
     assert list(scratch.iterdir()) == []
     # git wrote into a temporary file of the cache: gone too.  Stopped before
@@ -346,14 +348,14 @@ import json, os, signal, sys
 from diffchunk.git import runner
 record = sys.argv.pop()
 pids = []
-real_read = runner.GitStream.read
-def read(self, consume):
+real_blocks = runner.GitStream.blocks
+def blocks(self):
     pids.append(self._proc.pid)
     with open(record, "w") as fh:
         json.dump(pids, fh)
     os.kill(os.getpid(), signal.SIGTERM)
-    return real_read(self, consume)
-runner.GitStream.read = read
+    yield from real_blocks(self)
+runner.GitStream.blocks = blocks
 from diffchunk.console import main
 main()
 """
@@ -424,7 +426,7 @@ def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
     stages: list[str] = []
     load_git_diff(
         str(repo), "HEAD~1..HEAD", store=SessionStore(), progress=lambda s, f: stages.append(s)
-    )
+    ).to_dict()
     assert stages[0].startswith("running git diff (") and stages[-1] == "done"
     # However often git's progress comes, it is passed on at most every 0.1 s.
     seen: list[str] = []
@@ -443,8 +445,8 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
     """The review is built while the new cache entry is flushed to disk: when the
     build fails, the entry and its sidecar are dropped and check-attr is stopped;
     the next review runs git again and succeeds."""
-    import diffchunk.diff.pipeline as pipeline
     from diffchunk.git.attributes import StreamedCheckAttr
+    from diffchunk.review import range_review
 
     cache = tmp_path / "cache"
     closed: list[StreamedCheckAttr] = []
@@ -458,13 +460,13 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
         raise RuntimeError("build failed")
 
     monkeypatch.setattr(StreamedCheckAttr, "close", close)
-    monkeypatch.setattr(pipeline, "build_review", broken)
+    monkeypatch.setattr(range_review, "build_review", broken)
     with pytest.raises(RuntimeError, match="build failed"):
-        load_git_diff(str(repo), "main~1..main", store=SessionStore())
+        load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert closed and all(c._proc is None for c in closed)
     assert [p.name for p in cache.iterdir()] == []  # no entry, no sidecar, no temporary file
     monkeypatch.undo()
-    summary = load_git_diff(str(repo), "main~1..main", store=SessionStore())
+    summary = load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert summary["cached"] is False and Path(summary["file_path"]).is_file()
 
 
@@ -480,9 +482,9 @@ def test_an_entry_replaced_by_another_writer_is_read_not_adopted(
     real_commit = PendingEntry.commit
     theirs = b""
 
-    def commit_then_replaced(self: PendingEntry, meanwhile: Any = None) -> Path:
+    def commit_then_replaced(self: PendingEntry) -> Path:
         nonlocal theirs
-        final = real_commit(self, meanwhile)
+        final = real_commit(self)
         ours = final.read_bytes()
         theirs = ours.replace(b"+a = 3", b"+a = 4")  # the other review saw another edit
         assert len(theirs) == len(ours) and theirs != ours
@@ -493,7 +495,7 @@ def test_an_entry_replaced_by_another_writer_is_read_not_adopted(
 
     monkeypatch.setattr(PendingEntry, "commit", commit_then_replaced)
     store = SessionStore()
-    summary = load_git_diff(str(repo), "HEAD", store=store)
+    summary = load_git_diff(str(repo), "HEAD", store=store).to_dict()
     chunk = diff_tools.get_chunk_bytes(summary["file_path"], 1, store=store)
     assert b"+a = 4" in chunk and b"+a = 3" not in chunk
     assert Path(summary["file_path"]).read_bytes() == theirs

@@ -11,11 +11,11 @@ import pytest
 from gitrepo import commit, git
 
 from diffchunk.errors import GitError, RefusedRange
-from diffchunk.git import source
+from diffchunk.git import diffwrite
 from diffchunk.git.cache import DiffCache
 from diffchunk.git.revisions import Kind, Mode, parse_range
-from diffchunk.git.runner import GitCommand, git_environment
-from diffchunk.git.source import load_git_range
+from diffchunk.git.runner import GitCommand, GitStream, git_environment
+from diffchunk.review.range_review import load_git_range
 
 
 @pytest.fixture
@@ -53,13 +53,13 @@ def test_commit_range_is_cached_and_not_regenerated(
     a = commit(repo, {"a.txt": "one\n"})
     b = commit(repo, {"a.txt": "one\ntwo\n", "b.txt": "new\n"})
     calls: list[list[str]] = []
-    real = GitCommand.to_file
+    real = GitCommand.start_into
 
-    def spy(self: GitCommand, args: list[str], fd: int, **kw: object) -> None:
+    def spy(self: GitCommand, args: list[str], fd: int, **kw: object) -> GitStream:
         calls.append(list(args))
-        real(self, args, fd, **kw)  # type: ignore[arg-type]
+        return real(self, args, fd, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(GitCommand, "to_file", spy)
+    monkeypatch.setattr(GitCommand, "start_into", spy)
     first = load_git_range(str(repo), "main~1..main", cache_dir=cache_dir)
     assert (first.base, first.head, first.cached) == (a, b, False)
     text = Path(first.diff_path).read_text()
@@ -242,7 +242,7 @@ def test_failed_git_diff_leaves_no_cache_entry(
 ) -> None:
     commit(repo, {"a": "1\n"})
     commit(repo, {"a": "2\n"})
-    monkeypatch.setattr(source, "DIFF_OPTIONS", (*source.DIFF_OPTIONS, "--no-such-option"))
+    monkeypatch.setattr(diffwrite, "DIFF_OPTIONS", (*diffwrite.DIFF_OPTIONS, "--no-such-option"))
     with pytest.raises(GitError, match="git diff failed"):
         load_git_range(str(repo), "main~1..main", cache_dir=cache_dir)
     assert not [p for p in cache_dir.iterdir() if p.name.endswith(".diff")]
@@ -277,11 +277,9 @@ def test_cache_is_bounded_and_clearable(tmp_path: Path) -> None:
     cache = DiffCache(tmp_path / "c", max_entries=2)
     paths = []
     for i in range(3):
-
-        def fill(fd: int, size: int = i + 1) -> None:
-            os.write(fd, b"x" * size)
-
-        paths.append(cache.write(_entry(i), fill))
+        entry = cache.begin(_entry(i))
+        os.write(entry.fd, b"x" * (i + 1))
+        paths.append(entry.commit())
         os.utime(paths[-1], ns=(i * 10**9, i * 10**9))
     assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
     assert cache.lookup(_entry(1)) == paths[1]

@@ -21,11 +21,12 @@ from gitrepo import commit, git, settle_file_times
 
 from diffchunk import termination
 from diffchunk.cli import main
+from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import CacheWriteError, GitError, NotARange
-from diffchunk.git import runner, source
+from diffchunk.git import runner
 from diffchunk.git.cache import default_cache_dir
-from diffchunk.git.source import load_git_range
 from diffchunk.paths import review_repo_path
+from diffchunk.review.range_review import load_git_range
 from diffchunk.review.sidecar import attributes_for_diff
 
 
@@ -94,12 +95,10 @@ def test_a_repository_path_that_is_not_utf8(tmp_path: Path, cache_dir: Path) -> 
     for revision_range in ("HEAD~1..HEAD", None):
         if revision_range is None:
             (repo / "a.txt").write_text("changed\n")
-        diff = load_git_range(str(repo), revision_range, cache_dir=cache_dir, parse=True)
+        diff = load_git_range(str(repo), revision_range, cache_dir=cache_dir)
         assert _changed_paths(diff.diff_path) == ["a.txt"]
         source = attributes_for_diff(diff.diff_path)
         assert source is not None and source.repo == os.path.realpath(repo)  # type: ignore[attr-defined]
-        if diff.streamed is not None and diff.streamed.attributes is not None:
-            diff.streamed.attributes.close()
 
 
 def test_parent_ranges_of_root_and_shallow_commits(tmp_path: Path, cache_dir: Path) -> None:
@@ -145,7 +144,7 @@ def test_a_failed_write_leaves_no_sidecar(
 
     monkeypatch.setattr(StreamParser, "feed", broken)
     with pytest.raises(RuntimeError, match="parser broke"):
-        load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, parse=True)
+        load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
     assert os.listdir(cache_dir) == []
     # A working-tree entry written before keeps the sidecar it needs.
     monkeypatch.undo()
@@ -153,7 +152,7 @@ def test_a_failed_write_leaves_no_sidecar(
     first = load_git_range(str(repo), None, cache_dir=cache_dir)
     monkeypatch.setattr(StreamParser, "feed", broken)
     with pytest.raises(RuntimeError):
-        load_git_range(str(repo), None, cache_dir=cache_dir, parse=True)
+        load_git_range(str(repo), None, cache_dir=cache_dir)
     assert sorted(os.listdir(cache_dir)) == sorted(
         [os.path.basename(first.diff_path), os.path.basename(first.diff_path) + ".gitattrs.json"]
     )
@@ -286,32 +285,42 @@ def test_a_cached_range_follows_a_nested_gitattributes_change(
         [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
     )
     settle_file_times()
-    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
-    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    first = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
+    again = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert again["cached"] and again["file_path"] == first["file_path"]
     # Not committed, in a subdirectory: git diff now shows the file as binary.
     (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
     settle_file_times()
-    fresh = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    fresh = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not fresh["cached"]
     assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
-    settled = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    settled = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert settled["cached"]
     # Deleted again: the text diff is back; a date in the future does not
     # make every load write it anew.
     (repo / "sub" / ".gitattributes").unlink()
     settle_file_times()
-    back = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    back = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not back["cached"] and "+two" in Path(back["file_path"]).read_text()
     (repo / "sub" / "deep" / ".gitattributes").write_text("")
     os.utime(repo / "sub" / "deep" / ".gitattributes", (2**33, 2**33))
     settle_file_times()
-    assert not load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
-        "cached"
-    ]
-    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
-        "cached"
-    ]
+    assert not load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()["cached"]
+    assert load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()["cached"]
 
 
 def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
@@ -331,7 +340,9 @@ def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
     settle_file_times()
 
     def review() -> dict[str, Any]:
-        return load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+        return load_git_diff(
+            str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+        ).to_dict()
 
     first = review()
     assert first["files"] == 1 and review()["cached"]
@@ -355,12 +366,14 @@ def test_a_first_load_with_patterns_still_records_every_directory(
     load_git_diff(
         str(repo),
         "HEAD~1..HEAD",
-        include_patterns="src/*",
+        options=LoadOptions(include_patterns="src/*"),
         cache_dir=cache_dir,
         store=SessionStore(),
-    )
+    ).to_dict()
     (repo / "docs" / ".gitattributes").write_text("d.txt binary\n")
-    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    again = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not again["cached"]
     assert "Binary files a/docs/d.txt" in Path(again["file_path"]).read_text()
 
@@ -384,7 +397,7 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
     """A cached range made stale by a nested .gitattributes is removed before it is
     written anew: when that fails (here the build; Ctrl-C does the same), the next
     review writes it again instead of taking the stale one for current."""
-    import diffchunk.diff.pipeline as pipeline
+    from diffchunk.review import range_review
     from diffchunk.review.range_review import load_git_diff
     from diffchunk.review.sessions import SessionStore
 
@@ -393,7 +406,9 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
         [{"sub/deep/a.txt": "one\n", "b.txt": "x\n"}, {"sub/deep/a.txt": "one\ntwo\n"}],
     )
     settle_file_times()
-    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    first = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     (repo / "sub" / ".gitattributes").write_text("deep/a.txt binary\n")
     settle_file_times()
 
@@ -401,11 +416,15 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(pipeline, "build_review", interrupted)
+        m.setattr(range_review, "build_review", interrupted)
         with pytest.raises(KeyboardInterrupt):
-            load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+            load_git_diff(
+                str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+            ).to_dict()
     assert not Path(first["file_path"]).exists()  # the stale entry went first
-    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    again = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not again["cached"]
     assert "Binary files a/sub/deep/a.txt" in Path(again["file_path"]).read_text()
 
@@ -432,15 +451,19 @@ def test_a_nested_gitattributes_changed_while_git_runs_is_not_trusted(
 
     with monkeypatch.context() as m:
         m.setattr(StreamParser, "feed", feed)
-        load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+        load_git_diff(
+            str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+        ).to_dict()
     settle_file_times()
-    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    again = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not again["cached"]
     assert "Binary files a/sub/deep/a.txt" in Path(again["file_path"]).read_text()
     settle_file_times()
-    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
-        "cached"
-    ]
+    assert load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()["cached"]
 
 
 def _nested_repo(tmp_path: Path) -> Path:
@@ -474,15 +497,19 @@ def test_every_writer_records_the_nested_gitattributes(
         first = load_git_diff(
             str(repo),
             "HEAD~1..HEAD",
-            include_patterns="nothing-matches-*",
+            options=LoadOptions(include_patterns="nothing-matches-*"),
             cache_dir=cache_dir,
             store=SessionStore(),
-        )
+        ).to_dict()
         assert not first["cached"] and first["chunks"] == 0
-    again = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    again = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert again["cached"]
     _make_binary(repo)
-    fresh = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    fresh = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not fresh["cached"]
     assert "Binary files a/sub/deep/a.txt" in Path(fresh["file_path"]).read_text()
 
@@ -496,26 +523,29 @@ def test_an_entry_without_the_record_is_written_anew_once(tmp_path: Path, cache_
     from diffchunk.review.sessions import SessionStore
 
     repo = _nested_repo(tmp_path)
-    first = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    first = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     sidecar = Path(first["file_path"] + ".gitattrs.json")
     payload = json.loads(sidecar.read_text())
     del payload["attribute_files"]
     sidecar.write_text(json.dumps(payload))
     _make_binary(repo)  # what the unrecorded entry cannot show
-    anew = load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())
+    anew = load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()
     assert not anew["cached"] and "Binary files" in Path(anew["file_path"]).read_text()
-    assert load_git_diff(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore())[
-        "cached"
-    ]
+    assert load_git_diff(
+        str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
+    ).to_dict()["cached"]
 
 
-def test_the_record_without_a_review_reads_the_diff_through_a_mapping(
+def test_the_record_needs_no_second_read_of_the_diff(
     tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The record made after a write without a review parses the entry through a
-    mapping (its pages go back as the parse moves on), never a copy in memory."""
+    """The record of the nested attribute files is made while git writes the diff
+    (from the streamed parse): the entry is never read back or parsed again."""
     import diffchunk.diff.parser as parser_module
-    from diffchunk.diff.buffer import DiffBuffer
 
     repo = _nested_repo(tmp_path)
     seen: list[type] = []
@@ -526,8 +556,10 @@ def test_the_record_without_a_review_reads_the_diff_through_a_mapping(
         return real(data, **kwargs)
 
     monkeypatch.setattr(parser_module, "parse_diff", spy)
-    assert not load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached
-    assert seen == [DiffBuffer]
+    written = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
+    assert not written.cached
+    assert seen == []
+    assert json.loads(Path(written.diff_path + ".gitattrs.json").read_text())["attribute_files"]
     assert load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached
 
 
@@ -537,21 +569,25 @@ def test_a_record_that_cannot_be_written_does_not_drop_the_entry(
     """The record is written while the entry is flushed: a full disk there costs a
     rewrite at the next reuse, not the entry just written."""
     repo = _nested_repo(tmp_path)
-    real = source._write_sidecar
+    from diffchunk.review import sidecar
 
-    def full(*args: Any, **kwargs: Any) -> None:
-        if len(args) > 3 or "attribute_files" in kwargs:  # the record, not the first sidecar
+    real = sidecar.write_sidecar
+    records: list[str] = []
+
+    def full(diff_path: str, **kwargs: Any) -> None:
+        if kwargs.get("attribute_files") is not None:  # the record, not the first sidecar
+            records.append(diff_path)
             raise OSError(errno.ENOSPC, "No space left on device")
-        real(*args, **kwargs)
+        real(diff_path, **kwargs)
 
     with monkeypatch.context() as m:
-        m.setattr(source, "_write_sidecar", full)
+        m.setattr(sidecar, "write_sidecar", full)
         written = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
         assert not written.cached and Path(written.diff_path).is_file()
-        streamed = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir / "s", parse=True)
+        streamed = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir / "s")
         assert not streamed.cached and Path(streamed.diff_path).is_file()
-        assert streamed.streamed is not None and streamed.streamed.attributes is not None
-        streamed.streamed.attributes.close()
+        assert streamed.review is not None
+    assert set(records) == {written.diff_path, streamed.diff_path}  # both records failed
     again = load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
     assert not again.cached  # no record: written anew, once
     assert load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir).cached

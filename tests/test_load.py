@@ -10,7 +10,9 @@ import pytest
 
 from benchmarks import load_mcp
 from benchmarks.gen_diff import generate
+from diffchunk.diff.options import LoadOptions
 from diffchunk.review import diff_tools
+from diffchunk.review import listing as listing_module
 from diffchunk.review.sessions import SessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,7 +107,7 @@ def test_session_count_stays_bounded_and_evicted_diff_reloads_identically(
     store = SessionStore(max_sessions=4, max_bytes=1 << 30)
     first_chunks: dict[Path, list[str]] = {}
     for path in diffs:
-        listing = diff_tools.list_chunks(str(path), store=store)
+        listing = diff_tools.list_chunks(str(path), store=store).to_dict()
         total = listing["total_chunks"]
         first_chunks[path] = [
             diff_tools.get_chunk(str(path), n, False, store=store) for n in range(1, total + 1)
@@ -115,14 +117,14 @@ def test_session_count_stays_bounded_and_evicted_diff_reloads_identically(
     live = {s.path for s in store.sessions()}
     assert live == {str(p.resolve()) for p in diffs[-4:]}
     assert store.peek(str(diffs[0])) is None
-    again = diff_tools.list_chunks(str(diffs[0]), store=store)
+    again = diff_tools.list_chunks(str(diffs[0]), store=store).to_dict()
     assert [
         diff_tools.get_chunk(str(diffs[0]), n, False, store=store)
         for n in range(1, again["total_chunks"] + 1)
     ] == first_chunks[diffs[0]]
     assert len(store.sessions()) == 4
     assert store.peek(str(diffs[0])) is not None
-    overview = diff_tools.get_current_overview(store=store)
+    overview = diff_tools.get_current_overview(store=store).to_dict()
     assert overview["total_sessions"] == 4
 
 
@@ -132,7 +134,7 @@ def test_session_bytes_stay_bounded(tmp_path: Path) -> None:
     budget = 3 * max(sizes)
     store = SessionStore(max_sessions=100, max_bytes=budget)
     for path in diffs:
-        diff_tools.load_diff(str(path), store=store)
+        diff_tools.load_diff(str(path), store=store).to_dict()
         assert store.total_bytes <= budget
         assert store.peek(str(path)) is not None  # the one just loaded is kept
     assert 2 <= len(store.sessions()) <= 3
@@ -142,7 +144,7 @@ def test_a_diff_larger_than_the_byte_budget_is_still_served(tmp_path: Path) -> N
     diffs = _small_diffs(tmp_path, 3)
     store = SessionStore(max_sessions=4, max_bytes=1)
     for path in diffs:
-        summary = diff_tools.load_diff(str(path), store=store)
+        summary = diff_tools.load_diff(str(path), store=store).to_dict()
         assert summary["chunks"] >= 1
         assert [s.path for s in store.sessions()] == [str(path.resolve())]
 
@@ -157,25 +159,27 @@ def test_listing_entry_size_is_visible_to_a_reader_interleaved_mid_build(
     path.write_bytes(generate(40_000, seed=3))
     store = SessionStore(max_sessions=2, max_bytes=1 << 30)
     ref_store = SessionStore()
-    diff_tools.load_diff(str(path), max_chunk_lines=40, store=ref_store)
-    diff_tools.load_diff(str(path), max_chunk_lines=40, store=store)
-    reference = diff_tools.list_chunks(str(path), store=ref_store)
+    diff_tools.load_diff(
+        str(path), options=LoadOptions(max_chunk_lines=40), store=ref_store
+    ).to_dict()
+    diff_tools.load_diff(str(path), options=LoadOptions(max_chunk_lines=40), store=store).to_dict()
+    reference = diff_tools.list_chunks(str(path), store=ref_store).to_dict()
     assert "next_offset" in reference  # the listing pages
 
     session = store.get(str(path))
-    listing = diff_tools._listing(session)
-    real_dumps = diff_tools._dumps
+    listing = listing_module._listing(session)
+    real_size = listing_module.json_size
     seen: list[int] = []
     interleaved: list[bool] = []
 
-    def dumps_with_reader(value: object) -> str:
+    def size_with_reader(value: object) -> int:
         if not interleaved and isinstance(value, dict) and value.get("chunk") == 1:
             interleaved.append(True)
             seen.append(listing.sized_entry(0)[1])  # the interleaved reader
-        return real_dumps(value)
+        return real_size(value)
 
-    monkeypatch.setattr(diff_tools, "_dumps", dumps_with_reader)
+    monkeypatch.setattr(listing_module, "json_size", size_with_reader)
     listing.sized_entry(0)
     assert seen and seen[0] > 0
-    monkeypatch.setattr(diff_tools, "_dumps", real_dumps)
-    assert diff_tools.list_chunks(str(path), store=store) == reference
+    monkeypatch.setattr(listing_module, "json_size", real_size)
+    assert diff_tools.list_chunks(str(path), store=store).to_dict() == reference

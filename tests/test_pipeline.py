@@ -147,9 +147,11 @@ def test_files_marked_binary_by_attributes_are_flagged_in_the_listing(
     path.write_bytes(mixed_diff)
     store = SessionStore()
     diff_tools.load_diff(
-        str(path), gitattributes_path=str(attrs), skip_generated=False, store=store
-    )
-    listing = diff_tools.list_chunks(str(path), store=store)
+        str(path),
+        options=LoadOptions(gitattributes_path=str(attrs), skip_generated=False),
+        store=store,
+    ).to_dict()
+    listing = diff_tools.list_chunks(str(path), store=store).to_dict()
     details = {d["path"]: d for c in listing["chunks"] for d in c["file_details"]}
     assert details["big.txt"].get("binary_by_attributes") is True
     assert details["src/a.py"].get("binary_by_attributes") is True
@@ -160,8 +162,8 @@ def test_files_marked_binary_by_attributes_are_flagged_in_the_listing(
     )
     assert b"+value_1197\n" in whole  # big.txt's text is still served
     plain = SessionStore()
-    diff_tools.load_diff(str(path), store=plain)
-    plain_listing = diff_tools.list_chunks(str(path), store=plain)
+    diff_tools.load_diff(str(path), store=plain).to_dict()
+    plain_listing = diff_tools.list_chunks(str(path), store=plain).to_dict()
     assert all(
         "binary_by_attributes" not in d for c in plain_listing["chunks"] for d in c["file_details"]
     )

@@ -14,10 +14,12 @@ from diffchunk.diff.generated import GeneratedFileDetector
 from diffchunk.diff.gitattributes import GitattributesFile
 from diffchunk.diff.model import FileDiff, ParsedDiff
 from diffchunk.diff.parser import parse_diff
-from diffchunk.git import source
+from diffchunk.git import diffwrite
 from diffchunk.git.cache import DiffCache
+from diffchunk.git.diffwrite import cache_name, start_diff
 from diffchunk.git.repo import discover
 from diffchunk.git.revisions import parse_range, resolve_range
+from diffchunk.review.range_stream import parse_while_written
 
 
 def _section(path: str, old: list[str], new: list[str]) -> str:
@@ -138,7 +140,7 @@ def test_verdicts_made_for_other_file_objects_are_not_used() -> None:
 def test_git_review_judges_files_while_git_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(source, "STREAM_BLOCK", 2048)  # many blocks for a small diff
+    monkeypatch.setattr(diffwrite, "STREAM_BLOCK", 2048)  # many blocks for a small diff
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
@@ -159,9 +161,15 @@ def test_git_review_judges_files_while_git_writes(
     head = commit(repo, second)
     r = discover(str(repo))
     resolved = resolve_range(r, parse_range(f"{base}..{head}", False))
-    diff = source.write_diff(r, resolved, cache=DiffCache(tmp_path / "cache"), parse=True)
-    streamed = diff.streamed
-    assert streamed is not None and streamed.prescreen is not None
+    cache = DiffCache(tmp_path / "cache")
+    writing = start_diff(r, resolved, cache, cache_name(r, resolved))
+    try:
+        streamed = parse_while_written(r, resolved, writing)
+        diff_path = writing.entry.commit()
+    except BaseException:
+        writing.stop()
+        raise
+    assert streamed.prescreen is not None
     parsed = streamed.parsed
     assert 0 < len(streamed.prescreen) <= len(parsed.files)
     early = [f for f in parsed.files if streamed.prescreen.get(f) is not None]
@@ -187,7 +195,7 @@ def test_git_review_judges_files_while_git_writes(
         assert len(judged) <= len(parsed.files) - len(early)
         monkeypatch.setattr(filters, "is_whitespace_only", real_check)
         plain = _filter(
-            parse_diff(Path(diff.diff_path).read_bytes()),
+            parse_diff(Path(diff_path).read_bytes()),
             None,
             skip_trivial=True,
             skip_generated=True,

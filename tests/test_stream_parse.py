@@ -15,9 +15,10 @@ import pytest
 
 from diffchunk.diff.buffer import DiffBuffer
 from diffchunk.diff.model import LazyHunks, ParsedDiff
+from diffchunk.diff.options import LoadOptions
 from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import GitError, NotADiffError
-from diffchunk.git import source
+from diffchunk.git import diffwrite
 from diffchunk.git.runner import GitCommand
 from diffchunk.review import diff_tools
 from diffchunk.review.range_review import load_git_diff
@@ -184,7 +185,7 @@ def stream_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     from gitrepo import commit, git, init_repo, settle_file_times
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(source, "STREAM_BLOCK", 4096)  # many blocks even for a small diff
+    monkeypatch.setattr(diffwrite, "STREAM_BLOCK", 4096)  # many blocks even for a small diff
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
@@ -211,7 +212,7 @@ def stream_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _chunks(path: str, store: SessionStore) -> list[str]:
-    listing = diff_tools.list_chunks(path, store=store, max_tokens=None)
+    listing = diff_tools.list_chunks(path, store=store, max_tokens=None).to_dict()
     return [
         diff_tools.get_chunk(path, n, store=store) for n in range(1, len(listing["chunks"]) + 1)
     ]
@@ -236,7 +237,7 @@ def test_streamed_review_is_adopted_without_rereading_and_matches_a_fresh_load(
     monkeypatch.setattr(StreamParser, "feed", feed)
     monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")  # mapped as a large diff is
     store = SessionStore(reader=reader)
-    summary = load_git_diff(str(stream_repo), "main~1..main", store=store)
+    summary = load_git_diff(str(stream_repo), "main~1..main", store=store).to_dict()
     path = summary["file_path"]
     assert summary["cached"] is False
     assert len(fed) > 5, "the diff was parsed in blocks while git wrote it"
@@ -253,11 +254,12 @@ def test_streamed_review_is_adopted_without_rereading_and_matches_a_fresh_load(
     assert excluded.get("src/m007.py") == "generated"  # by the repository's attributes
 
     fresh = SessionStore()
-    again = diff_tools.load_diff(path, store=fresh)
+    again = diff_tools.load_diff(path, store=fresh).to_dict()
     assert {k: v for k, v in summary.items() if k in again} == again
     assert _chunks(path, store) == _chunks(path, fresh)
-    assert diff_tools.list_chunks(path, store=store, max_tokens=None) == diff_tools.list_chunks(
-        path, store=fresh, max_tokens=None
+    assert (
+        diff_tools.list_chunks(path, store=store, max_tokens=None).to_dict()
+        == diff_tools.list_chunks(path, store=fresh, max_tokens=None).to_dict()
     )
     assert reads == []
     assert list(Path(tempfile.gettempdir()).iterdir()) == []  # the attribute index is gone
@@ -277,16 +279,17 @@ def test_streamed_review_with_reduced_context_is_adopted_too(
     summary = load_git_diff(
         str(stream_repo),
         "main~1..main",
+        options=LoadOptions(context_lines=context_lines, include_patterns="src/**"),
         store=store,
-        context_lines=context_lines,
-        include_patterns="src/**",
-    )
+    ).to_dict()
     assert reads == []
     path = summary["file_path"]
     fresh = SessionStore()
     again = diff_tools.load_diff(
-        path, store=fresh, context_lines=context_lines, include_patterns="src/**"
-    )
+        path,
+        options=LoadOptions(context_lines=context_lines, include_patterns="src/**"),
+        store=fresh,
+    ).to_dict()
     assert again["chunks"] == summary["chunks"] and again["files"] == summary["files"]
     assert _chunks(path, store) == _chunks(path, fresh)
 
@@ -294,12 +297,12 @@ def test_streamed_review_with_reduced_context_is_adopted_too(
 def test_repeat_review_reuses_the_cached_diff_without_git_diff(
     stream_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = load_git_diff(str(stream_repo), "main~1..main", store=SessionStore())
+    first = load_git_diff(str(stream_repo), "main~1..main", store=SessionStore()).to_dict()
     runs: list[str] = []
-    # Every git diff starts here (GitCommand.to_file too).
+    # Every git diff starts here.
     monkeypatch.setattr(GitCommand, "start_into", lambda *a, **k: runs.append("start_into"))
     store = SessionStore()
-    second = load_git_diff(str(stream_repo), "main~1..main", store=store)
+    second = load_git_diff(str(stream_repo), "main~1..main", store=store).to_dict()
     assert runs == [] and second["cached"] is True
     assert {**first, "cached": True} == second
     assert _chunks(first["file_path"], store) == _chunks(first["file_path"], SessionStore())
@@ -323,7 +326,7 @@ def test_git_failing_mid_stream_leaves_no_cache_entry_and_no_session(
     monkeypatch.setattr(StreamParser, "feed", feed)
     store = SessionStore()
     with pytest.raises(GitError, match="git diff failed") as info:
-        load_git_diff(str(stream_repo), "main~1..main", store=store)
+        load_git_diff(str(stream_repo), "main~1..main", store=store).to_dict()
     assert blob[:7] in str(info.value) or "unable to read" in str(info.value)
     assert sum(fed) > 4096, "git failed after some of its output was parsed"
     cache = Path(os.environ["DIFFCHUNK_CACHE_DIR"])
@@ -342,9 +345,9 @@ def test_git_stream_hands_over_everything_git_writes_in_bounded_blocks(
     blocks: list[bytes] = []
     with tempfile.TemporaryFile() as out:
         stream = repo.git.start_into(
-            ["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=3000
+            ["diff", *diffwrite.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=3000
         )
-        stream.read(blocks.append)
+        blocks.extend(stream.blocks())
         out.seek(0)
         written = out.read()
     assert len(written) > 20 * 3000 and b"".join(blocks) == written
@@ -370,11 +373,13 @@ def test_git_stream_reads_what_git_wrote_after_it_was_last_caught_up(
 
     blocks: list[bytes] = []
     with tempfile.TemporaryFile() as out:
-        stream = repo.git.start_into(["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno())
+        stream = repo.git.start_into(
+            ["diff", *diffwrite.DIFF_OPTIONS, "main~1", "main"], out.fileno()
+        )
         proc = stream._proc
         monkeypatch.setattr(proc, "poll", proc.wait)  # "still running?" once it has ended
         monkeypatch.setattr(os, "pread", pread)
-        stream.read(blocks.append)
+        blocks.extend(stream.blocks())
         monkeypatch.undo()
         out.seek(0)
         written = out.read()
@@ -393,10 +398,11 @@ def test_a_failing_consumer_stops_git_and_propagates(stream_repo: Path) -> None:
 
     with tempfile.TemporaryFile() as out:
         stream = repo.git.start_into(
-            ["diff", *source.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=1024
+            ["diff", *diffwrite.DIFF_OPTIONS, "main~1", "main"], out.fileno(), block_size=1024
         )
         with pytest.raises(RuntimeError, match="stop"):
-            stream.read(consume)
+            for block in stream.blocks():
+                consume(block)
         assert stream._proc.returncode is not None  # waited for
     assert seen == [1024]
 

@@ -78,14 +78,16 @@ def _show(review: core.RefReview) -> None:
 
     ref = review.ref
     click.echo(f"diffchunk: {ref.local_ref} -> {ref.remote_ref}")
-    if review.diff is None:
+    if review.diff is None or review.summary is None or review.listing is None:
         click.echo(f"  {review.note}")
         return
     if review.note:
         click.echo(f"  range: {review.diff.range} ({review.note})")
     else:
         click.echo(f"  range: {review.diff.range}")
-    text = render_overview(review.summary, review.listing, review.diff.diff_path)
+    text = render_overview(
+        review.summary.to_dict(), review.listing.to_dict(), review.diff.diff_path
+    )
     click.echo("\n".join(f"  {line}" if line else "" for line in text.rstrip("\n").split("\n")))
     click.echo(f"  cached diff: {review.diff.diff_path}")
     click.echo(

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..diff.options import Progress
+from ..diff.options import LoadOptions, Progress
 from ..errors import NotARange
 from ..paths import review_repo_path
 
@@ -20,26 +20,19 @@ def load_range(
     target: str | None,
     repo: str | None,
     staged: bool,
-    load_options: dict[str, Any],
+    options: LoadOptions,
     progress: Progress | None,
 ) -> tuple[str, dict[str, Any]]:
     """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``."""
     from ..review.range_review import load_git_diff
 
-    options = dict(load_options)
-    if options.pop("gitattributes_path", None):
+    if options.gitattributes_path is not None:
         raise click.UsageError(
             "--gitattributes applies to diff files; a git range uses the repository's "
             "own .gitattributes."
         )
     try:
-        summary = load_git_diff(
-            review_repo_path(repo),
-            target,
-            staged,
-            **options,
-            progress=progress,
-        )
+        summary = load_git_diff(review_repo_path(repo), target, staged, options, progress=progress)
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
@@ -47,7 +40,7 @@ def load_range(
             f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
             suggestion=exc.suggestion,
         ) from exc
-    return summary["file_path"], summary
+    return summary.file_path, summary.to_dict()
 
 
 def render_range_overview(

@@ -2,7 +2,7 @@
 
 The pipeline's modules are imported inside the functions that use them: for a
 git range, ``git diff`` then starts before they load, and they load while it
-runs (see :mod:`diffchunk.git.source`).
+runs (see :mod:`diffchunk.review.early_start`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from ..diff.options import FORMATS, MAX_CHUNK_LINES, MIN_CHUNK_LINES, Progress
+from ..diff.options import FORMATS, MAX_CHUNK_LINES, MIN_CHUNK_LINES, LoadOptions, Progress
 from ..errors import PathError
 from ..paths import is_diff_file
 from . import ranges
@@ -46,7 +46,7 @@ def _progress_printer() -> Progress | None:
 
 def _load_target(
     target: str | None,
-    load_options: dict[str, Any],
+    options: LoadOptions,
     progress: Progress | None,
     repo: str | None = None,
     staged: bool = False,
@@ -59,13 +59,13 @@ def _load_target(
     loaded the same way (see :mod:`diffchunk.cli.ranges`).
     """
     if not is_diff_file(target, staged):
-        return ranges.load_range(target, repo, staged, load_options, progress)
+        return ranges.load_range(target, repo, staged, options, progress)
     from ..review import diff_tools as core
 
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))
-    summary = core.load_diff(path, **load_options, progress=progress)
-    return summary["file_path"], summary
+    summary = core.load_diff(path, options, progress=progress)
+    return summary.file_path, summary.to_dict()
 
 
 def _join_patterns(values: tuple[str, ...]) -> str | None:
@@ -350,16 +350,16 @@ def review(
         raise click.UsageError(f"Use only one of {', '.join(modes)}.")
     if fmt != "raw" and chunk_number is None and file_path is None:
         raise click.UsageError("--format applies to --chunk or --file output.")
-    load_options: dict[str, Any] = {
-        "max_chunk_lines": max_chunk_lines,
-        "skip_trivial": not no_skip_trivial,
-        "skip_generated": not no_skip_generated,
-        "include_patterns": _join_patterns(include),
-        "exclude_patterns": _join_patterns(exclude),
-        "context_lines": context_lines,
-        "gitattributes_path": os.path.abspath(gitattributes) if gitattributes else None,
-    }
-    diff_path, summary = _load_target(target, load_options, _progress_printer(), repo, staged)
+    options = LoadOptions(
+        max_chunk_lines=max_chunk_lines,
+        skip_trivial=not no_skip_trivial,
+        skip_generated=not no_skip_generated,
+        include_patterns=_join_patterns(include),
+        exclude_patterns=_join_patterns(exclude),
+        context_lines=context_lines,
+        gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
+    )
+    diff_path, summary = _load_target(target, options, _progress_printer(), repo, staged)
     from ..diff.formatter import format_chunk  # loaded with diff_tools
     from ..review import diff_tools as core
 
@@ -381,7 +381,7 @@ def review(
             click.echo(format_chunk(result.data, fmt), nl=False)
         return
 
-    listing = core.list_chunks(diff_path, max_tokens=None)
+    listing = core.list_chunks(diff_path, max_tokens=None).to_dict()
     overview = _json_overview(summary, listing)
     if as_json:
         echo_json(overview)

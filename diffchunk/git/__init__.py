@@ -1,32 +1,11 @@
-"""The git source: turn a repository range into a cached diff file and its attributes.
+"""The plumbing: every git process of diffchunk, and nothing else.
 
-Core code only (no click, no mcp).  Entry points:
-
-* :func:`diffchunk.git.source.load_git_range` -> :class:`~diffchunk.git.source.GitDiff`
-* :class:`diffchunk.git.attributes.CheckAttrSource` (``git check-attr``)
-
-Submodules are imported on first use, so that loading a plain diff file (which
-only checks for a sidecar) does not pay for the rest.
+It runs git (:mod:`~diffchunk.git.runner`, the one place that starts git),
+finds repositories (:mod:`~diffchunk.git.repo`), resolves revisions
+(:mod:`~diffchunk.git.revisions`), reads attributes
+(:mod:`~diffchunk.git.attributes`), and writes a range's ``git diff`` into
+the diff cache (:mod:`~diffchunk.git.diffwrite`, :mod:`~diffchunk.git.cache`),
+yielding git's output as it comes.  It imports nothing of the diff pipeline
+or of the application, and calls nothing back: the application layer
+(:mod:`diffchunk.review`) drives it.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .attributes import CheckAttrSource
-    from .source import GitDiff, load_git_range
-
-__all__ = ["CheckAttrSource", "GitDiff", "load_git_range"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "CheckAttrSource":
-        from .attributes import CheckAttrSource
-
-        return CheckAttrSource
-    if name in ("GitDiff", "load_git_range"):
-        from . import source
-
-        return getattr(source, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

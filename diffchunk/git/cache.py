@@ -1,7 +1,10 @@
 """The on-disk cache of generated diffs.
 
 Location: ``$DIFFCHUNK_CACHE_DIR``, else ``$XDG_CACHE_HOME/diffchunk``, else
-``~/.cache/diffchunk``.  Entries are written to a temporary file in the same
+``~/.cache/diffchunk``.  An entry ``<name>.diff`` may have companion files
+``<name>.diff.<suffix>`` (the application keeps what it learnt of the diff
+there); they go with their entry, and a companion whose entry is gone is
+removed once it is old.  Entries are written to a temporary file in the same
 directory, flushed with ``fsync`` and renamed into place, so a reader never
 sees a half-written entry; a failed write leaves nothing behind (a write
 error such as a full disk raises :class:`GitError`).  The cache is
@@ -19,18 +22,17 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
-from ..review.sidecar import SUFFIX as SIDECAR_SUFFIX
 
 MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"
-# The only names this cache ever writes (see ``git.source.cache_name`` and
+# The only names this cache ever writes (see ``git.diffwrite.cache_name`` and
 # ``tempfile.mkstemp``).  Nothing else in the directory is treated as an
 # entry, so a cache directory that also holds other files never loses them.
 _ENTRY_NAME = re.compile(
@@ -38,6 +40,18 @@ _ENTRY_NAME = re.compile(
     + re.escape(SUFFIX)
 )
 _TMP_NAME = re.compile(re.escape(_TMP_PREFIX) + r"[a-z0-9_]{8}" + re.escape(SUFFIX))
+# A companion file of an entry: ``<entry name>.<suffix>``.
+_COMPANION_SUFFIX = re.compile(r"\.[a-z0-9][a-z0-9.-]*")
+
+
+def companion_entry(name: str) -> str | None:
+    """The entry name a companion file ``name`` belongs to, or None."""
+    entry, dot, rest = name.partition(SUFFIX + ".")
+    if not dot or not is_entry_name(entry + SUFFIX):
+        return None
+    if _COMPANION_SUFFIX.fullmatch("." + rest) is None:
+        return None
+    return entry + SUFFIX
 
 
 def is_entry_name(name: str) -> bool:
@@ -80,26 +94,6 @@ def default_cache_dir() -> Path:
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "diffchunk"
     return Path.home() / ".cache" / "diffchunk"
-
-
-def _fsync_during(fd: int, work: Callable[[], None]) -> None:
-    """``os.fsync(fd)`` in a thread while ``work()`` runs here; either failure raises."""
-    failed: list[OSError] = []
-
-    def sync() -> None:
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            failed.append(exc)
-
-    thread = threading.Thread(target=sync, name="diffchunk-fsync", daemon=True)
-    thread.start()
-    try:
-        work()
-    finally:
-        thread.join()
-    if failed:
-        raise failed[0]
 
 
 def _write_error(directory: Path, exc: OSError) -> CacheWriteError:
@@ -163,29 +157,6 @@ class DiffCache:
         makes the entry (or :meth:`PendingEntry.abort` removes)."""
         return PendingEntry(self, name)
 
-    def write(
-        self,
-        name: str,
-        fill: Callable[[int], None],
-        *,
-        meanwhile: Callable[[], None] | None = None,
-    ) -> Path:
-        """Create (or replace) entry ``name``: ``fill(fd)`` writes its content.
-
-        The entry appears atomically and only if ``fill`` (and ``meanwhile``)
-        return normally.  ``meanwhile()`` runs while the written data is
-        flushed to disk (``fsync`` in a thread), before the entry appears.
-        """
-        entry = self.begin(name)
-        try:
-            fill(entry.fd)
-        except BaseException as exc:
-            entry.abort()
-            if isinstance(exc, OSError):
-                raise _write_error(self.directory, exc) from None
-            raise
-        return entry.commit(meanwhile)
-
     def _entries(self) -> Iterator[tuple[Path, os.stat_result]]:
         try:
             names = os.listdir(self.directory)
@@ -206,9 +177,10 @@ class DiffCache:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
-            if name.endswith(SIDECAR_SUFFIX) and is_entry_name(name[: -len(SIDECAR_SUFFIX)]):
-                # A sidecar whose diff is gone (young ones may be a write in progress).
-                orphan = not os.path.exists(str(path)[: -len(SIDECAR_SUFFIX)])
+            owner = companion_entry(name)
+            if owner is not None:
+                # A companion whose entry is gone (young ones may be a write in progress).
+                orphan = not os.path.exists(self.directory / owner)
                 if orphan and time.time() - st.st_mtime > _STALE_TMP_SECONDS:
                     with contextlib.suppress(OSError):
                         path.unlink()
@@ -216,14 +188,23 @@ class DiffCache:
             if is_entry_name(name) and stat.S_ISREG(st.st_mode):
                 yield path, st
 
-    @staticmethod
-    def _remove(path: Path) -> bool:
+    def _names(self) -> list[str]:
+        try:
+            return os.listdir(self.directory)
+        except OSError:
+            return []
+
+    def _remove(self, path: Path, names: list[str]) -> bool:
+        """Remove the entry ``path`` and its companion files (``names``: the directory's)."""
         try:
             path.unlink()
         except OSError:
             return False
-        with contextlib.suppress(OSError):
-            os.unlink(str(path) + SIDECAR_SUFFIX)
+        prefix = path.name + "."
+        for name in names:
+            if name.startswith(prefix) and companion_entry(name) == path.name:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.directory / name)
         return True
 
     def prune(self, keep: Path | None = None) -> int:
@@ -231,19 +212,23 @@ class DiffCache:
         entries = sorted(self._entries(), key=lambda e: e[1].st_mtime_ns, reverse=True)
         total = 0
         removed = 0
+        names: list[str] | None = None
         for count, (path, st) in enumerate(entries, 1):
             total += st.st_size
             over = count > self.max_entries or total > self.max_bytes
             if over and path != keep:
-                removed += self._remove(path)
+                if names is None:
+                    names = self._names()
+                removed += self._remove(path, names)
                 total -= st.st_size
         return removed
 
     def clear(self) -> int:
         """Remove every entry; returns how many."""
+        names = self._names()
         removed = 0
         for path, _ in list(self._entries()):
-            removed += self._remove(path)
+            removed += self._remove(path, names)
         return removed
 
     def stats(self) -> CacheStats:
@@ -285,6 +270,7 @@ class PendingEntry:
             raise _write_error(directory, exc) from None
         self.final = cache.path_for(name)
         self._open = True
+        self._flush: tuple[threading.Thread, list[OSError]] | None = None
         # Held as long as the file is open here or in git (which shares the
         # open file as its stdout): a temporary file nobody holds is garbage
         # (its writers were killed), and the cache removes it.
@@ -310,18 +296,41 @@ class PendingEntry:
             return _write_error(self.cache.directory, OSError(exc.message))
         return exc
 
-    def commit(self, meanwhile: Callable[[], None] | None = None) -> Path:
+    def start_flush(self) -> None:
+        """Start flushing what was written to disk (``fsync`` in a thread), so that
+        the caller's own work overlaps it; :meth:`commit` waits for it."""
+        if self._flush is not None:
+            return
+        failed: list[OSError] = []
+
+        def sync() -> None:
+            try:
+                os.fsync(self.fd)
+            except OSError as exc:
+                failed.append(exc)
+
+        thread = threading.Thread(target=sync, name="diffchunk-fsync", daemon=True)
+        thread.start()
+        self._flush = (thread, failed)
+
+    def _flushed(self) -> None:
+        """Wait for the flush (starting none if none was started: fsync here)."""
+        if self._flush is None:
+            os.fsync(self.fd)
+            return
+        thread, failed = self._flush
+        thread.join()
+        if failed:
+            raise failed[0]
+
+    def commit(self) -> Path:
         """Flush the file to disk and rename it into place; returns the entry's path.
 
-        ``meanwhile()`` runs while the data is flushed (``fsync`` in a thread).
         A failure removes the file: the entry then does not appear.
         """
         try:
             try:
-                if meanwhile is None:
-                    os.fsync(self.fd)
-                else:
-                    _fsync_during(self.fd, meanwhile)
+                self._flushed()
                 os.fchmod(self.fd, 0o600)
                 # Renamed while still open and locked: until then another
                 # process's sweep could take the file for an abandoned one.
@@ -338,6 +347,8 @@ class PendingEntry:
 
     def abort(self) -> None:
         """Close and remove the temporary file (the entry does not appear)."""
+        if self._flush is not None:
+            self._flush[0].join()  # the descriptor stays open until its fsync ends
         self._close()
         with contextlib.suppress(OSError):
             os.unlink(self.tmp)

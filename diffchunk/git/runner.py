@@ -1,8 +1,8 @@
 """Run ``git`` as a subprocess, safely.
 
 Everything diffchunk asks git goes through a :class:`GitCommand` (its
-``argv`` and ``env``, which ``run``, ``run_all``, ``to_file`` and
-``start_into`` use), made to:
+``argv`` and ``env``, which ``run``, ``run_all`` and ``start_into`` use),
+made to:
 
 * call real subcommands only (never aliases), with ``--no-pager``;
 * start from a scrubbed environment: every inherited ``GIT_*`` variable is
@@ -30,7 +30,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import NamedTuple
@@ -42,7 +42,7 @@ from ..termination import Held
 logger = LazyLogger(__name__)  # see diffchunk.log
 
 GIT = "git"
-# Block size of GitStream.read.
+# Block size of GitStream.blocks.
 STREAM_BLOCK = 1 << 18
 
 # Inherited variables kept: they only choose which config files git reads.
@@ -212,20 +212,6 @@ class GitCommand(NamedTuple):
         proc = self.run(args, input=input, env_extra=env_extra, what=what)
         return _decode(proc.stdout)
 
-    def to_file(
-        self,
-        args: Sequence[str],
-        fd: int,
-        *,
-        progress: Callable[[int], None] | None = None,
-        what: str | None = None,
-    ) -> None:
-        """Stream git's stdout straight into the open file ``fd`` (no copy in Python).
-
-        ``progress`` is called with the bytes written so far, about every 0.2 s.
-        """
-        self.start_into(args, fd, what=what).wait(progress)
-
     def start_into(
         self,
         args: Sequence[str],
@@ -236,11 +222,11 @@ class GitCommand(NamedTuple):
     ) -> GitStream:
         """Start git writing its stdout into the file open at ``fd``.
 
-        :meth:`GitStream.read` then reads the file as it grows (``fd`` open
-        for reading too, empty), or :meth:`GitStream.wait` waits for git.  A pipe would
+        :meth:`GitStream.blocks` then reads the file as it grows (``fd`` open
+        for reading too, empty).  A pipe would
         cost git itself more: on a 16 MB diff, ``git diff`` took about 35 ms
         longer writing into a pipe than into /dev/null, and 10 ms into a file.
-        The caller must end the stream (``read`` to the end, or ``kill``).
+        The caller must end the stream (``blocks`` to the end, or ``kill``).
         """
         argv = self.argv(args)
         logger.debug("running %s > fd %d", argv, fd)
@@ -265,7 +251,7 @@ class GitCommand(NamedTuple):
         return stream
 
 
-# How long GitStream.read waits when it has read all that git wrote so far:
+# How long GitStream.blocks waits when it has read all that git wrote so far:
 # 2 ms at first, twice as long each time git still has written nothing more,
 # up to 50 ms (git may think for seconds before it writes, e.g. on renames).
 _TAIL_WAIT = 0.002
@@ -297,14 +283,14 @@ class GitStream:
             stderr.close()
             raise
 
-    def read(self, consume: Callable[[bytes], None]) -> None:
-        """Hand git's output to ``consume`` in blocks, then wait for git.
+    def blocks(self) -> Iterator[bytes]:
+        """Git's output in blocks as it arrives, then wait for git.
 
         Blocks are at most ``block_size`` bytes: a full block, or what git has
-        written so far.  A non-zero exit raises :class:`GitError` after every
-        block was handed over, so the consumer must not treat what it got as
-        final before this returns.  An exception from ``consume`` kills git
-        and propagates.
+        written so far.  A non-zero exit raises :class:`GitError` after the
+        last block was yielded, so the reader must not treat what it got as
+        final before the iteration ends.  Closing the iteration early (or an
+        exception in the reader) kills git.
         """
         proc = self._proc
         fd = self._fd
@@ -333,7 +319,7 @@ class GitStream:
                     exited = True
                     continue
                 if pending:  # a full block, or all there is for now
-                    consume(pending[0] if len(pending) == 1 else b"".join(pending))
+                    yield pending[0] if len(pending) == 1 else b"".join(pending)
                     pending = []
                     size = 0
                 if not piece:
@@ -343,26 +329,8 @@ class GitStream:
                         time.sleep(wait)
                     wait = min(2 * wait, _TAIL_WAIT_MAX)
             if pending:
-                consume(b"".join(pending))
+                yield b"".join(pending)
             proc.wait()
-        self._check()
-
-    def wait(self, progress: Callable[[int], None] | None = None) -> None:
-        """Wait for git without reading what it writes (see :meth:`GitCommand.to_file`).
-
-        ``progress`` is called with the bytes written so far, about every 0.2 s.
-        """
-        proc = self._proc
-        with self._owned():
-            if progress is None:
-                proc.wait()  # no polling: returns as soon as git exits
-            else:
-                while True:
-                    try:
-                        proc.wait(timeout=0.2)
-                        break
-                    except subprocess.TimeoutExpired:
-                        progress(os.fstat(self._fd).st_size)
         self._check()
 
     @contextmanager

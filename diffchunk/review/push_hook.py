@@ -27,13 +27,16 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import GitError
 from ..git.cache import DiffCache
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, empty_tree
-from ..git.source import GitDiff
+
+if TYPE_CHECKING:
+    from .range_review import GitDiff
+    from .results import ChunkListing, LoadSummary
 
 HOOK_NAME = "pre-push"
 LEGACY_SUFFIX = ".legacy"
@@ -191,8 +194,8 @@ class RefReview:
     ref: PushedRef
     note: str | None = None
     diff: GitDiff | None = None
-    summary: dict[str, Any] = field(default_factory=dict)
-    listing: dict[str, Any] = field(default_factory=dict)
+    summary: LoadSummary | None = None
+    listing: ChunkListing | None = None
     over_limit: list[str] = field(default_factory=list)
 
 
@@ -293,7 +296,10 @@ def review_push(
     limits: Limits | None = None,
 ) -> list[RefReview]:
     """Generate and load the diff of every pushed ref; ``over_limit`` says what failed."""
-    from . import diff_tools
+    # Here, not at the top: the hook's start does not pay for the pipeline.
+    from .listing import list_chunks
+    from .loading import load_diff
+    from .range_review import review_resolved
 
     cache = DiffCache(cache_dir if cache_dir is not None else Path(repo.common_dir) / "diffchunk")
     limits = limits if limits is not None else read_limits(repo)
@@ -312,19 +318,17 @@ def review_push(
             continue
         label = f"{(base or 'root')[:12]}..{ref.local_sha[:12]}"
         resolved = ResolvedRange(label, Mode.COMMITS, base, ref.local_sha, base or empty_tree(repo))
-        from .range_review import review_resolved  # with the pipeline, not at the hook's start
-
         diff = review_resolved(repo, resolved, cache)
-        summary = diff_tools.load_diff(diff.diff_path)
-        listing = diff_tools.list_chunks(diff.diff_path, max_tokens=None)
+        summary = load_diff(diff.diff_path)
+        listing = list_chunks(diff.diff_path, max_tokens=None)
         review = RefReview(ref, note=note, diff=diff, summary=summary, listing=listing)
-        if limits.max_chunks is not None and summary["chunks"] > limits.max_chunks:
+        if limits.max_chunks is not None and summary.chunks > limits.max_chunks:
             review.over_limit.append(
-                f"{summary['chunks']} chunks, over diffchunk.maxChunks={limits.max_chunks}"
+                f"{summary.chunks} chunks, over diffchunk.maxChunks={limits.max_chunks}"
             )
-        if limits.max_lines is not None and summary["total_lines"] > limits.max_lines:
+        if limits.max_lines is not None and summary.total_lines > limits.max_lines:
             review.over_limit.append(
-                f"{summary['total_lines']} diff lines, over diffchunk.maxLines={limits.max_lines}"
+                f"{summary.total_lines} diff lines, over diffchunk.maxLines={limits.max_lines}"
             )
         reviews.append(review)
     return reviews

@@ -1,36 +1,227 @@
-"""Review a repository range: generate (or reuse) its diff, then load it like a diff file.
+"""Review a repository range: write (or reuse) its diff, and load it like a diff file.
 
-The cached diff goes through the same session store and pipeline as any diff
-file, with the repository's own attributes (see :mod:`diffchunk.git.sidecar`),
-so every diff tool works on the returned ``file_path`` afterwards.  When git
-runs, the diff is parsed while it is written and the resulting review is
-adopted as the file's session (the file is not read back).
+The application drives, git yields: :func:`load_git_range` resolves the
+range, and unless the cache holds its diff already, starts ``git diff``
+writing into a new cache entry (:mod:`diffchunk.git.diffwrite`), parses it
+while git writes (:mod:`diffchunk.review.range_stream`), builds the review
+while the entry is flushed to disk, commits the entry and makes the review
+the file's session (the file is not read back).  The cached diff then goes
+through the same session store as any diff file, with the repository's own
+attributes recorded beside it (:mod:`diffchunk.review.sidecar`), so every
+diff tool works on the returned ``file_path`` afterwards, in this process or
+another.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
 
 from ..diff.options import LoadOptions, Progress
-from ..git.source import GitDiff, StreamedDiff, load_git_range, write_diff
-from .sidecar import SidecarAttributes, attributes_for_diff
+from ..diff.pipeline import Review, build_review
+from ..errors import InvalidArgument
+from ..git.cache import DiffCache
+from ..git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
+from ..git.repo import Repo, discover
+from ..git.revisions import Mode, ResolvedRange, parse_range, resolve_range
+from ..log import LazyLogger
+from . import early_start
+from .loading import load_diff
+from .range_stream import StreamedDiff, parse_while_written
+from .results import RangeSummary
+from .sessions import SessionStore, default_store
+from .sidecar import (
+    SidecarAttributes,
+    attributes_for_diff,
+    drop_stale,
+    recorded_attribute_files,
+    sidecar_path,
+    write_sidecar,
+)
 
-if TYPE_CHECKING:
-    from ..diff.pipeline import Review
-    from ..git.cache import DiffCache
-    from ..git.repo import Repo
-    from ..git.revisions import ResolvedRange
-    from .sessions import SessionStore
-
+logger = LazyLogger(__name__)  # see diffchunk.log
 
 # Seconds between two reports of git diff's progress.
 _PROGRESS_EVERY = 0.1
 
 
+@dataclass(frozen=True)
+class GitDiff:
+    """A range's diff file in the cache, and what it shows.
+
+    ``base``/``head`` are commit ids; ``head`` is ``None`` for the working
+    tree or the index, ``base`` is ``None`` when the old side is the empty
+    tree (root commit, repository without commits).  ``review``: the review
+    built while git wrote the file (None when the cached file was reused).
+    """
+
+    diff_path: str
+    repo_root: str
+    base: str | None
+    head: str | None
+    range: str
+    cached: bool
+    mode: Mode = Mode.COMMITS
+    repo: Repo | None = field(default=None, compare=False, repr=False)
+    review: Review | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def size(self) -> int:
+        return os.stat(self.diff_path).st_size
+
+
+def load_git_diff(
+    absolute_repo_path: str,
+    revision_range: str | None = "HEAD",
+    staged: bool = False,
+    options: LoadOptions | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    store: SessionStore | None = None,
+    progress: Progress | None = None,
+) -> RangeSummary:
+    """Load ``revision_range`` of the repository at ``absolute_repo_path``.
+
+    Returns the ``load_diff`` summary (its ``file_path`` is the cached diff,
+    usable with every other diff tool) with the range, its commits and
+    whether the cached diff was reused.
+    """
+    options = options if options is not None else LoadOptions()
+    if options.gitattributes_path is not None:
+        raise InvalidArgument(
+            "gitattributes_path applies to diff files; a git range uses the repository's "
+            "own .gitattributes.",
+            suggestion="Leave it unset for a range.",
+        )
+    diff = load_git_range(
+        absolute_repo_path,
+        revision_range,
+        staged,
+        cache_dir=cache_dir,
+        options=options,
+        store=store,
+        progress=progress,
+    )
+    # An adopted session is fresh: this neither reads nor parses the file again.
+    summary = load_diff(diff.diff_path, options, store=store, progress=progress)
+    return RangeSummary(summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached)
+
+
+def load_git_range(
+    repo_path: str,
+    revision_range: str | None = "HEAD",
+    staged: bool = False,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    options: LoadOptions | None = None,
+    store: SessionStore | None = None,
+    progress: Progress | None = None,
+) -> GitDiff:
+    """The diff of ``revision_range`` in the repository at ``repo_path``, in the cache.
+
+    ``revision_range`` follows :mod:`diffchunk.git.revisions` (``"HEAD"`` or
+    ``None``: uncommitted changes).  When git runs, the review (``options``)
+    is built while it writes and becomes the session of the new file in
+    ``store`` (default: the process-wide one).  Raises ``GitError`` /
+    ``RefusedRange``.  A review begun by
+    :func:`~diffchunk.review.early_start.start_early` with the same arguments
+    is taken over.
+    """
+    request = parse_range(revision_range, staged)  # refuse bad text before touching git
+    cache = DiffCache(cache_dir)
+    early = early_start.take((repo_path, revision_range, staged, cache.directory))
+    if early is None:
+        repo = discover(repo_path)
+        return write_range(
+            repo, resolve_range(repo, request), cache, options, store=store, progress=progress
+        )
+    try:
+        return write_range(
+            early.repo,
+            early.resolved,
+            cache,
+            options,
+            store=store,
+            progress=progress,
+            writing=early.writing,
+            # No git started: the early start found the entry there and current.
+            checked=early.writing is None,
+        )
+    except BaseException:
+        if early.writing is not None:  # wherever it failed, git and the entry end here
+            early.writing.stop()
+        raise
+
+
+def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> GitDiff:
+    """The diff of an already resolved range, written (or reused) in ``cache``, its
+    review built while git writes it and adopted as the file's session (default
+    load options): a ``load_diff`` of ``diff_path`` then reads nothing again."""
+    return write_range(repo, resolved, cache, None)
+
+
+def cached_entry_is_current(repo: Repo, diff_path: str) -> bool:
+    """Whether a cached entry of a commit range may be reused: no nested
+    ``.gitattributes`` changed since it was written (see the sidecar's record)."""
+    return not nested_attributes_changed(repo, recorded_attribute_files(diff_path))
+
+
+def write_range(
+    repo: Repo,
+    resolved: ResolvedRange,
+    cache: DiffCache,
+    options: LoadOptions | None,
+    *,
+    store: SessionStore | None = None,
+    progress: Progress | None = None,
+    writing: DiffWriting | None = None,
+    checked: bool = False,
+) -> GitDiff:
+    """The cached diff for ``resolved``, running ``git diff`` only when needed.
+
+    ``writing``: that git diff, already started (early start); ``checked``:
+    the early start found the entry there and current.
+    """
+    name = cache_name(repo, resolved)
+    if resolved.is_commit_pair:
+        hit = cache.lookup(name)
+        if hit is not None and not checked and not cached_entry_is_current(repo, str(hit)):
+            logger.debug("cached %s predates a .gitattributes change: written anew", hit)
+            drop_stale(str(hit))
+            hit = None
+        if hit is not None:
+            logger.debug("cache hit %s", hit)
+            if writing is not None:
+                writing.stop()
+            if not os.path.exists(sidecar_path(str(hit))):
+                _write_sidecar(repo, resolved, str(hit))
+            return _result(repo, resolved, str(hit), cached=True)
+    if writing is None:
+        writing = start_diff(repo, resolved, cache, name)
+    final = str(writing.entry.final)
+    try:
+        # The sidecar before the entry appears: whoever loads the new diff
+        # then asks git for its attributes.
+        _write_sidecar(repo, resolved, final)
+        streamed = parse_while_written(repo, resolved, writing, _git_progress(progress))
+        # Built while the entry is flushed to disk (parse_while_written started it).
+        review = _build(final, streamed, options or LoadOptions(), progress)
+        path = writing.entry.commit()
+    except BaseException:
+        writing.stop()
+        _drop_orphan_sidecar(final)
+        raise
+    (store if store is not None else default_store()).adopt(
+        str(path), streamed.parsed.data, streamed.digest, review, streamed.identity
+    )
+    return _result(repo, resolved, str(path), cached=False, review=review)
+
+
 def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
+    """A report of the bytes git has written, at most every :data:`_PROGRESS_EVERY` s."""
     if progress is None:
         return None
     last = [0.0]
@@ -44,102 +235,12 @@ def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
     return report
 
 
-def load_git_diff(
-    absolute_repo_path: str,
-    revision_range: str | None = "HEAD",
-    staged: bool = False,
-    max_chunk_lines: int = 1000,
-    skip_trivial: bool = True,
-    skip_generated: bool = True,
-    include_patterns: str | None = None,
-    exclude_patterns: str | None = None,
-    context_lines: int | None = None,
-    *,
-    cache_dir: str | os.PathLike[str] | None = None,
-    store: SessionStore | None = None,
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Load ``revision_range`` of the repository at ``absolute_repo_path``.
-
-    Returns the ``load_diff`` summary (``chunks``, ``files``, ``total_lines``,
-    ``file_path`` — the cached diff, usable with every other diff tool —,
-    ``files_excluded``, ``excluded``) plus ``repo``, ``range``, ``base``,
-    ``head`` (commit ids; ``head`` is ``None`` for the working tree or index)
-    and ``cached`` (the diff was reused without running git).
-    """
-    # Validate the load options before running git.
-    options = LoadOptions(
-        max_chunk_lines=max_chunk_lines,
-        skip_trivial=skip_trivial,
-        skip_generated=skip_generated,
-        include_patterns=include_patterns,
-        exclude_patterns=exclude_patterns,
-        context_lines=context_lines,
-    )
-    diff = load_git_range(
-        absolute_repo_path,
-        revision_range,
-        staged,
-        cache_dir=cache_dir,
-        progress=_git_progress(progress),
-        parse=True,
-        while_git_starts=_load_pipeline,
-        # Built while the new cache entry is flushed to disk.
-        while_writing=lambda diff_path, streamed: _build(diff_path, streamed, options, progress),
-    )
-    if diff.streamed is not None:
-        _adopt(diff, diff.streamed, store)
-    # Not at the top: loading the pipeline must not delay git's start (when git
-    # runs, _load_pipeline has loaded it while git started).
-    from . import diff_tools
-
-    # An adopted session is fresh: this neither reads nor parses the file again.
-    summary = diff_tools.load_diff(
-        diff.diff_path,
-        max_chunk_lines=max_chunk_lines,
-        skip_trivial=skip_trivial,
-        skip_generated=skip_generated,
-        include_patterns=include_patterns,
-        exclude_patterns=exclude_patterns,
-        context_lines=context_lines,
-        store=store,
-        progress=progress,
-    )
-    return with_range(summary, diff)
-
-
-def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> GitDiff:
-    """The diff of an already resolved range, written (or reused) in ``cache``, its
-    review built while git writes it and adopted as the file's session (default
-    load options): a ``load_diff`` of ``diff_path`` then reads nothing again."""
-    options = LoadOptions()
-    diff = write_diff(
-        repo,
-        resolved,
-        cache=cache,
-        parse=True,
-        while_writing=lambda diff_path, streamed: _build(diff_path, streamed, options, None),
-    )
-    if diff.streamed is not None:
-        _adopt(diff, diff.streamed, None)
-    return diff
-
-
-def _load_pipeline() -> None:
-    """Import what builds and serves the review while git starts, not after it ends."""
-    from . import diff_tools  # noqa: F401 (with the pipeline and the session store)
-
-
 def _build(
     diff_path: str, streamed: StreamedDiff, options: LoadOptions, progress: Progress | None
 ) -> Review:
     """The review of a diff parsed while git wrote it to ``diff_path``."""
     source = streamed.attributes
     try:
-        # Here rather than at the top: see load_git_diff.  Inside the try, so
-        # that git check-attr is stopped whatever happens.
-        from ..diff.pipeline import build_review
-
         attributes = attributes_for_diff(diff_path, source, streamed.attribute_files)
         parsed = streamed.parsed
         review = build_review(
@@ -158,24 +259,39 @@ def _build(
             source.close()
 
 
-def _adopt(diff: GitDiff, streamed: StreamedDiff, store: SessionStore | None) -> None:
-    """Make the review built while the diff was written the file's session."""
-    from ..diff.pipeline import Review
-    from .sessions import default_store
+def _drop_orphan_sidecar(diff_path: str) -> None:
+    """After a failed write: the sidecar goes too, unless an older entry of that name
+    (a working-tree diff written before) is still there and needs it."""
+    if not os.path.exists(diff_path):
+        with contextlib.suppress(OSError):
+            os.unlink(sidecar_path(diff_path))
 
-    review = streamed.built
-    assert isinstance(review, Review)
-    (store if store is not None else default_store()).adopt(
-        diff.diff_path, streamed.parsed.data, streamed.digest, review, streamed.identity
+
+def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
+    write_sidecar(
+        diff_path,
+        repo=repo.path,
+        treeish=resolved.head,
+        index=resolved.mode is Mode.INDEX,
     )
 
 
-def with_range(summary: dict[str, Any], diff: GitDiff) -> dict[str, Any]:
-    """``summary`` plus what the range was."""
-    result = dict(summary)
-    result["repo"] = diff.repo_root
-    result["range"] = diff.range
-    result["base"] = diff.base
-    result["head"] = diff.head
-    result["cached"] = diff.cached
-    return result
+def _result(
+    repo: Repo,
+    resolved: ResolvedRange,
+    path: str,
+    *,
+    cached: bool,
+    review: Review | None = None,
+) -> GitDiff:
+    return GitDiff(
+        diff_path=path,
+        repo_root=repo.path,
+        base=resolved.base,
+        head=resolved.head,
+        range=resolved.label,
+        cached=cached,
+        mode=resolved.mode,
+        repo=repo,
+        review=review,
+    )

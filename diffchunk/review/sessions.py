@@ -36,6 +36,7 @@ from ..diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshol
 from ..diff.options import LoadOptions, Progress
 from ..diff.pipeline import Review, build_review
 from ..errors import FileToolError, PathError
+from ..fdio import BackgroundHash
 from ..git.cache import default_cache_dir, is_private_entry
 from ..paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
@@ -124,24 +125,6 @@ def _digest_of(real: str, data: DiffBuffer) -> str:
 
 # Below this size a second thread costs more than the hashing it overlaps.
 _THREADED_HASH_BYTES = 1 << 20
-
-
-class _Hasher:
-    """sha256 of a buffer, computed in a thread while the caller does other work."""
-
-    def __init__(self, data: bytes) -> None:
-        self._digest = ""
-        self._thread = threading.Thread(
-            target=self._run, args=(data,), name="diffchunk-sha256", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, data: bytes) -> None:
-        self._digest = hashlib.sha256(data).hexdigest()
-
-    def result(self) -> str:
-        self._thread.join()
-        return self._digest
 
 
 @dataclass(eq=False)
@@ -354,7 +337,7 @@ class SessionStore:
             and current.options == options
             and current.attributes_fingerprint == attr_fp
         )
-        hasher: _Hasher | None = None
+        hasher: BackgroundHash | None = None
         digest = ""
         if isinstance(data, DiffBuffer):
             if same_setup:  # its own thread hashes it (see DiffBuffer.digest)
@@ -364,7 +347,7 @@ class SessionStore:
         else:
             # The review is built whatever the digest: hash while parsing
             # (hashlib lets other threads run while it hashes a large buffer).
-            hasher = _Hasher(data)
+            hasher = BackgroundHash.of_bytes(data)
         if current is not None and same_setup and current.digest == digest:
             # Touched (mtime changed) but same content: keep the review.
             current.fingerprint = fp

@@ -97,6 +97,14 @@ def _read(diff_path: str) -> dict[str, Any] | None:
     return payload
 
 
+def drop_stale(diff_path: str) -> None:
+    """Remove a cached diff that is no longer current, and then its sidecar: if
+    writing it anew fails, nothing stale is left to be taken for current."""
+    for path in (diff_path, sidecar_path(diff_path)):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
 def recorded_attribute_files(diff_path: str) -> dict[str, str] | None:
     """``{directory: stat key}`` of the nested ``.gitattributes`` files as they were
     when the diff was written; None if not recorded (or unreadable)."""

@@ -7,8 +7,7 @@ import logging
 import os
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -30,8 +29,18 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..diff.options import Progress
-from ..errors import DiffchunkError, PathError
+from ..errors import PathError
 from ..paths import PathPolicy, expand, within
+from .errors import (
+    as_tool_error,
+    check_arguments,
+    encodable,
+    error_text,
+    printable,
+    tool_error,
+    validation_error,
+)
+from .sdk import can_send_request, connection_key, on_notification, tool_schema
 
 INSTRUCTIONS = """\
 diffchunk lets you review diffs too large for your context window, and work in
@@ -62,92 +71,6 @@ logger = logging.getLogger(__name__)
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
-SHOWN_INPUT_CHARS = 60
-
-
-def _kind(prop: dict[str, Any]) -> str:
-    """A parameter's JSON type as a word ("integer", "string or null"...)."""
-    if "type" in prop:
-        return str(prop["type"])
-    kinds = [str(p.get("type")) for p in prop.get("anyOf", []) if p.get("type")]
-    return " or ".join(kinds) if kinds else "value"
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    if len(text) > SHOWN_INPUT_CHARS:
-        text = text[:SHOWN_INPUT_CHARS] + f"... ({len(text)} characters)"
-    return f"{text} ({type(value).__name__})"
-
-
-def parameters_help(schema: dict[str, Any]) -> str:
-    """``name (type, required), ...`` for every parameter of a tool."""
-    required = set(schema.get("required", []))
-    return ", ".join(
-        f"{name} ({_kind(prop)}{', required' if name in required else ''})"
-        for name, prop in schema.get("properties", {}).items()
-    )
-
-
-def check_arguments(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
-    """Refuse what schema validation lets through: unknown names, booleans for integers.
-
-    (A boolean is an integer to the validator, so ``chunk_number=true`` would
-    silently mean chunk 1.)
-    """
-    props: dict[str, Any] = schema.get("properties", {})
-    unknown = sorted(k for k in arguments if k not in props)
-    if unknown:
-        raise ToolError(
-            f"Error executing tool {name}: unknown parameter(s) {', '.join(unknown)}. "
-            f"{name} takes: {parameters_help(schema) or 'no parameters'}."
-        )
-    for key, value in arguments.items():
-        kinds = _kind(props[key]).split(" or ")
-        if isinstance(value, bool) and "integer" in kinds and "boolean" not in kinds:
-            raise ToolError(
-                f"Error executing tool {name}: invalid argument {key}: expected an integer, "
-                f"got {_shown(value)}."
-            )
-
-
-def validation_message(name: str, schema: dict[str, Any], error: ValidationError) -> str:
-    """A short, readable account of arguments that failed the input schema."""
-    props: dict[str, Any] = schema.get("properties", {})
-    problems = []
-    for item in error.errors()[:5]:
-        loc = ".".join(str(part) for part in item["loc"]) or "arguments"
-        top = str(item["loc"][0]) if item["loc"] else ""
-        if item["type"] == "missing":
-            kind = f" ({_kind(props[top])})" if top in props and len(item["loc"]) == 1 else ""
-            problems.append(f"{loc} is required{kind}")
-        else:
-            problems.append(f"{loc}: {item['msg']}, got {_shown(item['input'])}")
-    more = error.error_count() - len(problems)
-    tail = f" (and {more} more)" if more > 0 else ""
-    return (
-        f"Error executing tool {name}: invalid argument(s): {'; '.join(problems)}{tail}. "
-        f"{name} takes: {parameters_help(schema)}."
-    )
-
-
-def encodable(text: str) -> bool:
-    """Whether ``text`` can be sent as UTF-8 (no unpaired surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(text: str) -> str:
-    """``text`` with unpaired surrogates written as ``\\udcff`` escapes.
-
-    File names with bytes that are not UTF-8 come back from the OS as such
-    surrogates; the JSON-RPC layer cannot encode them and would drop the reply.
-    """
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
 
 class DiffchunkServer(MCPServer[Any]):
     """The SDK's server with clearer messages for malformed tool calls.
@@ -161,11 +84,10 @@ class DiffchunkServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        tool = self._tool_manager.get_tool(name)
-        schema = tool.parameters if tool is not None else {}
-        if tool is not None:
+        schema, annotations = tool_schema(self, name)
+        if schema:
             check_arguments(name, schema, arguments)
-            read_only = bool(tool.annotations and tool.annotations.read_only_hint)
+            read_only = bool(annotations and annotations.read_only_hint)
             asked = await enforce_policy(name, arguments, context, read_only=read_only)
             if asked is not None:
                 return asked
@@ -175,16 +97,16 @@ class DiffchunkServer(MCPServer[Any]):
             cause = exc.__cause__
             kind = type(cause).__name__ if cause is not None else "error"
             raise UnexpectedToolError(
-                f"Error executing tool {name}: unexpected {kind} (a bug in diffchunk; the "
-                "server log has the traceback, DIFFCHUNK_DEBUG=1 shows it)."
+                error_text(
+                    f"Error executing tool {name}: unexpected {kind} (a bug in diffchunk).",
+                    "The server log has the traceback (DIFFCHUNK_DEBUG=1 shows it); "
+                    "please report it.",
+                )
             ) from cause
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(validation_message(name, schema, exc.__cause__)) from exc.__cause__
-            text = str(exc)
-            if not encodable(text):
-                raise ToolError(printable(text)) from exc
-            raise
+                raise validation_error(name, schema, exc.__cause__) from exc.__cause__
+            raise as_tool_error(exc) from exc
         if isinstance(result, CallToolResult):
             for i, block in enumerate(result.content):
                 if isinstance(block, TextContent) and not encodable(block.text):
@@ -199,9 +121,6 @@ app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, v
 # Tool arguments naming a path the tools read or write.  The policy is checked
 # here, before any tool runs, on the real path (symlinks resolved).
 PATH_PARAMETERS = ("absolute_file_path", "absolute_repo_path", "gitattributes_path")
-
-# Tools whose errors are JSON {"error", "suggestion"} (the file tools add theirs).
-JSON_ERROR_TOOLS: set[str] = set()
 
 CLIENT_ROOTS = "client roots"
 ROOTS_INPUT_KEY = "diffchunk_roots"
@@ -247,12 +166,12 @@ class PolicyState:
         caps = session.client_capabilities
         if caps is None or caps.roots is None:
             return None
-        if not getattr(session, "can_send_request", True):
+        if not can_send_request(session):
             answer = (context.input_responses or {}).get(ROOTS_INPUT_KEY)
             if isinstance(answer, ListRootsResult):
                 return roots_policy(answer)
             return InputRequiredResult(input_requests={ROOTS_INPUT_KEY: ListRootsRequest()})
-        connection = getattr(session, "_connection", session)
+        connection = connection_key(session)
         if connection in self._client:
             return self._client[connection]
         fetched, policy = await fetch_client_roots(session)
@@ -284,7 +203,7 @@ async def fetch_client_roots(session: Any) -> tuple[bool, PathPolicy | None]:
     ``fetched`` is False when roots/list failed (nothing is cached: the next
     call asks again; meanwhile no restriction applies).
     """
-    if not getattr(session, "can_send_request", True):
+    if not can_send_request(session):
         return False, None
     try:
         with warnings.catch_warnings():
@@ -309,12 +228,10 @@ def roots_policy(result: ListRootsResult) -> PathPolicy | None:
 
 
 async def _roots_changed(ctx: Any, params: NotificationParams) -> None:
-    policy_state.forget(getattr(ctx.session, "_connection", ctx.session))
+    policy_state.forget(connection_key(ctx.session))
 
 
-app._lowlevel_server.add_notification_handler(
-    "notifications/roots/list_changed", NotificationParams, _roots_changed
-)
+on_notification(app, "notifications/roots/list_changed", _roots_changed)
 
 
 def own_directories() -> tuple[str, ...]:
@@ -350,13 +267,7 @@ async def enforce_policy(
         try:
             policy.check(path)
         except PathError as exc:
-            if name in JSON_ERROR_TOOLS:
-                text = json.dumps(
-                    {"error": exc.message, "suggestion": exc.suggestion}, ensure_ascii=False
-                )
-            else:
-                text = str(exc)
-            raise ToolError(printable(text)) from exc
+            raise tool_error(exc.message, exc.suggestion) from exc
     return None
 
 
@@ -365,18 +276,6 @@ async def policy_for_call(
 ) -> PathPolicy | InputRequiredResult | None:
     """The policy in force for this call (startup roots, else the client's roots)."""
     return await policy_state.policy_for(context)
-
-
-@contextmanager
-def tool_errors() -> Iterator[None]:
-    """Turn a DiffchunkError into a ToolError so its message reaches the model.
-
-    (A plain exception's message is hidden from the client by the SDK.)
-    """
-    try:
-        yield
-    except DiffchunkError as exc:
-        raise ToolError(str(exc)) from exc
 
 
 def to_json(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""The diff tools, exposed over MCP (thin wrappers over ``diffchunk.diff_tools``)."""
+"""The diff tools, exposed over MCP (thin wrappers over :mod:`diffchunk.review.diff_tools`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from ..diff.options import Progress
+from ..diff.options import LoadOptions, Progress
 from ..review import diff_tools as core
-from .app import READ_ONLY, app, printable, run_with_progress, to_json, tool_errors
+from .app import READ_ONLY, app, run_with_progress, to_json
+from .errors import printable, tool_errors
 
 logger = logging.getLogger(__name__)
 
@@ -49,9 +50,8 @@ async def load_diff(
     "files_excluded", "excluded": [{"path", "reason", "detail"}]}.
     """
 
-    def work(progress: Progress) -> dict[str, Any]:
-        return core.load_diff(
-            absolute_file_path,
+    with tool_errors():
+        options = LoadOptions(
             max_chunk_lines=max_chunk_lines,
             skip_trivial=skip_trivial,
             skip_generated=skip_generated,
@@ -59,10 +59,11 @@ async def load_diff(
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
             gitattributes_path=gitattributes_path,
-            progress=progress,
         )
 
-    with tool_errors():
+        def work(progress: Progress) -> dict[str, Any]:
+            return core.load_diff(absolute_file_path, options, progress=progress).to_dict()
+
         return to_json(await run_with_progress(ctx, work))
 
 
@@ -87,7 +88,7 @@ def list_chunks(absolute_file_path: str, offset: int = 0, limit: int | None = No
     says -diff/binary: git would show it as binary; its text is still here).
     """
     with tool_errors():
-        return to_json(core.list_chunks(absolute_file_path, offset, limit))
+        return to_json(core.list_chunks(absolute_file_path, offset, limit).to_dict())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -149,7 +150,7 @@ def get_current_overview() -> str:
     "total_sessions"}.
     """
     with tool_errors():
-        return to_json(core.get_current_overview())
+        return to_json(core.get_current_overview().to_dict())
 
 
 @app.resource(
@@ -160,4 +161,5 @@ def get_current_overview() -> str:
     mime_type="application/json",
 )
 def current_overview() -> str:
-    return printable(json.dumps(core.get_current_overview(), ensure_ascii=False, indent=2))
+    overview = core.get_current_overview().to_dict()
+    return printable(json.dumps(overview, ensure_ascii=False, indent=2))

@@ -2,8 +2,8 @@
 
 Thin wrappers over :mod:`diffchunk.files.service` (read-only tools) and
 :mod:`diffchunk.files.edit` (edits).  Each returns the core dict as JSON text;
-a :class:`~diffchunk.errors.DiffchunkError` becomes a ``ToolError`` whose text
-is JSON ``{"error", "suggestion"}``.
+a :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the
+one shape of every tool (:mod:`diffchunk.server.errors`).
 
 The tools are ``async`` and call the core directly on the server's thread:
 the work is short, and a regex search can then be interrupted by its time
@@ -16,28 +16,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from ..errors import DiffchunkError
 from ..files import service
-from .app import JSON_ERROR_TOOLS, READ_ONLY, app
+from .app import READ_ONLY, app
+from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
 )
 
 
-def error_json(exc: DiffchunkError) -> str:
-    """The JSON text a failed file tool returns."""
-    return json.dumps({"error": exc.message, "suggestion": exc.suggestion}, ensure_ascii=False)
-
-
 def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> str:
-    try:
+    with tool_errors():
         result = fn(*args, **kwargs)
-    except DiffchunkError as exc:
-        raise ToolError(error_json(exc)) from exc
     return json.dumps(result, ensure_ascii=False)
 
 
@@ -176,8 +168,3 @@ async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> 
     from ..files import edit
 
     return _call(edit.revert_edit, absolute_file_path, backup_id=backup_id)
-
-
-JSON_ERROR_TOOLS.update(
-    {"get_overview", "search_content", "read_content", "edit_content", "revert_edit"}
-)

@@ -7,9 +7,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from ..diff.options import Progress
+from ..diff.options import LoadOptions, Progress
 from ..review.range_review import load_git_diff as core_load_git_diff
-from .app import READ_ONLY, app, run_with_progress, to_json, tool_errors
+from .app import READ_ONLY, app, run_with_progress, to_json
+from .errors import tool_errors
 
 logger = logging.getLogger(__name__)
 
@@ -51,19 +52,20 @@ async def load_git_diff(
     "range", "base", "head", "cached"}.
     """
 
-    def work(progress: Progress) -> dict[str, Any]:
-        return core_load_git_diff(
-            absolute_repo_path,
-            revision_range,
-            staged,
+    with tool_errors():
+        options = LoadOptions(
             max_chunk_lines=max_chunk_lines,
             skip_trivial=skip_trivial,
             skip_generated=skip_generated,
             include_patterns=include_patterns,
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
-            progress=progress,
         )
 
-    with tool_errors():
+        def work(progress: Progress) -> dict[str, Any]:
+            summary = core_load_git_diff(
+                absolute_repo_path, revision_range, staged, options, progress=progress
+            )
+            return summary.to_dict()
+
         return to_json(await run_with_progress(ctx, work))

@@ -1,0 +1,170 @@
+"""Finding a file in a loaded diff: ``find_chunks_for_files`` and ``get_file_diff``.
+
+Paths match case-insensitively with .gitignore rules
+(:class:`~diffchunk.diff.patterns.PathPatterns`); a path exactly as listed
+matches itself even where it reads differently as a glob.  A query that
+matches no file, or several, gets an error naming the closest paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..diff.model import Excluded, FileDiff
+from ..diff.patterns import PathPatterns
+from ..diff.pipeline import Review
+from ..errors import FileNotInDiff, InvalidArgument
+from .chunk_text import fit_response
+from .listing import CHARS_PER_TOKEN
+from .loading import session
+from .sessions import SessionStore
+
+# How many candidate paths an error names.
+MAX_CANDIDATES = 20
+
+
+def _patterns(pattern: str) -> PathPatterns:
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise InvalidArgument(
+            "The pattern is empty.",
+            suggestion="Pass a glob such as '*.py', 'src/**' or an exact path from list_chunks.",
+        )
+    return PathPatterns(pattern, name="pattern")
+
+
+def _all_paths(review: Review) -> list[str]:
+    seen: dict[str, None] = {}
+    for fd in review.parsed.files:
+        seen.setdefault(fd.path, None)
+    return list(seen)
+
+
+def find_chunks_for_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> list[int]:
+    """Numbers of the chunks holding files that match ``pattern`` (sorted).
+
+    A path as listed (case ignored, as in the globs) matches itself too, even
+    where it reads differently as a glob (``app/[id]/page.tsx``, or a name
+    shown with backslash escapes): the whole ``pattern`` (a name may hold a
+    comma), or one of its comma-separated items (:meth:`PathPatterns.names`).
+    """
+    patterns = _patterns(pattern)
+    whole = PathPatterns([pattern.strip()], name="pattern")
+    review = session(absolute_file_path, store).review
+    found: set[int] = set()
+    for path, numbers in review.file_to_chunks.items():
+        if patterns.matches(path) or patterns.names(path) or whole.names(path):
+            found.update(numbers)
+    return sorted(found)
+
+
+def _closest(query: str, paths: Iterable[str]) -> list[str]:
+    pool = list(paths)
+    if len(pool) <= MAX_CANDIDATES:
+        return pool
+    try:
+        from rapidfuzz import fuzz, process
+
+        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=MAX_CANDIDATES)
+        return [str(item[0]) for item in ranked]
+    except ImportError:  # pragma: no cover - rapidfuzz is a dependency
+        import difflib
+
+        return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
+
+
+def _match_file(review: Review, file_path: str) -> str:
+    if not isinstance(file_path, str) or not file_path.strip():
+        raise InvalidArgument(
+            "file_path is empty.",
+            suggestion="Pass a path from list_chunks (e.g. 'src/main.py') or a glob "
+            "matching exactly one file.",
+        )
+    query = file_path.strip()
+    paths = _all_paths(review)
+    renamed_from = {fd.old_path: fd.path for fd in review.parsed.files if fd.old_path}
+    glob = PathPatterns([query], name="file_path")
+    for candidates in (
+        [p for p in paths if p == query],
+        [p for p in paths if p.lower() == query.lower()],
+        [renamed_from[query]] if query in renamed_from else [],
+        [p for p in paths if glob.matches(p)],
+    ):
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            shown = candidates[:MAX_CANDIDATES]
+            more = (
+                f" (and {len(candidates) - len(shown)} more)"
+                if len(candidates) > len(shown)
+                else ""
+            )
+            raise FileNotInDiff(
+                f"{query!r} matches {len(candidates)} files of the diff: {', '.join(shown)}{more}.",
+                suggestion="Pass one exact path, or a more specific glob.",
+            )
+    raise FileNotInDiff(
+        f"No file of the diff matches {query!r}. "
+        f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
+        suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiffText:
+    path: str
+    data: bytes  # the file's sections, exactly as in the loaded diff
+    sections: int  # how many sections (several in a multi-commit stream)
+    excluded: Excluded | None  # why it is not in any chunk, if it is not
+
+
+def get_file_diff_bytes(
+    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+) -> FileDiffText:
+    """The whole diff of one file (all its sections), even if split or excluded."""
+    review = session(absolute_file_path, store).review
+    path = _match_file(review, file_path)
+    sections: list[FileDiff] = [fd for fd in review.parsed.files if fd.path == path]
+    data = b"".join(review.parsed.raw(fd) for fd in sections)
+    excluded = next((ex for ex in review.excluded if ex.path == path), None)
+    if excluded is not None and path in review.file_to_chunks:
+        excluded = None  # excluded in one commit, kept in another
+    return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
+
+
+def get_file_diff(
+    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+) -> str:
+    """The diff text of one file; an excluded file is served with a note saying why."""
+    review = session(absolute_file_path, store).review
+    result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
+    text, left_out = fit_response(result.data.decode("utf-8", errors="replace"))
+    notes = []
+    if result.excluded is not None:
+        ex = result.excluded
+        why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
+        notes.append(f"{result.path} is excluded from the chunks ({why})")
+    if left_out:
+        tokens = len(result.data) // CHARS_PER_TOKEN
+        shown = text.count("\n")
+        numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
+        more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
+        if result.sections == 1:
+            fd = next(f for f in review.parsed.files if f.path == result.path)
+            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
+            rest = (
+                f'read_content(absolute_file_path="{absolute_file_path}", offset={line}) '
+                "reads on from there"
+            )
+            more = f"{more}; {rest}" if more else rest
+        notes.append(
+            f"{result.path}: ~{tokens} tokens, more than one response holds; the first "
+            f"{shown} lines follow and {left_out} more are left out"
+            + (f" ({more})" if more else "")
+        )
+        return f"=== {'; '.join(notes)} ===\n\n{text}"
+    if notes:
+        return f"=== {notes[0]}; its full diff follows ===\n\n{text}"
+    return text

@@ -1,0 +1,220 @@
+"""The typed results of the diff tools, and their JSON form.
+
+The tools (:mod:`diffchunk.review.diff_tools`) return these frozen
+dataclasses; the shells turn them into JSON with ``to_dict()``, which gives
+exactly the keys the tools document (optional keys are left out when they
+do not apply, never sent as null).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diff.options import LoadOptions
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedFile:
+    """A file left out of the chunks, and why (``reason``: trivial, generated...)."""
+
+    path: str
+    reason: str
+    detail: str | None = None
+    commit: str | None = None  # the commit of the section, in a multi-commit stream
+
+    def to_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"path": self.path, "reason": self.reason}
+        if self.detail:
+            entry["detail"] = self.detail
+        if self.commit is not None:
+            entry["commit"] = self.commit
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class LoadSummary:
+    """What ``load_diff`` returns: the counts, the file path and what was left out."""
+
+    chunks: int
+    files: int
+    total_lines: int
+    file_path: str
+    files_excluded: int
+    excluded: tuple[ExcludedFile, ...]
+    excluded_more: int = 0  # excluded files not listed in ``excluded``
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "chunks": self.chunks,
+            "files": self.files,
+            "total_lines": self.total_lines,
+            "file_path": self.file_path,
+            "files_excluded": self.files_excluded,
+            "excluded": [ex.to_dict() for ex in self.excluded],
+        }
+        if self.excluded_more:
+            result["excluded_more"] = self.excluded_more
+        if self.warnings:
+            result["warnings"] = list(self.warnings)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class RangeSummary:
+    """What ``load_git_diff`` returns: the load summary and what the range was.
+
+    ``head`` is None for the working tree or the index; ``base`` is None when
+    the old side is the empty tree; ``cached``: the diff was reused without
+    running git.
+    """
+
+    summary: LoadSummary
+    repo: str
+    range: str
+    base: str | None
+    head: str | None
+    cached: bool
+
+    @property
+    def file_path(self) -> str:
+        return self.summary.file_path
+
+    def to_dict(self) -> dict[str, Any]:
+        result = self.summary.to_dict()
+        result["repo"] = self.repo
+        result["range"] = self.range
+        result["base"] = self.base
+        result["head"] = self.head
+        result["cached"] = self.cached
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class FileDetail:
+    """One file of a chunk in a listing: its lines in that chunk and what kind of change."""
+
+    path: str
+    lines: int
+    status: str | None = None  # left out for a plain modification
+    renamed_from: str | None = None
+    binary: bool = False
+    metadata_only: bool = False
+    binary_by_attributes: bool = False  # -diff/binary: git would not show this text
+
+    def to_dict(self) -> dict[str, Any]:
+        detail: dict[str, Any] = {"path": self.path, "lines": self.lines}
+        if self.status is not None:
+            detail["status"] = self.status
+        if self.renamed_from is not None:
+            detail["from"] = self.renamed_from
+        if self.binary:
+            detail["binary"] = True
+        elif self.metadata_only:
+            detail["metadata_only"] = True
+        elif self.binary_by_attributes:
+            detail["binary_by_attributes"] = True
+        return detail
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkEntry:
+    """The listing entry of one chunk."""
+
+    chunk: int
+    files: tuple[str, ...]
+    file_details: tuple[FileDetail, ...]
+    lines: int
+    token_count: int
+    summary: str
+    parent_file: str | None = None
+    sub_chunk_index: int | None = None
+    oversized: bool = False
+    files_total: int | None = None  # set when the file lists are cut to fit a response
+
+    def to_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "chunk": self.chunk,
+            "files": list(self.files),
+            "file_details": [d.to_dict() for d in self.file_details],
+            "lines": self.lines,
+            "token_count": self.token_count,
+            "summary": self.summary,
+        }
+        if self.parent_file is not None:
+            entry["parent_file"] = self.parent_file
+            entry["sub_chunk_index"] = self.sub_chunk_index
+        if self.oversized:
+            entry["oversized"] = True
+        if self.files_total is not None:
+            entry["files_listed"] = len(self.files)
+            entry["files_total"] = self.files_total
+            entry["files_note"] = (
+                "The chunk's file list is cut to fit one response; get_chunk shows every "
+                "file, and find_chunks_for_files finds a file's chunk."
+            )
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkListing:
+    """One page of ``list_chunks``: the chunks' entries and the excluded files."""
+
+    chunks: tuple[ChunkEntry, ...]
+    total_token_count: int
+    total_chunks: int
+    excluded: tuple[ExcludedFile, ...]
+    excluded_total: int | None = None  # set when ``excluded`` is cut to fit the page
+    next_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "chunks": [c.to_dict() for c in self.chunks],
+            "total_token_count": self.total_token_count,
+            "total_chunks": self.total_chunks,
+            "excluded": [ex.to_dict() for ex in self.excluded],
+        }
+        if self.excluded_total is not None:
+            result["excluded_total"] = self.excluded_total
+            result["excluded_truncated"] = True
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedDiff:
+    """One loaded diff of ``get_current_overview``."""
+
+    file_path: str
+    chunks: int
+    files: int
+    total_lines: int
+    files_excluded: int
+    total_token_count: int
+    options: LoadOptions
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file_path": self.file_path,
+            "chunks": self.chunks,
+            "files": self.files,
+            "total_lines": self.total_lines,
+            "files_excluded": self.files_excluded,
+            "total_token_count": self.total_token_count,
+            "options": self.options.as_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """``get_current_overview``: every diff loaded in this process."""
+
+    loaded_diffs: tuple[LoadedDiff, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "loaded_diffs": [d.to_dict() for d in self.loaded_diffs],
+            "total_sessions": len(self.loaded_diffs),
+        }
