@@ -137,3 +137,53 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
     overview = json.loads(contents.text)
     assert overview["total_sessions"] == 1
     assert overview["loaded_diffs"][0]["options"]["max_chunk_lines"] == 20
+
+
+async def _failures(diff: Path, tmp_path: Path) -> dict[str, types.CallToolResult]:
+    params = StdioServerParameters(
+        command=_server_command(), args=["--allow-root", str(diff.parent)]
+    )
+    path = str(diff)
+    calls: dict[str, tuple[str, dict[str, Any]]] = {
+        "diff tool": ("get_chunk", {"absolute_file_path": path, "chunk_number": 999}),
+        "file tool": ("read_content", {"absolute_file_path": path, "mode": "sideways"}),
+        "git tool": ("load_git_diff", {"absolute_repo_path": str(tmp_path / "nowhere")}),
+        "unknown parameter": ("list_chunks", {"absolute_file_path": path, "page": 2}),
+        "boolean for an integer": ("get_chunk", {"absolute_file_path": path, "chunk_number": True}),
+        "schema": ("get_chunk", {"absolute_file_path": path, "chunk_number": "one"}),
+        "missing argument": ("get_chunk", {"absolute_file_path": path}),
+        "outside the roots": ("get_overview", {"absolute_file_path": "/etc/hostname"}),
+        "unknown tool": ("no_such_tool", {}),
+    }
+    out: dict[str, types.CallToolResult] = {}
+    with open(tmp_path / "failures.log", "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            for what, (name, arguments) in calls.items():
+                out[what] = await session.call_tool(name, arguments)
+    return out
+
+
+def test_every_failure_comes_back_in_one_shape(tmp_path: Path) -> None:
+    diff = _make_diff(tmp_path)
+    results = anyio.run(_failures, diff, tmp_path)
+    for what, result in results.items():
+        assert result.is_error, what
+        payload = json.loads(_text(result))
+        assert set(payload) == {"error", "suggestion"}, (what, payload)
+        assert isinstance(payload["error"], str) and payload["error"], what
+    assert "numbered 1.." in json.loads(_text(results["diff tool"]))["error"]
+    assert "lines, semantic" in json.loads(_text(results["file tool"]))["suggestion"]
+    assert "does not exist" in json.loads(_text(results["git tool"]))["error"]
+    unknown = json.loads(_text(results["unknown parameter"]))
+    assert "unknown parameter(s) page" in unknown["error"]
+    assert "list_chunks takes: absolute_file_path" in unknown["suggestion"]
+    assert "expected an integer" in json.loads(_text(results["boolean for an integer"]))["error"]
+    assert "chunk_number" in json.loads(_text(results["schema"]))["error"]
+    assert "chunk_number is required" in json.loads(_text(results["missing argument"]))["error"]
+    roots = json.loads(_text(results["outside the roots"]))
+    assert "outside the allowed roots" in roots["error"] and roots["suggestion"]
+    assert "no_such_tool" in json.loads(_text(results["unknown tool"]))["error"]
