@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage fuzz-files faults clean
+.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-startup bench-load fuzz fuzz-coverage fuzz-files faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+bench-startup: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_startup
 
 bench-load: $(STAMP)
 	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60

@@ -1,10 +1,37 @@
-"""The ``diffchunk`` console script.
+"""The ``diffchunk`` console script: every start-up measure of the command, in one place.
 
-Kept apart from :mod:`diffchunk.cli` so that the cycle collector is already
-off while the command line's modules load (see :func:`diffchunk.cli.run`),
-and so that ``diffchunk review RANGE`` can start ``git diff`` before they
-load: git spends its first 100 ms or more on the tree diff and the renames
-before it writes anything, and click and the pipeline load meanwhile.
+A command is short, so Python's start, the imports and the teardown are a
+large part of it.  The measures below cut that part; each is kept because
+``make bench-startup`` (``benchmarks/bench_startup.py``) shows its worth,
+and the README's performance section gives the figures.  ``main(off=...)``
+switches measures off for that benchmark.
+
+``gc``
+    The cycle collector is off for the whole command: a command makes few
+    reference cycles and its memory goes back at exit, while a collection
+    after a large review has built its objects costs several milliseconds.
+    ``diffchunk mcp``, which runs for long, turns it back on.
+``early``
+    ``diffchunk review RANGE`` starts ``git diff`` before click and the
+    pipeline load (:mod:`diffchunk.review.early_start`): git spends its first
+    100 ms or more on the tree diff and the renames before it writes
+    anything, and the imports run meanwhile.  The command line is read ahead
+    of click for this (:func:`review_range`), only to know what to start:
+    click still reads it, and anything unusual starts nothing early.
+``exit``
+    Once the command is done and only this thread is left, the exit
+    handlers run and the standard streams are flushed, and the process ends
+    (``os._exit``) without freeing every object and module one by one, which
+    takes tens of milliseconds after loading a large diff.  Anywhere else
+    (threads still running, a stream that cannot be flushed, a Python
+    without ``atexit._run_exitfuncs``) it exits the ordinary way.
+
+Two measures of the same kind act where they are needed, in every process
+and not only the command's: a parse and a build pause the collector
+(:func:`diffchunk.diff.pipeline.gc_paused`), and the modules that load before
+git starts log through :class:`diffchunk.log.LazyLogger` (``logging`` loads
+only when a record could be shown).  Subcommands load on first use
+(:data:`diffchunk.cli.SUBCOMMANDS`).
 """
 
 from __future__ import annotations
@@ -12,12 +39,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Callable, Collection
 
-# A command is short-lived and makes few reference cycles: the cycle collector
-# would only cost time (several ms after a large review builds its objects),
-# and the memory goes back at exit.  `diffchunk mcp`, which runs for long,
-# turns it back on.
-gc.disable()
+#: The measures :func:`main` takes (see the module docstring).
+MEASURES = frozenset({"gc", "early", "exit"})
 
 # ``diffchunk review``'s options (see diffchunk.cli.review): flags, and those
 # taking a value.  A test checks these against the command.
@@ -38,16 +63,25 @@ REVIEW_VALUED = frozenset(
 )
 
 
-def main() -> None:
-    """Run the ``diffchunk`` command (exits the process)."""
+def main(off: Collection[str] = ()) -> None:
+    """Run the ``diffchunk`` command (exits the process); ``off``: measures left out."""
+    if "gc" not in off:
+        gc.disable()
     if sys.argv[1:2] == ["review"]:
         from .termination import install
 
         install()  # SIGTERM/SIGHUP end a review as Ctrl-C does
-        _start_review(sys.argv[2:])
-    from .cli import run
+        if "early" not in off:
+            _start_review(sys.argv[2:])
+    from .cli import main as command
 
-    run()
+    def run() -> None:
+        command(prog_name="diffchunk")
+
+    if "exit" in off:
+        run()
+    else:
+        _run_then_exit(run)
 
 
 def review_range(args: list[str]) -> tuple[str | None, str | None, bool] | None:
@@ -85,7 +119,7 @@ def review_range(args: list[str]) -> tuple[str | None, str | None, bool] | None:
 
 
 def _start_review(args: list[str]) -> None:
-    """Start the review's git diff early when ARGS name a range (see start_early)."""
+    """Start the review's git diff early when ARGS name a range (see ``early`` above)."""
     try:
         wanted = review_range(args)
         if wanted is None:
@@ -106,3 +140,40 @@ def _start_review(args: list[str]) -> None:
         raise SystemExit(130) from None
     except Exception:  # e.g. the current directory is gone: the command reports it
         return
+
+
+def _run_then_exit(run: Callable[[], None]) -> None:
+    """``run()``, then end the process without the teardown (see ``exit`` above)."""
+    import atexit
+
+    try:
+        run()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if not isinstance(code, (int, type(None))) or run_exit_handlers is None:
+        raise SystemExit(code)
+    import threading
+
+    if threading.active_count() > 1:
+        raise SystemExit(code)
+    try:
+        _flush_standard_streams()
+    except (OSError, ValueError):
+        raise SystemExit(code) from None
+    run_exit_handlers()
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    try:
+        _flush_standard_streams()
+    except (OSError, ValueError):
+        code = 120  # what Python exits with when its final flush fails
+    os._exit(code or 0)
+
+
+def _flush_standard_streams() -> None:
+    # A stream is None when the process started with that descriptor closed.
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()

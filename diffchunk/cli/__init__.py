@@ -8,13 +8,10 @@ Subcommands live in one module each and only raise ``DiffchunkError``.
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import io
-import logging
 import os
 import sys
-import threading
 import traceback
 from typing import Any
 
@@ -98,46 +95,4 @@ def main() -> None:
             stream.reconfigure(errors="surrogateescape")
 
 
-def run() -> None:
-    """The ``diffchunk`` console script: :func:`main`, then exit without the teardown.
-
-    Called by :mod:`diffchunk.console`, which has turned the cycle collector off.
-
-    Once the command is done and only this thread is left, the exit handlers
-    run (logging, coverage and the like), the standard streams are flushed,
-    and the process ends without freeing every object and module one by one,
-    which takes tens of milliseconds after loading a large diff.  Anywhere
-    else (threads still running, a stream that cannot be flushed, a Python
-    without ``atexit._run_exitfuncs``) it exits the ordinary way.
-    """
-    try:
-        main(prog_name="diffchunk")
-        code: Any = 0
-    except SystemExit as exc:
-        code = exc.code
-    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if not isinstance(code, (int, type(None))) or run_exit_handlers is None:
-        raise SystemExit(code)
-    if threading.active_count() > 1:
-        raise SystemExit(code)
-    try:
-        _flush_standard_streams()
-    except (OSError, ValueError):
-        raise SystemExit(code) from None
-    run_exit_handlers()
-    logging.shutdown()
-    try:
-        _flush_standard_streams()
-    except (OSError, ValueError):
-        code = 120  # what Python exits with when its final flush fails
-    os._exit(code or 0)
-
-
-def _flush_standard_streams() -> None:
-    # A stream is None when the process started with that descriptor closed.
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
-            stream.flush()
-
-
-__all__ = ["CONTEXT_SETTINGS", "SUBCOMMANDS", "DiffchunkGroup", "main", "run"]
+__all__ = ["CONTEXT_SETTINGS", "SUBCOMMANDS", "DiffchunkGroup", "main"]
