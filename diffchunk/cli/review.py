@@ -336,6 +336,29 @@ def review(
 
     Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
     """
+    _check_modes(chunk_number, file_path, as_json, out_dir, fmt)
+    options = LoadOptions(
+        max_chunk_lines=max_chunk_lines,
+        skip_trivial=not no_skip_trivial,
+        skip_generated=not no_skip_generated,
+        include_patterns=_join_patterns(include),
+        exclude_patterns=_join_patterns(exclude),
+        context_lines=context_lines,
+        gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
+    )
+    diff_path, summary = _load_target(target, options, _progress_printer(), repo, staged)
+    if chunk_number is not None:
+        _print_chunk(diff_path, chunk_number, fmt)
+    elif file_path is not None:
+        _print_file(diff_path, file_path, fmt)
+    else:
+        _print_overview(target, diff_path, summary, as_json, out_dir)
+
+
+def _check_modes(
+    chunk_number: int | None, file_path: str | None, as_json: bool, out_dir: Path | None, fmt: str
+) -> None:
+    """Refuse options that cannot go together (before anything is loaded)."""
     modes = [
         name
         for name, on in (
@@ -350,36 +373,40 @@ def review(
         raise click.UsageError(f"Use only one of {', '.join(modes)}.")
     if fmt != "raw" and chunk_number is None and file_path is None:
         raise click.UsageError("--format applies to --chunk or --file output.")
-    options = LoadOptions(
-        max_chunk_lines=max_chunk_lines,
-        skip_trivial=not no_skip_trivial,
-        skip_generated=not no_skip_generated,
-        include_patterns=_join_patterns(include),
-        exclude_patterns=_join_patterns(exclude),
-        context_lines=context_lines,
-        gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
-    )
-    diff_path, summary = _load_target(target, options, _progress_printer(), repo, staged)
+
+
+def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
+    from ..review import diff_tools as core
+
+    if fmt == "raw":
+        _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
+    else:
+        click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
+
+
+def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
     from ..diff.formatter import format_chunk  # loaded with diff_tools
     from ..review import diff_tools as core
 
-    if chunk_number is not None:
-        if fmt == "raw":
-            _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
-        else:
-            click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
-        return
-    if file_path is not None:
-        result = core.get_file_diff_bytes(diff_path, file_path)
-        if result.excluded is not None:
-            ex = result.excluded
-            why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
-            click.echo(f"note: {result.path} is excluded from the chunks ({why}).", err=True)
-        if fmt == "raw":
-            _write_bytes(result.data)
-        else:
-            click.echo(format_chunk(result.data, fmt), nl=False)
-        return
+    result = core.get_file_diff_bytes(diff_path, file_path)
+    if result.excluded is not None:
+        ex = result.excluded
+        why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
+        click.echo(f"note: {result.path} is excluded from the chunks ({why}).", err=True)
+    if fmt == "raw":
+        _write_bytes(result.data)
+    else:
+        click.echo(format_chunk(result.data, fmt), nl=False)
+
+
+def _print_overview(
+    target: str | None,
+    diff_path: str,
+    summary: dict[str, Any],
+    as_json: bool,
+    out_dir: Path | None,
+) -> None:
+    from ..review import diff_tools as core
 
     listing = core.list_chunks(diff_path, max_tokens=None).to_dict()
     overview = _json_overview(summary, listing)
