@@ -6,6 +6,8 @@
 
 - ``markdown``: a summary and the findings by file, to paste into a pull
   request or a chat (:mod:`.markdown`);
+- ``html``: one self-contained page with each file's diff and the findings
+  under their lines (:mod:`.html`);
 - ``sarif``: SARIF 2.1.0 for code scanning and SARIF viewers (:mod:`.sarif`);
 - ``rdjson``: reviewdog's diagnostic format, for its review reporters
   (:mod:`.rdjson`);
@@ -25,6 +27,7 @@ from ...errors import InvalidArgument
 from . import jsontext
 from .document import FORMAT, FORMAT_VERSION, ReviewExport, load_document
 from .github import render_github
+from .html import render_html
 from .markdown import render_markdown
 from .rdjson import render_rdjson
 from .sarif import render_sarif
@@ -38,6 +41,7 @@ __all__ = [
     "normalize_format",
     "render",
     "render_github",
+    "render_html",
     "render_json",
     "render_markdown",
     "render_rdjson",
@@ -45,11 +49,12 @@ __all__ = [
 ]
 
 #: The export formats, in the order the tools document them.
-FORMATS = ("markdown", "sarif", "rdjson", "github", "json")
+FORMATS = ("markdown", "html", "sarif", "rdjson", "github", "json")
 
 #: The file name extension that suits each format (for ``--out`` defaults and downloads).
 EXTENSIONS = {
     "markdown": ".md",
+    "html": ".html",
     "sarif": ".sarif",
     "rdjson": ".rdjson",
     "github": ".json",
@@ -78,7 +83,7 @@ def normalize_format(fmt: str) -> str:
     if value not in FORMATS:
         raise InvalidArgument(
             f"Unknown export format {fmt!r}: valid formats are {', '.join(FORMATS)}.",
-            suggestion="Use 'markdown' for a pull request or chat, "
+            suggestion="Use 'markdown' for a pull request or chat, 'html' for a page to read, "
             "'sarif' or 'rdjson' for code scanning and reviewdog, 'github' for a pull request "
             "review, 'json' for the complete record.",
         )
@@ -88,10 +93,12 @@ def normalize_format(fmt: str) -> str:
 def render(document: Mapping[str, Any], format: str, diffs: Mapping[str, str] | None = None) -> str:
     """The review ``document`` rendered as ``format`` (one of :data:`FORMATS`).
 
-    ``diffs`` (path -> that file's raw diff text) is for formats that show the diff.
+    ``diffs`` (path -> that file's raw diff text) is used by ``html`` only.
     Raises :class:`~diffchunk.errors.InvalidArgument` for an unknown format and
     :class:`~diffchunk.errors.ExportDocumentError` for a document that is not a
     review export of a version this diffchunk reads.
     """
     fmt = normalize_format(format)
+    if fmt == "html":
+        return render_html(document, diffs)
     return _RENDERERS[fmt](document)
