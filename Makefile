@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-load fuzz fuzz-coverage fuzz-files faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-load bench-export fuzz fuzz-coverage fuzz-files faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+bench-export: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_export
 
 bench-load: $(STAMP)
 	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60
