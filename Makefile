@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-startup bench-load fuzz fuzz-coverage fuzz-files faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export fuzz fuzz-coverage fuzz-files faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) chromium
 	$(BIN)/pytest
+
+# The HTML export is tested in Debian's headless chromium: installed here when it is missing
+# and this runs as root with apt-get; otherwise (or when the install fails) that test skips
+# and says how to install it.
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the HTML export's browser test"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+		|| echo "chromium could not be installed: the browser test will skip"; \
+	fi
 
 test: lint typecheck unit
 
@@ -39,9 +50,16 @@ bench-files: $(STAMP)
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup
 
+bench-export: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_export
+
 bench-load: $(STAMP)
 	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60
 	$(BIN)/python -m benchmarks.load_mcp --memory --diffs 50
+
+# The HTML export of a sample review and its screenshot: bench-out/review.html, bench-out/review.png.
+screenshot: $(STAMP) chromium
+	$(BIN)/python -m benchmarks.screenshot_export --out bench-out/review.png
 
 # Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
 faults: $(STAMP)

@@ -59,6 +59,10 @@ class CacheWriteError(GitError):
     """A generated diff could not be written to the cache (disk full, read-only...)."""
 
 
+class ExportDocumentError(DiffchunkError):
+    """A review export document that cannot be rendered (not one, another version, a bad key)."""
+
+
 class FileToolError(DiffchunkError):
     """A large-file tool failure (binary file, no match, ambiguous edit...)."""
 

@@ -1,0 +1,41 @@
+"""``make screenshot``: the HTML export of the sample review, and a screenshot of it.
+
+Writes ``bench-out/review.html`` (the page of the review of
+``fixtures/review_sample.diff``: every severity, both sides, suggestions, an
+outdated finding, a binary, a deleted and a renamed file, a hostile message)
+and ``bench-out/review.png``, taken by headless Chromium (``make test``
+installs Debian's ``chromium`` when it runs as root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks import chromium
+from benchmarks.export_docs import sample_review
+from diffchunk.review.export import render
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("bench-out/review.png"))
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=2000)
+    args = parser.parse_args()
+    review = sample_review()
+    page = args.out.with_suffix(".html")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render(review.document("all"), "html", review.diffs()), encoding="utf-8")
+    print(f"wrote {page}")
+    if chromium.find_chromium() is None:
+        print(f"no screenshot: no chromium. {chromium.INSTALL_HINT}", file=sys.stderr)
+        return 1
+    chromium.screenshot(page, args.out, args.width, args.height)
+    print(f"wrote {args.out} ({args.width}x{args.height})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Plain-text descriptions shared by the export formats.
+
+What a review is of, where a finding points, which language a file is in:
+every format says these the same way.  Nothing here escapes anything: each
+renderer escapes for its own format.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, Source
+
+#: Fence info strings by file extension (the names GitHub's highlighter knows).
+_LANGUAGES = {
+    **dict.fromkeys(("py", "pyi", "pyw"), "python"),
+    **dict.fromkeys(("js", "mjs", "cjs", "jsx"), "javascript"),
+    **dict.fromkeys(("ts", "tsx", "mts", "cts"), "typescript"),
+    "go": "go",
+    "rs": "rust",
+    "java": "java",
+    "kt": "kotlin",
+    "swift": "swift",
+    **dict.fromkeys(("c", "h"), "c"),
+    **dict.fromkeys(("cc", "cpp", "cxx", "hpp", "hh", "hxx"), "cpp"),
+    "cs": "csharp",
+    "rb": "ruby",
+    "php": "php",
+    **dict.fromkeys(("md", "markdown"), "markdown"),
+    "json": "json",
+    **dict.fromkeys(("yml", "yaml"), "yaml"),
+    "toml": "toml",
+    **dict.fromkeys(("sh", "bash", "zsh"), "sh"),
+    **dict.fromkeys(("html", "htm"), "html"),
+    "css": "css",
+    "scss": "scss",
+    "sql": "sql",
+    "xml": "xml",
+    **dict.fromkeys(("diff", "patch"), "diff"),
+    "lua": "lua",
+    "pl": "perl",
+    "r": "r",
+    "scala": "scala",
+    "dart": "dart",
+    "ex": "elixir",
+    "hs": "haskell",
+    "vue": "vue",
+    "svelte": "svelte",
+}
+_NAMES = {"Makefile": "makefile", "Dockerfile": "dockerfile", "CMakeLists.txt": "cmake"}
+
+
+def language(path: str) -> str:
+    """The fence info string for a file's code (``""`` when unknown)."""
+    name = posixpath.basename(path)
+    if name in _NAMES:
+        return _NAMES[name]
+    stem, dot, ext = name.rpartition(".")
+    return _LANGUAGES.get(ext.lower(), "") if dot and stem else ""
+
+
+def short_sha(sha: str | None) -> str:
+    return sha[:12] if sha else "none"
+
+
+def range_text(text: str) -> str:
+    """A review range as a reader says it: ``worktree:HEAD`` is the working tree against HEAD."""
+    kind, colon, rest = text.partition(":")
+    if colon and kind == "worktree":
+        return f"working tree against {rest or 'HEAD'}"
+    if colon and kind == "index":
+        return f"staged changes against {rest or 'HEAD'}"
+    if colon and kind == "commits":
+        return rest
+    return text
+
+
+def subject(export: ReviewExport) -> str:
+    """What the review is of, in a few words: ``main..feature``, ``changes.diff``."""
+    source = export.source
+    if source.kind == "git":
+        return range_text(source.range or "")
+    return posixpath.basename(source.diff_file or "") or "a diff file"
+
+
+def title(export: ReviewExport) -> str:
+    """``Review of main..feature`` / ``Review of changes.diff``."""
+    return f"Review of {subject(export)}"
+
+
+def source_facts(export: ReviewExport) -> list[tuple[str, str, bool]]:
+    """What was reviewed, as (label, value, value is code) triples, in reading order.
+
+    Values that are code (paths, ranges, commit ids, hashes) are shown as such
+    by the renderers; the others are prose.
+    """
+    source: Source = export.source
+    rev = export.revision
+    facts: list[tuple[str, str, bool]]
+    if source.kind == "git":
+        base = rev.base if rev.id is not None else source.base
+        head = rev.head if rev.id is not None else source.head
+        facts = [
+            ("Repository", source.repository or "", True),
+            ("Range", range_text(source.range or ""), True),
+            ("Base commit", base or "none (the empty tree)", bool(base)),
+            ("Head commit", head or "none (uncommitted changes)", bool(head)),
+        ]
+    else:
+        facts = [
+            ("Diff file", source.diff_file or "", True),
+            ("Diff file SHA-256", source.sha256 or "", True),
+        ]
+    if rev.sha256 and rev.sha256 != source.sha256:
+        facts.append(("Diff SHA-256", rev.sha256, True))
+    review = f"#{export.review_id}" if export.review_id is not None else "not recorded"
+    if rev.id is not None:
+        loaded = f", loaded {rev.loaded_at}" if rev.loaded_at else ""
+        review += f", revision #{rev.id}{loaded}"
+    facts.append(("Review", review, False))
+    facts.append(
+        ("Exported", f"{export.exported_at} by {export.tool_name} {export.tool_version}", False)
+    )
+    return facts
+
+
+def size_text(file: ExportFile) -> str:
+    """``+3 −1``, ``binary`` for a binary file (``""`` when its status says so already)."""
+    if not file.binary:
+        return f"+{file.added} −{file.removed}"
+    return "" if file.status == "binary" else "binary"
+
+
+def lines_text(finding: ExportFinding) -> str:
+    """``new line 12``, ``new lines 12–14``, ``old line 5`` or ``whole file``."""
+    if finding.line is None or finding.end_line is None:
+        return "whole file"
+    if finding.line == finding.end_line:
+        return f"{finding.side} line {finding.line}"
+    return f"{finding.side} lines {finding.line}–{finding.end_line}"
+
+
+def status_note(finding: ExportFinding) -> str:
+    """What a reader must know about a finding that is not open (``""`` when open)."""
+    if finding.status == "outdated":
+        return "outdated: its lines changed after it was written; the lines shown are as they were"
+    if finding.status in ("resolved", "dismissed"):
+        return finding.status
+    return ""
+
+
+def replacement(suggestion: str) -> str:
+    """A suggestion as the lines replacing the finding's lines, without the last line end."""
+    return suggestion[:-1] if suggestion.endswith("\n") else suggestion
+
+
+def severity_counts(counts: dict[str, int]) -> str:
+    """``2 major, 1 minor`` (counts by severity, in severity order), or ``none``."""
+    parts = [f"{counts[s]} {s}" for s in SEVERITIES if counts.get(s)]
+    return ", ".join(parts) or "none"
+
+
+def source_identity(export: ReviewExport) -> str:
+    """What stays the same across exports of one review: ``git:REPO:RANGE`` or ``file:PATH``."""
+    source = export.source
+    if source.kind == "git":
+        return f"git:{source.repository}:{source.range}"
+    return f"file:{source.diff_file}"

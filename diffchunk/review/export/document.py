@@ -1,0 +1,443 @@
+"""The export document of a review: every other export format is rendered from it.
+
+``export_review(format="json")`` returns this document; the other formats are
+pure functions of it (:func:`diffchunk.review.export.render`).  It is a JSON
+object, stable within a ``format_version``: keys are only ever added to a
+version, never renamed, removed or given another meaning.
+
+Top level:
+
+- ``format``: always ``"diffchunk-review"``.
+- ``format_version``: ``1``.  A reader refuses a version it does not know.
+- ``tool``: ``{"name": "diffchunk", "version": <diffchunk.__version__>}`` of the
+  exporting diffchunk.
+- ``exported_at``: ISO 8601 UTC time of the export (``2026-11-25T12:00:00Z``).
+- ``review``:
+  - ``id``: the review's number in the record.
+  - ``source``: what is reviewed.  ``kind`` ``"git"``: ``repository`` (the work
+    tree, or the git dir of a bare repository), ``range`` (as the user gave it:
+    ``main..feature``, ``main...feature``, ``C^!``; ``worktree:<rev>`` for the
+    working tree and ``index:<rev>`` for staged changes against a revision),
+    ``base`` and ``head`` (commit ids of the current revision; ``head`` is null
+    for the working tree and the index, ``base`` null for the empty tree).
+    ``kind`` ``"file"``: ``diff_file`` (absolute real path of the diff file) and
+    ``sha256`` (of its content).
+  - ``revision``: the loaded revision the export describes: ``id``, ``base``,
+    ``head`` (as in ``source``; null for a diff file), ``sha256`` (of the diff
+    text) and ``loaded_at``.
+- ``coverage``: file counts of the current revision: ``files`` (all files of
+  the diff), ``reviewed``, ``seen``, ``unseen``, ``changed`` (reviewed, then
+  changed), ``excluded`` (left out of the chunks) and ``excluded_by_reason``
+  (``{"generated": 1, ...}``).
+- ``findings_summary``: ``open`` (a count per severity: ``blocker``, ``major``,
+  ``minor``, ``nit``, ``question``), and the counts of ``resolved``,
+  ``dismissed`` and ``outdated`` findings.  It counts every finding of the
+  review, whichever findings ``findings`` lists.
+- ``files``: the files of the diff in diff order, each with ``path``
+  (repository-relative as the diff tools show it; the old path for a deleted
+  file), ``old_path`` (set for a rename or copy, else null), ``status``
+  (``added``, ``deleted``, ``modified``, ``renamed``, ``copied``, ``mode``,
+  ``binary``), ``state`` (``reviewed``, ``seen``, ``unseen``, ``changed``,
+  ``excluded``), ``excluded_reason`` (``generated``, ``vendored``,
+  ``trivial``, ``pattern``, or null), ``added`` and ``removed`` line counts,
+  ``binary`` and ``hunks`` (``old_start``, ``old_count``, ``new_start``,
+  ``new_count`` of each ``@@`` hunk).
+- ``findings``: the selected findings (``status="open"``: the open ones;
+  ``"all"``: all), sorted by file order, then side (``new`` first), then line
+  (whole-file findings first), then id.  Each has ``id``, ``file_path``,
+  ``side`` (``new`` or ``old``), ``line`` and ``end_line`` (the first and last
+  line on that side, numbered as in the revision the finding was made on; both
+  null for a whole-file finding), ``severity``, ``status`` (``open``,
+  ``resolved``, ``dismissed``, ``outdated``), ``message`` (Markdown written by
+  the reviewer), ``suggestion`` (null, or the text replacing the new-side lines
+  ``line``..``end_line``), ``lines`` (the text of those lines when the finding
+  was made), ``chunk`` (the chunk of the current load holding the first line;
+  null for a whole-file finding or an excluded file), ``created_at`` and
+  ``updated_at``.  A finding may name a file that is no longer in ``files``
+  (an outdated finding on a file the diff stopped changing).
+
+:func:`load_document` checks a document and gives it typed
+(:class:`ReviewExport`); each error says what is wrong and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ...errors import ExportDocumentError
+
+FORMAT = "diffchunk-review"
+FORMAT_VERSION = 1
+
+SEVERITIES = ("blocker", "major", "minor", "nit", "question")
+SIDES = ("new", "old")
+FINDING_STATUSES = ("open", "resolved", "dismissed", "outdated")
+FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
+FILE_STATUSES = ("added", "deleted", "modified", "renamed", "copied", "mode", "binary")
+SOURCE_KINDS = ("git", "file")
+
+_AGAIN = "Export the review again with export_review or 'diffchunk export'."
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What a review is of: a git range of a repository, or a diff file."""
+
+    kind: str
+    repository: str | None = None
+    range: str | None = None
+    base: str | None = None
+    head: str | None = None
+    diff_file: str | None = None
+    sha256: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    id: int | None
+    base: str | None
+    head: str | None
+    sha256: str | None
+    loaded_at: str | None
+
+
+class HunkRange(NamedTuple):
+    """The line ranges of one ``@@`` hunk on each side (a count may be 0).
+
+    A tuple, not a dataclass: a large review has tens of thousands of them.
+    """
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+    def holds(self, side: str, first: int, last: int) -> bool:
+        """Whether lines ``first``..``last`` of ``side`` all lie in this hunk."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return start <= first and last <= start + count - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    index: int  # position in diff order
+    path: str
+    old_path: str | None
+    status: str
+    state: str
+    excluded_reason: str | None
+    added: int
+    removed: int
+    binary: bool
+    hunks: tuple[HunkRange, ...]
+
+    def holds(self, side: str, first: int, last: int) -> bool:
+        """Whether lines ``first``..``last`` of ``side`` lie inside one hunk of this file."""
+        return any(h.holds(side, first, last) for h in self.hunks)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFinding:
+    id: int
+    file_path: str
+    side: str
+    line: int | None
+    end_line: int | None
+    severity: str
+    status: str
+    message: str
+    suggestion: str | None
+    lines: str | None
+    chunk: int | None
+    created_at: str | None
+    updated_at: str | None
+
+    @property
+    def whole_file(self) -> bool:
+        return self.line is None
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    files: int
+    reviewed: int
+    seen: int
+    unseen: int
+    changed: int
+    excluded: int
+    excluded_by_reason: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSummary:
+    open: Mapping[str, int]
+    resolved: int
+    dismissed: int
+    outdated: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileFindings:
+    """One file's findings, for renderers that group by file."""
+
+    path: str
+    file: ExportFile | None  # None: the file is no longer in the diff
+    findings: tuple[ExportFinding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewExport:
+    """A checked export document, typed; ``document`` is the mapping it came from."""
+
+    document: Mapping[str, Any]
+    tool_name: str
+    tool_version: str
+    exported_at: str
+    review_id: int | None
+    source: Source
+    revision: Revision
+    coverage: Coverage
+    summary: FindingsSummary
+    files: tuple[ExportFile, ...]
+    findings: tuple[ExportFinding, ...]
+    _by_path: dict[str, ExportFile] = field(default_factory=dict, repr=False, compare=False)
+
+    def file(self, path: str) -> ExportFile | None:
+        return self._by_path.get(path)
+
+    def by_file(self) -> list[FileFindings]:
+        """Findings grouped by file: files in diff order, then files no longer in the diff."""
+        groups: dict[str, list[ExportFinding]] = {}
+        for finding in self.findings:
+            groups.setdefault(finding.file_path, []).append(finding)
+        known = [f for f in self.files if f.path in groups]
+        gone = [p for p in groups if p not in self._by_path]
+        out = [FileFindings(f.path, f, tuple(groups[f.path])) for f in known]
+        out.extend(FileFindings(p, None, tuple(groups[p])) for p in gone)
+        return out
+
+    def commit_id(self) -> str | None:
+        """The head commit reviewed, when there is one (git ranges of commits)."""
+        return self.revision.head or self.source.head
+
+
+def load_document(document: object) -> ReviewExport:
+    """Check ``document`` (as ``json.loads`` gives it) and return it typed.
+
+    Raises :class:`ExportDocumentError` naming the first key that is missing
+    or wrong; an unknown ``format_version`` is refused rather than guessed at.
+    """
+    doc = _mapping(document, "the document")
+    fmt = doc.get("format")
+    if fmt != FORMAT:
+        raise ExportDocumentError(
+            f"This is not a diffchunk review export: 'format' is {fmt!r}, expected {FORMAT!r}.",
+            suggestion=_AGAIN,
+        )
+    version = doc.get("format_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > 1
+        raise ExportDocumentError(
+            f"Unsupported export format_version {version!r}: this diffchunk reads "
+            f"version {FORMAT_VERSION}.",
+            suggestion="Upgrade diffchunk to read it."
+            if newer
+            else "Export the review again with this diffchunk.",
+        )
+    tool = _mapping(doc.get("tool"), "'tool'")
+    review = _mapping(doc.get("review"), "'review'")
+    files = tuple(
+        _file(_mapping(f, f"files[{i}]"), i)
+        for i, f in enumerate(_list(doc, "files", "the document"))
+    )
+    by_path = {f.path: f for f in files}
+    findings = tuple(
+        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]")
+        for i, f in enumerate(_list(doc, "findings", "the document"))
+    )
+    return ReviewExport(
+        document=doc,
+        tool_name=_str(tool, "name", "'tool'"),
+        tool_version=_str(tool, "version", "'tool'"),
+        exported_at=_str(doc, "exported_at", "the document"),
+        review_id=_opt_int(review, "id", "'review'"),
+        source=_source(_mapping(review.get("source"), "'review.source'")),
+        revision=_revision(_mapping(review.get("revision"), "'review.revision'")),
+        coverage=_coverage(_mapping(doc.get("coverage"), "'coverage'")),
+        summary=_summary(_mapping(doc.get("findings_summary"), "'findings_summary'")),
+        files=files,
+        findings=findings,
+        _by_path=by_path,
+    )
+
+
+def _fail(where: str, what: str) -> ExportDocumentError:
+    return ExportDocumentError(f"Invalid review export: {where} {what}.", suggestion=_AGAIN)
+
+
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(where, f"must be an object, not {type(value).__name__}")
+    return value
+
+
+def _list(doc: Mapping[str, Any], key: str, where: str) -> Sequence[Any]:
+    value = doc.get(key)
+    if not isinstance(value, list | tuple):
+        raise _fail(where, f"needs '{key}' as a list")
+    return value
+
+
+def _str(doc: Mapping[str, Any], key: str, where: str) -> str:
+    value = doc.get(key)
+    if not isinstance(value, str):
+        raise _fail(where, f"needs '{key}' as a string, not {value!r}")
+    return value
+
+
+def _opt_str(doc: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = doc.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _fail(where, f"needs '{key}' as a string or null, not {value!r}")
+    return value
+
+
+def _int(doc: Mapping[str, Any], key: str, where: str, minimum: int = 0) -> int:
+    value = doc.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise _fail(where, f"needs '{key}' as an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def _opt_int(doc: Mapping[str, Any], key: str, where: str, minimum: int = 0) -> int | None:
+    return None if doc.get(key) is None else _int(doc, key, where, minimum)
+
+
+def _choice(doc: Mapping[str, Any], key: str, where: str, choices: tuple[str, ...]) -> str:
+    value = doc.get(key)
+    if value not in choices:
+        raise _fail(where, f"has '{key}' {value!r}; expected one of {', '.join(choices)}")
+    return str(value)
+
+
+def _source(doc: Mapping[str, Any]) -> Source:
+    where = "'review.source'"
+    kind = _choice(doc, "kind", where, SOURCE_KINDS)
+    if kind == "git":
+        return Source(
+            kind=kind,
+            repository=_str(doc, "repository", where),
+            range=_str(doc, "range", where),
+            base=_opt_str(doc, "base", where),
+            head=_opt_str(doc, "head", where),
+        )
+    return Source(
+        kind=kind, diff_file=_str(doc, "diff_file", where), sha256=_opt_str(doc, "sha256", where)
+    )
+
+
+def _revision(doc: Mapping[str, Any]) -> Revision:
+    where = "'review.revision'"
+    return Revision(
+        id=_opt_int(doc, "id", where),
+        base=_opt_str(doc, "base", where),
+        head=_opt_str(doc, "head", where),
+        sha256=_opt_str(doc, "sha256", where),
+        loaded_at=_opt_str(doc, "loaded_at", where),
+    )
+
+
+def _coverage(doc: Mapping[str, Any]) -> Coverage:
+    where = "'coverage'"
+    reasons = _mapping(doc.get("excluded_by_reason", {}), "'coverage.excluded_by_reason'")
+    return Coverage(
+        files=_int(doc, "files", where),
+        reviewed=_int(doc, "reviewed", where),
+        seen=_int(doc, "seen", where),
+        unseen=_int(doc, "unseen", where),
+        changed=_int(doc, "changed", where),
+        excluded=_int(doc, "excluded", where),
+        excluded_by_reason={
+            str(k): _int(reasons, k, "'coverage.excluded_by_reason'") for k in reasons
+        },
+    )
+
+
+def _summary(doc: Mapping[str, Any]) -> FindingsSummary:
+    where = "'findings_summary'"
+    open_counts = _mapping(doc.get("open"), "'findings_summary.open'")
+    return FindingsSummary(
+        open={s: _int(open_counts, s, "'findings_summary.open'") for s in SEVERITIES},
+        resolved=_int(doc, "resolved", where),
+        dismissed=_int(doc, "dismissed", where),
+        outdated=_int(doc, "outdated", where),
+    )
+
+
+_HUNK_KEYS = ("old_start", "old_count", "new_start", "new_count")
+
+
+def _hunks(doc: Mapping[str, Any], where: str) -> tuple[HunkRange, ...]:
+    """A file's hunks; checked with one test per hunk, the slow way only to say what is wrong."""
+    hunks = []
+    for j, h in enumerate(_list(doc, "hunks", where)):
+        try:
+            hunk = HunkRange(h["old_start"], h["old_count"], h["new_start"], h["new_count"])
+        except (KeyError, TypeError):
+            hunk = None
+        if hunk is None or not all(type(v) is int and v >= 0 for v in hunk):
+            hw = f"{where}.hunks[{j}]"
+            hm = _mapping(h, hw)
+            hunk = HunkRange(*(_int(hm, k, hw) for k in _HUNK_KEYS))
+        hunks.append(hunk)
+    return tuple(hunks)
+
+
+def _file(doc: Mapping[str, Any], index: int) -> ExportFile:
+    where = f"files[{index}]"
+    return ExportFile(
+        index=index,
+        path=_str(doc, "path", where),
+        old_path=_opt_str(doc, "old_path", where),
+        status=_choice(doc, "status", where, FILE_STATUSES),
+        state=_choice(doc, "state", where, FILE_STATES),
+        excluded_reason=_opt_str(doc, "excluded_reason", where),
+        added=_int(doc, "added", where),
+        removed=_int(doc, "removed", where),
+        binary=bool(doc.get("binary", False)),
+        hunks=_hunks(doc, where),
+    )
+
+
+def _finding(doc: Mapping[str, Any], where: str) -> ExportFinding:
+    side = _choice(doc, "side", where, SIDES)
+    line = _opt_int(doc, "line", where, minimum=1)
+    end_line = _opt_int(doc, "end_line", where, minimum=1)
+    if (line is None) != (end_line is None) or (
+        line is not None and end_line is not None and end_line < line
+    ):
+        raise _fail(
+            where, f"has line {line!r} and end_line {end_line!r}; both null, or line <= end_line"
+        )
+    suggestion = _opt_str(doc, "suggestion", where)
+    if suggestion is not None and (side == "old" or line is None):
+        raise _fail(where, "has a suggestion, which only new-side lines can carry")
+    return ExportFinding(
+        id=_int(doc, "id", where),
+        file_path=_str(doc, "file_path", where),
+        side=side,
+        line=line,
+        end_line=end_line,
+        severity=_choice(doc, "severity", where, SEVERITIES),
+        status=_choice(doc, "status", where, FINDING_STATUSES),
+        message=_str(doc, "message", where),
+        suggestion=suggestion,
+        lines=_opt_str(doc, "lines", where),
+        chunk=_opt_int(doc, "chunk", where),
+        created_at=_opt_str(doc, "created_at", where),
+        updated_at=_opt_str(doc, "updated_at", where),
+    )

@@ -1,0 +1,335 @@
+"""The ``markdown`` export: a review to paste into a pull request or a chat.
+
+Layout: a title and what was reviewed (repository, range, commits, or the diff
+file and its hash), coverage (files reviewed / seen / unseen / changed /
+excluded), open findings by severity, then the findings grouped by file in
+diff order, each with its severity, location, message, the lines it points at
+in a fenced block in the file's language, and its suggestion as a
+```` ```suggestion ```` block; last, the files not reviewed yet.
+
+Text rules (what a reader can rely on):
+
+- A finding's *message* is Markdown written by the reviewer and stays
+  Markdown (emphasis, code spans, fenced blocks, lists, links work), except
+  raw HTML: ``<`` and ``&`` in text are written as ``&lt;`` and ``&amp;``, so
+  ``<script>`` shows as text and is never a tag (in code spans and fenced
+  blocks they are kept when the message is paragraphs and fences only; see
+  :func:`message_markdown`).  A fence the message opens and never closes is
+  closed at its end, so it cannot swallow the rest of the export.  Messages
+  are separated from the export's own structure by blank lines.
+- Everything else that comes from the diff (paths, line text, suggestions) is
+  literal: paths in code spans, lines and suggestions in fenced blocks whose
+  fence is longer than any run of backticks inside.
+- Each file's language is guessed from its extension (:func:`describe.language`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from . import describe
+from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
+
+_BACKTICKS = re.compile(r"`+")
+#: What Markdown could read as inline structure in prose (headings, lists and the
+#: like only start a line, and prose values never do here).
+_INLINE_MARKS = re.compile(r"([\\`*_\[\]<>&~|!])")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def render_markdown(document: Mapping[str, Any]) -> str:
+    """The review as Markdown (see the module docstring for the layout and rules)."""
+    export = load_document(document)
+    out = summary_markdown(export)
+    out += _findings_by_file(export)
+    out += _files_to_review(export)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def summary_markdown(export: ReviewExport, heading: str = "#") -> list[str]:
+    """The title, what was reviewed, coverage and findings by severity, as lines."""
+    sub = heading + "#"
+    out = [f"{heading} Review of {code_span(describe.subject(export))}", ""]
+    for label, value, code in describe.source_facts(export):
+        out.append(f"- **{label}:** {code_span(value) if code else escape_text(value)}")
+    cov = export.coverage
+    out += [
+        "",
+        f"{sub} Coverage",
+        "",
+        "| files | reviewed | seen | unseen | changed | excluded |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {cov.files} | {cov.reviewed} | {cov.seen} | {cov.unseen} | {cov.changed} "
+        f"| {cov.excluded} |",
+    ]
+    if cov.excluded_by_reason:
+        reasons = ", ".join(
+            f"{n} {escape_text(reason)}" for reason, n in sorted(cov.excluded_by_reason.items())
+        )
+        out += ["", f"Excluded from review: {reasons}."]
+    summary = export.summary
+    out += [
+        "",
+        f"{sub} Findings",
+        "",
+        "| " + " | ".join(SEVERITIES) + " |",
+        "| " + " | ".join("---:" for _ in SEVERITIES) + " |",
+        "| " + " | ".join(str(summary.open.get(s, 0)) for s in SEVERITIES) + " |",
+        "",
+        f"Open findings by severity above; besides them {summary.resolved} resolved, "
+        f"{summary.dismissed} dismissed, {summary.outdated} outdated.",
+        "",
+    ]
+    return out
+
+
+def _findings_by_file(export: ReviewExport) -> list[str]:
+    groups = export.by_file()
+    count = len(export.findings)
+    out = [f"## Findings by file ({count} listed)", ""]
+    if not groups:
+        out += ["No findings are listed in this export.", ""]
+    for group in groups:
+        out.append(f"### {code_span(group.path)}")
+        out += ["", file_facts(group.file), ""]
+        for finding in group.findings:
+            out += finding_markdown(finding, group.file)
+    return out
+
+
+def file_facts(file: ExportFile | None) -> str:
+    """``modified · reviewed · +3 −1`` (and the old path of a rename)."""
+    if file is None:
+        return "*No longer in the diff: these findings are from an earlier revision.*"
+    parts = [file.status]
+    if file.old_path and file.old_path != file.path:
+        parts.append(f"from {code_span(file.old_path)}")
+    parts.append(file.state)
+    if file.excluded_reason:
+        parts.append(f"excluded: {escape_text(file.excluded_reason)}")
+    size = describe.size_text(file)
+    if size:
+        parts.append(size)
+    return " · ".join(parts)
+
+
+def finding_header(finding: ExportFinding) -> str:
+    """``**MAJOR** · new lines 12–13 · finding #4 · chunk 2`` (and a status note)."""
+    parts = [
+        f"**{finding.severity.upper()}**",
+        describe.lines_text(finding),
+        f"finding #{finding.id}",
+    ]
+    if finding.chunk is not None:
+        parts.append(f"chunk {finding.chunk}")
+    note = describe.status_note(finding)
+    if note:
+        parts.append(f"*{note}*")
+    return " · ".join(parts)
+
+
+def finding_markdown(
+    finding: ExportFinding, file: ExportFile | None, *, header: bool = True, lines: bool = True
+) -> list[str]:
+    """One finding: its header line, message, lines and suggestion, as lines."""
+    out = [finding_header(finding), ""] if header else []
+    out += [message_markdown(finding.message), ""]
+    if lines and finding.lines:
+        label = "Old lines" if finding.side == "old" else "Lines"
+        if file is not None and finding.side == "old" and file.old_path:
+            label += f" (of {code_span(file.old_path)})"
+        out += [
+            f"{label}:",
+            "",
+            code_block(finding.lines, describe.language(finding.file_path)),
+            "",
+        ]
+    if finding.suggestion is not None:
+        out += ["Suggested change:", "", suggestion_block(finding.suggestion), ""]
+    return out
+
+
+def _files_to_review(export: ReviewExport) -> list[str]:
+    pending = [f for f in export.files if f.state in ("unseen", "seen", "changed")]
+    if not pending:
+        return []
+    out = [f"## Files not reviewed yet ({len(pending)})", ""]
+    out += [f"- {code_span(f.path)} — {f.state}" for f in pending]
+    return [*out, ""]
+
+
+# ---------------------------------------------------------------------------
+# Text helpers (also used by the github body)
+# ---------------------------------------------------------------------------
+
+
+def escape_text(text: str) -> str:
+    """Prose that Markdown shows as is, inside a line: inline marks backslash-escaped."""
+    return _INLINE_MARKS.sub(r"\\\1", text.replace("\n", " "))
+
+
+def code_span(text: str) -> str:
+    """``text`` as an inline code span, whatever backticks it holds."""
+    text = text.replace("\n", " ")
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    if text.startswith(("`", " ")) or text.endswith(("`", " ")):
+        text = f" {text} "
+    return f"{ticks}{text}{ticks}"
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def code_block(text: str, info: str = "") -> str:
+    """``text`` in a fenced block that nothing inside can close."""
+    fence = _fence(text)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def suggestion_block(suggestion: str) -> str:
+    """A ```` ```suggestion ```` block replacing the finding's lines with ``suggestion``."""
+    if not suggestion:  # an empty suggestion removes the lines
+        return "```suggestion\n```"
+    body = describe.replacement(suggestion)
+    fence = _fence(body)
+    return f"{fence}suggestion\n{body}\n{fence}"
+
+
+def message_markdown(message: str) -> str:
+    """A reviewer's message as Markdown that cannot become HTML or break the export.
+
+    Exact where CommonMark is simple, conservative elsewhere:
+
+    - A message of paragraphs and fenced code blocks (the usual case) keeps
+      its fenced blocks as written (a fence left open is closed) and its code
+      spans; elsewhere ``<`` and ``&`` become ``&lt;`` and ``&amp;``.  Code
+      spans are found as CommonMark finds them (backslash escapes first, then
+      a run of backticks up to the next run of the same length, across the
+      lines of one paragraph), which is only possible because nothing else
+      can start or end a block in such a message.
+    - A message with other block structure (lists, quotes, headings, tables,
+      indented code, HTML, link definitions) has ``<`` and ``&`` escaped
+      everywhere, code included, and its fences opened with a backslash so
+      that none can run past the message: telling code from text there takes
+      a full Markdown parser, and showing ``&lt;`` in code is the lesser harm.
+    """
+    lines = message.replace("\r\n", "\n").replace("\r", "\n").rstrip().split("\n")
+    if not any(line.strip(" \t") for line in lines):
+        return "*(no message)*"
+    parts = _split_fences(lines)
+    if any(
+        _BLOCK_START.match(line) or "|" in line for fenced, ls in parts if not fenced for line in ls
+    ):
+        return "\n".join(_escape_all(line) for line in lines)
+    out: list[str] = []
+    for fenced, part in parts:
+        out += part if fenced else _escape_paragraphs(part)
+    return "\n".join(out)
+
+
+#: A line that may start (or, in a paragraph, interrupt) a block other than a
+#: paragraph or a fence: a list item, quote, heading, thematic break, setext
+#: underline, HTML block, link or footnote definition, or indented code.
+_BLOCK_START = re.compile(r"^(?: {0,3}(?:[-+*>#<\[=_]|\d{1,9}[.)])| {4}| {0,3}\t)")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`+|~+)[ \t]*$")
+#: What the inline scan acts on: a backslash escape, a run of backticks, ``<`` or ``&``.
+_INLINE_TOKEN = re.compile(r"\\[!-/:-@\[-`{-~]|`+|[<&]")
+
+
+def _split_fences(lines: list[str]) -> list[tuple[bool, list[str]]]:
+    """The lines as prose and fenced-block parts, as CommonMark reads them at top level.
+
+    A fence left open at the end of the message is closed.
+    """
+    parts: list[tuple[bool, list[str]]] = []
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE_OPEN.match(lines[i])
+        if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+            prose.append(lines[i])
+            i += 1
+            continue
+        if prose:
+            parts.append((False, prose))
+            prose = []
+        char, width = m.group(1)[0], len(m.group(1))
+        block = [lines[i]]
+        i += 1
+        while i < len(lines):
+            block.append(lines[i])
+            closer = _FENCE_CLOSE.match(lines[i])
+            i += 1
+            if closer and closer.group(1)[0] == char and len(closer.group(1)) >= width:
+                break
+        else:
+            block.append(char * width)
+        parts.append((True, block))
+    if prose:
+        parts.append((False, prose))
+    return parts
+
+
+def _escape_paragraphs(lines: list[str]) -> list[str]:
+    """Prose lines with ``<`` and ``&`` escaped outside code spans, paragraph by paragraph."""
+    out: list[str] = []
+    paragraph: list[str] = []
+    for line in [*lines, ""]:
+        if line.strip(" \t"):
+            paragraph.append(line)
+            continue
+        if paragraph:
+            out += _escape_inline("\n".join(paragraph)).split("\n")
+            paragraph = []
+        out.append(line)
+    return out[:-1]
+
+
+def _escape_inline(text: str) -> str:
+    """One paragraph's text with ``<`` and ``&`` escaped outside its code spans."""
+    out: list[str] = []
+    pos = 0
+    for m in _INLINE_TOKEN.finditer(text):
+        if m.start() < pos:
+            continue  # inside a code span already copied
+        out.append(text[pos : m.start()])
+        token = m.group(0)
+        pos = m.end()
+        if token[0] == "`":
+            end = _closing_run(text, pos, len(token))
+            if end is not None:
+                out.append(text[m.start() : end])
+                pos = end
+                continue
+            out.append(token)
+        elif token == "<":
+            out.append("&lt;")
+        elif token == "&":
+            out.append("&amp;")
+        else:
+            out.append(token)  # a backslash escape, kept: it already shows its character
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _closing_run(text: str, start: int, width: int) -> int | None:
+    """The end of the next run of exactly ``width`` backticks from ``start`` (None: none)."""
+    for m in _BACKTICKS.finditer(text, start):
+        if len(m.group(0)) == width:
+            return m.end()
+    return None
+
+
+def _escape_all(line: str) -> str:
+    """A line with ``<`` and ``&`` escaped everywhere and a fence opener made text."""
+    line = line.replace("&", "&amp;").replace("<", "&lt;")
+    m = _FENCE_OPEN.match(line)
+    if m is not None:
+        line = line[: m.start(1)] + "\\" + line[m.start(1) :]
+    return line
