@@ -77,6 +77,10 @@ _CLOCK_MARGIN_NS = 20_000_000
 _CHANGED_MEANWHILE = "changed while the diff was written"
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
+# The attributes asked of git while a diff is parsed: those the review reads
+# (diffchunk.diff.attributes.WANTED, which this layer may not import; a test
+# keeps the two equal).
+ATTRIBUTES = ("linguist-generated", "linguist-vendored", "diff", "binary")
 
 
 class StreamedDiff(NamedTuple):
@@ -483,7 +487,11 @@ def _write_streamed(
         # path as it is parsed, all while git diff runs.
         index = CommitIndex(repo, resolved.head) if resolved.head is not None else None
         attributes = StreamedCheckAttr(
-            repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
+            repo,
+            resolved.head,
+            attributes=ATTRIBUTES,
+            index=resolved.mode is Mode.INDEX,
+            prepared=index,
         )
         source = attributes
         # The parse reads the entry as git writes it (a mapping of what is
