@@ -1,7 +1,8 @@
 """Run ``git`` as a subprocess, safely.
 
 This module is the only place in diffchunk that starts a process running
-git.  Everything diffchunk asks git goes through a :class:`GitCommand`:
+git (``tests/test_one_git_runner.py`` scans the package for any other).
+Everything diffchunk asks git goes through a :class:`GitCommand`:
 ``run``, ``text`` and ``run_all`` for short commands, ``start`` for a
 :class:`GitProcess` with pipes of the caller's choosing, ``to_file`` and
 ``start_into`` for output streamed into a file (:class:`GitStream`).  Each
