@@ -26,6 +26,22 @@ made to:
   otherwise still read, so settings such as ``core.autocrlf`` keep working;
 * set ``LC_ALL=C`` (messages are parsed), ``GIT_TERMINAL_PROMPT=0`` and
   ``GIT_OPTIONAL_LOCKS=0`` (a review never takes the index lock).
+
+The filter drivers to neutralise are found by
+:func:`diffchunk.git.repo.discover` (``with_filters_neutralised``): a
+``GitCommand`` made otherwise may only run commands that read no file of the
+working tree (``rev-parse``, ``config``), or work in a repository made by
+diffchunk itself.  Other programs a config can name cannot run in the
+commands diffchunk uses (``diff``, ``rev-parse``, ``rev-list``,
+``merge-base``, ``cat-file``, ``check-attr``, ``read-tree``, ``config``,
+``symbolic-ref``, ``hash-object``), so they are left alone:
+``core.editor``/``sequence.editor`` (no message is edited), ``gpg.program``
+(nothing is signed or verified; ``log.showSignature`` concerns ``log`` and
+``show``), ``credential.helper``, ``core.askPass``, ``core.gitProxy`` and
+``ext::`` remotes (no transport), ``uploadpack.packObjectsHook``
+(``upload-pack`` only) and aliases (git never lets one shadow a command).
+``tests/test_no_repository_programs.py`` runs every entry point against
+repositories whose config names a program for each of these.
 """
 
 from __future__ import annotations
