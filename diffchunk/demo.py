@@ -11,32 +11,32 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from .cli import main as cli_main
+from .git.runner import GitCommand
 from .review import diff_tools
 
 SHOWN_LINES = 30
 WIDTH = 100
 
 
+# The demo's commits: a fixed identity, and none of the machine's config.
+_DEMO_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "Demo",
+    "GIT_AUTHOR_EMAIL": "demo@example.com",
+    "GIT_COMMITTER_NAME": "Demo",
+    "GIT_COMMITTER_EMAIL": "demo@example.com",
+}
+
+
 def _git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "Demo",
-        "GIT_AUTHOR_EMAIL": "demo@example.com",
-        "GIT_COMMITTER_NAME": "Demo",
-        "GIT_COMMITTER_EMAIL": "demo@example.com",
-    }
-    done = subprocess.run(
-        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
-    )
-    return done.stdout
+    git = GitCommand(("-C", str(repo)), env_extra=_DEMO_ENV)
+    return git.run(args).stdout.decode("utf-8")
 
 
 def _write(repo: Path, path: str, text: str) -> None:

@@ -55,6 +55,10 @@ class NotARange(GitError):
     for ``diffchunk review TARGET``, TARGET may have been meant as a file."""
 
 
+class GitTimeout(GitError):
+    """git did not finish in the time allowed and was stopped."""
+
+
 class CacheWriteError(GitError):
     """A generated diff could not be written to the cache (disk full, read-only...)."""
 

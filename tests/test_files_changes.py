@@ -167,6 +167,14 @@ def test_outside_a_git_repository_nothing_is_marked(tmp_path: Path) -> None:
     assert outline[0].changes is None
 
 
+def test_a_file_in_the_git_directory_is_not_marked(repo: Path) -> None:
+    path = repo / ".git" / "helper.py"
+    path.write_text("def f():\n    pass\n")
+    outline = outline_of(path)
+    assert mark_changes(str(path), outline) == 0
+    assert outline[0].changes is None
+
+
 def test_missing_git_degrades_to_no_marks(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
     path = repo / "svc.py"
@@ -174,6 +182,34 @@ def test_missing_git_degrades_to_no_marks(repo: Path, monkeypatch: pytest.Monkey
     outline = outline_of(path)
     assert mark_changes(str(path), outline) == 0
     assert set(marks(outline).values()) == {None}
+
+
+def test_a_git_that_takes_too_long_is_stopped_and_nothing_is_marked(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_git = shutil.which("git")
+    assert real_git is not None
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    slow = bin_dir / "git"
+    pid_file = tmp_path / "diff.pid"
+    # A git whose diff hangs; everything else is the real git.
+    slow.write_text(
+        "#!/bin/sh\n"
+        f'for a; do [ "$a" = diff ] && echo $$ > {pid_file} && exec sleep 60; done\n'
+        f'exec {real_git} "$@"\n'
+    )
+    slow.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(changes_mod, "GIT_TIMEOUT", 0.5)
+    path = repo / "svc.py"
+    path.write_text(CHANGED)
+    outline = outline_of(path)
+    assert mark_changes(str(path), outline) == 0
+    assert set(marks(outline).values()) == {None}
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # stopped and waited for
+        os.kill(pid, 0)
 
 
 def test_path_that_looks_like_an_option_or_glob_is_taken_literally(repo: Path) -> None:
@@ -208,6 +244,30 @@ def test_cached_outline_copies_are_marked_independently(repo: Path) -> None:
     second = outline_for_file(str(path), ("v1",), data)
     assert set(marks(second).values()) == {None}
     assert "gone" not in marks(second)
+
+
+def test_overview_of_a_modified_file_runs_no_clean_filter_of_the_repository(
+    repo: Path, tmp_path: Path
+) -> None:
+    # git compares a modified file with HEAD through its clean filter: the
+    # repository's config must not make the (read-only) outline run a program.
+    from diffchunk.files.service import get_overview
+
+    marker = tmp_path / "MARKER-clean"
+    git(repo, "config", "filter.evil.clean", f"sh -c 'touch {marker}; cat'")
+    git(repo, "config", "filter.evil.required", "true")
+    (repo / ".gitattributes").write_text("*.py filter=evil\n")
+    path = repo / "svc.py"
+    path.write_text(CHANGED)
+
+    overview = get_overview(str(path))
+
+    assert not marker.exists(), "get_overview ran the repository's clean filter"
+    assert overview["changed_symbols"] == 5
+    assert "warnings" not in overview
+    # The setup is effective: git itself runs the filter for the same comparison.
+    git(repo, "diff", "--stat", "HEAD")
+    assert marker.exists()
 
 
 def test_hunk_header_parsing() -> None:

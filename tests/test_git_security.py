@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from gitrepo import run_git
 
+from diffchunk.diff.attributes import WANTED
 from diffchunk.errors import RefusedRange
 from diffchunk.git.attributes import CheckAttrSource
 from diffchunk.review.range_review import load_git_range
@@ -151,8 +152,8 @@ def test_review_ignores_repo_config_programs(tmp_path: Path) -> None:
     staged = load_git_range(str(repo), staged=True, cache_dir=cache)
     commits = load_git_range(str(repo), "main~1..main", cache_dir=cache)
     single = load_git_range(str(repo), "HEAD^!", cache_dir=cache)
-    CheckAttrSource(str(repo), "HEAD").lookup(["a.txt", "b.dat"])
-    CheckAttrSource(str(repo)).lookup(["a.txt", "b.dat"])
+    CheckAttrSource(str(repo), "HEAD", attributes=WANTED).lookup(["a.txt", "b.dat"])
+    CheckAttrSource(str(repo), attributes=WANTED).lookup(["a.txt", "b.dat"])
 
     assert sorted(p.name for p in marks.iterdir()) == [], "a configured program ran"
     assert "+three" in Path(worktree.diff_path).read_text()

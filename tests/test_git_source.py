@@ -222,6 +222,45 @@ def test_run_all_keeps_order_and_exit_statuses(repo: Path) -> None:
     assert head.returncode == 0 and ok.stdout.strip().decode() in head.stdout.decode()
 
 
+def test_a_started_git_is_stopped_past_its_timeout(repo: Path) -> None:
+    from diffchunk.errors import GitTimeout
+
+    commit(repo, {"a": "1\n"})
+    git_in_repo = GitCommand(("-C", str(repo)))
+    # cat-file --batch waits for object names on its stdin, held open here.
+    read_end, write_end = os.pipe()
+    try:
+        proc = git_in_repo.start(["cat-file", "--batch"], stdin=read_end)
+        with pytest.raises(GitTimeout, match=r"git cat-file did not finish within 0\.2 s"):
+            proc.finish(timeout=0.2)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert proc.returncode is not None and proc.returncode < 0  # killed, and waited for
+    assert proc.stdout is not None and proc.stdout.closed
+    assert proc.stderr is not None and proc.stderr.closed
+
+
+def test_a_started_git_answers_through_its_pipes(repo: Path) -> None:
+    import subprocess
+
+    head = commit(repo, {"a": "1\n"})
+    git_in_repo = GitCommand(("-C", str(repo)))
+    with git_in_repo.start(["cat-file", "--batch-check"], stdin=subprocess.PIPE) as proc:
+        done = proc.finish(b"HEAD\n")
+    assert done.stdout.decode().split()[0] == head
+    assert done.args[: len(git_in_repo.argv([]))] == git_in_repo.argv([])
+    with (
+        git_in_repo.start(["cat-file", "-e", "nope"]) as proc,
+        pytest.raises(GitError, match="git cat-file failed"),
+    ):
+        proc.finish()
+    # Leaving the block stops a git still running.
+    with git_in_repo.start(["cat-file", "--batch"], stdin=subprocess.PIPE) as proc:
+        pass
+    assert proc.returncode is not None and proc.returncode < 0
+
+
 def test_unknown_revision_and_not_a_repository(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
     commit(repo, {"a": "1\n"})
     with pytest.raises(GitError) as info:

@@ -410,6 +410,7 @@ def test_a_failing_consumer_stops_git_and_propagates(stream_repo: Path) -> None:
 def test_streamed_check_attr_answers_like_one_check_attr_batch(stream_repo: Path) -> None:
     from gitrepo import git
 
+    from diffchunk.diff.attributes import WANTED
     from diffchunk.git.attributes import CheckAttrSource, CommitIndex, StreamedCheckAttr
     from diffchunk.git.repo import discover
 
@@ -422,10 +423,10 @@ def test_streamed_check_attr_answers_like_one_check_attr_batch(stream_repo: Path
         "dir with space/na\u00efve\tname.txt",
     ]
     asked = [*paths, "nope/x.py", "never/added.py"]
-    want = CheckAttrSource(repo, head).lookup(asked)
+    want = CheckAttrSource(repo, head, attributes=WANTED).lookup(asked)
     assert want["src/m007.py"] == {"linguist-generated": True}
     assert want["src/gen/table.py"] == {"diff": False}
-    streamed = StreamedCheckAttr(repo, head, prepared=CommitIndex(repo, head))
+    streamed = StreamedCheckAttr(repo, head, attributes=WANTED, prepared=CommitIndex(repo, head))
     try:
         streamed.add(paths[:2])
         streamed.add([*paths[2:], "nope/x.py", ""])
@@ -434,7 +435,9 @@ def test_streamed_check_attr_answers_like_one_check_attr_batch(stream_repo: Path
         streamed.close()
 
     missing = "0" * 40  # read-tree fails: add() never raises, lookup() reports it
-    broken = StreamedCheckAttr(repo, missing, prepared=CommitIndex(repo, missing))
+    broken = StreamedCheckAttr(
+        repo, missing, attributes=WANTED, prepared=CommitIndex(repo, missing)
+    )
     try:
         broken.add(["a.txt"])
         with pytest.raises(GitError, match="read-tree"):

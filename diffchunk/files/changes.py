@@ -13,10 +13,13 @@ with its version in ``HEAD``:
   gone too); its line numbers are those it had *in HEAD*.  A removed class
   keeps its children, all marked removed.
 
-Outside a git work tree, or when git is missing or fails, nothing is marked
-and the count is 0.  At most three short git processes run: one to locate
-the file in HEAD, then (only when the content differs) the diff and the HEAD
-blob, in parallel.
+Outside a git work tree, or when git is missing, fails or takes longer than
+:data:`GIT_TIMEOUT`, nothing is marked and the count is 0.  git runs only
+through :mod:`diffchunk.git` (the repository found by
+:func:`~diffchunk.git.repo.discover`, so that no program its config names can
+run), in at most three rounds of short processes: the two probes of
+``discover`` side by side, the lookup of the file in HEAD, then (only when
+the content differs) the diff and the HEAD blob side by side.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import hashlib
 import logging
 import os
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
 
+from ..errors import GitError
+from ..git.repo import discover
+from ..git.runner import GitCommand
 from .languages import language_for_path
 from .outline import OutlineItem, cached_outline, iter_items, outline_for_file
 
@@ -58,13 +63,10 @@ def mark_changes(
     from an earlier call are cleared first, so calling twice is harmless.
     """
     _clear_marks(outline)
-    directory, name = os.path.split(file_path)
-    if not name:
-        return 0
-    located = _locate_in_head(directory or ".", name)
+    located = _locate_in_head(file_path)
     if located is None:
         return 0  # not in a work tree (or git unusable)
-    blob = located
+    git, path, blob = located
     if blob == "":
         for item in iter_items(outline):
             item.changes = "added"
@@ -81,20 +83,18 @@ def mark_changes(
 
     if language is None:
         language = language_for_path(file_path, source[:200])
-    diff_proc = _start_git(
-        directory or ".",
-        ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "HEAD", "--", f"./{name}"],
-    )
     head_key = ("git-blob", blob)
-    head_outline = cached_outline(file_path, head_key)
-    if head_outline is None and language is not None:
-        head_source = _git_output(directory or ".", ["cat-file", "blob", blob])
-        if head_source is None:
-            _finish(diff_proc)
-            return 0
-        head_outline = outline_for_file(file_path, head_key, head_source, language)
-    diff_out = _finish(diff_proc)
-    if diff_out is None:
+    try:
+        with git.start(
+            ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "HEAD", "--", path]
+        ) as diff:
+            head_outline = cached_outline(file_path, head_key)
+            if head_outline is None and language is not None:
+                head_source = git.run(["cat-file", "blob", blob], timeout=GIT_TIMEOUT).stdout
+                head_outline = outline_for_file(file_path, head_key, head_source, language)
+            diff_out = diff.finish(timeout=GIT_TIMEOUT).stdout
+    except GitError as exc:  # timed out, failed, or git is missing
+        logger.debug("symbol changes not marked: %s", exc)
         return 0
     changed, deletions = _changed_lines(diff_out)
     _apply(outline, head_outline, changed, deletions)
@@ -105,80 +105,43 @@ def mark_changes(
 # git
 
 
-def _git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock for a read
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env["LC_ALL"] = "C"
-    return env
+def _locate_in_head(file_path: str) -> tuple[GitCommand, str, str] | None:
+    """How to run git for the file's repository, its path there, and HEAD's blob id of it
+    ("" when not in HEAD); None outside a work tree (or when git cannot tell).
 
-
-def _argv(directory: str, args: Sequence[str]) -> list[str]:
-    return [
-        "git",
-        "--no-pager",
-        "--literal-pathspecs",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "core.quotePath=false",
-        "-C",
-        directory,
-        *args,
-    ]
-
-
-def _start_git(directory: str, args: Sequence[str]) -> subprocess.Popen[bytes] | None:
+    The repository is found by :func:`~diffchunk.git.repo.discover`, whose
+    command neutralises the filter drivers of its config (a diff against the
+    working tree runs clean filters).  Paths are literal (no pathspec magic).
+    """
+    directory, name = os.path.split(file_path)
+    if not name:
+        return None
+    directory = os.path.realpath(directory or ".")
     try:
-        return subprocess.Popen(
-            _argv(directory, args),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=_git_env(),
-        )
-    except OSError as exc:  # git not installed, directory gone...
-        logger.debug("git unavailable: %s", exc)
+        repo = discover(directory, timeout=GIT_TIMEOUT)
+    except (GitError, OSError) as exc:  # not a repository, git missing, directory gone...
+        logger.debug("no git repository for %s: %s", file_path, exc)
         return None
-
-
-def _finish(proc: subprocess.Popen[bytes] | None) -> bytes | None:
-    if proc is None:
+    full = os.path.join(directory, name)
+    if repo.root is None or any(_within(full, d) for d in (repo.git_dir, repo.common_dir)):
+        return None  # a bare repository, or a file of git's own directory
+    path = os.path.relpath(full, repo.root)
+    if path == os.curdir or path.startswith(os.pardir + os.sep):
         return None
+    git = repo.git.with_options("--literal-pathspecs")
     try:
-        out, err = proc.communicate(timeout=GIT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        logger.info("git timed out; symbol changes not marked")
+        found = git.run(["rev-parse", f"HEAD:{path}"], check=False, timeout=GIT_TIMEOUT)
+    except GitError as exc:
+        logger.debug("git rev-parse failed: %s", exc)
         return None
-    if proc.returncode != 0:
-        logger.debug("git failed (%s): %s", proc.returncode, err[:300])
-        return None
-    return out
+    blob = found.stdout.decode("ascii", "replace").strip()
+    if found.returncode == 0 and _OBJECT_ID.match(blob):
+        return git, path, blob
+    return git, path, ""  # untracked, newly added, or no commit yet
 
 
-def _git_output(directory: str, args: Sequence[str]) -> bytes | None:
-    return _finish(_start_git(directory, args))
-
-
-def _locate_in_head(directory: str, name: str) -> str | None:
-    """HEAD's blob id of the file; "" when not in HEAD; None outside a work tree."""
-    proc = _start_git(directory, ["rev-parse", "--is-inside-work-tree", f"HEAD:./{name}"])
-    if proc is None:
-        return None
-    try:
-        out, _ = proc.communicate(timeout=GIT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return None
-    lines = out.decode("ascii", "replace").splitlines()
-    if not lines or lines[0] != "true":
-        return None
-    if proc.returncode == 0 and len(lines) >= 2 and _OBJECT_ID.match(lines[1]):
-        return lines[1]
-    return ""  # untracked, newly added, or no commit yet
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 def _blob_id(content: bytes, id_length: int) -> str:

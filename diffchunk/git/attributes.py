@@ -9,11 +9,14 @@ it, so the commit's tree is read into a throw-away index
 answers from it.  Either way git itself applies its rules: nested
 ``.gitattributes`` files, ``[attr]`` macros, ``$GIT_DIR/info/attributes`` and
 ``core.attributesFile``.
+
+The caller names the attributes to ask for.  Answers follow ``git
+check-attr``: ``True`` for *set*, ``False`` for *unset*, a string for a value;
+an *unspecified* attribute is absent from a path's mapping.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import shutil
@@ -22,12 +25,16 @@ import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..diff.attributes import WANTED, Attributes, AttrValue
 from ..errors import GitError
 from .repo import Repo, discover
-from .runner import command_failed, split_z
+from .runner import GitProcess, command_failed, split_z
 
 logger = logging.getLogger(__name__)
+
+#: An attribute's value: True (set), False (unset) or the text of ``attr=value``.
+AttrValue = str | bool
+#: One path's attributes (unspecified ones absent).
+Attributes = Mapping[str, AttrValue]
 
 
 class CommitIndex:
@@ -44,16 +51,18 @@ class CommitIndex:
         self._dir: str | None = tempfile.mkdtemp(prefix="diffchunk-attr-")
         self._env = {"GIT_INDEX_FILE": os.path.join(self._dir, "index")}
         self._error: GitError | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: GitProcess | None = None
         try:
-            self._proc = subprocess.Popen(
-                repo.git.argv([*_READ_TREE, treeish]),
-                stdin=subprocess.DEVNULL,
+            self._proc = repo.git.start(
+                [*_READ_TREE, treeish],
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                env=repo.git.env(self._env),
+                env_extra=self._env,
+                what="git read-tree",
             )
-        except OSError as exc:  # reported by env(), like any failure of read-tree
+        # Reported by env(), like any failure of read-tree.
+        except GitError as exc:  # git is missing
+            self._error = exc
+        except OSError as exc:
             self._error = command_failed("git read-tree", -1, str(exc).encode())
 
     def ready(self) -> bool:
@@ -64,10 +73,11 @@ class CommitIndex:
         """``GIT_INDEX_FILE`` for git, once the tree is read (a failure raises ``GitError``)."""
         proc = self._proc
         if proc is not None:
-            _, err = proc.communicate()
             self._proc = None
-            if proc.returncode != 0:
-                self._error = command_failed("git read-tree", proc.returncode, err)
+            try:
+                proc.finish()
+            except GitError as exc:
+                self._error = exc
         if self._error is not None:
             raise self._error
         return self._env
@@ -77,7 +87,6 @@ class CommitIndex:
         if proc is not None:
             self._proc = None
             proc.kill()
-            proc.communicate()
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
@@ -88,17 +97,22 @@ _READ_TREE = ["-c", "index.sparse=false", "read-tree", "--end-of-options"]
 
 
 class CheckAttrSource:
-    """An :class:`~diffchunk.diff.attributes.AttributeSource` backed by ``git check-attr``."""
+    """The ``attributes`` of paths, from ``git check-attr`` (one run per lookup).
+
+    An attribute source as :mod:`diffchunk.diff.attributes` describes them.
+    """
 
     def __init__(
         self,
         repo_root: str | Repo,
         treeish: str | None = None,
         *,
+        attributes: Sequence[str],
         index: bool = False,
-        attributes: Sequence[str] = WANTED,
         prepared: CommitIndex | None = None,
     ) -> None:
+        if not attributes:
+            raise ValueError("name the attributes to ask git for")
         self.repo = repo_root if isinstance(repo_root, Repo) else discover(repo_root)
         # An index of ``treeish`` already being read (not closed here).
         self.prepared = prepared if prepared is not None and prepared.treeish == treeish else None
@@ -183,15 +197,18 @@ class StreamedCheckAttr:
         repo: Repo,
         treeish: str | None,
         *,
+        attributes: Sequence[str],
         index: bool = False,
         prepared: CommitIndex | None = None,
     ) -> None:
         self.repo = repo
         self.prepared = prepared
-        self.plain = CheckAttrSource(repo, treeish, index=index, prepared=prepared)
+        self.plain = CheckAttrSource(
+            repo, treeish, attributes=attributes, index=index, prepared=prepared
+        )
         self._sent: set[str] = set()
         self._waiting: list[str] = []
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: GitProcess | None = None
         self._reader: threading.Thread | None = None
         self._read: dict[str, dict[str, AttrValue]] = {}  # answers read so far (reader thread)
         self._answers: dict[str, dict[str, AttrValue]] | None = None
@@ -219,12 +236,8 @@ class StreamedCheckAttr:
 
     def _start(self) -> None:
         env = self.prepared.env() if self.prepared is not None else None
-        self._proc = subprocess.Popen(
-            self.repo.git.argv(self.plain.args()),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self.repo.git.env(env),
+        self._proc = self.repo.git.start(
+            self.plain.args(), stdin=subprocess.PIPE, env_extra=env, what="git check-attr"
         )
         stdout = self._proc.stdout
         assert stdout is not None
@@ -274,9 +287,9 @@ class StreamedCheckAttr:
                     err = proc.stderr.read()
                     assert self._reader is not None
                     self._reader.join()
-                    proc.wait()
-                    if proc.returncode != 0:
-                        raise command_failed("git check-attr", proc.returncode, err)
+                    code = proc.wait()
+                    if code != 0:
+                        raise command_failed("git check-attr", code, err)
                     answers = self._read
             except OSError as exc:
                 raise command_failed("git check-attr", -1, str(exc).encode()) from None
@@ -302,17 +315,10 @@ class StreamedCheckAttr:
         if proc is None:
             return
         self._proc = None
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+        proc.stop()
         if self._reader is not None:
             self._reader.join()  # git is gone: its stdout is at EOF
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+        proc.close()
 
     def close(self) -> None:
         """Stop git if it still runs and remove the prepared index."""

@@ -38,10 +38,12 @@ class Repo(NamedTuple):
         return self.root if self.root is not None else self.git_dir
 
 
-def discover(path: str) -> Repo:
+def discover(path: str, *, timeout: float | None = None) -> Repo:
     """The repository containing the absolute directory ``path``.
 
-    Raises :class:`GitError` when ``path`` is not a directory in a repository.
+    Raises :class:`GitError` when ``path`` is not a directory in a repository
+    (:class:`~diffchunk.errors.GitTimeout` when a git probe runs past
+    ``timeout`` seconds).
     """
     expanded = expand(path)
     if not os.path.isdir(expanded):
@@ -54,13 +56,13 @@ def discover(path: str) -> Repo:
     # working tree), and the filter drivers its config defines, asked from
     # ``path`` too (checked below to be the repository later commands use).
     probe = GitCommand(("-C", expanded))
-    proc, filters = probe.run_all([["rev-parse", *_WHERE], _CONFIG_PROBE])
+    proc, filters = probe.run_all([["rev-parse", *_WHERE], _CONFIG_PROBE], timeout=timeout)
     # One answer per line.  --show-toplevel fails, after the other three
     # answered, in a bare repository or inside a .git directory.
     lines = _lines(proc.stdout)
     if len(lines) > (4 if proc.returncode == 0 else 3):
         # A directory name holds a newline: one answer per run instead.
-        answers = probe.run_all([["rev-parse", flag] for flag in _WHERE[1:]])
+        answers = probe.run_all([["rev-parse", flag] for flag in _WHERE[1:]], timeout=timeout)
         lines = lines[:1] + [_whole(a.stdout) for a in answers if a.returncode == 0]
     if proc.returncode != 0 and len(lines) != 3:
         message = proc.stderr.decode("utf-8", "replace").strip()
@@ -98,7 +100,7 @@ def discover(path: str) -> Repo:
     if len(location) > 2:
         # The filter drivers of the repository those commands reach: from
         # ``path`` git may have read another one's config.
-        filters = git.run(_CONFIG_PROBE, check=False)
+        filters = git.run(_CONFIG_PROBE, check=False, timeout=timeout)
     git = git.with_filters_neutralised(_filter_names(filters))
     return Repo(root, git_dir, common_dir, git, _diff_config(filters))
 

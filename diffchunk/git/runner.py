@@ -1,7 +1,12 @@
 """Run ``git`` as a subprocess, safely.
 
-Everything diffchunk asks git goes through a :class:`GitCommand` (its
-``argv`` and ``env``, which ``run``, ``run_all`` and ``start_into`` use),
+This module is the only place in diffchunk that starts a process running
+git (``tests/test_one_git_runner.py`` scans the package for any other).
+Everything diffchunk asks git goes through a :class:`GitCommand`:
+``run``, ``text`` and ``run_all`` for short commands, ``start`` for a
+:class:`GitProcess` with pipes of the caller's choosing, and ``start_into``
+for output streamed into a file (:class:`GitStream`).  Each
+builds git's command line with ``argv`` and its environment with ``env``,
 made to:
 
 * call real subcommands only (never aliases), with ``--no-pager``;
@@ -21,6 +26,22 @@ made to:
   otherwise still read, so settings such as ``core.autocrlf`` keep working;
 * set ``LC_ALL=C`` (messages are parsed), ``GIT_TERMINAL_PROMPT=0`` and
   ``GIT_OPTIONAL_LOCKS=0`` (a review never takes the index lock).
+
+The filter drivers to neutralise are found by
+:func:`diffchunk.git.repo.discover` (``with_filters_neutralised``): a
+``GitCommand`` made otherwise may only run commands that read no file of the
+working tree (``rev-parse``, ``config``), or work in a repository made by
+diffchunk itself.  Other programs a config can name cannot run in the
+commands diffchunk uses (``diff``, ``rev-parse``, ``rev-list``,
+``merge-base``, ``cat-file``, ``check-attr``, ``read-tree``, ``config``,
+``symbolic-ref``, ``hash-object``), so they are left alone:
+``core.editor``/``sequence.editor`` (no message is edited), ``gpg.program``
+(nothing is signed or verified; ``log.showSignature`` concerns ``log`` and
+``show``), ``credential.helper``, ``core.askPass``, ``core.gitProxy`` and
+``ext::`` remotes (no transport), ``uploadpack.packObjectsHook``
+(``upload-pack`` only) and aliases (git never lets one shadow a command).
+``tests/test_no_repository_programs.py`` runs every entry point against
+repositories whose config names a program for each of these.
 """
 
 from __future__ import annotations
@@ -31,11 +52,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
-from ..errors import GitError
+from ..errors import GitError, GitTimeout
 from ..log import LazyLogger
 from ..termination import Held
 
@@ -114,6 +135,29 @@ def _git_missing() -> GitError:
     )
 
 
+# Where a child's standard stream goes: subprocess.PIPE, subprocess.DEVNULL or
+# an open file descriptor.
+Redirect = int
+
+
+def _spawn(
+    argv: list[str],
+    env: dict[str, str],
+    *,
+    stdin: Redirect,
+    stdout: Redirect,
+    stderr: Redirect,
+    bufsize: int = -1,
+) -> subprocess.Popen[bytes]:
+    """Start git: the one call in diffchunk that does (argv from :meth:`GitCommand.argv`)."""
+    try:
+        return subprocess.Popen(
+            argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env, bufsize=bufsize
+        )
+    except FileNotFoundError:
+        raise _git_missing() from None
+
+
 class GitCommand(NamedTuple):
     """Where and how to run git for one repository."""
 
@@ -137,6 +181,36 @@ class GitCommand(NamedTuple):
         ]
         return GitCommand(self.location, (*self.extra_config, *pairs), self.env_extra)
 
+    def with_options(self, *options: str) -> GitCommand:
+        """The same, with git options put before every subcommand (``--literal-pathspecs``)."""
+        return self._replace(location=(*self.location, *options))
+
+    def start(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: Redirect = subprocess.DEVNULL,
+        stdout: Redirect = subprocess.PIPE,
+        stderr: Redirect = subprocess.PIPE,
+        env_extra: Mapping[str, str] | None = None,
+        what: str | None = None,
+    ) -> GitProcess:
+        """Start git with its streams where asked; the caller owns the :class:`GitProcess`.
+
+        A termination signal while git starts waits until the process object
+        owns git (see :class:`~diffchunk.termination.Held`): git is then
+        stopped here, not left running unowned.
+        """
+        argv = self.argv(args)
+        logger.debug("running %s", argv)
+        with Held() as held:
+            proc = _spawn(argv, self.env(env_extra), stdin=stdin, stdout=stdout, stderr=stderr)
+            process = GitProcess(proc, what or f"git {args[0]}")
+        if held.signal is not None:
+            process.kill()
+            raise SystemExit(128 + held.signal)
+        return process
+
     def run(
         self,
         args: Sequence[str],
@@ -145,60 +219,40 @@ class GitCommand(NamedTuple):
         check: bool = True,
         env_extra: Mapping[str, str] | None = None,
         what: str | None = None,
+        timeout: float | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
-        """Run git and capture its output; a failure raises :class:`GitError` with git's message."""
-        argv = self.argv(args)
-        logger.debug("running %s", argv)
-        try:
-            proc = subprocess.run(
-                argv,
-                input=input,
-                stdin=None if input is not None else subprocess.DEVNULL,
-                capture_output=True,
-                env=self.env(env_extra),
-                check=False,
-            )
-        except FileNotFoundError:
-            raise _git_missing() from None
-        if check and proc.returncode != 0:
-            raise command_failed(what or f"git {args[0]}", proc.returncode, proc.stderr)
-        return proc
+        """Run git and capture its output; a failure raises :class:`GitError` with git's message.
+
+        Past ``timeout`` seconds git is stopped and :class:`GitTimeout` raised.
+        """
+        stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
+        with self.start(args, stdin=stdin, env_extra=env_extra, what=what) as proc:
+            return proc.finish(input, timeout=timeout, check=check)
 
     def run_all(
-        self, commands: Sequence[Sequence[str]]
+        self, commands: Sequence[Sequence[str]], *, timeout: float | None = None
     ) -> list[subprocess.CompletedProcess[bytes]]:
         """Run short git commands side by side; their results in order.
 
         Like :meth:`run` with ``check=False``: a non-zero exit is the
         caller's to read.  For commands with little output (probes):
-        each is read to the end in turn while the others run.
+        each is read to the end in turn while the others run.  Past
+        ``timeout`` seconds (all of them together) every one is stopped and
+        :class:`GitTimeout` raised.
         """
-        started: list[tuple[list[str], subprocess.Popen[bytes]]] = []
+        deadline = None if timeout is None else time.monotonic() + timeout
+        started: list[GitProcess] = []
         try:
             for args in commands:
-                argv = self.argv(args)
-                logger.debug("running %s", argv)
-                try:
-                    proc = subprocess.Popen(
-                        argv,
-                        stdin=subprocess.DEVNULL,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        env=self.env(),
-                    )
-                except FileNotFoundError:
-                    raise _git_missing() from None
-                started.append((argv, proc))
+                started.append(self.start(args))
             results = []
-            for argv, proc in started:
-                out, err = proc.communicate()
-                results.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+            for proc in started:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                results.append(proc.finish(timeout=left, check=False))
             return results
         finally:
-            for _, proc in started:
-                if proc.returncode is None:
-                    proc.kill()
-                    proc.communicate()
+            for proc in started:
+                proc.kill()
 
     def text(
         self,
@@ -233,22 +287,102 @@ class GitCommand(NamedTuple):
         # A termination signal while git starts waits until the stream owns
         # git: git is then stopped here, not left writing on unowned.
         with Held() as held:
-            try:
-                proc = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=fd,
-                    stderr=subprocess.PIPE,
-                    env=self.env(),
-                    bufsize=0,
-                )
-            except FileNotFoundError:
-                raise _git_missing() from None
+            proc = _spawn(
+                argv,
+                self.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+            )
             stream = GitStream(proc, fd, block_size, what or f"git {args[0]}")
         if held.signal is not None:
             stream.kill()
             raise SystemExit(128 + held.signal)
         return stream
+
+
+class GitProcess:
+    """A git process started by :meth:`GitCommand.start`, owned by whoever started it.
+
+    The owner ends it, whatever happens: :meth:`finish` (feed stdin, read
+    stdout and stderr to the end, wait), or :meth:`kill`, which is also what
+    leaving a ``with`` block does (nothing when git has ended and its pipes
+    are closed).  ``stdin``, ``stdout`` and ``stderr`` are the pipes asked
+    for (else None), for an owner that reads or writes them itself; it then
+    ends git with :meth:`wait` or :meth:`stop`, and :meth:`close`.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], what: str) -> None:
+        self._proc = proc
+        self.what = what
+        self.stdin: IO[bytes] | None = proc.stdin
+        self.stdout: IO[bytes] | None = proc.stdout
+        self.stderr: IO[bytes] | None = proc.stderr
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once git has ended and was waited for (negative: a signal)."""
+        return self._proc.returncode
+
+    def poll(self) -> int | None:
+        """The exit status if git has ended, else None (never waits)."""
+        return self._proc.poll()
+
+    def wait(self) -> int:
+        """Wait for git to exit; its exit status.  The pipes stay open."""
+        return self._proc.wait()
+
+    def finish(
+        self, input: bytes | None = None, *, timeout: float | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Write ``input`` to git, read its output to the end and wait for it.
+
+        Past ``timeout`` seconds git is stopped and :class:`GitTimeout`
+        raised; with ``check`` a non-zero exit raises :class:`GitError`
+        quoting git.  Any failure here stops git.
+        """
+        proc = self._proc
+        try:
+            out, err = proc.communicate(input, timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise GitTimeout(
+                f"{self.what} did not finish within {timeout:g} s and was stopped.",
+                suggestion="Try again; if it keeps happening, look for what holds the "
+                "repository up (a slow or network file system, a huge working tree).",
+            ) from None
+        except BaseException:
+            self.kill()
+            raise
+        if check and proc.returncode != 0:
+            raise command_failed(self.what, proc.returncode, err or b"")
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out or b"", err or b"")
+
+    def stop(self) -> None:
+        """Stop git if it still runs, and wait for it.  The pipes stay open (a
+        thread of the owner may still be reading one: :meth:`close` after it)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+
+    def close(self) -> None:
+        """Close the pipes (once git has ended)."""
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                with suppress(OSError):  # unflushed input for a git that is gone
+                    stream.close()
+
+    def kill(self) -> None:
+        """Stop git if it still runs, wait for it and close its pipes."""
+        self.stop()
+        self.close()
+
+    def __enter__(self) -> GitProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.kill()
 
 
 # How long GitStream.blocks waits when it has read all that git wrote so far:

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from ..diff.attributes import WANTED
 from ..diff.buffer import DiffBuffer, map_file, map_threshold
 from ..diff.filters import Prescreen
 from ..diff.model import FileDiff, ParsedDiff
@@ -75,7 +76,11 @@ def parse_while_written(
         # The attributes: the head's tree is read and then asked about each
         # path as it is parsed, all while git diff runs.
         attributes = StreamedCheckAttr(
-            repo, resolved.head, index=resolved.mode is Mode.INDEX, prepared=index
+            repo,
+            resolved.head,
+            attributes=WANTED,
+            index=resolved.mode is Mode.INDEX,
+            prepared=index,
         )
         reader = _Reader(repo, writing, attributes)
         with gc_paused():

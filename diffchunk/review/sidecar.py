@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..diff.attributes import Attributes, AttributeSource, AttrValue
+from ..diff.attributes import WANTED, Attributes, AttributeSource, AttrValue
 from ..errors import DiffchunkError
 from ..log import LazyLogger
 
@@ -159,7 +159,9 @@ class SidecarAttributes:
             if self.source is not None:
                 found = self.source.lookup(paths)
             else:
-                found = CheckAttrSource(self.repo, self.treeish, index=self.index).lookup(paths)
+                found = CheckAttrSource(
+                    self.repo, self.treeish, attributes=WANTED, index=self.index
+                ).lookup(paths)
         except DiffchunkError as exc:
             # The repository moved or vanished: heuristics only for these paths.
             logger.warning("Cannot read attributes from %s: %s", self.repo, exc)
