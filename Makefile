@@ -37,26 +37,26 @@ bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
 
 bench-load: $(STAMP)
-	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60
-	$(BIN)/python -m benchmarks.load_mcp --memory --diffs 50
+	$(BIN)/python -m tests.property.load_mcp --clients 8 --seconds 60
+	$(BIN)/python -m tests.property.load_mcp --memory --diffs 50
 
 # Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
 faults: $(STAMP)
-	$(BIN)/python -m benchmarks.faults --kills 100
+	$(BIN)/python -m tests.property.faults --kills 100
 
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)
-	$(BIN)/python -m benchmarks.fuzz_diff --cases 100000 --quiet
+	$(BIN)/python -m tests.property.fuzz_diff --cases 100000 --quiet
 
 # The file tools' search and edit paths against reference models (exact, regex, fuzzy).
 fuzz-files: $(STAMP)
-	$(BIN)/python -m benchmarks.fuzz_files --cases 100000 --progress-every 10000
+	$(BIN)/python -m tests.property.fuzz_files --cases 100000 --progress-every 10000
 
 # Coverage-guided fuzzing of the diff engine (atheris/libFuzzer); failing inputs go to
 # bench-out/fuzz-atheris/crashes.
 fuzz-coverage: $(STAMP)
 	$(BIN)/pip install --quiet -e ".[fuzz]"
-	$(BIN)/python -m benchmarks.fuzz_atheris --runs 100000
+	$(BIN)/python -m tests.property.fuzz_atheris --runs 100000
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

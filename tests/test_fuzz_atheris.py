@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("atheris")
 
-from benchmarks import fuzz_atheris as fa
-from benchmarks import fuzz_diff as fz
+from tests.property import fuzz_atheris as fa
+from tests.property import fuzz_diff as fz
 
 SEEDS = fa.seed_inputs()
 

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks import fuzz_diff as fz
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.context import reduce_context
 from diffchunk.diff.formatter import format_chunk
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
+from tests.property import fuzz_diff as fz
 
 ROOT = Path(__file__).resolve().parents[1]
 

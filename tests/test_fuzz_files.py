@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from benchmarks import fuzz_files as fz
 from diffchunk.files import access
 from diffchunk.files import search as search_module
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
+from tests.property import fuzz_files as fz
 
 SETTINGS = settings(
     derandomize=True,

@@ -8,10 +8,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from benchmarks import load_mcp
-from benchmarks.gen_diff import generate
 from diffchunk.review import diff_tools
 from diffchunk.review.sessions import SessionStore
+from tests.property import load_mcp
+from tests.property.gen_diff import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
 MARKER = "\nstate: {}\n"
 
@@ -154,7 +154,7 @@ def sigkill_rounds(
         seen: set[str] = set()
         for round_no in range(1, kills + 1):
             proc = subprocess.Popen(
-                [sys.executable, "-m", "benchmarks.faults", "--child", str(target), state],
+                [sys.executable, "-m", "tests.property.faults", "--child", str(target), state],
                 stdout=subprocess.PIPE,
                 cwd=str(REPO),
                 env=env,

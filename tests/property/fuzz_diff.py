@@ -69,7 +69,7 @@ from diffchunk.diff.model import (
 from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import InvalidArgument, NotADiffError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 CRASH_DIR = FIXTURES / "fuzz"
 CORPUS = ROOT.parent / "shared" / "corpus"

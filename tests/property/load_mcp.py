@@ -41,7 +41,7 @@ from diffchunk.review.sessions import SessionStore
 
 from .gen_diff import generate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_DIFF = CORPUS / "sqlalchemy_rel_1_4_0..rel_1_4_54.diff"
 

@@ -72,8 +72,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from benchmarks import fuzz_diff as fz
 from diffchunk.errors import DiffchunkError
+from tests.property import fuzz_diff as fz
 
 ROOT = fz.ROOT
 OPTION_BYTES = 16
@@ -565,7 +565,7 @@ def _replay_fresh(path: Path, time_limit: float) -> tuple[bool, str]:
         [
             sys.executable,
             "-m",
-            "benchmarks.fuzz_atheris",
+            "tests.property.fuzz_atheris",
             "--replay",
             str(path),
             "--time-limit",
@@ -643,7 +643,7 @@ def _run(args: argparse.Namespace) -> int:
         cmd = [
             sys.executable,
             "-m",
-            "benchmarks.fuzz_atheris",
+            "tests.property.fuzz_atheris",
             "--child",
             "--runs",
             str(args.runs),
