@@ -124,8 +124,6 @@ def sigkill_rounds(
     workdir: Path, kills: int, *, size: int = 50 * 1024 * 1024, seed: int = SEED
 ) -> Outcome:
     """Kill an editing child ``kills`` times; check the file and backups after each."""
-    from diffchunk.files.backups import backups_for, read_metadata
-
     rng = random.Random(seed)
     outcome = Outcome()
     target_dir = workdir / "target"
@@ -153,25 +151,10 @@ def sigkill_rounds(
         killed_with_temp = 0
         seen: set[str] = set()
         for round_no in range(1, kills + 1):
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.property.faults", "--child", str(target), state],
-                stdout=subprocess.PIPE,
-                cwd=str(REPO),
-                env=env,
-            )
-            assert proc.stdout is not None
-            ready = proc.stdout.readline()
-            if ready.strip() != b"ready":
-                proc.kill()
-                proc.wait()
-                outcome.check(False, f"round {round_no}: the child did not start: {ready!r}")
+            reports = _kill_child(target, state, env, rng, duration)
+            if isinstance(reports, bytes):
+                outcome.check(False, f"round {round_no}: the child did not start: {reports!r}")
                 continue
-            # Anywhere within the first two edits (and sometimes between them).
-            time.sleep(rng.uniform(0.0, 2.0 * duration))
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
-            proc.stdout.close()
             where = f"round {round_no} ({len(reports)} edit(s) before the kill)"
             outcome.check(
                 all("backup" in r for r in reports), f"{where}: the child failed: {reports}"
@@ -187,52 +170,11 @@ def sigkill_rounds(
             if now[0] != expected_state:
                 # Killed after the rename of an edit it had not reported yet.
                 outcome.notes.append(f"{where}: killed after an unreported rename")
-            listed = {info.path: info for info in backups_for(os.path.realpath(target))}
-            for report in reports:
-                backup = str(report["backup"])
-                info = listed.get(backup)
-                ok = info is not None and os.path.exists(backup)
-                outcome.check(ok, f"{where}: reported backup {backup} is not listed")
-                if not ok or info is None:
-                    continue
-                data_sha = _file_sha(backup)
-                meta = read_metadata(info)
-                outcome.check(
-                    data_sha == shas[str(report["of"])] and meta.get("sha256") == data_sha,
-                    f"{where}: backup {backup} does not hold the content it saved",
-                )
-            # Backups listed but never reported (killed between the metadata
-            # and the print) must be complete too.
-            reported = {str(r["backup"]) for r in reports}
-            for path, info in listed.items():
-                if path in seen or path in reported:
-                    continue
-                data_sha = _file_sha(path)
-                outcome.check(
-                    data_sha in shas.values() and read_metadata(info).get("sha256") == data_sha,
-                    f"{where}: unreported backup {path} is incomplete",
-                )
-            seen.update(listed)
+            _check_backups(target, reports, shas, seen, outcome, where)
             temps = _temps(target_dir)
             if temps:
                 killed_with_temp += 1
-            state = now[0]
-            # The next edit must work whatever the kill left behind.
-            after = _flip(str(target), state)
-            outcome.check(bool(after["success"]), f"{where}: the next edit failed: {after}")
-            if after["success"]:
-                seen.add(str(after["backup_created"]))
-                state = _other(state)
-                outcome.check(
-                    _file_sha(str(target)) == shas[state],
-                    f"{where}: the edit after the kill wrote the wrong content",
-                )
-                outcome.check(
-                    not _temps(target_dir),
-                    f"{where}: temporary files left after the next edit: {_temps(target_dir)}",
-                )
-                orphans = _backup_orphans(workdir / "backups")
-                outcome.check(not orphans, f"{where}: unlisted backup pieces left: {orphans}")
+            state = _check_next_edit(workdir, target, now[0], shas, seen, outcome, where)
         outcome.notes.append(f"{killed_with_temp} of {kills} kills left a temporary file")
     finally:
         for key, value in saved_env.items():
@@ -241,6 +183,101 @@ def sigkill_rounds(
             else:
                 os.environ[key] = value
     return outcome
+
+
+def _kill_child(
+    target: Path, state: str, env: dict[str, str], rng: random.Random, duration: float
+) -> list[dict[str, object]] | bytes:
+    """Start an editing child, SIGKILL it at a random moment within two edits
+    (``duration`` each) after it is ready, and return what it reported; the line
+    it gave instead of "ready" when it did not start."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.property.faults", "--child", str(target), state],
+        stdout=subprocess.PIPE,
+        cwd=str(REPO),
+        env=env,
+    )
+    assert proc.stdout is not None
+    ready = proc.stdout.readline()
+    if ready.strip() != b"ready":
+        proc.kill()
+        proc.wait()
+        return ready
+    # Anywhere within the first two edits (and sometimes between them).
+    time.sleep(rng.uniform(0.0, 2.0 * duration))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
+    proc.stdout.close()
+    return reports
+
+
+def _check_backups(
+    target: Path,
+    reports: list[dict[str, object]],
+    shas: dict[str, str],
+    seen: set[str],
+    outcome: Outcome,
+    where: str,
+) -> None:
+    """Every backup the child reported is listed and holds what it saved; backups
+    listed but not ``seen`` or reported are complete too.  Adds the listed ones to ``seen``."""
+    from diffchunk.files.backups import backups_for, read_metadata
+
+    listed = {info.path: info for info in backups_for(os.path.realpath(target))}
+    for report in reports:
+        backup = str(report["backup"])
+        info = listed.get(backup)
+        ok = info is not None and os.path.exists(backup)
+        outcome.check(ok, f"{where}: reported backup {backup} is not listed")
+        if not ok or info is None:
+            continue
+        data_sha = _file_sha(backup)
+        meta = read_metadata(info)
+        outcome.check(
+            data_sha == shas[str(report["of"])] and meta.get("sha256") == data_sha,
+            f"{where}: backup {backup} does not hold the content it saved",
+        )
+    # Backups listed but never reported (killed between the metadata
+    # and the print) must be complete too.
+    reported = {str(r["backup"]) for r in reports}
+    for path, info in listed.items():
+        if path in seen or path in reported:
+            continue
+        data_sha = _file_sha(path)
+        outcome.check(
+            data_sha in shas.values() and read_metadata(info).get("sha256") == data_sha,
+            f"{where}: unreported backup {path} is incomplete",
+        )
+    seen.update(listed)
+
+
+def _check_next_edit(
+    workdir: Path,
+    target: Path,
+    state: str,
+    shas: dict[str, str],
+    seen: set[str],
+    outcome: Outcome,
+    where: str,
+) -> str:
+    """The next edit must work whatever the kill left behind; returns the state after it."""
+    after = _flip(str(target), state)
+    outcome.check(bool(after["success"]), f"{where}: the next edit failed: {after}")
+    if after["success"]:
+        seen.add(str(after["backup_created"]))
+        state = _other(state)
+        outcome.check(
+            _file_sha(str(target)) == shas[state],
+            f"{where}: the edit after the kill wrote the wrong content",
+        )
+        outcome.check(
+            not _temps(target.parent),
+            f"{where}: temporary files left after the next edit: {_temps(target.parent)}",
+        )
+        orphans = _backup_orphans(workdir / "backups")
+        outcome.check(not orphans, f"{where}: unlisted backup pieces left: {orphans}")
+    return state
 
 
 # ------------------------------------------------------------ concurrent writers
