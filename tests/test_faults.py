@@ -2,7 +2,7 @@
 and a diff file that changes between calls.
 
 The long versions (100 kills, 2 and 8 writers x 100 edits) are
-``python -m benchmarks.faults``.
+``python -m tests.property.faults`` (``make faults``).
 """
 
 from __future__ import annotations

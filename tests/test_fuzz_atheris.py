@@ -1,9 +1,9 @@
-"""The atheris harness (``benchmarks/fuzz_atheris.py``) without atheris running it.
+"""The atheris harness (``tests/property/fuzz_atheris/``) without atheris running it.
 
 The seed corpus goes through the harness's one-input function, which has to
 pass every property on it; broken engines (patched in) prove that failures
 are caught, classified, saved and replayed.  The long run is
-``python -m benchmarks.fuzz_atheris --runs 100000``.
+``python -m tests.property.fuzz_atheris --runs 100000``.
 """
 
 from __future__ import annotations

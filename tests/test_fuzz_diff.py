@@ -1,9 +1,9 @@
 """Property fuzzing of the diff engine on mutated, generated and real git diffs.
 
-The generators and the properties live in ``benchmarks/fuzz_diff.py`` (the
-long run: ``python -m benchmarks.fuzz_diff --cases 100000``); here hypothesis
+The generators and the properties live in ``tests/property/fuzz_diff/`` (the
+long run: ``python -m tests.property.fuzz_diff --cases 100000``); here hypothesis
 drives them, so a failure shrinks to a small input.  Properties (see
-``check_input`` there): only ``NotADiffError`` from the parser, every call
+``checks.check_input`` there): only ``NotADiffError`` from the parser, every call
 under one second, sections tile the input, every file kept or excluded once,
 chunk counts and budgets, every chunk rendered and formatted in all modes,
 ``reduce_context`` re-parsing to the same change counts; generated diffs parse
@@ -48,7 +48,7 @@ _BASE = settings(
 
 
 class DrawSource:
-    """A :class:`benchmarks.fuzz_diff.Source` over hypothesis draws (so failures shrink)."""
+    """A :class:`tests.property.fuzz_diff.draws.Source` over hypothesis draws (so failures shrink)."""
 
     def __init__(self, data: st.DataObject) -> None:
         self.data = data

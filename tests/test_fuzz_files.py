@@ -1,6 +1,6 @@
 """Property tests: edits and searches of the file tools against plain models.
 
-The models and the checks live in ``benchmarks/fuzz_files.py`` (which also runs
+The models and the checks live in ``tests/property/fuzz_files/`` (which also runs
 them in a long loop): exact edits and searches, regex search against ``re`` on
 each line, fuzzy search against the documented ``partial_ratio`` rule, fuzzy
 edits against the documented window rule.  Here hypothesis draws the files,

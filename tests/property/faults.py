@@ -1,7 +1,7 @@
 """Fault runs for the file edits: SIGKILL mid-edit and concurrent writers.
 
-    python -m benchmarks.faults [--kills 100] [--size-mb 50] [--seed 1234]
-                                [--writers 2,8] [--edits 100] [--dir DIR]
+    python -m tests.property.faults [--kills 100] [--size-mb 50] [--seed 1234]
+                                    [--writers 2,8] [--edits 100] [--dir DIR]
 
 ``--kills N``: a child process edits a ~50 MB file over and over (flipping a
 marker line between two known contents, A and B) and is killed with SIGKILL
@@ -15,7 +15,8 @@ times in one shared file: no update lost, the file intact, one distinct
 complete backup per edit.
 
 Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
-The suite (``tests/test_faults.py``) runs the same code with fewer rounds.
+The suite (``tests/test_faults.py``, ``tests/test_files_concurrency.py``)
+runs the same code with fewer rounds.
 """
 
 from __future__ import annotations
@@ -376,7 +377,9 @@ def _report(name: str, outcome: Outcome) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.property.faults", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--child", nargs=2, metavar=("PATH", "STATE"), help=argparse.SUPPRESS)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--size-mb", type=int, default=50)

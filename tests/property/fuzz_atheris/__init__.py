@@ -2,13 +2,14 @@
 
 Usage::
 
-    python -m benchmarks.fuzz_atheris --runs 100000 [--seconds T] [--crash-dir DIR]
-                                      [--corpus-dir DIR] [--max-len BYTES]
-    python -m benchmarks.fuzz_atheris --replay FILE [FILE ...]
-    python -m benchmarks.fuzz_atheris --minimize FILE
+    python -m tests.property.fuzz_atheris --runs 100000 [--seconds T] [--crash-dir DIR]
+                                          [--corpus-dir DIR] [--max-len BYTES]
+    python -m tests.property.fuzz_atheris --replay FILE [FILE ...]
+    python -m tests.property.fuzz_atheris --minimize FILE
 
 atheris (``pip install atheris``) drives the input; the properties are the
-ones ``benchmarks/fuzz_diff.py`` checks (:func:`benchmarks.fuzz_diff.check_input`):
+ones the property fuzzer checks
+(:func:`tests.property.fuzz_diff.checks.check_input`):
 only ``NotADiffError`` from the parser and ``InvalidArgument`` from the
 filters, sections that tile the input byte for byte, every file kept or
 excluded exactly once, chunk budgets and counts, every chunk rendered and
@@ -16,7 +17,7 @@ formatted in every mode, chunks of sound files re-parsing to the same changes,
 ``reduce_context`` output re-parsing to the same files and counts.  On top of
 those, one input (every call on it together) must take less than
 ``--time-limit`` seconds.  Applying chunks with ``git apply`` needs a
-repository per case and stays with ``python -m benchmarks.fuzz_diff`` (its
+repository per case and stays with ``python -m tests.property.fuzz_diff`` (its
 ``git`` cases); this harness runs in process.
 
 An input is ``OPTION_BYTES`` option bytes followed by the diff text.  The option
@@ -28,7 +29,7 @@ The seed corpus: the fixtures (``fixtures/``, ``fixtures/fuzz/`` but for its
 ``crash-*`` inputs still being looked at) and, when
 present, windows of at most ``--max-len`` bytes of the ``../shared/corpus``
 files, each starting at a section header.  A libFuzzer dictionary is made
-from ``benchmarks.fuzz_diff.INTERESTING_LINES``.  Only the ``diffchunk.diff``
+from ``tests.property.fuzz_diff.mutators.INTERESTING_LINES``.  Only the ``diffchunk.diff``
 modules are instrumented.
 
 The run happens in a child process (libFuzzer ends the process when it is
@@ -49,4 +50,9 @@ a failure other than an unconfirmed ``slow`` one was found.
 traceback; ``--minimize`` shrinks a failing input (whole hunks and files,
 then lines, then bytes, then option bytes set to zero) while it fails the
 same way, and prints what is left.
+
+Modules: ``inputs`` (one input, its checks, the recorder of failures),
+``corpus`` (seeds and dictionary), ``minimize`` (replay and minimize),
+``child`` (the instrumented process), ``driver`` (runs the child and reads
+its figures), ``cli`` (the command line; ``__main__`` calls it).
 """

@@ -51,7 +51,7 @@ def _minimize_command(path: Path, out: Path | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m benchmarks.fuzz_atheris",
+        prog="python -m tests.property.fuzz_atheris",
         description=fuzz_atheris.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

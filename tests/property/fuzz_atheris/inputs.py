@@ -26,7 +26,7 @@ MAX_LEN = 4096  # bytes per input, option bytes included
 
 
 class ByteSource:
-    """A :class:`benchmarks.fuzz_diff.Source` answering draws from the option bytes.
+    """A :class:`tests.property.fuzz_diff.draws.Source` answering draws from the option bytes.
 
     Each draw takes as many option bytes as its range needs; once they run out,
     draws come from a PRNG seeded with the option bytes, so an input always
@@ -69,7 +69,7 @@ class SlowInput(checks.PropertyFailure):
 def check_one(data: bytes) -> checks.CaseResult:
     """Every property on one fuzz input; raises on a failure.
 
-    The time limit is ``benchmarks.fuzz_diff.TIME_LIMIT``, for each call (as
+    The time limit is ``tests.property.fuzz_diff.checks.TIME_LIMIT``, for each call (as
     ``check_input`` times them) and for the whole input.
     """
     options, diff = split_input(data)

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m benchmarks.fuzz_diff --cases 100000 [--seed N] [--minutes M]
-                                   [--git-every K] [--quiet]
+    python -m tests.property.fuzz_diff --cases 100000 [--seed N] [--minutes M]
+                                       [--git-every K] [--quiet]
 
 Each case is one input, made by one of three generators:
 
@@ -19,7 +19,7 @@ Each case is one input, made by one of three generators:
 - *git* (every ``--git-every`` cases): a real repository built in a temporary
   directory from random contents and edits, diffed with ``git diff --binary``.
 
-Properties checked on every input (see :func:`check_input`): only
+Properties checked on every input (see :func:`.checks.check_input`): only
 ``NotADiffError`` from the parser; every call under one second; sections tile
 the input byte for byte; the fast parse (hunks checked as a block and built
 on first use) reads exactly what the exact per-hunk parse reads; every file kept or excluded exactly once; chunk
@@ -32,4 +32,10 @@ A failing input is written to ``fixtures/fuzz/crash-<hash>.diff`` with its
 traceback in ``crash-<hash>.txt`` (git ignores these names: once the bug is
 fixed, keep the input as a seed under a name that says what it found).  The
 last line printed is ``N passed, N failed``.
+
+Modules: ``draws`` (one interface for :class:`random.Random` and hypothesis
+draws), ``seeds``, ``mutators``, ``structural`` and ``git_cases`` (the three
+generators; ``git_cases`` also applies the chunks), ``checks`` (the
+properties), ``__main__`` (the long run).  The suite drives the same
+generators and checks with hypothesis (``tests/test_fuzz_diff.py``).
 """

@@ -33,7 +33,7 @@ def save_crash(data: bytes, error: str) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m benchmarks.fuzz_diff", description=fuzz_diff.__doc__
+        prog="python -m tests.property.fuzz_diff", description=fuzz_diff.__doc__
     )
     ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=0)

@@ -56,7 +56,14 @@ does not start a new one).
   refused) but an applied one must reach the threshold and be replaced as
   the model says.
 
-Run ``python -m benchmarks.fuzz_files --cases N --seed S``; cases cycle
+Run ``python -m tests.property.fuzz_files --cases N --seed S``; cases cycle
 through the kinds (``--kinds`` picks some); it prints progress, the outcomes
 seen per kind and a final ``N passed, N failed`` line.
+
+Modules: ``textfile`` (the generated files), ``cases`` and ``regex_cases``
+(the random cases), ``measures`` (similarity measures from their
+definitions), ``models`` and ``fuzzy_edit_model`` (the reference models),
+``search_checks`` and ``edit_checks`` (the tools against the models),
+``__main__`` (the long run).  The suite draws the same cases with hypothesis
+(``tests/test_fuzz_files.py``).
 """

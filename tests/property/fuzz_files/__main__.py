@@ -96,7 +96,8 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=fuzz_files.__doc__.splitlines()[0] if fuzz_files.__doc__ else None
+        prog="python -m tests.property.fuzz_files",
+        description=fuzz_files.__doc__.splitlines()[0] if fuzz_files.__doc__ else None,
     )
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)

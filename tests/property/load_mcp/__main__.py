@@ -113,7 +113,10 @@ def _main_memory(args: argparse.Namespace) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(load_mcp.__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.property.load_mcp",
+        description=(load_mcp.__doc__ or "").splitlines()[0],
+    )
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument(
