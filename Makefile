@@ -18,6 +18,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check diffchunk tests benchmarks
 	$(BIN)/ruff format --check diffchunk tests benchmarks
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -54,30 +55,30 @@ bench-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_export
 
 bench-load: $(STAMP)
-	$(BIN)/python -m benchmarks.load_mcp --clients 8 --seconds 60
-	$(BIN)/python -m benchmarks.load_mcp --memory --diffs 50
+	$(BIN)/python -m tests.property.load_mcp --clients 8 --seconds 60
+	$(BIN)/python -m tests.property.load_mcp --memory --diffs 50
 
 # The HTML export of a sample review and its screenshot: bench-out/review.html, bench-out/review.png.
 screenshot: $(STAMP) chromium
-	$(BIN)/python -m benchmarks.screenshot_export --out bench-out/review.png
+	$(BIN)/python -m tests.support.screenshot --out bench-out/review.png
 
 # Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
 faults: $(STAMP)
-	$(BIN)/python -m benchmarks.faults --kills 100
+	$(BIN)/python -m tests.property.faults --kills 100
 
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)
-	$(BIN)/python -m benchmarks.fuzz_diff --cases 100000 --quiet
+	$(BIN)/python -m tests.property.fuzz_diff --cases 100000 --quiet
 
 # The file tools' search and edit paths against reference models (exact, regex, fuzzy).
 fuzz-files: $(STAMP)
-	$(BIN)/python -m benchmarks.fuzz_files --cases 100000 --progress-every 10000
+	$(BIN)/python -m tests.property.fuzz_files --cases 100000 --progress-every 10000
 
 # Coverage-guided fuzzing of the diff engine (atheris/libFuzzer); failing inputs go to
 # bench-out/fuzz-atheris/crashes.
 fuzz-coverage: $(STAMP)
 	$(BIN)/pip install --quiet -e ".[fuzz]"
-	$(BIN)/python -m benchmarks.fuzz_atheris --runs 100000
+	$(BIN)/python -m tests.property.fuzz_atheris --runs 100000
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -6,7 +6,7 @@ Usage::
                                     [--baseline-python PATH] [--calls N]
 
 Inputs: the 194k-line corpus diff (when ``../shared/corpus`` is present), a
-generated ~1M-line diff (``benchmarks/gen_diff.py``, deterministic), and any
+generated ~1M-line diff (``tests/property/gen_diff.py``, deterministic), and any
 ``--diff`` given.  Each measurement runs in a fresh interpreter so that peak
 RSS (``VmHWM``, or ``ru_maxrss`` where there is no ``/proc``) belongs to that
 run alone.
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.gen_diff import generate
+from tests.property.gen_diff import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -1,6 +1,6 @@
 """``make bench-export``: every export format of a large review, timed.
 
-A review of a generated 1M-line diff (``benchmarks/gen_diff.py``) with 2,000
+A review of a generated 1M-line diff (``tests/property/gen_diff.py``) with 2,000
 findings (every severity, both sides, ranges, whole-file findings,
 suggestions, Markdown in messages) is rendered in each format; the HTML page
 gets every file's diff text, so it holds all million lines.  Prints, per
@@ -17,9 +17,9 @@ import random
 import time
 from collections.abc import Callable
 
-from benchmarks.export_docs import DocumentBuilder, git_source
-from benchmarks.gen_diff import generate
 from diffchunk.review.export import FORMATS, render
+from tests.property.gen_diff import generate
+from tests.support.export_docs import DocumentBuilder, git_source
 
 SEVERITIES = ("blocker", "major", "minor", "nit", "question")
 _MESSAGES = (

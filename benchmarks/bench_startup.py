@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.bench_git import DEFAULT_REPO, ROOT, _installed_python, build_repo
-from benchmarks.gen_diff import generate
+from tests.property.gen_diff import generate
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "sqlalchemy_rel_1_4_0..rel_1_4_54.diff"
 VARIANTS: dict[str, tuple[str, ...]] = {

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.export_docs import sample_review
 from diffchunk.errors import DiffchunkError, ExportDocumentError, InvalidArgument
 from diffchunk.review.export import FORMATS, load_document, render
+from tests.support.export_docs import sample_review
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from benchmarks.export_docs import DocumentBuilder, sample_review
 from diffchunk.review.export import render
 from diffchunk.review.export.github import MAX_BODY
+from tests.support.export_docs import DocumentBuilder, sample_review
 
 SCHEMA = json.loads(
     (

@@ -1,6 +1,6 @@
 """Golden files: the sample review in every export format, byte for byte.
 
-The sample (``benchmarks/export_docs.py``) has findings of every severity, on
+The sample (``tests/support/export_docs.py``) has findings of every severity, on
 both sides, ranges and single lines, whole-file findings, suggestions, an
 outdated, a resolved and a dismissed finding, paths with spaces and non-ASCII
 names, a deleted, a renamed and a binary file, and a message and lines full of
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.export_docs import sample_review
 from diffchunk.review.export import EXTENSIONS, FORMATS, render
+from tests.support.export_docs import sample_review
 
 GOLDEN = Path(__file__).parent / "data" / "export"
 FILE_SOURCE = {

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import chromium
-from benchmarks.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review
 from diffchunk.review.export import render
 from diffchunk.review.export.html import CSP
+from tests.support import chromium
+from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review
 
 needs_chromium = pytest.mark.skipif(
     chromium.find_chromium() is None, reason=f"no chromium: {chromium.INSTALL_HINT}"

@@ -16,9 +16,9 @@ from cmarkgfm.cmark import Options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.export_docs import HOSTILE_MESSAGE, SAMPLE_DIFF, DocumentBuilder, sample_review
 from diffchunk.review.export import render
 from diffchunk.review.export.markdown import code_block, code_span, message_markdown
+from tests.support.export_docs import HOSTILE_MESSAGE, SAMPLE_DIFF, DocumentBuilder, sample_review
 
 #: Tags that Markdown constructs make (cmark-gfm's renderer); anything else is raw HTML.
 MARKDOWN_TAGS = {

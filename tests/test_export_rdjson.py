@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from benchmarks.export_docs import sample_review
 from diffchunk.review.export import render
+from tests.support.export_docs import sample_review
 
 SCHEMA = json.loads(
     (Path(__file__).parent / "data" / "schemas" / "reviewdog-DiagnosticResult.json").read_text()

@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from benchmarks.export_docs import SAMPLE_DIFF, DocumentBuilder, sample_review
 from diffchunk import __version__
 from diffchunk.review.export import render
+from tests.support.export_docs import SAMPLE_DIFF, DocumentBuilder, sample_review
 
 SCHEMAS = Path(__file__).parent / "data" / "schemas"
 

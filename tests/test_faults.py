@@ -2,7 +2,7 @@
 and a diff file that changes between calls.
 
 The long versions (100 kills, 2 and 8 writers x 100 edits) are
-``python -m benchmarks.faults``.
+``python -m tests.property.faults`` (``make faults``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 from gitrepo import GIT_ENV, run_git
 
-from benchmarks.faults import sigkill_rounds
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import GitError, PathError
 from diffchunk.files.edit import edit_content, list_backups
@@ -29,6 +28,7 @@ from diffchunk.git.cache import DiffCache, is_entry_name
 from diffchunk.review import diff_tools
 from diffchunk.review.range_review import load_git_range
 from diffchunk.review.sessions import SessionStore
+from tests.property.faults import sigkill_rounds
 
 REPO = Path(__file__).resolve().parents[1]
 

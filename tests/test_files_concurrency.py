@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.faults import counter_writer
 from diffchunk.files.edit import edit_content, list_backups
+from tests.property.faults import counter_writer
 
 EDITS_PER_PROCESS = 25
 

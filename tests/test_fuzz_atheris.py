@@ -1,9 +1,9 @@
-"""The atheris harness (``benchmarks/fuzz_atheris.py``) without atheris running it.
+"""The atheris harness (``tests/property/fuzz_atheris/``) without atheris running it.
 
 The seed corpus goes through the harness's one-input function, which has to
 pass every property on it; broken engines (patched in) prove that failures
 are caught, classified, saved and replayed.  The long run is
-``python -m benchmarks.fuzz_atheris --runs 100000``.
+``python -m tests.property.fuzz_atheris --runs 100000``.
 """
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ import pytest
 
 pytest.importorskip("atheris")
 
-from benchmarks import fuzz_atheris as fa
-from benchmarks import fuzz_diff as fz
+from tests.property.fuzz_atheris import cli, corpus, driver, inputs, minimize
+from tests.property.fuzz_diff import checks, draws
+from tests.property.fuzz_diff import seeds as diff_seeds
 
-SEEDS = fa.seed_inputs()
+SEEDS = corpus.seed_inputs()
 
 
 def test_the_seed_corpus_passes_the_one_input_function(tmp_path: Path) -> None:
-    fixtures = fz.load_seeds(corpus=False, crashes=False)
+    fixtures = diff_seeds.load_seeds(corpus=False, crashes=False)
     assert len(SEEDS) >= 2 * len(fixtures)
-    assert all(len(s) <= fa.MAX_LEN for s in SEEDS)
-    recorder = fa.Recorder(tmp_path / "crashes")
+    assert all(len(s) <= inputs.MAX_LEN for s in SEEDS)
+    recorder = inputs.Recorder(tmp_path / "crashes")
     for data in SEEDS:
         recorder.run_one(data)
     assert recorder.runs == len(SEEDS)
@@ -33,8 +34,8 @@ def test_the_seed_corpus_passes_the_one_input_function(tmp_path: Path) -> None:
 
 
 def test_a_seed_holds_a_fixture_after_its_option_bytes() -> None:
-    diffs = {fa.split_input(s)[1] for s in SEEDS}
-    for fixture in fz.load_seeds(corpus=False, crashes=False):
+    diffs = {inputs.split_input(s)[1] for s in SEEDS}
+    for fixture in diff_seeds.load_seeds(corpus=False, crashes=False):
         assert fixture in diffs
 
 
@@ -44,8 +45,8 @@ def test_an_exception_is_recorded_saved_and_replayed(
     def broken(parsed: object, n: int) -> bytes:
         raise KeyError("boom")
 
-    monkeypatch.setattr(fz, "reduce_context", broken)
-    recorder = fa.Recorder(tmp_path, tmp_path / "log.jsonl", keep=1)
+    monkeypatch.setattr(checks, "reduce_context", broken)
+    recorder = inputs.Recorder(tmp_path, tmp_path / "log.jsonl", keep=1)
     for data in SEEDS[:3]:
         recorder.run_one(data)  # the fuzzer goes on
     ((key, count),) = recorder.counts.items()
@@ -56,9 +57,9 @@ def test_an_exception_is_recorded_saved_and_replayed(
     assert path.read_bytes() == SEEDS[0]
     assert "KeyError" in path.with_name(path.name + ".txt").read_text()
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 3
-    replayed, _, error = fa.replay(path)
+    replayed, _, error = minimize.replay(path)
     assert replayed == key and "boom" in error
-    assert fa.main(["--replay", str(path)]) == 1
+    assert cli.main(["--replay", str(path)]) == 1
 
 
 def test_stop_on_crash_raises_for_libfuzzer(
@@ -67,8 +68,8 @@ def test_stop_on_crash_raises_for_libfuzzer(
     def broken(parsed: object, n: int) -> bytes:
         raise IndexError("out")
 
-    monkeypatch.setattr(fz, "reduce_context", broken)
-    recorder = fa.Recorder(tmp_path, stop_on_crash=True)
+    monkeypatch.setattr(checks, "reduce_context", broken)
+    recorder = inputs.Recorder(tmp_path, stop_on_crash=True)
     with pytest.raises(IndexError):
         recorder.run_one(SEEDS[0])
 
@@ -76,33 +77,33 @@ def test_stop_on_crash_raises_for_libfuzzer(
 def test_a_broken_property_and_a_slow_input_are_failures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    render = fz.render_chunk
-    monkeypatch.setattr(fz, "render_chunk", lambda parsed, chunk: render(parsed, chunk) + b"x")
-    with pytest.raises(fz.PropertyFailure) as info:
-        fa.check_one(SEEDS[0])
-    assert fa.failure_kind(info.value) == "property"
-    monkeypatch.setattr(fz, "render_chunk", render)
-    monkeypatch.setattr(fz, "TIME_LIMIT", 0.0)
-    with pytest.raises(fa.SlowInput) as slow:
-        fa.check_one(SEEDS[0])
-    assert fa.signature(slow.value) == "slow"
+    render = checks.render_chunk
+    monkeypatch.setattr(checks, "render_chunk", lambda parsed, chunk: render(parsed, chunk) + b"x")
+    with pytest.raises(checks.PropertyFailure) as info:
+        inputs.check_one(SEEDS[0])
+    assert inputs.failure_kind(info.value) == "property"
+    monkeypatch.setattr(checks, "render_chunk", render)
+    monkeypatch.setattr(checks, "TIME_LIMIT", 0.0)
+    with pytest.raises(inputs.SlowInput) as slow:
+        inputs.check_one(SEEDS[0])
+    assert inputs.signature(slow.value) == "slow"
 
 
 def test_the_seed_files_replay_clean(tmp_path: Path) -> None:
     path = tmp_path / "seed"
     path.write_bytes(SEEDS[-1])
-    assert fa.main(["--replay", str(path)]) == 0
+    assert cli.main(["--replay", str(path)]) == 0
 
 
 def test_option_bytes_answer_the_draws_then_a_seeded_generator() -> None:
-    src = fa.ByteSource(bytes([7, 250, 1, 44]))
+    src = inputs.ByteSource(bytes([7, 250, 1, 44]))
     assert src.integer(0, 99) == 7
     assert src.integer(0, 99) == 50  # 250 % 100
     assert src.integer(5, 5) == 5  # no byte used for a fixed value
     assert src.integer(0, 1000) == 1 * 256 + 44  # two bytes for a wider range
     assert src.used == 4
     rest = [src.integer(0, 10**6) for _ in range(5)]
-    again = fa.ByteSource(bytes([7, 250, 1, 44]))
+    again = inputs.ByteSource(bytes([7, 250, 1, 44]))
     for lo, hi in ((0, 99), (0, 99), (5, 5), (0, 1000)):
         again.integer(lo, hi)
     assert [again.integer(0, 10**6) for _ in range(5)] == rest
@@ -111,13 +112,13 @@ def test_option_bytes_answer_the_draws_then_a_seeded_generator() -> None:
 def test_windows_start_at_sections_and_keep_whole_lines() -> None:
     section = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
     data = b"prelude\n" + section * 200
-    pieces = fa.windows(data, 500, 8)
+    pieces = corpus.windows(data, 500, 8)
     assert 1 < len(pieces) <= 8
     assert pieces[0].startswith(b"prelude\n")
     for piece in pieces:
         assert len(piece) <= 500 and piece.endswith(b"\n")
     assert all(p.startswith(b"diff --git ") for p in pieces[1:])
-    assert fa.windows(section, 500, 8) == [section]
+    assert corpus.windows(section, 500, 8) == [section]
 
 
 def _unescape(entry: str) -> bytes:
@@ -138,9 +139,9 @@ def _unescape(entry: str) -> bytes:
 
 
 def test_dictionary_entries_read_back_as_their_tokens(tmp_path: Path) -> None:
-    tokens = fa.dictionary_tokens()
+    tokens = corpus.dictionary_tokens()
     assert b"diff --git a/x b/x\n" in tokens
-    n = fa.write_dictionary(tmp_path / "d.dict")
+    n = corpus.write_dictionary(tmp_path / "d.dict")
     lines = (tmp_path / "d.dict").read_text(encoding="ascii").splitlines()
     assert n == len(lines) == len(tokens)
     assert [_unescape(line) for line in lines] == tokens
@@ -148,21 +149,21 @@ def test_dictionary_entries_read_back_as_their_tokens(tmp_path: Path) -> None:
 
 
 def test_minimize_keeps_only_what_the_failure_needs(monkeypatch: pytest.MonkeyPatch) -> None:
-    def picky(data: bytes, src: fz.Source, **kwargs: object) -> fz.CaseResult:
+    def picky(data: bytes, src: draws.Source, **kwargs: object) -> checks.CaseResult:
         if b"rename from" in data:
             raise ValueError("renamed")
-        return fz.CaseResult()
+        return checks.CaseResult()
 
-    monkeypatch.setattr(fz, "check_input", picky)
-    data = next(s for s in SEEDS if b"rename from" in fa.split_input(s)[1])
-    key, _, _ = fa.replay_bytes(data)
+    monkeypatch.setattr(checks, "check_input", picky)
+    data = next(s for s in SEEDS if b"rename from" in inputs.split_input(s)[1])
+    key, _, _ = minimize.replay_bytes(data)
     assert key is not None
-    small = fa.minimize(data, key)
-    assert small == bytes(fa.OPTION_BYTES) + b"rename from"
+    small = minimize.minimize(data, key)
+    assert small == bytes(inputs.OPTION_BYTES) + b"rename from"
 
 
 def test_libfuzzer_status_lines_and_stats_are_read() -> None:
-    figures = fa.Figures()
+    figures = driver.Figures()
     lines = [
         "INFO: Seed: 1",
         "#78\tINITED cov: 1602 ft: 6106 corp: 76/171Kb exec/s: 0 rss: 51Mb",

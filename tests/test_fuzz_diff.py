@@ -1,9 +1,9 @@
 """Property fuzzing of the diff engine on mutated, generated and real git diffs.
 
-The generators and the properties live in ``benchmarks/fuzz_diff.py`` (the
-long run: ``python -m benchmarks.fuzz_diff --cases 100000``); here hypothesis
+The generators and the properties live in ``tests/property/fuzz_diff/`` (the
+long run: ``python -m tests.property.fuzz_diff --cases 100000``); here hypothesis
 drives them, so a failure shrinks to a small input.  Properties (see
-``check_input`` there): only ``NotADiffError`` from the parser, every call
+``checks.check_input`` there): only ``NotADiffError`` from the parser, every call
 under one second, sections tile the input, every file kept or excluded once,
 chunk counts and budgets, every chunk rendered and formatted in all modes,
 ``reduce_context`` re-parsing to the same change counts; generated diffs parse
@@ -20,20 +20,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks import fuzz_diff as fz
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.context import reduce_context
 from diffchunk.diff.formatter import format_chunk
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
+from tests.property.fuzz_diff import checks, draws, git_cases, mutators, seeds, structural
 
 ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FUZZ_FIXTURES = ROOT / "fixtures" / "fuzz"
 
-FIXTURE_SEEDS = fz.load_seeds(corpus=False, crashes=False)
+FIXTURE_SEEDS = seeds.load_seeds(corpus=False, crashes=False)
 
 # deadline=None: check_input times every call itself (the one-second hang guard)
 _BASE = settings(
@@ -48,7 +48,7 @@ _BASE = settings(
 
 
 class DrawSource:
-    """A :class:`benchmarks.fuzz_diff.Source` over hypothesis draws (so failures shrink)."""
+    """A :class:`tests.property.fuzz_diff.draws.Source` over hypothesis draws (so failures shrink)."""
 
     def __init__(self, data: st.DataObject) -> None:
         self.data = data
@@ -66,7 +66,7 @@ def _corpus_seeds() -> list[bytes]:
     return [
         p.read_bytes()
         for p in sorted(CORPUS.iterdir())
-        if p.suffix in (".diff", ".txt", ".mbox") and p.stat().st_size <= fz.SMALL_CORPUS_BYTES
+        if p.suffix in (".diff", ".txt", ".mbox") and p.stat().st_size <= seeds.SMALL_CORPUS_BYTES
     ]
 
 
@@ -82,8 +82,8 @@ CORPUS_SEEDS = _corpus_seeds()
 @given(data=st.data())
 def test_mutated_fixture_diffs_keep_every_property(data: st.DataObject) -> None:
     src = DrawSource(data)
-    diff = fz.mutate(src, FIXTURE_SEEDS)
-    fz.check_input(diff, src)
+    diff = mutators.mutate(src, FIXTURE_SEEDS)
+    checks.check_input(diff, src)
 
 
 @settings(_BASE, max_examples=100)
@@ -92,8 +92,8 @@ def test_mutated_corpus_diffs_keep_every_property(data: st.DataObject) -> None:
     if not CORPUS_SEEDS:
         pytest.skip("the shared corpus is not available")
     src = DrawSource(data)
-    diff = fz.mutate(src, CORPUS_SEEDS)
-    fz.check_input(diff, src)
+    diff = mutators.mutate(src, CORPUS_SEEDS)
+    checks.check_input(diff, src)
 
 
 @settings(_BASE, max_examples=150)
@@ -102,8 +102,8 @@ def test_generated_diffs_parse_to_their_model_and_keep_every_property(
     data: st.DataObject,
 ) -> None:
     src = DrawSource(data)
-    diff, expected = fz.structural(src)
-    result = fz.check_input(diff, src, expected=expected)
+    diff, expected = structural.structural(src)
+    result = checks.check_input(diff, src, expected=expected)
     assert result.parsed and result.files == len(expected.files)
 
 
@@ -113,16 +113,16 @@ def test_real_git_diffs_apply_chunk_by_chunk_after_context_reduction(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:
     src = DrawSource(data)
-    case = fz.git_case(src)
-    fz.check_git_case(src, case, tmp_path_factory.mktemp("fuzzgit"))
+    case = git_cases.git_case(src)
+    git_cases.check_git_case(src, case, tmp_path_factory.mktemp("fuzzgit"))
 
 
 def test_unmutated_seeds_keep_every_property() -> None:
     """Every fixture and small corpus file as is, with a fixed draw of options."""
 
     for k, diff in enumerate([*FIXTURE_SEEDS, *CORPUS_SEEDS]):
-        src = fz.RandomSource(random.Random(k))
-        fz.check_input(diff, src)
+        src = draws.RandomSource(random.Random(k))
+        checks.check_input(diff, src)
 
 
 def test_bad_parameters_raise_invalid_argument_only() -> None:
@@ -154,7 +154,7 @@ def _reduced_round_trips(data: bytes, n: int) -> bytes:
     assert [(f.added, f.removed) for f in again.files] == [
         (f.added, f.removed) for f in parsed.files
     ]
-    assert fz.lenient_hunks(again) == []
+    assert checks.lenient_hunks(again) == []
     return reduced
 
 
@@ -184,7 +184,7 @@ def test_context_reduction_keeps_a_file_followed_by_lines_its_counts_leave_over(
     data = _fixture("stray-lines-after-hunks.diff")
     for n in (0, 1, 3):
         reduced = _reduced_round_trips(data, n)
-        fz.check_lazy_matches_exact(parse_diff(reduced), reduced)
+        checks.check_lazy_matches_exact(parse_diff(reduced), reduced)
     assert _reduced_round_trips(data, 3) == data
 
 
@@ -193,20 +193,20 @@ def test_copy_is_chunked_before_the_change_of_its_source(tmp_path: Path) -> None
     data = _fixture("copy-of-changed-file.diff")
     repo = tmp_path / "repo"
     repo.mkdir()
-    fz.git(repo, "init", "-q")
+    git_cases.git(repo, "init", "-q")
     (repo / "a.txt").write_bytes(b"one\ntwo\nthree\nfour\nfive\nsix\n")
-    fz.git(repo, "add", "-A")
-    fz.git(repo, "commit", "-q", "-m", "base")
-    fz.git(repo, "tag", "base")
-    fz.git(repo, "apply", "--index", "-", stdin=data)
-    fz.git(repo, "commit", "-q", "-m", "target")
-    fz.git(repo, "tag", "target")
+    git_cases.git(repo, "add", "-A")
+    git_cases.git(repo, "commit", "-q", "-m", "base")
+    git_cases.git(repo, "tag", "base")
+    git_cases.git(repo, "apply", "--index", "-", stdin=data)
+    git_cases.git(repo, "commit", "-q", "-m", "target")
+    git_cases.git(repo, "tag", "target")
     parsed = parse_diff(data)
     assert [f.status for f in parsed.files] == [FileStatus.MODIFIED, FileStatus.COPIED]
     for max_lines in (4, 8, 12, 1000):
         chunks = chunk_files(parsed, parsed.files, max_lines=max_lines)
         texts = [render_chunk(parsed, c) for c in chunks]
-        fz._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")
+        git_cases._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")
         if len(chunks) > 1:
             assert chunks[0].parts[0].path == "b.txt"  # the copy comes first
 
@@ -230,19 +230,21 @@ def test_copy_in_a_later_commit_stays_after_the_change_it_copies(tmp_path: Path)
     """In ``git log -p`` a copy reads the tree its parent commit left: no moving across."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    fz.git(repo, "init", "-q")
+    git_cases.git(repo, "init", "-q")
     (repo / "a.txt").write_bytes(b"one\ntwo\nthree\nfour\nfive\nsix\n")
-    fz.git(repo, "add", "-A")
-    fz.git(repo, "commit", "-q", "-m", "base")
-    fz.git(repo, "tag", "base")
+    git_cases.git(repo, "add", "-A")
+    git_cases.git(repo, "commit", "-q", "-m", "base")
+    git_cases.git(repo, "tag", "base")
     (repo / "a.txt").write_bytes(b"one\nTWO\nthree\nfour\nfive\nsix\n")
-    fz.git(repo, "commit", "-q", "-am", "change a")
+    git_cases.git(repo, "commit", "-q", "-am", "change a")
     (repo / "b.txt").write_bytes(b"one\nTWO\nthree\nfour\nfive\nsix\nseven\n")
     (repo / "a.txt").chmod(0o755)
-    fz.git(repo, "add", "-A")
-    fz.git(repo, "commit", "-q", "-m", "copy a")
-    fz.git(repo, "tag", "target")
-    data = fz.git(repo, "log", "-p", "--reverse", "-C", "--find-copies-harder", "base..target")
+    git_cases.git(repo, "add", "-A")
+    git_cases.git(repo, "commit", "-q", "-m", "copy a")
+    git_cases.git(repo, "tag", "target")
+    data = git_cases.git(
+        repo, "log", "-p", "--reverse", "-C", "--find-copies-harder", "base..target"
+    )
     parsed = parse_diff(data)
     statuses = [(f.commit, f.status, f.path) for f in parsed.files]
     assert (1, FileStatus.COPIED, "b.txt") in statuses
@@ -251,7 +253,7 @@ def test_copy_in_a_later_commit_stays_after_the_change_it_copies(tmp_path: Path)
         order = [p.file_index for c in chunks for p in c.parts]
         assert order[0] == 0  # commit 1's change of a.txt stays first
         texts = [render_chunk(parsed, c) for c in chunks]
-        fz._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")
+        git_cases._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")
 
 
 def test_stream_chunk_does_not_hold_a_change_and_a_later_move_or_delete_of_it(
@@ -266,21 +268,21 @@ def test_stream_chunk_does_not_hold_a_change_and_a_later_move_or_delete_of_it(
     data = _fixture("stream-change-then-move-or-delete.txt")
     repo = tmp_path / "repo"
     repo.mkdir()
-    fz.git(repo, "init", "-q")
+    git_cases.git(repo, "init", "-q")
     for name, text in (("x", b"a\nb\nc\nd\ne\n"), ("k", b"k1\nk2\nk3\nk4\nk5\n")):
         (repo / name).write_bytes(text)
     (repo / "y").write_bytes(b"y1\ny2\ny3\ny4\ny5\n")
-    fz.git(repo, "add", "-A")
-    fz.git(repo, "commit", "-q", "-m", "base")
-    fz.git(repo, "tag", "base")
+    git_cases.git(repo, "add", "-A")
+    git_cases.git(repo, "commit", "-q", "-m", "base")
+    git_cases.git(repo, "tag", "base")
     parsed = parse_diff(data)
     starts = [parsed.segments[c.segment].start for c in parsed.commits]
     assert len(starts) == 2
     for start, end in zip(starts, [*starts[1:], len(data)], strict=True):
-        fz.git(repo, "apply", "--index", "-", stdin=data[start:end])
-        fz.git(repo, "commit", "-q", "-m", "step")
-    fz.git(repo, "tag", "target")
+        git_cases.git(repo, "apply", "--index", "-", stdin=data[start:end])
+        git_cases.git(repo, "commit", "-q", "-m", "step")
+    git_cases.git(repo, "tag", "target")
     for max_lines in (1000, 30, 12):
         chunks = chunk_files(parsed, parsed.files, max_lines=max_lines)
         texts = [render_chunk(parsed, c) for c in chunks]
-        fz._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")
+        git_cases._apply_in_order(repo, tmp_path / "index", texts, False, f"max_lines={max_lines}")

@@ -1,6 +1,6 @@
 """Property tests: edits and searches of the file tools against plain models.
 
-The models and the checks live in ``benchmarks/fuzz_files.py`` (which also runs
+The models and the checks live in ``tests/property/fuzz_files/`` (which also runs
 them in a long loop): exact edits and searches, regex search against ``re`` on
 each line, fuzzy search against the documented ``partial_ratio`` rule, fuzzy
 edits against the documented window rule.  Here hypothesis draws the files,
@@ -21,11 +21,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from benchmarks import fuzz_files as fz
 from diffchunk.files import access
 from diffchunk.files import search as search_module
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
+from tests.property.fuzz_files import (
+    cases,
+    edit_checks,
+    measures,
+    regex_cases,
+    search_checks,
+    textfile,
+)
 
 SETTINGS = settings(
     derandomize=True,
@@ -44,10 +51,10 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
 
 
 @st.composite
-def text_files(draw: st.DrawFn) -> fz.TextFile:
+def text_files(draw: st.DrawFn) -> textfile.TextFile:
     encoding = draw(st.sampled_from(("utf-8", "cp1252")))
     line = st.lists(
-        st.tuples(st.sampled_from(fz.WORDS), st.sampled_from(fz.SEPARATORS)), max_size=5
+        st.tuples(st.sampled_from(textfile.WORDS), st.sampled_from(textfile.SEPARATORS)), max_size=5
     ).map(lambda pairs: "".join(word + sep for word, sep in pairs))
     trim = st.booleans()
     lines = [
@@ -55,8 +62,8 @@ def text_files(draw: st.DrawFn) -> fz.TextFile:
         for text, cut in draw(st.lists(st.tuples(line, trim), max_size=8))
     ]
     if encoding == "cp1252" or draw(st.booleans()):
-        lines.insert(0, fz.HEADER)
-    return fz.TextFile(
+        lines.insert(0, textfile.HEADER)
+    return textfile.TextFile(
         lines=tuple(lines),
         final_newline=draw(st.booleans()),
         newline=draw(st.sampled_from(("\n", "\r\n"))),
@@ -66,11 +73,11 @@ def text_files(draw: st.DrawFn) -> fz.TextFile:
 
 
 @st.composite
-def pieces(draw: st.DrawFn, tf: fz.TextFile) -> str:
+def pieces(draw: st.DrawFn, tf: textfile.TextFile) -> str:
     """A substring of one to three consecutive lines, or text that is absent."""
     text = tf.text
     if not text or draw(st.integers(0, 9)) == 0:
-        return draw(st.sampled_from(fz.ABSENT))
+        return draw(st.sampled_from(textfile.ABSENT))
     lines = text.splitlines(keepends=True)
     first = draw(st.integers(0, len(lines) - 1))
     last = min(len(lines), first + draw(st.integers(1, 3)))
@@ -81,48 +88,49 @@ def pieces(draw: st.DrawFn, tf: fz.TextFile) -> str:
 
 
 @st.composite
-def edit_cases(draw: st.DrawFn) -> fz.EditCase:
+def edit_cases(draw: st.DrawFn) -> cases.EditCase:
     tf = draw(text_files())
     replacement = st.lists(
-        st.sampled_from(fz.WORDS + fz.REPLACEMENT_EXTRA + fz.SEPARATORS), max_size=4
+        st.sampled_from(textfile.WORDS + textfile.REPLACEMENT_EXTRA + textfile.SEPARATORS),
+        max_size=4,
     ).map("".join)
     changes = []
     for _ in range(draw(st.integers(1, 4))):
         search = draw(pieces(tf))
         replace = search if draw(st.integers(0, 19)) == 0 else draw(replacement)
         changes.append((search, replace))
-    return fz.EditCase(tf, tuple(changes))
+    return cases.EditCase(tf, tuple(changes))
 
 
 @st.composite
-def search_cases(draw: st.DrawFn) -> fz.SearchCase:
+def search_cases(draw: st.DrawFn) -> cases.SearchCase:
     tf = draw(text_files())
     lines = [line for line in tf.lines if line]
     if not lines or draw(st.integers(0, 6)) == 0:
-        pattern = draw(st.sampled_from((*fz.ABSENT, "é", "É", "€", "aA", "\t")))
+        pattern = draw(st.sampled_from((*textfile.ABSENT, "é", "É", "€", "aA", "\t")))
     else:
         line = draw(st.sampled_from(lines))
         start = draw(st.integers(0, len(line) - 1))
         pattern = line[start : draw(st.integers(start + 1, len(line)))]
         if draw(st.booleans()):
             pattern = pattern.swapcase()
-    return fz.SearchCase(tf, pattern)
+    return cases.SearchCase(tf, pattern)
 
 
 @settings(SETTINGS, max_examples=400)
 @given(case=edit_cases())
-def test_exact_edit_batches_match_the_model(case: fz.EditCase, tmp_path: Path) -> None:
+def test_exact_edit_batches_match_the_model(case: cases.EditCase, tmp_path: Path) -> None:
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
-        fz.check_edit(case, Path(work))
+        edit_checks.check_edit(case, Path(work))
 
 
 @settings(SETTINGS, max_examples=200)
 @given(case=search_cases())
 def test_exact_search_and_count_match_the_model_with_and_without_grep(
-    case: fz.SearchCase, tmp_path: Path
+    case: cases.SearchCase, tmp_path: Path
 ) -> None:
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
-        fz.check_search(case, Path(work))
+        search_checks.check_search(case, Path(work))
 
 
 def test_lf_search_text_in_a_crlf_cp1252_file_writes_crlf(tmp_path: Path) -> None:
@@ -174,21 +182,21 @@ SEEDS = st.randoms(use_true_random=False)
 @settings(SETTINGS, max_examples=100)
 @given(tf=text_files(), rng=SEEDS)
 def test_regex_search_and_count_match_re_on_each_line(
-    tf: fz.TextFile, rng: random.Random, tmp_path: Path
+    tf: textfile.TextFile, rng: random.Random, tmp_path: Path
 ) -> None:
-    case = fz.regex_case_for(rng, tf)
+    case = regex_cases.regex_case_for(rng, tf)
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
-        fz.check_regex_search(case, Path(work))
+        search_checks.check_regex_search(case, Path(work))
 
 
 @settings(SETTINGS, max_examples=100)
 @given(tf=text_files(), rng=SEEDS)
 def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
-    tf: fz.TextFile, rng: random.Random, tmp_path: Path
+    tf: textfile.TextFile, rng: random.Random, tmp_path: Path
 ) -> None:
-    case = fz.fuzzy_search_case_for(rng, tf)
+    case = cases.fuzzy_search_case_for(rng, tf)
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
-        fz.check_fuzzy_search(case, Path(work))
+        search_checks.check_fuzzy_search(case, Path(work))
 
 
 @settings(SETTINGS, max_examples=50)
@@ -196,9 +204,9 @@ def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
 def test_fuzzy_edits_refuse_or_replace_the_window_the_model_allows(
     rng: random.Random, tmp_path: Path
 ) -> None:
-    case = fz.random_fuzzy_edit_case(rng)
+    case = cases.random_fuzzy_edit_case(rng)
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
-        fz.check_fuzzy_edit(case, Path(work))
+        edit_checks.check_fuzzy_edit(case, Path(work))
 
 
 def test_fuzzy_edit_ignores_blank_runs_and_reindents(tmp_path: Path) -> None:
@@ -241,11 +249,11 @@ def _lcs_table(a: str, b: str) -> int:
 @settings(SETTINGS, max_examples=300)
 @given(a=SHORT_TEXT, b=SHORT_TEXT)
 def test_model_lcs_and_ratios_follow_their_definitions(a: str, b: str) -> None:
-    assert fz.lcs_length(a, b) == _lcs_table(a, b)
+    assert measures.lcs_length(a, b) == _lcs_table(a, b)
     # rapidfuzz documents both measures, and partial_ratio as optimal for
     # texts of up to 64 characters: the model must agree with it.
-    assert float(fz.indel_ratio(a, b)) * 100 == pytest.approx(fuzz.ratio(a, b))
-    assert float(fz.partial_ratio(a, b)) * 100 == pytest.approx(fuzz.partial_ratio(a, b))
+    assert float(measures.indel_ratio(a, b)) * 100 == pytest.approx(fuzz.ratio(a, b))
+    assert float(measures.partial_ratio(a, b)) * 100 == pytest.approx(fuzz.partial_ratio(a, b))
 
 
 @settings(SETTINGS, max_examples=300)
@@ -262,7 +270,7 @@ def test_model_substring_distance_is_the_fewest_edits(pattern: str, text: str) -
     best = min(
         distance(pattern, text[i:j]) for i in range(len(text) + 1) for j in range(i, len(text) + 1)
     )
-    assert fz.substring_distance(pattern, text) == best
+    assert measures.substring_distance(pattern, text) == best
 
 
 # -- minimal reproductions of the known bugs -----------------------------------------

@@ -8,12 +8,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from benchmarks import load_mcp
-from benchmarks.gen_diff import generate
 from diffchunk.diff.options import LoadOptions
 from diffchunk.review import diff_tools
 from diffchunk.review import listing as listing_module
 from diffchunk.review.sessions import SessionStore
+from tests.property.gen_diff import generate
+from tests.property.load_mcp import clients, references
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FIXTURES = ROOT / "fixtures"
 
 
-def _inputs(tmp_path: Path) -> tuple[list[load_mcp.Op], list[load_mcp.Op]]:
+def _inputs(tmp_path: Path) -> tuple[list[references.Op], list[references.Op]]:
     rng = random.Random(4)
     store = SessionStore(max_sessions=16, max_bytes=1 << 30)
     diffs = []
@@ -34,15 +34,15 @@ def _inputs(tmp_path: Path) -> tuple[list[load_mcp.Op], list[load_mcp.Op]]:
     small_corpus = CORPUS / "sqlalchemy_rel_2_0_30..rel_2_0_31.diff"
     if small_corpus.is_file():
         diffs.append(small_corpus)
-    ops: list[load_mcp.Op] = []
-    warm: list[load_mcp.Op] = []
+    ops: list[references.Op] = []
+    warm: list[references.Op] = []
     for diff in diffs:
-        side = load_mcp.diff_ops(str(diff), store, rng, samples=6)
+        side = references.diff_ops(str(diff), store, rng, samples=6)
         ops.extend(side)
         warm.append(side[0])
     log = tmp_path / "app.log"
-    load_mcp.write_log(log, 5_000)
-    side = load_mcp.log_ops(str(log), 5_000, rng, samples=6)
+    references.write_log(log, 5_000)
+    side = references.log_ops(str(log), 5_000, rng, samples=6)
     ops.extend(side)
     warm.append(side[0])
     return ops, warm
@@ -61,7 +61,7 @@ def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: 
         "read_content",
     }
     outcome = anyio.run(
-        lambda: load_mcp.run_clients(
+        lambda: clients.run_clients(
             ops,
             clients=8,
             seconds=4.0,
@@ -83,9 +83,9 @@ def test_eight_concurrent_clients_on_the_corpus_diff(tmp_path: Path) -> None:
     if not corpus.is_file():
         pytest.skip("corpus not present")
     store = SessionStore(max_sessions=4, max_bytes=1 << 30)
-    ops = load_mcp.diff_ops(str(corpus), store, random.Random(8), samples=10)
+    ops = references.diff_ops(str(corpus), store, random.Random(8), samples=10)
     outcome = anyio.run(
-        lambda: load_mcp.run_clients(ops, clients=8, seconds=1.5, deadlock_timeout=120.0)
+        lambda: clients.run_clients(ops, clients=8, seconds=1.5, deadlock_timeout=120.0)
     )
     assert outcome.failures == [] and outcome.failed == 0
     assert outcome.passed > 8

@@ -1,6 +1,8 @@
-"""Deterministic generator of large, valid git diffs for benchmarks.
+"""Deterministic generator of large, valid git diffs.
 
-``python -m benchmarks.gen_diff OUT --lines 1000000`` writes a diff of about
+Used by the load runs and their tests (``tests/property/load_mcp``,
+``tests/test_load.py``) and by ``benchmarks/bench_diff.py``.
+``python -m tests.property.gen_diff OUT --lines 1000000`` writes a diff of about
 that many lines (about 33 bytes a line) made of many files with several hunks
 each: modifications, additions, deletions and renames, with consistent
 ``@@`` counts.  The same seed always gives the same bytes.
@@ -101,7 +103,9 @@ def generate(target_lines: int, seed: int = 20261121) -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.property.gen_diff", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20261121)

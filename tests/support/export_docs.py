@@ -24,7 +24,7 @@ from typing import Any
 from diffchunk.diff.model import FileDiff, FileStatus
 from diffchunk.diff.parser import parse_diff
 
-SAMPLE_DIFF = Path(__file__).resolve().parent.parent / "fixtures" / "review_sample.diff"
+SAMPLE_DIFF = Path(__file__).resolve().parents[2] / "fixtures" / "review_sample.diff"
 SAMPLE_BASE = "f65ee60518f66efeffee1944777e4107748989f3"
 SAMPLE_HEAD = "95e51ccdb6c5afd6512d6465ae6bc48a6360cf12"
 SEVERITY_ORDER = ("blocker", "major", "minor", "nit", "question")

@@ -1,7 +1,7 @@
 """Fault runs for the file edits: SIGKILL mid-edit and concurrent writers.
 
-    python -m benchmarks.faults [--kills 100] [--size-mb 50] [--seed 1234]
-                                [--writers 2,8] [--edits 100] [--dir DIR]
+    python -m tests.property.faults [--kills 100] [--size-mb 50] [--seed 1234]
+                                    [--writers 2,8] [--edits 100] [--dir DIR]
 
 ``--kills N``: a child process edits a ~50 MB file over and over (flipping a
 marker line between two known contents, A and B) and is killed with SIGKILL
@@ -15,7 +15,8 @@ times in one shared file: no update lost, the file intact, one distinct
 complete backup per edit.
 
 Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
-The suite (``tests/test_faults.py``) runs the same code with fewer rounds.
+The suite (``tests/test_faults.py``, ``tests/test_files_concurrency.py``)
+runs the same code with fewer rounds.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
 MARKER = "\nstate: {}\n"
 
@@ -124,8 +125,6 @@ def sigkill_rounds(
     workdir: Path, kills: int, *, size: int = 50 * 1024 * 1024, seed: int = SEED
 ) -> Outcome:
     """Kill an editing child ``kills`` times; check the file and backups after each."""
-    from diffchunk.files.backups import backups_for, read_metadata
-
     rng = random.Random(seed)
     outcome = Outcome()
     target_dir = workdir / "target"
@@ -153,25 +152,10 @@ def sigkill_rounds(
         killed_with_temp = 0
         seen: set[str] = set()
         for round_no in range(1, kills + 1):
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "benchmarks.faults", "--child", str(target), state],
-                stdout=subprocess.PIPE,
-                cwd=str(REPO),
-                env=env,
-            )
-            assert proc.stdout is not None
-            ready = proc.stdout.readline()
-            if ready.strip() != b"ready":
-                proc.kill()
-                proc.wait()
-                outcome.check(False, f"round {round_no}: the child did not start: {ready!r}")
+            reports = _kill_child(target, state, env, rng, duration)
+            if isinstance(reports, bytes):
+                outcome.check(False, f"round {round_no}: the child did not start: {reports!r}")
                 continue
-            # Anywhere within the first two edits (and sometimes between them).
-            time.sleep(rng.uniform(0.0, 2.0 * duration))
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
-            proc.stdout.close()
             where = f"round {round_no} ({len(reports)} edit(s) before the kill)"
             outcome.check(
                 all("backup" in r for r in reports), f"{where}: the child failed: {reports}"
@@ -187,52 +171,11 @@ def sigkill_rounds(
             if now[0] != expected_state:
                 # Killed after the rename of an edit it had not reported yet.
                 outcome.notes.append(f"{where}: killed after an unreported rename")
-            listed = {info.path: info for info in backups_for(os.path.realpath(target))}
-            for report in reports:
-                backup = str(report["backup"])
-                info = listed.get(backup)
-                ok = info is not None and os.path.exists(backup)
-                outcome.check(ok, f"{where}: reported backup {backup} is not listed")
-                if not ok or info is None:
-                    continue
-                data_sha = _file_sha(backup)
-                meta = read_metadata(info)
-                outcome.check(
-                    data_sha == shas[str(report["of"])] and meta.get("sha256") == data_sha,
-                    f"{where}: backup {backup} does not hold the content it saved",
-                )
-            # Backups listed but never reported (killed between the metadata
-            # and the print) must be complete too.
-            reported = {str(r["backup"]) for r in reports}
-            for path, info in listed.items():
-                if path in seen or path in reported:
-                    continue
-                data_sha = _file_sha(path)
-                outcome.check(
-                    data_sha in shas.values() and read_metadata(info).get("sha256") == data_sha,
-                    f"{where}: unreported backup {path} is incomplete",
-                )
-            seen.update(listed)
+            _check_backups(target, reports, shas, seen, outcome, where)
             temps = _temps(target_dir)
             if temps:
                 killed_with_temp += 1
-            state = now[0]
-            # The next edit must work whatever the kill left behind.
-            after = _flip(str(target), state)
-            outcome.check(bool(after["success"]), f"{where}: the next edit failed: {after}")
-            if after["success"]:
-                seen.add(str(after["backup_created"]))
-                state = _other(state)
-                outcome.check(
-                    _file_sha(str(target)) == shas[state],
-                    f"{where}: the edit after the kill wrote the wrong content",
-                )
-                outcome.check(
-                    not _temps(target_dir),
-                    f"{where}: temporary files left after the next edit: {_temps(target_dir)}",
-                )
-                orphans = _backup_orphans(workdir / "backups")
-                outcome.check(not orphans, f"{where}: unlisted backup pieces left: {orphans}")
+            state = _check_next_edit(workdir, target, now[0], shas, seen, outcome, where)
         outcome.notes.append(f"{killed_with_temp} of {kills} kills left a temporary file")
     finally:
         for key, value in saved_env.items():
@@ -241,6 +184,101 @@ def sigkill_rounds(
             else:
                 os.environ[key] = value
     return outcome
+
+
+def _kill_child(
+    target: Path, state: str, env: dict[str, str], rng: random.Random, duration: float
+) -> list[dict[str, object]] | bytes:
+    """Start an editing child, SIGKILL it at a random moment within two edits
+    (``duration`` each) after it is ready, and return what it reported; the line
+    it gave instead of "ready" when it did not start."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.property.faults", "--child", str(target), state],
+        stdout=subprocess.PIPE,
+        cwd=str(REPO),
+        env=env,
+    )
+    assert proc.stdout is not None
+    ready = proc.stdout.readline()
+    if ready.strip() != b"ready":
+        proc.kill()
+        proc.wait()
+        return ready
+    # Anywhere within the first two edits (and sometimes between them).
+    time.sleep(rng.uniform(0.0, 2.0 * duration))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
+    proc.stdout.close()
+    return reports
+
+
+def _check_backups(
+    target: Path,
+    reports: list[dict[str, object]],
+    shas: dict[str, str],
+    seen: set[str],
+    outcome: Outcome,
+    where: str,
+) -> None:
+    """Every backup the child reported is listed and holds what it saved; backups
+    listed but not ``seen`` or reported are complete too.  Adds the listed ones to ``seen``."""
+    from diffchunk.files.backups import backups_for, read_metadata
+
+    listed = {info.path: info for info in backups_for(os.path.realpath(target))}
+    for report in reports:
+        backup = str(report["backup"])
+        info = listed.get(backup)
+        ok = info is not None and os.path.exists(backup)
+        outcome.check(ok, f"{where}: reported backup {backup} is not listed")
+        if not ok or info is None:
+            continue
+        data_sha = _file_sha(backup)
+        meta = read_metadata(info)
+        outcome.check(
+            data_sha == shas[str(report["of"])] and meta.get("sha256") == data_sha,
+            f"{where}: backup {backup} does not hold the content it saved",
+        )
+    # Backups listed but never reported (killed between the metadata
+    # and the print) must be complete too.
+    reported = {str(r["backup"]) for r in reports}
+    for path, info in listed.items():
+        if path in seen or path in reported:
+            continue
+        data_sha = _file_sha(path)
+        outcome.check(
+            data_sha in shas.values() and read_metadata(info).get("sha256") == data_sha,
+            f"{where}: unreported backup {path} is incomplete",
+        )
+    seen.update(listed)
+
+
+def _check_next_edit(
+    workdir: Path,
+    target: Path,
+    state: str,
+    shas: dict[str, str],
+    seen: set[str],
+    outcome: Outcome,
+    where: str,
+) -> str:
+    """The next edit must work whatever the kill left behind; returns the state after it."""
+    after = _flip(str(target), state)
+    outcome.check(bool(after["success"]), f"{where}: the next edit failed: {after}")
+    if after["success"]:
+        seen.add(str(after["backup_created"]))
+        state = _other(state)
+        outcome.check(
+            _file_sha(str(target)) == shas[state],
+            f"{where}: the edit after the kill wrote the wrong content",
+        )
+        outcome.check(
+            not _temps(target.parent),
+            f"{where}: temporary files left after the next edit: {_temps(target.parent)}",
+        )
+        orphans = _backup_orphans(workdir / "backups")
+        outcome.check(not orphans, f"{where}: unlisted backup pieces left: {orphans}")
+    return state
 
 
 # ------------------------------------------------------------ concurrent writers
@@ -339,7 +377,9 @@ def _report(name: str, outcome: Outcome) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.property.faults", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--child", nargs=2, metavar=("PATH", "STATE"), help=argparse.SUPPRESS)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--size-mb", type=int, default=50)

@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks import chromium
-from benchmarks.export_docs import sample_review
 from diffchunk.review.export import render
+from tests.support import chromium
+from tests.support.export_docs import sample_review
 
 
 def main() -> int:

@@ -1,0 +1,1 @@
+"""The test suite; a package so that ``tests.property`` has one name for every tool."""

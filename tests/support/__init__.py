@@ -1,0 +1,1 @@
+"""Helpers shared by tests and benchmarks: review documents to export, headless Chromium."""
