@@ -98,6 +98,21 @@ def _session(path: str, store: SessionStore | None) -> Session:
     return _store(store).get(path)
 
 
+def loaded_session(absolute_file_path: str, *, store: SessionStore | None = None) -> Session:
+    """The fresh session of a diff file, as every diff tool gets it (loaded with the
+    defaults if it is not yet; a large file that is no diff refused before it is read).
+    For the review record (:mod:`diffchunk.review.record.changes`)."""
+    return _session(absolute_file_path, store)
+
+
+def _record_seen(session: Session, **returned: Any) -> None:
+    """The review record notes what a tool returned as seen (best effort, never raises;
+    see :func:`diffchunk.review.record.service.record_seen`)."""
+    from .record.service import record_seen
+
+    record_seen(session, **returned)
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -442,10 +457,12 @@ def get_chunk(
 ) -> str:
     """One chunk's diff text, optionally formatted and with a short banner."""
     fmt = normalize_format(format)
-    review = _session(absolute_file_path, store).review
+    session = _session(absolute_file_path, store)
+    review = session.review
     chunk = review.chunk(chunk_number)
     raw = review.chunk_bytes(chunk_number)
     text = format_chunk(raw, fmt, review.look_ahead(chunk_number))
+    _record_seen(session, chunk_number=chunk_number)
     if not include_context:
         return text
     banner = _chunk_banner(review, chunk, fmt)
@@ -611,8 +628,10 @@ def get_file_diff(
     absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
 ) -> str:
     """The diff text of one file; an excluded file is served with a note saying why."""
-    review = _session(absolute_file_path, store).review
+    session = _session(absolute_file_path, store)
+    review = session.review
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
+    _record_seen(session, file_path=result.path)
     text, left_out = _fit_response(result.data.decode("utf-8", errors="replace"))
     notes = []
     if result.excluded is not None:

@@ -105,7 +105,31 @@ def load_git_diff(
         store=store,
         progress=progress,
     )
+    _record_load(diff, revision_range, staged, store)
     return with_range(summary, diff)
+
+
+def _record_load(
+    diff: GitDiff, revision_range: str | None, staged: bool, store: SessionStore | None
+) -> None:
+    """The review record notes this load: the review of the range as given, its revision,
+    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`)."""
+    from .record.service import record_range_load
+    from .sessions import default_store
+
+    if diff.repo is None:
+        return
+    session = (store if store is not None else default_store()).get(diff.diff_path)
+    record_range_load(
+        session,
+        common_dir=diff.repo.common_dir,
+        repository_path=diff.repo_root,
+        worktree=diff.repo.root or diff.repo.git_dir,
+        revision_range=revision_range,
+        staged=staged,
+        base=diff.base,
+        head=diff.head,
+    )
 
 
 def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> GitDiff:
