@@ -210,6 +210,13 @@ def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
     return int(total)
 
 
+def _record_seen(diff_path: str, **shown: Any) -> None:
+    """The review record notes what was printed as seen (best effort, never fails)."""
+    from ..review.record.service import record_seen_at
+
+    record_seen_at(diff_path, **shown)
+
+
 def _write_bytes(data: bytes) -> None:
     if sys.stdout is None:  # started with stdout closed: nowhere to write (as click.echo)
         return
@@ -366,11 +373,13 @@ def review(
     if chunk_number is not None:
         if fmt == "raw":
             _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
-        else:
+            _record_seen(diff_path, chunk_number=chunk_number)
+        else:  # get_chunk records it
             click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
         return
     if file_path is not None:
         result = core.get_file_diff_bytes(diff_path, file_path)
+        _record_seen(diff_path, file_path=result.path)
         if result.excluded is not None:
             ex = result.excluded
             why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")

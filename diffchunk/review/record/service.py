@@ -159,6 +159,24 @@ def record_seen(
         logger.warning("Not recorded as seen in the review record: %s", exc)
 
 
+def record_seen_at(
+    absolute_file_path: str,
+    *,
+    chunk_number: int | None = None,
+    file_path: str | None = None,
+    store: SessionStore | None = None,
+) -> None:
+    """:func:`record_seen` for the diff at a path (``diffchunk review --chunk/--file``)."""
+    try:
+        from ..diff_tools import loaded_session
+
+        session = loaded_session(absolute_file_path, store=store)
+    except Exception as exc:  # as record_seen: never fails the command
+        logger.warning("Not recorded as seen in the review record: %s", exc)
+        return
+    record_seen(session, chunk_number=chunk_number, file_path=file_path)
+
+
 # --------------------------------------------------------------------------
 # review_status
 # --------------------------------------------------------------------------
