@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage fuzz-files faults clean
+.PHONY: demo test lint typecheck unit bench bench-git bench-files bench-load fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ bench-load: $(STAMP)
 # Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
 faults: $(STAMP)
 	$(BIN)/python -m benchmarks.faults --kills 100
+
+# The review record: the MCP server and 2 CLI processes x 200 marks and findings at once;
+# 50 SIGKILLs during writes.
+record-faults: $(STAMP)
+	$(BIN)/python -m benchmarks.record_faults --writes 200 --kills 50
 
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)
