@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
-from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk
+from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, HunkSpan, LazyHunks
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
 
@@ -132,6 +132,12 @@ def _status(fd: FileDiff) -> str:
     if not fd.hunks and fd.old_mode and fd.new_mode and fd.old_mode != fd.new_mode:
         return "mode"
     return "modified"
+
+
+def _hunk_spans(fd: FileDiff) -> Sequence[Hunk | HunkSpan]:
+    """The hunks' header numbers, without building the hunks of a lazy section."""
+    hunks = fd.hunks
+    return hunks.spans()[0] if isinstance(hunks, LazyHunks) else hunks
 
 
 def _encode(text: str | None) -> bytes:
@@ -280,7 +286,7 @@ class LoadedDiff:
             hunks=tuple(
                 HunkRange(h.old_start, h.old_count, h.new_start, h.new_count)
                 for fd in sections
-                for h in fd.hunks
+                for h in _hunk_spans(fd)
             ),
             chunks=chunks,
             excluded_reason=excluded,

@@ -11,8 +11,9 @@ user at once: the MCP server, the CLI, the pre-push hook.  Rules:
   (:meth:`RecordStore.write`): the write lock is taken first, so two writers
   never deadlock; a writer that cannot get it within the busy timeout is
   retried, whole, until :data:`WRITE_WAIT_SECONDS` have passed.
-- A connection per operation: nothing is held between calls, so a file moved
-  aside is never written through an old descriptor, and threads share nothing.
+- A connection per thread, kept while the path still names the same file (a
+  stat per operation): a file moved aside or replaced is never written
+  through an old connection, and threads share nothing.
 - The schema is brought forward on first use by the migrations of
   :mod:`diffchunk.review.record.migrations`, once per process and file.
 - Any failure to open, read or write becomes :class:`RecordUnavailable`
@@ -164,6 +165,7 @@ class RecordStore:
         self.wait = wait
         self._ready: set[tuple[str, int, int]] = set()  # files whose schema is current
         self._lock = threading.Lock()
+        self._local = threading.local()  # each thread's open connection
 
     @property
     def path(self) -> str:
@@ -188,7 +190,7 @@ class RecordStore:
         pause = 0.005
         while True:
             try:
-                conn = self._connect(path)
+                conn = self._connection(path)
             except NewerSchema as exc:
                 raise RecordUnavailable(
                     f"The review record {path} was written by a newer diffchunk (schema "
@@ -212,13 +214,46 @@ class RecordStore:
                         conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
+                self.close()  # a connection that failed is not used again
                 if _is_busy(exc) and time.monotonic() < deadline:
                     time.sleep(pause * (1 + random.random()))
                     pause = min(pause * 2, 0.1)
                     continue
                 raise unavailable(path, exc, wait=self.wait) from exc
-            finally:
-                conn.close()
+
+    def _connection(self, path: str) -> sqlite3.Connection:
+        """This thread's connection to the file now at ``path``.
+
+        Kept between operations (closing the last connection of a WAL file
+        checkpoints and removes its WAL: a millisecond per write), but only
+        while ``path`` is still the same file: one moved aside or replaced is
+        never written through an old connection.
+        """
+        try:
+            st = os.stat(path)
+            identity: tuple[str, int, int] | None = (path, st.st_dev, st.st_ino)
+        except FileNotFoundError:
+            identity = None
+        cached = getattr(self._local, "entry", None)
+        if cached is not None:
+            if identity is not None and cached[0] == identity:
+                conn: sqlite3.Connection = cached[1]
+                return conn
+            self.close()
+        conn = self._connect(path)
+        st = os.stat(path)
+        self._local.entry = ((path, st.st_dev, st.st_ino), conn)
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (the next operation opens one again)."""
+        cached = getattr(self._local, "entry", None)
+        self._local.entry = None
+        if cached is not None:
+            try:
+                cached[1].close()
+            except sqlite3.Error as exc:
+                logger.debug("Closing the review record: %s", exc)
 
     def _connect(self, path: str) -> sqlite3.Connection:
         directory = os.path.dirname(path)
