@@ -289,6 +289,8 @@ async def run_clients(
     errlog_path: Path | None = None,
 ) -> Outcome:
     """Run ``clients`` concurrent tasks over ONE session to ONE server for ``seconds``."""
+    if env is None and os.environ.get("DIFFCHUNK_STATE_DIR"):
+        env = {"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]}  # the review record
     params = StdioServerParameters(command=server_command(), args=[], env=env)
     outcome = Outcome()
     errlog = open(errlog_path or os.devnull, "w")  # noqa: SIM115 (closed below)
@@ -512,6 +514,8 @@ def _main_memory(args: argparse.Namespace) -> int:
 
 
 def main() -> None:
+    # get_chunk records what it returns in the review record: not in the user's.
+    os.environ.setdefault("DIFFCHUNK_STATE_DIR", tempfile.mkdtemp(prefix="diffchunk-state-"))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60.0)
