@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export fuzz fuzz-coverage fuzz-files faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ screenshot: $(STAMP) chromium
 # Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
 faults: $(STAMP)
 	$(BIN)/python -m tests.property.faults --kills 100
+
+# The review record: the MCP server and 2 CLI processes x 200 marks and findings at once;
+# 50 SIGKILLs during writes.
+record-faults: $(STAMP)
+	$(BIN)/python -m tests.property.record_faults --writes 200 --kills 50
 
 # Long-running property checks of the diff engine (parse, filter, chunk, apply).
 fuzz: $(STAMP)

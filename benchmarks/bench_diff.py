@@ -134,6 +134,8 @@ def main() -> None:
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "dcbench"))
     args = parser.parse_args()
     workdir = Path(args.workdir)
+    # get_chunk records what it returns in the review record: not in the user's.
+    os.environ.setdefault("DIFFCHUNK_STATE_DIR", str(workdir / "state"))
     workdir.mkdir(parents=True, exist_ok=True)
 
     for path in _inputs(args, workdir):

@@ -73,3 +73,8 @@ class FileToolError(DiffchunkError):
 
 class EditConflict(FileToolError):
     """The file changed under an edit, or an edit could not be applied safely."""
+
+
+class RecordUnavailable(DiffchunkError):
+    """The review record (its SQLite file) cannot be opened, read or written: the diff
+    tools keep working; the message says how to make the record usable again."""

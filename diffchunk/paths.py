@@ -1,5 +1,8 @@
 """Validation of user-supplied file paths, shared by the diff and file tools.
 
+Also where diffchunk keeps its state (:func:`state_dir`: the review record,
+the backups of edited files).
+
 Rules: absolute paths only (``~`` is expanded first), resolved with
 ``realpath`` so one file has one key, and only regular files: directories,
 FIFOs and devices are refused *before* anything is opened, so ``/dev/zero``
@@ -19,6 +22,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from .errors import PathError
+
+STATE_ENV = "DIFFCHUNK_STATE_DIR"
+
+
+def state_dir(environ: Mapping[str, str] | None = None) -> str:
+    """diffchunk's state directory (not created): ``$DIFFCHUNK_STATE_DIR``, else
+    ``$XDG_STATE_HOME/diffchunk``, else ``~/.local/state/diffchunk``.
+
+    A relative ``DIFFCHUNK_STATE_DIR`` is taken from the current directory (as
+    a shell user means it); a relative ``XDG_STATE_HOME`` is ignored, as the
+    XDG base directory rules say.  The review record
+    (``reviews.sqlite3``) and the backups of edited files live here.
+    """
+    env = os.environ if environ is None else environ
+    configured = env.get(STATE_ENV, "").strip()
+    if configured:
+        return os.path.abspath(os.path.expanduser(configured))
+    xdg = env.get("XDG_STATE_HOME", "").strip()
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "diffchunk")
+    return os.path.join(os.path.expanduser("~"), ".local", "state", "diffchunk")
 
 
 def is_diff_file(target: str | None, staged: bool) -> bool:

@@ -35,6 +35,9 @@ def _apply(path: Path, search: str, replace: str) -> dict[str, Any]:
 
 def test_backup_dir_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("DIFFCHUNK_BACKUP_DIR")
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "mystate"))
+    assert backups.backup_root() == str(tmp_path / "mystate" / "backups")
+    monkeypatch.delenv("DIFFCHUNK_STATE_DIR")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     assert backups.backup_root() == str(tmp_path / "state" / "diffchunk" / "backups")
     monkeypatch.delenv("XDG_STATE_HOME")

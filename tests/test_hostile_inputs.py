@@ -178,8 +178,21 @@ EXPECTED_TOOLS = {
     "read_content",
     "edit_content",
     "revert_edit",
+    "mark_reviewed",
+    "add_finding",
+    "update_finding",
+    "list_findings",
+    "review_status",
 }
-DIFF_TOOLS = ("load_diff", "list_chunks", "get_chunk", "find_chunks_for_files", "get_file_diff")
+RECORD_TOOLS = ("mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status")
+DIFF_TOOLS = (
+    "load_diff",
+    "list_chunks",
+    "get_chunk",
+    "find_chunks_for_files",
+    "get_file_diff",
+    *RECORD_TOOLS,
+)
 FILE_TOOLS = ("get_overview", "search_content", "read_content", "edit_content", "revert_edit")
 
 
@@ -207,6 +220,16 @@ def _valid_args(tool: str) -> dict[str, Any]:
             "changes": [{"search": "value = 2", "replace": "value = 3"}],
         },
         "revert_edit": {"absolute_file_path": "{source}"},
+        "mark_reviewed": {"absolute_file_path": "{diff}", "chunk_number": 1},
+        "add_finding": {
+            "absolute_file_path": "{diff}",
+            "file_path": "src/app.py",
+            "message": "m",
+            "line": 2,
+        },
+        "update_finding": {"absolute_file_path": "{diff}", "finding_id": 1, "status": "open"},
+        "list_findings": {"absolute_file_path": "{diff}"},
+        "review_status": {"absolute_file_path": "{diff}"},
     }
     return dict(base[tool])
 
@@ -449,6 +472,51 @@ def _value_cases() -> list[Case]:
         ANY,
         "pattern",
     )
+    # the review record
+    f = {**d, "file_path": "src/app.py", "message": "m"}
+    for label, extra, needle in (
+        ("line-0", {"line": 0}, "line"),
+        ("line-negative", {"line": -3}, "line"),
+        ("line-huge", {"line": 10**18}, "hunk"),
+        ("end-before-line", {"line": 2, "end_line": 1}, "end_line"),
+        ("end-without-line", {"end_line": 2}, "end_line"),
+        ("side", {"line": 2, "side": "left"}, "side"),
+        ("severity", {"severity": "catastrophic"}, "severity"),
+        ("message-blank", {"message": "  "}, "message"),
+        ("message-huge", {"message": "x" * 10**6}, "message"),
+        ("suggestion-old", {"line": 2, "side": "old", "suggestion": "x"}, "suggestion"),
+        ("file-glob-several", {"file_path": "*"}, "matches"),
+        ("file-traversal", {"file_path": "../../etc/passwd"}, "no file"),
+    ):
+        add(f"add_finding-{label}", "add_finding", {**f, **extra}, ERR, needle)
+    for label, extra in (
+        ("both", {"chunk_number": 1, "file_pattern": "*"}),
+        ("neither", {"chunk_number": None}),
+    ):
+        add(f"mark_reviewed-{label}", "mark_reviewed", {**d, **extra}, ERR, "exactly one")
+    add("mark_reviewed-chunk-0", "mark_reviewed", {**d, "chunk_number": 0}, ERR, "chunk")
+    add(
+        "mark_reviewed-pattern-big",
+        "mark_reviewed",
+        {**d, "file_pattern": BIG_GLOB},
+        ANY,
+        "pattern|matches",
+    )
+    for label, extra, needle in (
+        ("missing", {"finding_id": 10**12, "status": "resolved"}, "no finding"),
+        ("nothing", {"finding_id": 1}, "nothing to change"),
+        ("status", {"finding_id": 1, "status": "fixed"}, "status"),
+    ):
+        add(f"update_finding-{label}", "update_finding", {**d, **extra}, ERR, needle)
+    for label, extra, needle in (
+        ("status", {"status": "closed"}, "status"),
+        ("severity", {"severity": "major,huge"}, "severity"),
+        ("offset", {"offset": 10**18}, "offset"),
+        ("limit", {"limit": 0}, "limit"),
+    ):
+        add(f"list_findings-{label}", "list_findings", {**d, **extra}, ERR, needle)
+    add("review_status-offset", "review_status", {**d, "offset": -1}, ERR, "offset")
+    add("review_status-limit", "review_status", {**d, "limit": 10**18}, OK)
     # search_content
     add("search_content-pattern-empty", "search_content", {**s, "pattern": ""}, ERR, "empty")
     add(
@@ -849,7 +917,11 @@ STDIO_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 
 async def _stdio_session(paths: dict[str, str]) -> list[tuple[Any, float, Any]]:
-    params = StdioServerParameters(command=_server_command(), args=[])
+    params = StdioServerParameters(
+        command=_server_command(),
+        args=[],
+        env={"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]},
+    )
     out = []
     with open(Path(paths["root"]) / "stdio-server.log", "w") as errlog:
         async with (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,11 @@ def _text(result: types.CallToolResult) -> str:
 
 
 async def _session_checks(diff: Path) -> dict[str, Any]:
-    params = StdioServerParameters(command=_server_command(), args=[])
+    params = StdioServerParameters(
+        command=_server_command(),
+        args=[],
+        env={"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]},
+    )
     out: dict[str, Any] = {}
     with open(diff.parent / "server.log", "w") as errlog:
         async with (

@@ -28,9 +28,12 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_
 SUBCOMMANDS: dict[str, str] = {
     "cache": "diffchunk.cli.cache",
     "file": "diffchunk.cli.file",
+    "finding": "diffchunk.cli.record",
     "hook": "diffchunk.cli.hook",
+    "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
     "review": "diffchunk.cli.review",
+    "status": "diffchunk.cli.record",
 }
 
 

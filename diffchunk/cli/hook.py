@@ -33,11 +33,15 @@ def hook() -> None:
 
     Before each push the hook prints the chunk overview of what is pushed and
     what was excluded, and leaves the diff cached under .git/diffchunk/ for an
-    assistant. It can stop a push that is too large to review:
+    assistant, with what the review record holds on the pushed commits (files
+    reviewed, open findings). It can stop a push that is too large to review,
+    or not reviewed enough:
 
     \b
       git config diffchunk.maxChunks 20     at most 20 chunks per pushed ref
       git config diffchunk.maxLines 15000   at most 15000 diff lines
+      git config diffchunk.failOn major     no open finding of major or worse
+      git config diffchunk.requireReviewed true   every pushed file marked reviewed
       git push --no-verify                  skip the hook once
 
     \b
@@ -93,6 +97,11 @@ def _show(review: core.RefReview) -> None:
     click.echo(
         f"  assistant: get_chunk(absolute_file_path={review.diff.diff_path!r}, chunk_number=1)"
     )
+    if review.record is not None:
+        from ..review.record.pushed import record_lines
+
+        for line in record_lines(review.record):
+            click.echo(f"  {line}")
 
 
 @hook.command("run-pre-push", context_settings=CONTEXT_SETTINGS)
@@ -103,7 +112,8 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
     """Review what is being pushed (run by the pre-push hook; reads git's stdin).
 
     Exit status 1 when a pushed ref is over diffchunk.maxChunks or
-    diffchunk.maxLines, which stops the push.
+    diffchunk.maxLines, or fails diffchunk.failOn or diffchunk.requireReviewed,
+    which stops the push.
     """
     refs = _pre_commit_refs()
     if refs is not None:
@@ -129,5 +139,10 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
         if review.over_limit:
             stopped = True
             click.echo(core.limit_advice(review), err=True)
+        if review.record is not None and review.record.stops:
+            from ..review.record.pushed import record_advice
+
+            stopped = True
+            click.echo(record_advice(review.record, review.ref.local_ref), err=True)
     if stopped:
         raise click.exceptions.Exit(1)

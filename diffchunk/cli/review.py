@@ -17,60 +17,15 @@ from typing import Any
 
 import click
 
-from ..diff.options import FORMATS, MAX_CHUNK_LINES, MIN_CHUNK_LINES, LoadOptions, Progress
+from ..diff.options import FORMATS
 from ..errors import PathError
-from ..paths import is_diff_file
 from . import ranges
 from .output import echo_json
 from .params import SafePath
+from .targets import load_target, progress_printer, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FILES_COLUMN = 64
-
-
-def _progress_printer() -> Progress | None:
-    """Stage messages on an interactive stderr; nothing when piped."""
-    stream = sys.stderr
-    if stream is None or not stream.isatty():  # None: started with stderr closed
-        return None
-
-    def show(stage: str, fraction: float) -> None:
-        if stage == "done":
-            stream.write("\r\033[K")
-        else:
-            stream.write(f"\r\033[Kdiffchunk: {stage} ({fraction:.0%})")
-        stream.flush()
-
-    return show
-
-
-def _load_target(
-    target: str | None,
-    options: LoadOptions,
-    progress: Progress | None,
-    repo: str | None = None,
-    staged: bool = False,
-) -> tuple[str, dict[str, Any]]:
-    """Load what the user asked to review; return ``(diff_file_path, load summary)``.
-
-    TARGET is a diff file when that file exists (relative paths are resolved
-    against the current directory), else a git range (``main..feature``,
-    nothing, ``--staged``): its diff is generated into a cached file, then
-    loaded the same way (see :mod:`diffchunk.cli.ranges`).
-    """
-    if not is_diff_file(target, staged):
-        return ranges.load_range(target, repo, staged, options, progress)
-    from ..review import diff_tools as core
-
-    assert target is not None
-    path = os.path.abspath(os.path.expanduser(target))
-    summary = core.load_diff(path, options, progress=progress)
-    return summary.file_path, summary.to_dict()
-
-
-def _join_patterns(values: tuple[str, ...]) -> str | None:
-    joined = ",".join(v for v in values if v.strip())
-    return joined or None
 
 
 def _file_label(detail: dict[str, Any]) -> str:
@@ -210,6 +165,13 @@ def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
     return int(total)
 
 
+def _record_seen(diff_path: str, **shown: Any) -> None:
+    """The review record notes what was printed as seen (best effort, never fails)."""
+    from ..review.record.service import record_seen_at
+
+    record_seen_at(diff_path, **shown)
+
+
 def _write_bytes(data: bytes) -> None:
     if sys.stdout is None:  # started with stdout closed: nowhere to write (as click.echo)
         return
@@ -220,14 +182,7 @@ def _write_bytes(data: bytes) -> None:
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False)
-@click.option(
-    "--repo",
-    type=SafePath(file_okay=False),
-    metavar="PATH",
-    help="Repository of RANGE (default: the current directory).",
-)
-@click.option("--staged", is_flag=True, help="Review the index (staged changes) vs HEAD.")
+@target_options
 @click.option(
     "--chunk",
     "chunk_number",
@@ -256,57 +211,13 @@ def _write_bytes(data: bytes) -> None:
     type=SafePath(file_okay=False, path_type=Path),
     help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
 )
-@click.option(
-    "--max-chunk-lines",
-    type=click.IntRange(MIN_CHUNK_LINES, MAX_CHUNK_LINES),
-    default=1000,
-    show_default=True,
-    help="Line budget per chunk.",
-)
-@click.option(
-    "--include",
-    "include",
-    multiple=True,
-    metavar="GLOBS",
-    help="Only these files (comma-separated globs; repeatable).",
-)
-@click.option(
-    "--exclude",
-    "exclude",
-    multiple=True,
-    metavar="GLOBS",
-    help="Leave these files out (comma-separated globs; repeatable).",
-)
-@click.option("--no-skip-trivial", is_flag=True, help="Keep whitespace-only changes.")
-@click.option("--no-skip-generated", is_flag=True, help="Keep generated and vendored files.")
-@click.option(
-    "--context-lines",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Keep at most N context lines around each change.",
-)
-@click.option(
-    "--gitattributes",
-    type=SafePath(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="Apply this .gitattributes file (linguist-generated, linguist-vendored...).",
-)
 def review(
-    target: str | None,
-    repo: str | None,
-    staged: bool,
     chunk_number: int | None,
     file_path: str | None,
     fmt: str,
     as_json: bool,
     out_dir: Path | None,
-    max_chunk_lines: int,
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    no_skip_trivial: bool,
-    no_skip_generated: bool,
-    context_lines: int | None,
-    gitattributes: str | None,
+    **target: Any,
 ) -> None:
     """Review a diff file or a git range in chunks that fit a context window.
 
@@ -337,22 +248,13 @@ def review(
     Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
     """
     _check_modes(chunk_number, file_path, as_json, out_dir, fmt)
-    options = LoadOptions(
-        max_chunk_lines=max_chunk_lines,
-        skip_trivial=not no_skip_trivial,
-        skip_generated=not no_skip_generated,
-        include_patterns=_join_patterns(include),
-        exclude_patterns=_join_patterns(exclude),
-        context_lines=context_lines,
-        gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
-    )
-    diff_path, summary = _load_target(target, options, _progress_printer(), repo, staged)
+    diff_path, summary = load_target(target, progress_printer())
     if chunk_number is not None:
         _print_chunk(diff_path, chunk_number, fmt)
     elif file_path is not None:
         _print_file(diff_path, file_path, fmt)
     else:
-        _print_overview(target, diff_path, summary, as_json, out_dir)
+        _print_overview(target["target"], diff_path, summary, as_json, out_dir)
 
 
 def _check_modes(
@@ -380,7 +282,8 @@ def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
 
     if fmt == "raw":
         _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
-    else:
+        _record_seen(diff_path, chunk_number=chunk_number)
+    else:  # get_chunk records it
         click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
 
 
@@ -389,6 +292,7 @@ def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
     from ..review import diff_tools as core
 
     result = core.get_file_diff_bytes(diff_path, file_path)
+    _record_seen(diff_path, file_path=result.path)
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")

@@ -1,7 +1,7 @@
 """Backups taken before every write of an edited file, and their retention.
 
-Layout: one flat directory (``DIFFCHUNK_BACKUP_DIR``, else
-``$XDG_STATE_HOME/diffchunk/backups``, else ``~/.local/state/diffchunk/backups``)
+Layout: one flat directory (``DIFFCHUNK_BACKUP_DIR``, else ``backups`` in the
+state directory, :func:`diffchunk.paths.state_dir`)
 holding, per backup, a data file ``<basename>.<key>.<id>`` and a metadata file
 ``<basename>.<key>.<id>.json``; ``key`` is ``sha256(realpath)[:12]`` and ``id``
 is ``YYYYMMDD_HHMMSS_ffffff_NN`` (UTC).  The data file name is reserved with
@@ -64,10 +64,7 @@ def backup_root() -> str:
     configured = os.environ.get("DIFFCHUNK_BACKUP_DIR", "").strip()
     if configured:
         return os.path.abspath(os.path.expanduser(configured))
-    state = os.environ.get("XDG_STATE_HOME", "").strip()
-    if state and os.path.isabs(state):
-        return os.path.join(state, "diffchunk", "backups")
-    return os.path.join(os.path.expanduser("~"), ".local", "state", "diffchunk", "backups")
+    return os.path.join(paths.state_dir(), "backups")
 
 
 def lock_dir() -> str:

@@ -15,10 +15,13 @@ The tools live in one module each: :mod:`~diffchunk.review.loading`
 
 from __future__ import annotations
 
-from .chunk_text import get_chunk, get_chunk_bytes
-from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff, get_file_diff_bytes
+from . import chunk_text, file_diffs
+from .chunk_text import get_chunk_bytes
+from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks
 from .loading import load_diff, store_of
+from .loading import session as loaded_session
+from .record.service import record_seen
 from .results import LoadedDiff, Overview
 from .sessions import SessionStore
 
@@ -34,7 +37,36 @@ __all__ = [
     "get_file_diff_bytes",
     "list_chunks",
     "load_diff",
+    "loaded_session",
 ]
+
+
+def get_chunk(
+    absolute_file_path: str,
+    chunk_number: int,
+    include_context: bool = True,
+    format: str = "raw",
+    *,
+    store: SessionStore | None = None,
+) -> str:
+    """One chunk's text (:func:`diffchunk.review.chunk_text.get_chunk`); the review
+    record notes its files as seen."""
+    text = chunk_text.get_chunk(
+        absolute_file_path, chunk_number, include_context, format, store=store
+    )
+    record_seen(loaded_session(absolute_file_path, store), chunk_number=chunk_number)
+    return text
+
+
+def get_file_diff(
+    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+) -> str:
+    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`); the
+    review record notes the file as seen."""
+    text = file_diffs.get_file_diff(absolute_file_path, file_path, store=store)
+    loaded = loaded_session(absolute_file_path, store)
+    record_seen(loaded, file_path=file_diffs.match_file(loaded.review, file_path))
+    return text
 
 
 def get_current_overview(*, store: SessionStore | None = None) -> Overview:

@@ -75,7 +75,7 @@ def _closest(query: str, paths: Iterable[str]) -> list[str]:
         return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
 
 
-def _match_file(review: Review, file_path: str) -> str:
+def match_file(review: Review, file_path: str) -> str:
     if not isinstance(file_path, str) or not file_path.strip():
         raise InvalidArgument(
             "file_path is empty.",
@@ -125,7 +125,7 @@ def get_file_diff_bytes(
 ) -> FileDiffText:
     """The whole diff of one file (all its sections), even if split or excluded."""
     review = session(absolute_file_path, store).review
-    path = _match_file(review, file_path)
+    path = match_file(review, file_path)
     sections: list[FileDiff] = [fd for fd in review.parsed.files if fd.path == path]
     data = b"".join(review.parsed.raw(fd) for fd in sections)
     excluded = next((ex for ex in review.excluded if ex.path == path), None)

@@ -16,6 +16,12 @@ from the merge base with the remote's default branch, else the branch's new
 commits (at most :data:`MAX_NEW_COMMITS` of them).  The diff is cached under
 ``<git common dir>/diffchunk/`` for an assistant to read.  Limits come from
 ``git config diffchunk.maxChunks`` / ``diffchunk.maxLines``.
+
+Each reviewed ref also gets the review record's report
+(:mod:`diffchunk.review.record.pushed`): the reviews of the pushed commit,
+the state of the pushed files and the open findings; ``git config
+diffchunk.failOn <severity>`` / ``diffchunk.requireReviewed true`` stop the
+push while findings that serious are open or files are not marked reviewed.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from ..git.revisions import Mode, ResolvedRange, empty_tree
 
 if TYPE_CHECKING:
     from .range_review import GitDiff
+    from .record.pushed import PushRecord, RecordSettings
     from .results import ChunkListing, LoadSummary
 
 HOOK_NAME = "pre-push"
@@ -52,6 +59,9 @@ _TEMPLATE = """\
 # Reviews what is about to be pushed with diffchunk: prints the chunk overview
 # and leaves the diff cached for an assistant.  Limits (a push over them fails):
 #   git config diffchunk.maxChunks N    git config diffchunk.maxLines N
+# The review record (a push fails while findings this serious are open, or
+# while pushed files are not marked reviewed):
+#   git config diffchunk.failOn major   git config diffchunk.requireReviewed true
 # Bypass once with `git push --no-verify`; remove with `diffchunk hook uninstall`.
 
 INSTALL_PYTHON='{python}'
@@ -197,6 +207,7 @@ class RefReview:
     summary: LoadSummary | None = None
     listing: ChunkListing | None = None
     over_limit: list[str] = field(default_factory=list)
+    record: PushRecord | None = None  # the review record's report (reviews, findings)
 
 
 @dataclass(frozen=True)
@@ -294,15 +305,19 @@ def review_push(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
+    record_settings: RecordSettings | None = None,
 ) -> list[RefReview]:
-    """Generate and load the diff of every pushed ref; ``over_limit`` says what failed."""
+    """Generate and load the diff of every pushed ref; ``over_limit`` says what failed,
+    ``record`` what the review record holds on the pushed commit (``record.stops``)."""
     # Here, not at the top: the hook's start does not pay for the pipeline.
     from .listing import list_chunks
     from .loading import load_diff
     from .range_review import review_resolved
+    from .record import pushed
 
     cache = DiffCache(cache_dir if cache_dir is not None else Path(repo.common_dir) / "diffchunk")
     limits = limits if limits is not None else read_limits(repo)
+    settings = record_settings if record_settings is not None else pushed.read_settings(repo)
     reviews: list[RefReview] = []
     for ref in refs:
         if ZERO_SHA.fullmatch(ref.local_sha):
@@ -330,6 +345,7 @@ def review_push(
             review.over_limit.append(
                 f"{summary.total_lines} diff lines, over diffchunk.maxLines={limits.max_lines}"
             )
+        review.record = pushed.push_report(repo, diff.diff_path, ref.local_sha, settings)
         reviews.append(review)
     return reviews
 

@@ -31,6 +31,7 @@ from ..log import LazyLogger
 from . import early_start
 from .loading import load_diff
 from .range_stream import StreamedDiff, parse_while_written
+from .record.service import record_range_load
 from .results import RangeSummary
 from .sessions import SessionStore, default_store
 from .sidecar import (
@@ -107,7 +108,28 @@ def load_git_diff(
     )
     # An adopted session is fresh: this neither reads nor parses the file again.
     summary = load_diff(diff.diff_path, options, store=store, progress=progress)
+    _record_load(diff, revision_range, staged, store)
     return RangeSummary(summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached)
+
+
+def _record_load(
+    diff: GitDiff, revision_range: str | None, staged: bool, store: SessionStore | None
+) -> None:
+    """The review record notes this load: the review of the range as given, its revision,
+    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`)."""
+    if diff.repo is None:
+        return
+    session = (store if store is not None else default_store()).get(diff.diff_path)
+    record_range_load(
+        session,
+        common_dir=diff.repo.common_dir,
+        repository_path=diff.repo_root,
+        worktree=diff.repo.root or diff.repo.git_dir,
+        revision_range=revision_range,
+        staged=staged,
+        base=diff.base,
+        head=diff.head,
+    )
 
 
 def load_git_range(

@@ -19,10 +19,19 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import PathError
 from ..paths import ROOTS_ENV, PathPolicy
-from . import diff_tools, file_tools, git_tools
+from . import diff_tools, file_tools, git_tools, record_tools
 from .app import app, configure_policy
 
-__all__ = ["app", "diff_tools", "file_tools", "git_tools", "main", "serve", "startup_policy"]
+__all__ = [
+    "app",
+    "diff_tools",
+    "file_tools",
+    "git_tools",
+    "main",
+    "record_tools",
+    "serve",
+    "startup_policy",
+]
 
 
 def startup_policy(allow_roots: Sequence[str] = ()) -> PathPolicy | None:

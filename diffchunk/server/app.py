@@ -60,6 +60,11 @@ as main..feature, main...feature (from the merge base), C^! (one commit) or
 the uncommitted changes; it returns file_path, a cached diff to pass to every
 diff tool above.
 
+Record the review as you go; it outlives the conversation: get_chunk and
+get_file_diff note what you read, mark_reviewed after each chunk you finish,
+add_finding for each problem. After a context reset, review_status gives
+next_chunk and list_findings what you found.
+
 Large files: get_overview first (size, outline, search hints), then
 search_content / read_content (line ranges, head, tail, or mode="semantic" for
 a whole function) instead of reading the file whole. edit_content takes
@@ -88,6 +93,7 @@ class DiffchunkServer(MCPServer[Any]):
         if schema:
             check_arguments(name, schema, arguments)
             read_only = bool(annotations and annotations.read_only_hint)
+            read_only = read_only or name in PATH_READ_TOOLS
             asked = await enforce_policy(name, arguments, context, read_only=read_only)
             if asked is not None:
                 return asked
@@ -121,6 +127,11 @@ app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, v
 # Tool arguments naming a path the tools read or write.  The policy is checked
 # here, before any tool runs, on the real path (symlinks resolved).
 PATH_PARAMETERS = ("absolute_file_path", "absolute_repo_path", "gitattributes_path")
+
+# Tools that change state elsewhere (the review record) but only read the paths
+# they are given: checked against the roots as read-only tools are (the record
+# tools add theirs).
+PATH_READ_TOOLS: set[str] = set()
 
 CLIENT_ROOTS = "client roots"
 ROOTS_INPUT_KEY = "diffchunk_roots"

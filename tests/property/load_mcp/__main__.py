@@ -113,6 +113,8 @@ def _main_memory(args: argparse.Namespace) -> int:
 
 
 def main() -> None:
+    # get_chunk records what it returns in the review record: not in the user's.
+    os.environ.setdefault("DIFFCHUNK_STATE_DIR", tempfile.mkdtemp(prefix="diffchunk-state-"))
     parser = argparse.ArgumentParser(
         prog="python -m tests.property.load_mcp",
         description=(load_mcp.__doc__ or "").splitlines()[0],

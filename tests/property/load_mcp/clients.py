@@ -77,6 +77,8 @@ async def run_clients(
     errlog_path: Path | None = None,
 ) -> Outcome:
     """Run ``clients`` concurrent tasks over ONE session to ONE server for ``seconds``."""
+    if env is None and os.environ.get("DIFFCHUNK_STATE_DIR"):
+        env = {"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]}  # the review record
     params = StdioServerParameters(command=server_command(), args=[], env=env)
     outcome = Outcome()
     errlog = open(errlog_path or os.devnull, "w")  # noqa: SIM115 (closed below)

@@ -1,0 +1,433 @@
+"""What the record reads from a loaded diff, through this one module.
+
+Everything the record knows of a diff — its files, each file's change id and
+hunk ranges, its chunks and their parts, the text of the lines a finding
+points at — comes from :class:`LoadedDiff`, built once per session of the
+session store (:mod:`diffchunk.review.sessions`) and kept in its cache.  When
+the diff model changes, this module is the one to re-point.
+
+**A file's change id** (``change_id``): sha256 over, for each section of the
+path in diff order, its old path, new path and status, then every line inside
+its hunks that starts with ``+`` or ``-`` (a ``\\ No newline at end of file``
+marker right after such a line included: it is part of that line's content);
+``@@`` lines and context lines are left out, so line numbers, context width
+(``context_lines``) and chunking do not count.  A section without hunks
+(binary, mode-only, rename-only) contributes its header lines other than
+``diff --git``.  Like ``git patch-id --stable``, but aware of paths and exact
+about whitespace: the same edit shifted by edits elsewhere keeps its id, any
+edit of the change gets a new one.
+
+**Parts.**  A path whose text lies in more than one chunk part (a file cut
+across chunks, or a path with several sections in a ``git log -p`` stream)
+has a *part key* per part: sha256 over the path, the part's 1-based number
+and the ``+``/``-`` lines of the part's hunks.  Marks made through a chunk are
+kept per part, so marking the first part of a split file does not mark the
+rest; under other load options the parts differ and only whole-file marks
+apply.
+
+The one place this module reads diff text itself rather than the model's
+fields: a part's text is the chunker's pieces joined, and its hunks start at
+its first line that begins with ``@@`` (the lines before it are the part's
+file header).  No ``@@`` header is parsed for numbers here: hunk ranges come
+from :class:`~diffchunk.diff.model.Hunk`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...diff.buffer import DiffData
+from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, HunkSpan, LazyHunks
+from ...diff.patterns import PathPatterns
+from ...errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from ...diff.pipeline import Review
+    from ..sessions import Session, SessionStore
+
+# A '+' or '-' line of a two-way hunk, with the '\ No newline' marker that may follow it.
+_CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
+_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+_FIRST_HUNK = re.compile(rb"^@@", re.MULTILINE)
+CONTEXT_LINES = 3  # lines kept on each side of a finding, for re-anchoring it later
+
+SIDES = ("new", "old")
+
+
+@dataclass(frozen=True, slots=True)
+class HunkRange:
+    """A hunk's line ranges as its header gives them (counts may be 0)."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+    def span(self, side: str) -> tuple[int, int] | None:
+        """``(first, last)`` line numbers on ``side``; None when the hunk has none there."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return (start, start + count - 1) if count > 0 else None
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "old_start": self.old_start,
+            "old_count": self.old_count,
+            "new_start": self.new_start,
+            "new_count": self.new_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One path of the loaded diff (all its sections), as the record sees it."""
+
+    order: int  # position among the diff's paths
+    path: str
+    old_path: str | None  # set for a rename or a copy
+    status: str  # added, deleted, modified, renamed, copied, mode, binary
+    change_id: str
+    added: int
+    removed: int
+    binary: bool
+    combined: bool  # a merge's combined diff: lines have one column per parent
+    hunks: tuple[HunkRange, ...]
+    chunks: tuple[int, ...]  # chunks holding it (empty: excluded)
+    excluded_reason: str | None
+    parts: tuple[str, ...]  # part keys when its text lies in several chunk parts, else ()
+
+    def spans(self, side: str) -> list[tuple[int, int]]:
+        return [s for s in (h.span(side) for h in self.hunks) if s is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class PartRef:
+    """A file's share of one chunk: ``key`` is its part key, None for a whole file."""
+
+    path: str
+    key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """The lines a finding points at, on one side of one hunk."""
+
+    text: str
+    offset: int  # where the first line is in the diff buffer
+    before: str
+    after: str
+
+
+def _status(fd: FileDiff) -> str:
+    if fd.status is not FileStatus.MODIFIED:
+        return fd.status.value
+    if fd.is_binary:
+        return "binary"
+    if not fd.hunks and fd.old_mode and fd.new_mode and fd.old_mode != fd.new_mode:
+        return "mode"
+    return "modified"
+
+
+def _hunk_spans(fd: FileDiff) -> Sequence[Hunk | HunkSpan]:
+    """The hunks' header numbers, without building the hunks of a lazy section."""
+    hunks = fd.hunks
+    return hunks.spans()[0] if isinstance(hunks, LazyHunks) else hunks
+
+
+def _encode(text: str | None) -> bytes:
+    return (text or "").encode("utf-8", "surrogateescape")
+
+
+def _combined_changes(data: bytes, columns: int) -> Iterator[bytes]:
+    """The lines of a combined hunk body with a '+' or '-' in their ``columns`` prefix."""
+    for match in _LINE.finditer(data):
+        line = match.group()
+        prefix = line[:columns]
+        if b"+" in prefix or b"-" in prefix:
+            yield line
+
+
+def change_id(data: DiffData, sections: Sequence[FileDiff]) -> str:
+    """The change id of one path from its sections (see the module docstring)."""
+    digest = hashlib.sha256()
+    for fd in sections:
+        digest.update(
+            b"%s\0%s\0%s\0" % (_encode(fd.old_path), _encode(fd.new_path), _encode(fd.status.value))
+        )
+        if fd.hunks and fd.kind is DiffKind.COMBINED:
+            for hunk in fd.hunks:
+                body = data[hunk.body_start : hunk.end]
+                digest.update(b"".join(_combined_changes(body, max(len(hunk.parents), 1))))
+        elif fd.hunks:
+            digest.update(b"".join(_CHANGE_LINE.findall(data[fd.header_end : fd.end])))
+        else:
+            text = data[fd.start : fd.end]
+            if text.startswith(b"diff --git "):
+                text = text[text.find(b"\n") + 1 :] if b"\n" in text else b""
+            digest.update(text)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _part_key(path: str, number: int, text: bytes) -> str:
+    first = _FIRST_HUNK.search(text)
+    if first is not None:
+        lines = b"".join(_CHANGE_LINE.findall(text, first.start()))
+    else:  # a section without hunks: its header lines but 'diff --git'
+        lines = b"".join(
+            m.group() for m in _LINE.finditer(text) if not m.group().startswith(b"diff --git ")
+        )
+    digest = hashlib.sha256(b"part\0%s\0%d\0" % (_encode(path), number))
+    digest.update(lines)
+    return digest.hexdigest()
+
+
+class LoadedDiff:
+    """The record's view of one loaded diff (one session): built lazily, then kept.
+
+    ``path`` is the diff file's real path, ``sha256`` its content's digest.
+    Thread-safe: two threads may compute the same value; either is kept.
+    """
+
+    def __init__(self, path: str, sha256: str, review: Review) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self._review = review
+        self._lock = threading.Lock()
+        self._sections: dict[str, list[FileDiff]] | None = None
+        self._order: dict[str, int] = {}
+        self._excluded: dict[str, str] | None = None
+        self._parts: dict[str, list[tuple[int, ChunkPart]]] | None = None
+        self._changes: dict[str, FileChange] = {}
+        self._part_keys: dict[tuple[str, int], str] = {}
+
+    # ------------------------------------------------------------- structure
+
+    @property
+    def total_chunks(self) -> int:
+        return len(self._review.chunks)
+
+    def _by_path(self) -> dict[str, list[FileDiff]]:
+        sections = self._sections
+        if sections is None:
+            sections = {}
+            for fd in self._review.parsed.files:
+                sections.setdefault(fd.path, []).append(fd)
+            self._order = {path: i for i, path in enumerate(sections)}
+            self._sections = sections
+        return sections
+
+    def _parts_by_path(self) -> dict[str, list[tuple[int, ChunkPart]]]:
+        parts = self._parts
+        if parts is None:
+            parts = {}
+            for chunk in self._review.chunks:
+                for part in chunk.parts:
+                    parts.setdefault(part.path, []).append((chunk.number, part))
+            self._parts = parts
+        return parts
+
+    def paths(self) -> list[str]:
+        """Every path of the diff (excluded ones too), in diff order."""
+        return list(self._by_path())
+
+    def has(self, path: str) -> bool:
+        return path in self._by_path()
+
+    def file(self, path: str) -> FileChange:
+        """The change of ``path`` (a path of :meth:`paths`)."""
+        found = self._changes.get(path)
+        if found is None:
+            found = self._build(path)
+            with self._lock:
+                self._changes[path] = found
+        return found
+
+    def files(self) -> list[FileChange]:
+        return [self.file(path) for path in self.paths()]
+
+    def _build(self, path: str) -> FileChange:
+        sections = self._by_path()[path]
+        review = self._review
+        first = sections[0]
+        chunks = tuple(review.file_to_chunks.get(path, ()))
+        excluded = None
+        if not chunks:
+            if self._excluded is None:
+                reasons: dict[str, str] = {}
+                for ex in review.excluded:
+                    reasons.setdefault(ex.path, ex.reason.value)
+                self._excluded = reasons
+            excluded = self._excluded.get(path, "excluded")
+        parts = self._parts_by_path().get(path, [])
+        keys = (
+            tuple(self._key_of(path, k + 1, part) for k, (_, part) in enumerate(parts))
+            if len(parts) > 1
+            else ()
+        )
+        return FileChange(
+            order=self._order[path],
+            path=path,
+            old_path=first.old_path
+            if first.status in (FileStatus.RENAMED, FileStatus.COPIED)
+            else None,
+            status=_status(first),
+            change_id=change_id(review.parsed.data, sections),
+            added=sum(fd.added for fd in sections),
+            removed=sum(fd.removed for fd in sections),
+            binary=any(fd.is_binary for fd in sections),
+            combined=any(fd.kind is DiffKind.COMBINED for fd in sections),
+            hunks=tuple(
+                HunkRange(h.old_start, h.old_count, h.new_start, h.new_count)
+                for fd in sections
+                for h in _hunk_spans(fd)
+            ),
+            chunks=chunks,
+            excluded_reason=excluded,
+            parts=keys,
+        )
+
+    def _key_of(self, path: str, number: int, part: ChunkPart) -> str:
+        cached = self._part_keys.get((path, number))
+        if cached is None:
+            data = self._review.parsed.data
+            text = b"".join(
+                piece if isinstance(piece, bytes) else data[piece[0] : piece[1]]
+                for piece in part.pieces
+            )
+            cached = _part_key(path, number, text)
+            with self._lock:
+                self._part_keys[(path, number)] = cached
+        return cached
+
+    def chunk_parts(self, number: int) -> list[PartRef]:
+        """The files of chunk ``number`` (1-based, checked), each whole or as one part."""
+        chunk = self._review.chunk(number)
+        refs: list[PartRef] = []
+        for part in chunk.parts:
+            parts = self._parts_by_path()[part.path]
+            if len(parts) == 1:
+                ref = PartRef(part.path, None)
+            else:
+                k = next(i for i, (_, p) in enumerate(parts) if p is part)
+                ref = PartRef(part.path, self._key_of(part.path, k + 1, part))
+            if ref not in refs:
+                refs.append(ref)
+        return refs
+
+    def chunk_numbers(self) -> range:
+        return range(1, self.total_chunks + 1)
+
+    # ---------------------------------------------------------------- paths
+
+    def matching(self, pattern: str) -> list[str]:
+        """Paths (excluded ones too) matching a glob list, or named exactly as listed."""
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise InvalidArgument(
+                "file_pattern is empty.",
+                suggestion="Pass a glob such as '*.py' or 'src/**', or a path as listed.",
+            )
+        globs = PathPatterns(pattern, name="file_pattern")
+        whole = PathPatterns([pattern.strip()], name="file_pattern")
+        return [
+            path
+            for path in self.paths()
+            if globs.matches(path) or globs.names(path) or whole.names(path)
+        ]
+
+    # ---------------------------------------------------------------- lines
+
+    def locate(self, path: str, side: str, line: int, end_line: int) -> Located | None:
+        """The lines ``line..end_line`` on ``side`` when one hunk of ``path`` holds them all."""
+        data = self._review.parsed.data
+        for fd in self._by_path()[path]:
+            for hunk in fd.hunks:
+                span = HunkRange(
+                    hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count
+                ).span(side)
+                if span is not None and span[0] <= line and end_line <= span[1]:
+                    return _lines_of(data, hunk, side, line, end_line)
+        return None
+
+    def chunk_of(self, path: str, offset: int | None) -> int | None:
+        """The chunk holding the diff byte at ``offset`` of ``path`` (its first chunk when
+        ``offset`` is None or lies in no part); None when the file is in no chunk."""
+        parts = self._parts_by_path().get(path)
+        if not parts:
+            return None
+        if offset is not None and len(parts) > 1:
+            for number, part in parts:
+                for piece in part.pieces:
+                    if isinstance(piece, tuple) and piece[0] <= offset < piece[1]:
+                        return number
+        return parts[0][0]
+
+
+def _lines_of(data: DiffData, hunk: Hunk, side: str, line: int, end_line: int) -> Located:
+    """Walk one hunk's body, numbering the lines of ``side``; pick ``line..end_line``."""
+    body = data[hunk.body_start : hunk.end]
+    columns = max(len(hunk.parents), 1)
+    number = hunk.new_start if side == "new" else hunk.old_start
+    on_side: list[tuple[int, bytes, int]] = []
+    for match in _LINE.finditer(body):
+        raw = match.group()
+        prefix = raw[:columns]
+        if raw.startswith(b"\\"):
+            continue
+        if side == "new":
+            present = b"-" not in prefix
+        else:
+            present = b"+" not in prefix
+        if present:
+            on_side.append((number, raw[columns:], hunk.body_start + match.start()))
+            number += 1
+    picked = [i for i, (n, _, _) in enumerate(on_side) if line <= n <= end_line]
+    first, last = picked[0], picked[-1]
+
+    def text(items: list[tuple[int, bytes, int]]) -> str:
+        return b"".join(t for _, t, _ in items).decode("utf-8", "replace")
+
+    return Located(
+        text=text(on_side[first : last + 1]),
+        offset=on_side[first][2],
+        before=text(on_side[max(0, first - CONTEXT_LINES) : first]),
+        after=text(on_side[last + 1 : last + 1 + CONTEXT_LINES]),
+    )
+
+
+# --------------------------------------------------------------------------
+# From a diff file path to its LoadedDiff
+# --------------------------------------------------------------------------
+
+_CACHE_KEY = "record.loaded"
+
+
+def of_session(session: Session) -> LoadedDiff:
+    """The record's view of a session (made once per session, kept in its cache)."""
+    cached = session.cache.get(_CACHE_KEY)
+    if not isinstance(cached, LoadedDiff):
+        cached = LoadedDiff(session.path, session.digest, session.review)
+        session.cache[_CACHE_KEY] = cached
+    return cached
+
+
+def loaded(absolute_file_path: str, store: SessionStore | None = None) -> LoadedDiff:
+    """The loaded diff at ``absolute_file_path`` (loaded now with the defaults if it is
+    not yet; a loaded one keeps its options), as the diff tools see it."""
+    from ..loading import session as loaded_session
+
+    return of_session(loaded_session(absolute_file_path, store=store))
+
+
+def match_file(absolute_file_path: str, file_path: str, store: SessionStore | None = None) -> str:
+    """The one path of the diff that ``file_path`` names, as ``get_file_diff`` matches it
+    (exact, case-insensitive, a renamed file's old path, or a glob matching one file)."""
+    from ..file_diffs import get_file_diff_bytes
+
+    return get_file_diff_bytes(absolute_file_path, file_path, store=store).path

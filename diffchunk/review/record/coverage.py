@@ -1,0 +1,235 @@
+"""Marks (``seen``, ``reviewed``) and what they make of a loaded diff's files and chunks.
+
+Marks are kept per review, per path and change (never per chunk number):
+
+- a *file* mark names a whole file's change id;
+- a *part* mark names one part of a file whose text lies in several chunk
+  parts (see :mod:`diffchunk.review.record.changes`).  When marks of one kind
+  cover every part of such a file, the file mark is recorded too, so the file
+  stays reviewed when it is cut otherwise later.
+
+States of a file of the current load (:func:`file_state`), first that holds:
+``excluded`` (in no chunk), ``reviewed`` (a reviewed file mark for its
+current change, or reviewed marks on all its parts), ``changed`` (a reviewed
+file mark for another change of that path: reviewed, then changed), ``seen``
+(a seen mark for its current change, or a seen or reviewed mark on one of its
+parts), else ``unseen``.  A chunk is ``reviewed`` when all its file shares
+are, ``partly`` when some are, ``seen`` when one is seen, else ``unseen``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .changes import FileChange, LoadedDiff, PartRef
+from .model import ChunkStatus, Totals
+from .store import now
+
+
+@dataclass
+class Marks:
+    """The marks of some reviews, by kind: path -> change ids (file) or part keys (part)."""
+
+    files: dict[str, dict[str, set[str]]] = field(
+        default_factory=lambda: {"seen": {}, "reviewed": {}}
+    )
+    parts: dict[str, dict[str, set[str]]] = field(
+        default_factory=lambda: {"seen": {}, "reviewed": {}}
+    )
+
+    def has_file(self, kind: str, change: FileChange) -> bool:
+        return change.change_id in self.files[kind].get(change.path, ())
+
+    def has_part(self, kind: str, path: str, key: str) -> bool:
+        return key in self.parts[kind].get(path, ())
+
+    def all_parts(self, kind: str, change: FileChange) -> bool:
+        keys = self.parts[kind].get(change.path, set())
+        return bool(change.parts) and all(k in keys for k in change.parts)
+
+
+def load_marks(conn: sqlite3.Connection, review_ids: Sequence[int]) -> Marks:
+    marks = Marks()
+    if not review_ids:
+        return marks
+    holes = ",".join("?" * len(review_ids))
+    rows = conn.execute(
+        f"SELECT path, scope, change_id, kind FROM marks WHERE review_id IN ({holes})",
+        tuple(review_ids),
+    )
+    for path, scope, change, kind in rows:
+        table = marks.files if scope == "file" else marks.parts
+        table[kind].setdefault(path, set()).add(change)
+    return marks
+
+
+def is_reviewed(marks: Marks, change: FileChange) -> bool:
+    return marks.has_file("reviewed", change) or marks.all_parts("reviewed", change)
+
+
+def file_state(marks: Marks, change: FileChange) -> str:
+    if change.excluded_reason is not None:
+        return "excluded"
+    return marked_state(marks, change)
+
+
+def marked_state(marks: Marks, change: FileChange) -> str:
+    """``reviewed``, ``changed``, ``seen`` or ``unseen``, whether or not the file is excluded."""
+    if is_reviewed(marks, change):
+        return "reviewed"
+    if marks.files["reviewed"].get(change.path, set()) - {change.change_id}:
+        return "changed"
+    if marks.has_file("seen", change) or any(
+        marks.has_part(kind, change.path, key)
+        for key in change.parts
+        for kind in ("seen", "reviewed")
+    ):
+        return "seen"
+    return "unseen"
+
+
+def totals(states: Iterable[tuple[FileChange, str]]) -> Totals:
+    counts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    files = 0
+    for change, state in states:
+        files += 1
+        counts[state] += 1
+        if state == "excluded":
+            reasons[change.excluded_reason or "excluded"] += 1
+    return Totals(
+        files=files,
+        reviewed=counts["reviewed"],
+        seen=counts["seen"],
+        unseen=counts["unseen"],
+        changed=counts["changed"],
+        excluded=counts["excluded"],
+        excluded_by_reason=dict(sorted(reasons.items())),
+    )
+
+
+def _share_state(marks: Marks, loaded: LoadedDiff, ref: PartRef) -> tuple[bool, bool]:
+    """``(reviewed, seen)`` of one file's share of a chunk."""
+    change = loaded.file(ref.path)
+    reviewed = is_reviewed(marks, change) or (
+        ref.key is not None and marks.has_part("reviewed", ref.path, ref.key)
+    )
+    seen = (
+        reviewed
+        or marks.has_file("seen", change)
+        or (ref.key is not None and marks.has_part("seen", ref.path, ref.key))
+    )
+    return reviewed, seen
+
+
+def chunk_status(marks: Marks, loaded: LoadedDiff, number: int) -> ChunkStatus:
+    refs = loaded.chunk_parts(number)
+    shares = [_share_state(marks, loaded, ref) for ref in refs]
+    if shares and all(r for r, _ in shares):
+        status = "reviewed"
+    elif any(r for r, _ in shares):
+        status = "partly"
+    elif any(s for _, s in shares):
+        status = "seen"
+    else:
+        status = "unseen"
+    files = tuple(dict.fromkeys(ref.path for ref in refs))
+    return ChunkStatus(chunk=number, status=status, files=files)
+
+
+def next_chunk(marks: Marks, loaded: LoadedDiff) -> int | None:
+    """The first chunk not wholly reviewed (None when every chunk is)."""
+    for number in loaded.chunk_numbers():
+        if chunk_status(marks, loaded, number).status != "reviewed":
+            return number
+    return None
+
+
+# --------------------------------------------------------------------------
+# Writing marks
+# --------------------------------------------------------------------------
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    review_id: int,
+    revision_id: int,
+    path: str,
+    scope: str,
+    change: str,
+    kind: str,
+) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, revision_id, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (review_id, path, scope, change, kind, revision_id, now()),
+    )
+
+
+def _delete(
+    conn: sqlite3.Connection, review_id: int, path: str, scope: str, change: str, kind: str
+) -> int:
+    cursor = conn.execute(
+        "DELETE FROM marks WHERE review_id = ? AND path = ? AND scope = ? AND change_id = ? "
+        "AND kind = ?",
+        (review_id, path, scope, change, kind),
+    )
+    return cursor.rowcount
+
+
+def add_marks(
+    conn: sqlite3.Connection,
+    review_id: int,
+    revision_id: int,
+    loaded: LoadedDiff,
+    refs: Iterable[PartRef],
+    kind: str,
+) -> None:
+    """Mark each share (a whole file, or one part) with ``kind``; a file whose parts are
+    then all marked gets its file mark as well."""
+    touched: dict[str, FileChange] = {}
+    for ref in refs:
+        change = loaded.file(ref.path)
+        if ref.key is None:
+            _insert(conn, review_id, revision_id, ref.path, "file", change.change_id, kind)
+        else:
+            _insert(conn, review_id, revision_id, ref.path, "part", ref.key, kind)
+            touched[ref.path] = change
+    for path, change in touched.items():
+        holes = ",".join("?" * len(change.parts))
+        have = conn.execute(
+            f"SELECT count(*) FROM marks WHERE review_id = ? AND path = ? AND scope = 'part' "
+            f"AND kind = ? AND change_id IN ({holes})",
+            (review_id, path, kind, *change.parts),
+        ).fetchone()[0]
+        if have == len(change.parts):
+            _insert(conn, review_id, revision_id, path, "file", change.change_id, kind)
+
+
+def remove_reviewed(
+    conn: sqlite3.Connection,
+    review_id: int,
+    revision_id: int,
+    loaded: LoadedDiff,
+    refs: Iterable[PartRef],
+) -> None:
+    """Take back the reviewed marks of each share of the current change.
+
+    A whole file loses its file mark and every part mark.  One part of a file
+    loses its part mark; if the whole file was marked, its other parts keep
+    theirs (the file mark becomes part marks of the rest).
+    """
+    for ref in refs:
+        change = loaded.file(ref.path)
+        had_file = _delete(conn, review_id, ref.path, "file", change.change_id, "reviewed")
+        if ref.key is None:
+            for key in change.parts:
+                _delete(conn, review_id, ref.path, "part", key, "reviewed")
+            continue
+        if had_file:
+            for key in change.parts:
+                _insert(conn, review_id, revision_id, ref.path, "part", key, "reviewed")
+        _delete(conn, review_id, ref.path, "part", ref.key, "reviewed")

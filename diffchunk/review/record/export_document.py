@@ -1,0 +1,114 @@
+"""The export document: a review as one JSON object, the input of every export format.
+
+``export_document(absolute_file_path)`` builds it for the review of the loaded
+diff at that path, as of that load.  Keys (format version 1; see the README):
+
+- ``format`` (``"diffchunk-review"``), ``format_version`` (1), ``tool``
+  (``{"name", "version"}``), ``exported_at`` (ISO 8601 UTC);
+- ``review``: ``{"id", "source", "revision"}``.  ``source`` is
+  ``{"kind": "git", "repository", "range", "base", "head"}`` (``repository``:
+  the work tree, or the git dir when bare; ``range`` as given, e.g.
+  ``main..feature``, or ``worktree:<rev>`` / ``index:<rev>``) or
+  ``{"kind": "file", "diff_file", "sha256"}``; ``revision`` is ``{"id",
+  "base", "head", "sha256", "loaded_at"}`` (``base``/``head`` null for a diff
+  file);
+- ``coverage``: ``{"files", "reviewed", "seen", "unseen", "changed",
+  "excluded", "excluded_by_reason"}``;
+- ``findings_summary``: ``{"open": {severity: count}, "resolved",
+  "dismissed", "outdated"}``;
+- ``files``: in diff order, ``{"path", "old_path", "status", "state",
+  "excluded_reason", "added", "removed", "binary", "hunks": [{"old_start",
+  "old_count", "new_start", "new_count"}]}``; ``status`` one of added,
+  deleted, modified, renamed, copied, mode, binary; ``state`` one of
+  reviewed, seen, unseen, changed, excluded;
+- ``findings``: every finding of the review (any status), in diff order
+  (see :mod:`.findings`), ``{"id", "file_path", "side", "line", "end_line",
+  "severity", "status", "message", "suggestion", "lines", "chunk",
+  "created_at", "updated_at"}``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ... import __version__
+from . import coverage
+from .changes import FileChange
+from .context import Context, in_review
+from .findings import findings_summary, in_order
+from .model import Finding, FindingsSummary, Review, Revision, Totals, review_dict
+from .store import RecordStore, now
+
+if TYPE_CHECKING:
+    from ..sessions import SessionStore
+
+FORMAT = "diffchunk-review"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ExportDocument:
+    review: Review
+    revision: Revision
+    coverage: Totals
+    findings_summary: FindingsSummary
+    files: tuple[tuple[FileChange, str], ...]  # each file of the load and its state
+    findings: tuple[Finding, ...]
+    exported_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "tool": {"name": "diffchunk", "version": __version__},
+            "exported_at": self.exported_at,
+            "review": review_dict(self.review, self.revision),
+            "coverage": self.coverage.to_dict(),
+            "findings_summary": self.findings_summary.to_dict(outdated=True),
+            "files": [_file_dict(change, state) for change, state in self.files],
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _file_dict(change: FileChange, state: str) -> dict[str, Any]:
+    return {
+        "path": change.path,
+        "old_path": change.old_path,
+        "status": change.status,
+        "state": state,
+        "excluded_reason": change.excluded_reason,
+        "added": change.added,
+        "removed": change.removed,
+        "binary": change.binary,
+        "hunks": [h.to_dict() for h in change.hunks],
+    }
+
+
+def export_document(
+    absolute_file_path: str,
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+    exported_at: str | None = None,
+) -> ExportDocument:
+    """The export document of the review of the diff at ``absolute_file_path``."""
+
+    def work(conn: sqlite3.Connection, ctx: Context) -> ExportDocument:
+        marks = coverage.load_marks(conn, [ctx.review.id])
+        states = tuple((c, coverage.file_state(marks, c)) for c in ctx.loaded.files())
+        rows = conn.execute(
+            "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
+        ).fetchall()
+        return ExportDocument(
+            review=ctx.review,
+            revision=ctx.revision,
+            coverage=coverage.totals(states),
+            findings_summary=findings_summary(conn, ctx.review.id),
+            files=states,
+            findings=tuple(in_order(ctx.loaded, rows)),
+            exported_at=exported_at or now(),
+        )
+
+    return in_review(absolute_file_path, work, store=store, record=record)

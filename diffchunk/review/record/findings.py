@@ -1,0 +1,414 @@
+"""Findings: comments on a line range of one file, checked against the diff when written.
+
+Rules for ``add_finding``:
+
+- ``line``/``end_line`` are numbered as in the loaded revision, on the
+  ``new`` or ``old`` side, and must lie inside one hunk of that file on that
+  side (context lines count); otherwise the error lists the file's hunk
+  ranges on that side, so the caller can correct itself.  Without ``line`` the
+  finding is on the whole file.
+- ``suggestion`` replaces the new-side lines pointed at: an error on the old
+  side or without ``line``.
+- ``lines`` keeps the text pointed at, and ``context_before``/``after`` up
+  to three lines around it on that side (to re-anchor the finding later).
+
+Findings are listed in diff order: the file's position in the loaded diff
+(files not in it last, by path), then side (new first), then line (a
+whole-file finding first), then id.  A finding's ``chunk`` is the chunk of the
+current load holding its first line (None when the file is in no chunk, when
+it is on the whole file, or when that line is in no hunk of the current load).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...diff.patterns import PathPatterns
+from ...errors import InvalidArgument
+from . import changes
+from .changes import LoadedDiff
+from .context import Context, check_page, in_review
+from .model import SEVERITIES, SIDES, STATUSES, Finding, FindingAdded, FindingsPage, FindingsSummary
+from .store import RecordStore, default_record, now
+
+if TYPE_CHECKING:
+    from ..sessions import SessionStore
+
+MAX_MESSAGE_CHARS = 20_000
+MAX_SUGGESTION_CHARS = 200_000
+STATUS_FILTERS = (*STATUSES, "outdated", "all")
+
+
+def _choice(name: str, value: object, allowed: Sequence[str]) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in allowed:
+        raise InvalidArgument(
+            f"{name} must be one of {', '.join(allowed)}; got {value!r}.",
+        )
+    return value.strip().lower()
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"{name} must be a line number (1 or more), got {value!r}.")
+    return value
+
+
+def _text(name: str, value: object, limit: int, *, empty_ok: bool = False) -> str:
+    if not isinstance(value, str) or (not empty_ok and not value.strip()):
+        raise InvalidArgument(f"{name} must be non-empty text.")
+    if len(value) > limit:
+        raise InvalidArgument(
+            f"{name} is {len(value):,} characters long; at most {limit:,} are kept.",
+            suggestion="Shorten it, or split the finding.",
+        )
+    return value
+
+
+def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
+    return Finding(
+        id=int(row["id"]),
+        review_id=int(row["review_id"]),
+        revision_id=row["revision_id"],
+        file_path=row["file_path"],
+        side=row["side"],
+        line=row["line"],
+        end_line=row["end_line"],
+        severity=row["severity"],
+        status=row["status"],
+        message=row["message"],
+        suggestion=row["suggestion"],
+        lines=row["lines"],
+        change_id=row["change_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        chunk=chunk,
+    )
+
+
+def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int | None:
+    """The chunk of the current load holding ``line`` of ``path`` on ``side``."""
+    if line is None or not loaded.has(path) or loaded.file(path).excluded_reason is not None:
+        return None
+    located = loaded.locate(path, side, line, line)
+    return None if located is None else loaded.chunk_of(path, located.offset)
+
+
+def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
+    """Diff order, then side (new first), line (whole file first), id."""
+    order = loaded.file(finding.file_path).order if loaded.has(finding.file_path) else None
+    return (
+        order is None,
+        order if order is not None else 0,
+        "" if order is not None else finding.file_path,
+        SIDES.index(finding.side),
+        finding.line is not None,
+        finding.line or 0,
+        finding.id,
+    )
+
+
+def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row]) -> list[Finding]:
+    """Findings of ``rows`` with their chunks, in diff order."""
+    found = [
+        finding_of(row, chunk_of(loaded, row["file_path"], row["side"], row["line"]))
+        for row in rows
+    ]
+    found.sort(key=lambda f: sort_key(loaded, f))
+    return found
+
+
+def findings_summary(conn: sqlite3.Connection, review_id: int) -> FindingsSummary:
+    opened: dict[str, int] = {}
+    closed: dict[str, int] = {}
+    for status, severity, count in conn.execute(
+        "SELECT status, severity, count(*) FROM findings WHERE review_id = ? "
+        "GROUP BY status, severity",
+        (review_id,),
+    ):
+        if status == "open":
+            opened[severity] = count
+        else:
+            closed[status] = closed.get(status, 0) + count
+    return FindingsSummary(
+        open={s: opened.get(s, 0) for s in SEVERITIES},
+        resolved=closed.get("resolved", 0),
+        dismissed=closed.get("dismissed", 0),
+        outdated=closed.get("outdated", 0),
+    )
+
+
+# --------------------------------------------------------------------------
+# add_finding
+# --------------------------------------------------------------------------
+
+
+def _ranges(spans: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def _check_lines(
+    loaded: LoadedDiff, path: str, side: str, line: int, end_line: int
+) -> changes.Located:
+    change = loaded.file(path)
+    if not change.hunks:
+        raise InvalidArgument(
+            f"{path} has no hunks ({change.status}{', binary' if change.binary else ''}): "
+            "there are no lines to point at.",
+            suggestion="Omit line for a finding on the whole file.",
+        )
+    if change.combined and side == "old":
+        raise InvalidArgument(
+            f"{path} is in a merge's combined diff, whose old side belongs to several parents.",
+            suggestion="Use side='new', or omit line for a finding on the whole file.",
+        )
+    spans = change.spans(side)
+    other = "old" if side == "new" else "new"
+    if not spans:
+        raise InvalidArgument(
+            f"{path} has no lines on the {side} side ({change.status}).",
+            suggestion=f"Use side='{other}' ({other} side hunks: {_ranges(change.spans(other))}), "
+            "or omit line for a finding on the whole file.",
+        )
+    located = loaded.locate(path, side, line, end_line)
+    if located is None:
+        shown = f"Line {line}" if line == end_line else f"Lines {line}-{end_line}"
+        raise InvalidArgument(
+            f"{shown} of {path} {'is' if line == end_line else 'are'} not inside one hunk on the "
+            f"{side} side; {side} side hunks: {_ranges(spans)}.",
+            suggestion=f"Point at lines inside one hunk (one finding per hunk), use side="
+            f"'{other}' for lines of the {other} version, or omit line for a finding on the "
+            "whole file.",
+        )
+    return located
+
+
+def add_finding(
+    absolute_file_path: str,
+    file_path: str,
+    message: str,
+    line: int | None = None,
+    end_line: int | None = None,
+    side: str = "new",
+    severity: str = "major",
+    suggestion: str | None = None,
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+) -> FindingAdded:
+    """Record a finding on lines of one file (or on the whole file); see the module doc."""
+    side = _choice("side", side, SIDES)
+    severity = _choice("severity", severity, SEVERITIES)
+    message = _text("message", message, MAX_MESSAGE_CHARS)
+    if line is None and end_line is not None:
+        raise InvalidArgument("end_line needs line: pass the first line too.")
+    if line is not None:
+        line = _positive("line", line)
+        end_line = line if end_line is None else _positive("end_line", end_line)
+        if end_line < line:
+            raise InvalidArgument(f"end_line ({end_line}) is before line ({line}).")
+    if suggestion is not None:
+        suggestion = _text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
+        if side == "old":
+            raise InvalidArgument(
+                "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
+                suggestion="Use side='new' with the lines the suggestion replaces, or drop it.",
+            )
+        if line is None:
+            raise InvalidArgument(
+                "A suggestion replaces lines: give line (and end_line) on the new side."
+            )
+    loaded = changes.loaded(absolute_file_path, store)
+    path = changes.match_file(absolute_file_path, file_path, store)
+    located = None
+    if line is not None and end_line is not None:
+        located = _check_lines(loaded, path, side, line, end_line)
+    change = loaded.file(path)
+
+    def work(conn: sqlite3.Connection, ctx: Context) -> FindingAdded:
+        stamp = now()
+        cursor = conn.execute(
+            "INSERT INTO findings (review_id, revision_id, file_path, side, line, end_line, "
+            "severity, status, message, suggestion, lines, change_id, context_before, "
+            "context_after, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                ctx.review.id,
+                ctx.revision.id,
+                path,
+                side,
+                line,
+                end_line,
+                severity,
+                message,
+                suggestion,
+                located.text if located is not None else None,
+                change.change_id,
+                located.before if located is not None else None,
+                located.after if located is not None else None,
+                stamp,
+                stamp,
+            ),
+        )
+        row = conn.execute("SELECT * FROM findings WHERE id = ?", (cursor.lastrowid,)).fetchone()
+        chunk = None
+        if located is not None and change.excluded_reason is None:
+            chunk = loaded.chunk_of(path, located.offset)
+        return FindingAdded(finding_of(row, chunk))
+
+    return in_review(absolute_file_path, work, record=record, loaded=loaded)
+
+
+# --------------------------------------------------------------------------
+# update_finding, list_findings
+# --------------------------------------------------------------------------
+
+
+def _wanted(
+    finding_id: object, status: str | None, severity: str | None, message: str | None
+) -> dict[str, str]:
+    if isinstance(finding_id, bool) or not isinstance(finding_id, int):
+        raise InvalidArgument(f"finding_id must be an integer, got {finding_id!r}.")
+    wanted: dict[str, str] = {}
+    if status is not None:
+        wanted["status"] = _choice("status", status, STATUSES)
+    if severity is not None:
+        wanted["severity"] = _choice("severity", severity, SEVERITIES)
+    if message is not None:
+        wanted["message"] = _text("message", message, MAX_MESSAGE_CHARS)
+    if not wanted:
+        raise InvalidArgument(
+            "Nothing to change: pass status, severity or message.",
+            suggestion="e.g. status='resolved' once the problem is fixed, or 'dismissed'.",
+        )
+    return wanted
+
+
+def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) -> sqlite3.Row:
+    sets = ", ".join(f"{column} = ?" for column in wanted)
+    conn.execute(
+        f"UPDATE findings SET {sets}, updated_at = ? WHERE id = ?",
+        (*wanted.values(), now(), finding_id),
+    )
+    row: sqlite3.Row = conn.execute("SELECT * FROM findings WHERE id = ?", (finding_id,)).fetchone()
+    return row
+
+
+def update_finding(
+    absolute_file_path: str,
+    finding_id: int,
+    status: str | None = None,
+    severity: str | None = None,
+    message: str | None = None,
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+) -> Finding:
+    """Change a finding of this diff's review: its status (open, resolved, dismissed),
+    severity or message."""
+    wanted = _wanted(finding_id, status, severity, message)
+
+    def work(conn: sqlite3.Connection, ctx: Context) -> Finding:
+        row = conn.execute(
+            "SELECT id FROM findings WHERE id = ? AND review_id = ?", (finding_id, ctx.review.id)
+        ).fetchone()
+        if row is None:
+            raise InvalidArgument(
+                f"This review ({ctx.review.source.label}) has no finding {finding_id}.",
+                suggestion="list_findings(status='all') lists its findings and their ids.",
+            )
+        row = _apply(conn, finding_id, wanted)
+        return finding_of(row, chunk_of(ctx.loaded, row["file_path"], row["side"], row["line"]))
+
+    return in_review(absolute_file_path, work, store=store, record=record)
+
+
+def update_finding_by_id(
+    finding_id: int,
+    status: str | None = None,
+    severity: str | None = None,
+    message: str | None = None,
+    *,
+    record: RecordStore | None = None,
+) -> Finding:
+    """Change a finding named by its id alone (ids are unique in the record)."""
+    wanted = _wanted(finding_id, status, severity, message)
+
+    def work(conn: sqlite3.Connection) -> Finding:
+        if conn.execute("SELECT id FROM findings WHERE id = ?", (finding_id,)).fetchone() is None:
+            raise InvalidArgument(
+                f"The review record has no finding {finding_id}.",
+                suggestion="`diffchunk finding list <range or diff file> --status all` lists "
+                "a review's findings and their ids.",
+            )
+        return finding_of(_apply(conn, finding_id, wanted))
+
+    return (record if record is not None else default_record()).write(work)
+
+
+def list_findings(
+    absolute_file_path: str,
+    status: str = "open",
+    severity: str | None = None,
+    file_pattern: str | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+    max_chars: int | None = 80_000,
+) -> FindingsPage:
+    """The review's findings in diff order, filtered and paged (``next_offset``)."""
+    wanted_status = _choice("status", status, STATUS_FILTERS)
+    severities: tuple[str, ...] = SEVERITIES
+    if severity is not None:
+        if not isinstance(severity, str):
+            raise InvalidArgument(f"severity must be text, got {severity!r}.")
+        severities = tuple(
+            _choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
+        )
+    patterns = None
+    if file_pattern is not None and str(file_pattern).strip():
+        patterns = (
+            PathPatterns(file_pattern, name="file_pattern"),
+            PathPatterns([file_pattern.strip()], name="file_pattern"),
+        )
+
+    def work(conn: sqlite3.Connection, ctx: Context) -> FindingsPage:
+        rows = conn.execute(
+            "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
+        ).fetchall()
+        kept = [
+            row
+            for row in rows
+            if (wanted_status == "all" or row["status"] == wanted_status)
+            and row["severity"] in severities
+            and (
+                patterns is None
+                or patterns[0].matches(row["file_path"])
+                or patterns[0].names(row["file_path"])
+                or patterns[1].names(row["file_path"])
+            )
+        ]
+        found = in_order(ctx.loaded, kept)
+        check_page(offset, limit, len(found), "findings")
+        end = len(found) if limit is None else min(len(found), offset + limit)
+        page: list[Finding] = []
+        used = 0
+        stop = offset
+        while stop < end:
+            size = len(json.dumps(found[stop].to_dict(), ensure_ascii=False)) + 2
+            if max_chars is not None and page and used + size > max_chars:
+                break
+            page.append(found[stop])
+            used += size
+            stop += 1
+        return FindingsPage(
+            findings=tuple(page),
+            total=len(found),
+            next_offset=stop if stop < len(found) else None,
+        )
+
+    return in_review(absolute_file_path, work, store=store, record=record)

@@ -1,0 +1,248 @@
+"""Which review a diff file belongs to, and which revision of it is loaded.
+
+The handle a tool receives is the diff file's path (``absolute_file_path``).
+For a git range that is the cache file written by ``load_git_diff`` or
+``diffchunk review RANGE``; the cache file's name changes when ``feature``
+moves (it is content-addressed by the two commits), yet the review must stay
+the same.  So every range load records, in one transaction
+(:func:`record_range_load`):
+
+- the review, found or created by its identity: the repository's common dir
+  plus the range as given, normalised (``commits:main..feature``,
+  ``worktree:HEAD``, ``index:HEAD``; plus the work tree for the last two);
+- the revision: base and head commits and the sha256 of the diff text
+  (found again when the same diff is loaded again; the latest load is the
+  review's current revision);
+- the handle: ``diff_files[realpath of the cache file] = (review, revision,
+  base, head)``.  The latest load of a path owns it (``main..feature`` and
+  ``main...feature`` write the same file when ``main`` is an ancestor).
+
+Any later call with that path (:func:`resolve`) finds the review through the
+handle, and the revision by the loaded content's sha256 (a new content of the
+same cache file — a working-tree diff regenerated — is a new revision with the
+handle's base and head; the cache names such files by work tree, mode and
+base, so those stay true).  A path without a handle is a diff file: its
+review is that file's real path, each distinct content a revision.  That
+includes diffs the pre-push hook writes under ``.git/diffchunk/``: they are
+named by their two commits, so such a file is a stable review of its own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from ...git.revisions import Mode, parse_range
+from .model import Review, ReviewSource, Revision
+from .store import now
+
+
+def db_text(path: str) -> str:
+    """A file system path as stored (names that are not UTF-8 as ``\\x..`` escapes)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def normalised_range(revision_range: str | None, staged: bool) -> tuple[str, bool]:
+    """``(range as stored, whether it is of the working tree or the index)``."""
+    request = parse_range(revision_range, staged)
+    if request.mode is Mode.COMMITS:
+        return f"commits:{request.label}", False
+    prefix = "index" if request.mode is Mode.INDEX else "worktree"
+    return f"{prefix}:{request.left}", True
+
+
+def git_source(
+    common_dir: str,
+    repository_path: str,
+    revision_range: str | None,
+    staged: bool,
+    worktree: str,
+) -> ReviewSource:
+    stored, local = normalised_range(revision_range, staged)
+    return ReviewSource(
+        kind="git",
+        repository=db_text(common_dir),
+        repository_path=db_text(repository_path),
+        range=stored,
+        worktree=db_text(worktree) if local else None,
+    )
+
+
+def file_source(diff_path: str) -> ReviewSource:
+    return ReviewSource(kind="file", diff_file=db_text(diff_path))
+
+
+# --------------------------------------------------------------------------
+# Rows
+# --------------------------------------------------------------------------
+
+
+def _review(row: sqlite3.Row) -> Review:
+    return Review(
+        id=int(row["id"]),
+        source=ReviewSource(
+            kind=row["kind"],
+            repository=row["repository"],
+            repository_path=row["repository_path"],
+            range=row["range"],
+            worktree=row["worktree"],
+            diff_file=row["diff_file"],
+        ),
+        created_at=row["created_at"],
+    )
+
+
+def _revision(row: sqlite3.Row) -> Revision:
+    return Revision(
+        id=int(row["id"]),
+        review_id=int(row["review_id"]),
+        base=row["base"],
+        head=row["head"],
+        sha256=row["sha256"],
+        loaded_at=row["loaded_at"],
+    )
+
+
+def review_by_id(conn: sqlite3.Connection, review_id: int) -> Review | None:
+    row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
+    return _review(row) if row is not None else None
+
+
+def ensure_review(conn: sqlite3.Connection, source: ReviewSource) -> Review:
+    """The review of ``source``, created if the record has none (inside a write)."""
+    row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (source.identity,)).fetchone()
+    if row is not None:
+        return _review(row)
+    conn.execute(
+        "INSERT INTO reviews (identity, kind, repository, repository_path, range, worktree, "
+        "diff_file, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            source.identity,
+            source.kind,
+            source.repository,
+            source.repository_path,
+            source.range,
+            source.worktree,
+            source.diff_file,
+            now(),
+        ),
+    )
+    row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (source.identity,)).fetchone()
+    return _review(row)
+
+
+def ensure_revision(
+    conn: sqlite3.Connection,
+    review_id: int,
+    base: str | None,
+    head: str | None,
+    sha256: str,
+    *,
+    loading: bool = False,
+) -> Revision:
+    """The revision ``(base, head, sha256)`` of a review, made its current one.
+
+    Created when new; an existing one becomes current again when another
+    revision was loaded after it (``loading``: a load, which records its time).
+    """
+    identity = f"{base or ''}:{head or ''}:{sha256}"
+    row = conn.execute(
+        "SELECT * FROM revisions WHERE review_id = ? AND identity = ?", (review_id, identity)
+    ).fetchone()
+    if row is not None and not loading:
+        latest = conn.execute(
+            "SELECT max(load_seq) FROM revisions WHERE review_id = ?", (review_id,)
+        ).fetchone()[0]
+        if row["load_seq"] == latest:
+            return _revision(row)
+    seq = conn.execute("SELECT coalesce(max(load_seq), 0) + 1 FROM revisions").fetchone()[0]
+    stamp = now()
+    if row is None:
+        conn.execute(
+            "INSERT INTO revisions (review_id, identity, base, head, sha256, created_at, "
+            "loaded_at, load_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (review_id, identity, base, head, sha256, stamp, stamp, seq),
+        )
+    else:
+        conn.execute(
+            "UPDATE revisions SET load_seq = ?, loaded_at = ? WHERE id = ?",
+            (seq, stamp, row["id"]),
+        )
+    row = conn.execute(
+        "SELECT * FROM revisions WHERE review_id = ? AND identity = ?", (review_id, identity)
+    ).fetchone()
+    return _revision(row)
+
+
+def latest_revision(conn: sqlite3.Connection, review_id: int) -> Revision | None:
+    row = conn.execute(
+        "SELECT * FROM revisions WHERE review_id = ? ORDER BY load_seq DESC LIMIT 1",
+        (review_id,),
+    ).fetchone()
+    return _revision(row) if row is not None else None
+
+
+# --------------------------------------------------------------------------
+# Loads and lookups
+# --------------------------------------------------------------------------
+
+
+def record_load(
+    conn: sqlite3.Connection,
+    diff_path: str,
+    source: ReviewSource,
+    base: str | None,
+    head: str | None,
+    sha256: str,
+) -> tuple[Review, Revision]:
+    """Record a range load: its review, its revision, and the diff file as their handle."""
+    review = ensure_review(conn, source)
+    revision = ensure_revision(conn, review.id, base, head, sha256, loading=True)
+    conn.execute(
+        "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+        "review_id = excluded.review_id, revision_id = excluded.revision_id, "
+        "base = excluded.base, head = excluded.head, loaded_at = excluded.loaded_at",
+        (db_text(diff_path), review.id, revision.id, base, head, revision.loaded_at),
+    )
+    return review, revision
+
+
+def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision]:
+    """The review and revision of the diff file ``diff_path`` (real path) whose content
+    has the digest ``sha256``, created as needed (inside a write)."""
+    handle = conn.execute(
+        "SELECT review_id, base, head FROM diff_files WHERE path = ?", (db_text(diff_path),)
+    ).fetchone()
+    review = review_by_id(conn, int(handle["review_id"])) if handle is not None else None
+    if review is None or handle is None:
+        review = ensure_review(conn, file_source(diff_path))
+        return review, ensure_revision(conn, review.id, None, None, sha256)
+    return review, ensure_revision(conn, review.id, handle["base"], handle["head"], sha256)
+
+
+def reviews_with_head(
+    conn: sqlite3.Connection, common_dir: str, heads: Iterable[str]
+) -> list[tuple[Review, Revision, list[str]]]:
+    """The reviews of a repository whose current revision has one of ``heads`` as its head,
+    each with its current revision and the diff files that hold that revision."""
+    wanted = set(heads)
+    found = []
+    rows = conn.execute(
+        "SELECT * FROM reviews WHERE kind = 'git' AND repository = ? ORDER BY id",
+        (db_text(common_dir),),
+    ).fetchall()
+    for row in rows:
+        review = _review(row)
+        revision = latest_revision(conn, review.id)
+        if revision is None or revision.head not in wanted:
+            continue
+        paths = [
+            str(r["path"])
+            for r in conn.execute(
+                "SELECT path FROM diff_files WHERE revision_id = ? ORDER BY loaded_at DESC",
+                (revision.id,),
+            )
+        ]
+        found.append((review, revision, paths))
+    return found

@@ -1,0 +1,110 @@
+"""The review record's schema, as the ordered list of migrations that build it.
+
+Each schema change is a small named function ``mNNN_<what>(conn)`` appended to
+:data:`MIGRATIONS`; the ``migrations`` table records the names that ran, so a
+database of any earlier version is brought forward the same way, once (see
+:func:`diffchunk.review.record.store.migrate`).  A migration runs inside the
+store's write transaction: it must not commit (``executescript`` would).
+Never edit a migration that has shipped; add the next one.
+
+Tables (version 1):
+
+- ``reviews``: one row per review.  ``identity`` is unique: ``git`` +
+  repository common dir + normalised range (+ the work tree, for a range of
+  the working tree or the index), or ``file`` + the diff file's real path.
+- ``revisions``: what a review looked like at a load: ``base``/``head`` commit
+  ids (git) and the sha256 of the diff text.  ``load_seq`` orders loads
+  across the database: a review's current revision has its highest.
+- ``diff_files``: the diff file (a range review's cache file) that a load
+  wrote, and the review and revision it belongs to: the handle the tools
+  receive as ``absolute_file_path``.
+- ``marks``: ``seen`` / ``reviewed`` per (path, change id); ``scope`` is
+  ``file`` for a whole file's change, ``part`` for one part of a file cut
+  across chunks (its id is the part's key, see
+  :mod:`diffchunk.review.record.changes`).
+- ``findings``: comments anchored to a file, a side and a line range, with
+  room (``context_before``/``context_after``) for re-anchoring them later.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    """Reviews, their revisions, the diff files that name them, marks and findings."""
+    statements = (
+        """CREATE TABLE reviews (
+            id INTEGER PRIMARY KEY,
+            identity TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL CHECK (kind IN ('git', 'file')),
+            repository TEXT,
+            repository_path TEXT,
+            range TEXT,
+            worktree TEXT,
+            diff_file TEXT,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE revisions (
+            id INTEGER PRIMARY KEY,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+            identity TEXT NOT NULL,
+            base TEXT,
+            head TEXT,
+            sha256 TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            loaded_at TEXT NOT NULL,
+            load_seq INTEGER NOT NULL,
+            UNIQUE (review_id, identity)
+        )""",
+        "CREATE INDEX revisions_by_head ON revisions (head)",
+        """CREATE TABLE diff_files (
+            path TEXT PRIMARY KEY,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+            revision_id INTEGER NOT NULL REFERENCES revisions(id) ON DELETE CASCADE,
+            base TEXT,
+            head TEXT,
+            loaded_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE marks (
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            scope TEXT NOT NULL CHECK (scope IN ('file', 'part')),
+            change_id TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('seen', 'reviewed')),
+            revision_id INTEGER REFERENCES revisions(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (review_id, path, scope, change_id, kind)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE findings (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+            revision_id INTEGER REFERENCES revisions(id) ON DELETE SET NULL,
+            file_path TEXT NOT NULL,
+            side TEXT NOT NULL CHECK (side IN ('new', 'old')),
+            line INTEGER,
+            end_line INTEGER,
+            severity TEXT NOT NULL
+                CHECK (severity IN ('blocker', 'major', 'minor', 'nit', 'question')),
+            status TEXT NOT NULL
+                CHECK (status IN ('open', 'resolved', 'dismissed', 'outdated')),
+            message TEXT NOT NULL,
+            suggestion TEXT,
+            lines TEXT,
+            change_id TEXT,
+            context_before TEXT,
+            context_after TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX findings_by_review ON findings (review_id, status)",
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
+#: Every migration, in the order they run.  Append only.
+MIGRATIONS: tuple[Migration, ...] = (m001_initial,)

@@ -1,0 +1,292 @@
+"""The review record's values: what a review is, its revisions, states and findings.
+
+Frozen dataclasses; each result a tool returns has ``to_dict()`` giving
+exactly the JSON keys of that tool (called by the MCP and CLI shells only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("blocker", "major", "minor", "nit", "question")  # most serious first
+STATUSES = ("open", "resolved", "dismissed")
+ALL_STATUSES = (*STATUSES, "outdated")  # outdated: set by incremental review
+SIDES = ("new", "old")
+FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
+CHUNK_STATES = ("reviewed", "partly", "seen", "unseen")
+
+COMMITS_PREFIX = "commits:"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSource:
+    """What a review is of: a repository and a range as given, or a diff file.
+
+    ``repository`` is the repository's common dir (real path: the identity),
+    ``repository_path`` the directory that names it to a user (work tree, or
+    the git dir of a bare repository).  ``range`` is normalised:
+    ``commits:<text>``, ``worktree:<rev>`` or ``index:<rev>``; ``worktree``
+    is the work tree of a working-tree or index range (two linked work trees
+    have different uncommitted changes), None for commits.
+    """
+
+    kind: str  # "git" | "file"
+    repository: str | None = None
+    repository_path: str | None = None
+    range: str | None = None
+    worktree: str | None = None
+    diff_file: str | None = None
+
+    @property
+    def identity(self) -> str:
+        if self.kind == "file":
+            return f"file\0{self.diff_file}"
+        parts = ["git", self.repository or "", self.range or ""]
+        if self.worktree is not None:
+            parts.append(self.worktree)
+        return "\0".join(parts)
+
+    @property
+    def shown_range(self) -> str | None:
+        """The range as a user wrote it (``main..feature``), or ``worktree:HEAD`` /
+        ``index:HEAD`` for the working tree and the index."""
+        if self.range is not None and self.range.startswith(COMMITS_PREFIX):
+            return self.range[len(COMMITS_PREFIX) :]
+        return self.range
+
+    @property
+    def label(self) -> str:
+        """A short description for people (``main..feature in /src/project``)."""
+        if self.kind == "file":
+            return str(self.diff_file)
+        return f"{self.shown_range} in {self.repository_path}"
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    id: int
+    source: ReviewSource
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A review at one load: base/head commits (git) and the diff text's sha256."""
+
+    id: int
+    review_id: int
+    base: str | None
+    head: str | None
+    sha256: str
+    loaded_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "base": self.base,
+            "head": self.head,
+            "sha256": self.sha256,
+            "loaded_at": self.loaded_at,
+        }
+
+
+def review_dict(review: Review, revision: Revision) -> dict[str, Any]:
+    """``{"id", "source", "revision"}`` as the status and the export document show it."""
+    src = review.source
+    if src.kind == "git":
+        source: dict[str, Any] = {
+            "kind": "git",
+            "repository": src.repository_path,
+            "range": src.shown_range,
+            "base": revision.base,
+            "head": revision.head,
+        }
+    else:
+        source = {"kind": "file", "diff_file": src.diff_file, "sha256": revision.sha256}
+    return {"id": review.id, "source": source, "revision": revision.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Files of one load by state; ``excluded`` files are counted by reason too."""
+
+    files: int
+    reviewed: int
+    seen: int
+    unseen: int
+    changed: int
+    excluded: int
+    excluded_by_reason: Mapping[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "reviewed": self.reviewed,
+            "seen": self.seen,
+            "unseen": self.unseen,
+            "changed": self.changed,
+            "excluded": self.excluded,
+            "excluded_by_reason": dict(self.excluded_by_reason),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkStatus:
+    chunk: int
+    status: str  # reviewed | partly | seen | unseen
+    files: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"chunk": self.chunk, "status": self.status, "files": list(self.files)}
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSummary:
+    open: Mapping[str, int]  # severity -> count of open findings
+    resolved: int
+    dismissed: int
+    outdated: int = 0
+
+    def to_dict(self, *, outdated: bool = False) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "open": {s: self.open.get(s, 0) for s in SEVERITIES},
+            "resolved": self.resolved,
+            "dismissed": self.dismissed,
+        }
+        if outdated:
+            result["outdated"] = self.outdated
+        return result
+
+    @property
+    def open_total(self) -> int:
+        return sum(self.open.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A finding as stored; ``chunk`` is filled in for the load it is shown with."""
+
+    id: int
+    review_id: int
+    revision_id: int | None
+    file_path: str
+    side: str
+    line: int | None
+    end_line: int | None
+    severity: str
+    status: str
+    message: str
+    suggestion: str | None
+    lines: str | None
+    change_id: str | None
+    created_at: str
+    updated_at: str
+    chunk: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "file_path": self.file_path,
+            "side": self.side,
+            "line": self.line,
+            "end_line": self.end_line,
+            "severity": self.severity,
+            "status": self.status,
+            "message": self.message,
+            "suggestion": self.suggestion,
+            "lines": self.lines,
+            "chunk": self.chunk,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+# --------------------------------------------------------------------------
+# Tool results
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MarkResult:
+    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after."""
+
+    marked: tuple[str, ...]
+    reviewed: bool
+    totals: Totals
+    next_chunk: int | None
+    partly: tuple[str, ...] = ()  # files of which only some parts are now marked
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "marked": list(self.marked),
+            "reviewed": self.reviewed,
+            "totals": self.totals.to_dict(),
+            "next_chunk": self.next_chunk,
+        }
+        if self.partly:
+            result["partly"] = list(self.partly)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class FindingAdded:
+    finding: Finding
+
+    def to_dict(self) -> dict[str, Any]:
+        f = self.finding
+        return {
+            "id": f.id,
+            "file_path": f.file_path,
+            "side": f.side,
+            "line": f.line,
+            "end_line": f.end_line,
+            "chunk": f.chunk,
+            "severity": f.severity,
+            "lines": f.lines,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsPage:
+    findings: tuple[Finding, ...]
+    total: int
+    next_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "findings": [f.to_dict() for f in self.findings],
+            "total": self.total,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStatus:
+    review: Review
+    revision: Revision
+    totals: Totals
+    chunks: Sequence[ChunkStatus]
+    total_chunks: int
+    findings: FindingsSummary
+    next_chunk: int | None
+    next_offset: int | None = None
+    changed_files: tuple[str, ...] = ()  # files reviewed before and changed since
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "review": review_dict(self.review, self.revision),
+            "totals": self.totals.to_dict(),
+            "chunks": [c.to_dict() for c in self.chunks],
+            "total_chunks": self.total_chunks,
+            "findings": self.findings.to_dict(),
+            "next_chunk": self.next_chunk,
+        }
+        if self.changed_files:
+            result["changed_files"] = list(self.changed_files)
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result

@@ -1,0 +1,264 @@
+"""What the review record says about a push (used by the pre-push hook).
+
+For each pushed ref the hook asks :func:`push_report`: the reviews of the
+pushed commit are the reviews, in that repository, whose current (latest)
+revision has the pushed commit as its head — e.g. a review of ``main..feature``
+when ``feature`` is pushed.  The report gives, for the files of the pushed
+range (the hook's own diff of it), their state and the open findings of those
+reviews by severity.
+
+A pushed file's state comes from the review's own diff when the review's
+cached diff file is still there (so a push of only the last commits is judged
+by what was reviewed of the whole branch): its state in the first review
+that has the path, the best one if several do.  A path that no review's diff
+holds is judged by its change in the pushed range against the reviews' marks.
+Files the pushed diff leaves out (generated, vendored, trivial) are counted as
+excluded and never required.
+
+Settings (git config): ``diffchunk.failOn <severity>`` stops the push while
+findings of that severity or a more serious one are open (``blocker`` >
+``major`` > ``minor`` > ``nit`` > ``question``); ``diffchunk.requireReviewed
+true`` stops it while a file of the pushed range is not marked reviewed.  A
+record that cannot be read stops the push only when a setting asks for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...errors import DiffchunkError, GitError
+from . import changes, coverage, identity
+from .changes import LoadedDiff
+from .findings import finding_of
+from .model import SEVERITIES, Finding, Review, Revision, Totals
+from .store import RecordStore, default_record
+
+if TYPE_CHECKING:
+    from ...git.repo import Repo
+    from ..sessions import SessionStore
+
+logger = logging.getLogger(__name__)
+
+LISTED = 10
+_STATE_RANK = {"reviewed": 0, "changed": 1, "seen": 2, "unseen": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSettings:
+    fail_on: str | None = None
+    require_reviewed: bool = False
+
+    @property
+    def any(self) -> bool:
+        return self.fail_on is not None or self.require_reviewed
+
+
+def read_settings(repo: Repo) -> RecordSettings:
+    """``diffchunk.failOn`` and ``diffchunk.requireReviewed`` from git config."""
+    proc = repo.git.run(["config", "--get", "diffchunk.failOn"], check=False)
+    raw = proc.stdout.decode("utf-8", "replace").strip().lower()
+    fail_on = None
+    if proc.returncode == 0 and raw:
+        if raw not in SEVERITIES:
+            raise GitError(
+                f"git config diffchunk.failOn is {raw!r}, not a severity.",
+                suggestion=f"Use one of {', '.join(SEVERITIES)} (`git config diffchunk.failOn "
+                "major`), or remove it (`git config --unset diffchunk.failOn`).",
+            )
+        fail_on = raw
+    proc = repo.git.run(
+        ["config", "--type=bool", "--get", "diffchunk.requireReviewed"], check=False
+    )
+    if proc.returncode not in (0, 1):
+        raise GitError(
+            "git config diffchunk.requireReviewed is not true or false.",
+            suggestion="Fix it (`git config diffchunk.requireReviewed true`), or remove it "
+            "(`git config --unset diffchunk.requireReviewed`).",
+        )
+    required = proc.stdout.decode().strip() == "true"
+    return RecordSettings(fail_on, required)
+
+
+@dataclass(frozen=True, slots=True)
+class PushRecord:
+    """The record's report on one pushed ref."""
+
+    reviews: tuple[tuple[Review, Revision], ...] = ()
+    totals: Totals | None = None
+    not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, state) of required files
+    open_findings: dict[str, int] = field(default_factory=dict)
+    blocking: tuple[Finding, ...] = ()  # open findings at or above diffchunk.failOn
+    problems: tuple[str, ...] = ()  # why the push is stopped (empty: it is not)
+    error: str | None = None  # the record could not be read
+
+    @property
+    def stops(self) -> bool:
+        return bool(self.problems)
+
+
+def _review_states(
+    conn: sqlite3.Connection,
+    review: Review,
+    paths: list[str],
+    sha256: str,
+    store: SessionStore | None,
+) -> tuple[LoadedDiff | None, coverage.Marks]:
+    """The review's own loaded diff (its first diff file still holding the revision)."""
+    marks = coverage.load_marks(conn, [review.id])
+    for path in paths:
+        try:
+            loaded = changes.loaded(path, store)
+        except DiffchunkError:
+            continue
+        if loaded.sha256 == sha256:
+            return loaded, marks
+    return None, marks
+
+
+def _pushed_states(
+    conn: sqlite3.Connection,
+    pushed: LoadedDiff,
+    found: list[tuple[Review, Revision, list[str]]],
+    store: SessionStore | None,
+) -> list[tuple[changes.FileChange, str]]:
+    own = [_review_states(conn, r, paths, rev.sha256, store) for r, rev, paths in found]
+    union = coverage.load_marks(conn, [r.id for r, _, _ in found])
+    states = []
+    for change in pushed.files():
+        if change.excluded_reason is not None:
+            states.append((change, "excluded"))
+            continue
+        candidates = [
+            coverage.marked_state(marks, loaded.file(change.path))
+            for loaded, marks in own
+            if loaded is not None and loaded.has(change.path)
+        ]
+        if not candidates:
+            candidates = [coverage.marked_state(union, change)]
+        states.append((change, min(candidates, key=_STATE_RANK.__getitem__)))
+    return states
+
+
+def push_report(
+    repo: Repo,
+    diff_path: str,
+    head: str,
+    settings: RecordSettings,
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+) -> PushRecord:
+    """The record's report on the push of ``head`` whose range's diff is ``diff_path``."""
+    target = record if record is not None else default_record()
+    try:
+        pushed = changes.loaded(diff_path, store)
+
+        def work(conn: sqlite3.Connection) -> PushRecord:
+            found = identity.reviews_with_head(conn, repo.common_dir, [head])
+            return _report(conn, pushed, found, settings, store)
+
+        return target.read(work)
+    except DiffchunkError as exc:
+        logger.warning("The review record could not be read for the push: %s", exc)
+        problems: tuple[str, ...] = ()
+        if settings.any:
+            problems = (f"the review record could not be read: {exc}",)
+        return PushRecord(error=str(exc), problems=problems)
+
+
+def _report(
+    conn: sqlite3.Connection,
+    pushed: LoadedDiff,
+    found: list[tuple[Review, Revision, list[str]]],
+    settings: RecordSettings,
+    store: SessionStore | None,
+) -> PushRecord:
+    states = _pushed_states(conn, pushed, found, store)
+    not_reviewed = tuple((c.path, s) for c, s in states if s not in ("reviewed", "excluded"))
+    ids = [r.id for r, _, _ in found]
+    rows = []
+    if ids:
+        holes = ",".join("?" * len(ids))
+        rows = conn.execute(
+            f"SELECT * FROM findings WHERE status = 'open' AND review_id IN ({holes}) ORDER BY id",
+            ids,
+        ).fetchall()
+    open_findings = {s: 0 for s in SEVERITIES}
+    for row in rows:
+        open_findings[row["severity"]] += 1
+    blocking: tuple[Finding, ...] = ()
+    problems = []
+    if settings.fail_on is not None:
+        limit = SEVERITIES.index(settings.fail_on)
+        blocking = tuple(
+            finding_of(row) for row in rows if SEVERITIES.index(row["severity"]) <= limit
+        )
+        if blocking:
+            problems.append(
+                f"{len(blocking)} open finding(s) at or above {settings.fail_on} "
+                f"(diffchunk.failOn={settings.fail_on})"
+            )
+    if settings.require_reviewed and not_reviewed:
+        problems.append(
+            f"{len(not_reviewed)} file(s) not marked reviewed (diffchunk.requireReviewed)"
+        )
+    return PushRecord(
+        reviews=tuple((r, rev) for r, rev, _ in found),
+        totals=coverage.totals(states),
+        not_reviewed=not_reviewed,
+        open_findings=open_findings,
+        blocking=blocking,
+        problems=tuple(problems),
+    )
+
+
+def record_lines(report: PushRecord) -> list[str]:
+    """What the hook prints about the record for one ref (indented by the caller)."""
+    if report.error is not None:
+        return [f"review record: unavailable ({report.error})"]
+    if not report.reviews:
+        return ["review record: no review of this commit (diffchunk review <range>, then mark)"]
+    lines = []
+    for review, _ in report.reviews:
+        lines.append(f"review #{review.id}: {review.source.shown_range}")
+    t = report.totals
+    if t is not None:
+        lines.append(
+            f"files: {t.reviewed} reviewed, {t.changed} changed since reviewed, {t.seen} seen, "
+            f"{t.unseen} unseen, {t.excluded} excluded (of {t.files})"
+        )
+    shown = ", ".join(f"{n} {s}" for s, n in report.open_findings.items() if n) or "none"
+    lines.append(f"open findings: {shown}")
+    return lines
+
+
+def record_advice(report: PushRecord, local_ref: str) -> str:
+    """Why the push of ``local_ref`` was stopped, what is open, and how to proceed."""
+    out = [f"The push of {local_ref} was stopped: {'; '.join(report.problems)}."]
+    if report.blocking:
+        out.append("  Open findings:")
+    for f in report.blocking[:LISTED]:
+        where = f"{f.file_path}:{f.line}" if f.line is not None else f.file_path
+        out.append(f"    #{f.id} {f.severity} {where}: {f.message.splitlines()[0][:100]}")
+    if len(report.blocking) > LISTED:
+        out.append(f"    ... and {len(report.blocking) - LISTED} more")
+    if report.not_reviewed and any("requireReviewed" in p for p in report.problems):
+        out.append("  Not marked reviewed:")
+        for path, state in report.not_reviewed[:LISTED]:
+            out.append(f"    {path} ({state})")
+        if len(report.not_reviewed) > LISTED:
+            out.append(f"    ... and {len(report.not_reviewed) - LISTED} more")
+    shown = report.reviews[0][0].source.shown_range if report.reviews else "<range>"
+    out.append(f"  See the review: diffchunk status {shown}")
+    if report.blocking:
+        out.append("  Close a finding: diffchunk finding resolve ID (or dismiss ID)")
+    if report.not_reviewed:
+        out.append(f"  Mark files reviewed: diffchunk mark {shown} --file PATH")
+    out.append("  Push anyway (once): git push --no-verify")
+    for key in ("failOn", "requireReviewed"):
+        if any(key in p for p in report.problems):
+            out.append(f"  Stop this check: git config --unset diffchunk.{key}")
+    return "\n".join(out)

@@ -1,0 +1,22 @@
+"""Fixtures for the whole suite."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The diff tools write the review record: the suite's go to a state directory of
+    its own (inherited by the servers, CLIs and hooks it starts), never the user's."""
+    path = tmp_path_factory.mktemp("state")
+    old = os.environ.get("DIFFCHUNK_STATE_DIR")
+    os.environ["DIFFCHUNK_STATE_DIR"] = str(path)
+    yield
+    if old is None:
+        os.environ.pop("DIFFCHUNK_STATE_DIR", None)
+    else:
+        os.environ["DIFFCHUNK_STATE_DIR"] = old

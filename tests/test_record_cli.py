@@ -1,0 +1,121 @@
+"""``diffchunk status``, ``mark`` and ``finding``: the record's CLI twins."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from recordkit import feature_repo, run_cli, write_diff
+
+from diffchunk.cli import main
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return feature_repo(tmp_path / "repo")
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def cli_json(*args: str) -> Any:
+    result = cli(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_status_mark_and_findings_on_a_range(repo: Path) -> None:
+    r = ("main..feature", "--repo", str(repo))
+    shown = cli("status", *r)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0].startswith("Review #1: main..feature in ")
+    assert (
+        "5: 0 reviewed, 0 changed since reviewed, 0 seen, 4 unseen, 1 excluded (1 generated)"
+        in lines[1]
+    )
+    assert "open: none" in lines[2]
+    assert "    1  unseen    docs/c.md, src/a.py, src/b.py, src/big.py" in lines
+    assert lines[-1].startswith("Next: chunk 1  (diffchunk review main..feature --chunk 1")
+
+    marked = cli("mark", *r, "--chunk", "2", "--max-chunk-lines", "100")
+    assert marked.exit_code == 0, marked.output
+    assert "Marked reviewed: src/big.py" in marked.output
+    assert "other parts of this file are not marked yet" in marked.output
+    marked = cli_json("mark", *r, "--file", "src/*.py")
+    assert marked["marked"] == ["src/a.py", "src/b.py", "src/big.py"]
+    undone = cli_json("mark", *r, "--file", "src/a.py", "--undo")
+    assert undone["reviewed"] is False and undone["totals"]["reviewed"] == 2
+
+    added = cli(
+        "finding", "add", *r, "--file", "src/b.py", "--line", "29", "--end-line", "31",
+        "--message", "Thirty in words", "--severity", "minor", "--suggestion", "b 30\n",
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    assert added.output.splitlines() == [
+        "Finding #1 (minor) on src/b.py lines 29-31 (new side), chunk 1",
+        "  | b 29",
+        "  | b thirty",
+        "  | b 31",
+    ]
+    refused = cli("finding", "add", *r, "--file", "src/b.py", "--line", "1", "--message", "x")
+    assert refused.exit_code == 1
+    assert "new side hunks: 27-33" in refused.output
+    whole = cli_json("finding", "add", *r, "--file", "docs/c.md", "--message", "Reword")
+    assert whole["line"] is None and whole["severity"] == "major"
+
+    listed = cli("finding", "list", *r)
+    assert listed.output.splitlines() == [
+        "#2    major    open      docs/c.md  Reword",
+        "#1    minor    open      src/b.py:29-31  [chunk 1]  Thirty in words",
+    ]
+    assert cli("finding", "resolve", "1").output.startswith("#1    minor    resolved")
+    assert cli("finding", "dismiss", "2").exit_code == 0
+    assert cli("finding", "list", *r).output == "No open findings.\n"
+    assert cli_json("finding", "list", *r, "--status", "all")["total"] == 2
+    reopened = cli_json("finding", "reopen", "2")
+    assert reopened[0]["status"] == "open"
+    updated = cli_json("finding", "update", "2", "--severity", "nit")
+    assert updated[0]["severity"] == "nit"
+    missing = cli("finding", "resolve", "99")
+    assert missing.exit_code == 1 and "no finding 99" in missing.output
+
+    status = cli_json("status", *r)
+    assert status["totals"]["reviewed"] == 2 and status["findings"]["resolved"] == 1
+    assert status["next_chunk"] == 1
+
+
+def test_usage_errors(repo: Path) -> None:
+    r = ("main..feature", "--repo", str(repo))
+    both = cli("mark", *r, "--chunk", "1", "--file", "x")
+    assert both.exit_code == 2 and "exactly one of --chunk N and --file GLOB" in both.output
+    neither = cli("mark", *r)
+    assert neither.exit_code == 2
+    attrs = cli("status", *r, "--gitattributes", str(repo / "src" / "a.py"))
+    assert attrs.exit_code == 2 and "diff files" in attrs.output
+    bad = cli("finding", "add", *r, "--file", "src/a.py", "--message", "m", "--severity", "huge")
+    assert bad.exit_code == 2
+
+
+def test_a_diff_file_in_the_installed_command(repo: Path, tmp_path: Path) -> None:
+    diff = write_diff(repo, tmp_path / "change.diff", "main", "feature")
+    env = {"DIFFCHUNK_STATE_DIR": str(tmp_path / "state")}
+    done = run_cli("mark", str(diff), "--file", "docs/*", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["marked"] == ["docs/c.md"]
+    # `diffchunk review --chunk`/--file is reading: recorded as seen.
+    assert run_cli("review", str(diff), "--file", "src/a.py", env=env).returncode == 0
+    status = run_cli("status", str(diff), env=env)
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.startswith(f"Review #1: {diff} (sha256 ")
+    assert "1 reviewed, 0 changed since reviewed, 1 seen, 2 unseen, 1 excluded" in status.stdout

@@ -1,0 +1,168 @@
+"""The pre-push hook and the review record: real pushes to a local bare remote, with
+and without ``diffchunk.failOn`` and ``diffchunk.requireReviewed``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitrepo import run_git, write_files
+from recordkit import numbered
+
+import diffchunk
+from diffchunk.git.repo import discover
+from diffchunk.review import push_hook as hook
+from diffchunk.review import record as core
+from diffchunk.review.range_review import load_git_diff
+
+PROJECT = Path(diffchunk.__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """What both this process and the hook see: one record, one cache."""
+    values = {
+        "PYTHONPATH": str(PROJECT),
+        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
+        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    return values
+
+
+def git(
+    repo: Path, env: dict[str, str], *args: str, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    return run_git(repo, *args, check=check, env=env)
+
+
+def commit(repo: Path, env: dict[str, str], files: dict[str, str], message: str = "c") -> str:
+    write_files(repo, files)
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-q", "-m", message)
+    return git(repo, env, "rev-parse", "HEAD").stdout.strip()
+
+
+@pytest.fixture
+def work(tmp_path: Path, env: dict[str, str]) -> Path:
+    """A clone whose main is on the remote, with a feature branch of two files and a lockfile."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, env, "init", "-q", "-b", "main")
+    git(work, env, "remote", "add", "origin", str(remote))
+    commit(work, env, {"a.py": numbered("a", 40), "b.py": numbered("b", 40)})
+    git(work, env, "push", "-q", "origin", "main")
+    git(work, env, "fetch", "-q", "origin")
+    git(work, env, "remote", "set-head", "origin", "main")
+    git(work, env, "checkout", "-q", "-b", "feature")
+    commit(
+        work,
+        env,
+        {
+            "a.py": numbered("a", 40, {5: "a five"}),
+            "b.py": numbered("b", 40, {20: "b twenty"}),
+            "yarn.lock": "# lock\n",
+        },
+    )
+    hook.install(discover(str(work)), python=sys.executable)
+    return work
+
+
+def push(work: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``git push origin feature``; the hook's report (its stdout) and advice (stderr)
+    both in ``stderr``."""
+    done = git(work, env, "push", "origin", "feature", check=False)
+    done.stderr = done.stdout + done.stderr
+    return done
+
+
+def _review(work: Path) -> str:
+    return str(load_git_diff(str(work), "main..feature").to_dict()["file_path"])
+
+
+def test_push_reports_the_review_without_settings(work: Path, env: dict[str, str]) -> None:
+    unreviewed = push(work, env)
+    assert unreviewed.returncode == 0, unreviewed.stderr
+    assert "review record: no review of this commit" in unreviewed.stderr
+    # A review of main..feature, half done, with a finding.
+    commit(work, env, {"b.py": numbered("b", 40, {20: "b twenty!"})})
+    path = _review(work)
+    core.mark_reviewed(path, file_pattern="a.py")
+    core.add_finding(path, "b.py", "Why the bang?", line=20, severity="blocker")
+    pushed = push(work, env)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "review #1: main..feature" in pushed.stderr
+    # The pushed range is the last commit only (b.py); a.py counts from the review's diff
+    # only where the pushed range holds it.
+    assert (
+        "files: 0 reviewed, 0 changed since reviewed, 0 seen, 1 unseen, 0 excluded (of 1)"
+        in pushed.stderr
+    )
+    assert "open findings: 1 blocker" in pushed.stderr
+
+
+def test_fail_on_open_findings(work: Path, env: dict[str, str]) -> None:
+    git(work, env, "config", "diffchunk.failOn", "major")
+    path = _review(work)
+    nit = core.add_finding(path, "a.py", "Five in words", line=5, severity="nit").finding
+    assert push(work, env).returncode == 0  # a nit is below major
+    git(work, env, "push", "-q", "origin", "--delete", "feature")
+    major = core.add_finding(path, "b.py", "Twenty in words", line=20).finding
+    stopped = push(work, env)
+    assert stopped.returncode == 1
+    assert (
+        "The push of refs/heads/feature was stopped: 1 open finding(s) at or above major"
+        in stopped.stderr
+    )
+    assert f"    #{major.id} major b.py:20: Twenty in words" in stopped.stderr
+    assert f"#{nit.id} nit" not in stopped.stderr
+    assert "git push --no-verify" in stopped.stderr
+    assert "git config --unset diffchunk.failOn" in stopped.stderr
+    assert git(work, env, "ls-remote", "origin", "feature").stdout == ""
+    core.update_finding(path, major.id, status="resolved")
+    assert push(work, env).returncode == 0
+
+
+def test_require_reviewed(work: Path, env: dict[str, str]) -> None:
+    git(work, env, "config", "diffchunk.requireReviewed", "true")
+    stopped = push(work, env)
+    assert stopped.returncode == 1
+    assert "2 file(s) not marked reviewed (diffchunk.requireReviewed)" in stopped.stderr
+    assert "    a.py (unseen)" in stopped.stderr and "    b.py (unseen)" in stopped.stderr
+    assert "yarn.lock" not in stopped.stderr.split("stopped:")[1]  # generated: not required
+    path = _review(work)
+    core.mark_reviewed(path, file_pattern="a.py")
+    stopped = push(work, env)
+    assert stopped.returncode == 1 and "1 file(s) not marked reviewed" in stopped.stderr
+    assert "    b.py (unseen)" in stopped.stderr and "    a.py (" not in stopped.stderr
+    core.mark_reviewed(path, chunk_number=1)
+    done = push(work, env)
+    assert done.returncode == 0, done.stderr
+    assert "files: 2 reviewed" in done.stderr
+    # A later commit changes b.py again: its review no longer holds.
+    commit(work, env, {"b.py": numbered("b", 40, {20: "b twenty", 21: "b 21!"})})
+    path = _review(work)
+    stopped = push(work, env)
+    assert stopped.returncode == 1 and "    b.py (changed)" in stopped.stderr
+    core.mark_reviewed(path, file_pattern="b.py")
+    assert push(work, env).returncode == 0
+    # --no-verify skips the hook, as the message says.
+    commit(work, env, {"a.py": numbered("a", 40, {6: "a six"})})
+    assert push(work, env).returncode == 1
+    assert git(work, env, "push", "--no-verify", "origin", "feature", check=False).returncode == 0
+
+
+def test_bad_settings_are_explained(work: Path, env: dict[str, str]) -> None:
+    git(work, env, "config", "diffchunk.failOn", "severe")
+    stopped = push(work, env)
+    assert stopped.returncode == 1
+    assert "diffchunk.failOn is 'severe', not a severity" in stopped.stderr
+    git(work, env, "config", "--unset", "diffchunk.failOn")
+    git(work, env, "config", "diffchunk.requireReviewed", "perhaps")
+    stopped = push(work, env)
+    assert stopped.returncode == 1 and "not true or false" in stopped.stderr

@@ -1,0 +1,253 @@
+"""The record tools of the installed ``diffchunk-mcp``, through the SDK's stdio client:
+a review that outlives its server, on a git range and on a diff file."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from gitrepo import commit, git
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from recordkit import feature_repo, numbered, write_diff
+
+RECORD_TOOLS = {"mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status"}
+
+Script = Callable[["Caller"], Awaitable[None]]
+
+
+class Caller:
+    """Calls tools of one server session; ``json`` decodes a successful answer."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def raw(self, tool: str, **args: Any) -> types.CallToolResult:
+        return await self.session.call_tool(tool, args)
+
+    async def json(self, tool: str, **args: Any) -> Any:
+        result = await self.raw(tool, **args)
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        assert not result.is_error, block.text
+        return json.loads(block.text) if block.text[:1] in "[{" else block.text
+
+    async def error(self, tool: str, **args: Any) -> str:
+        result = await self.raw(tool, **args)
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        assert result.is_error, block.text
+        return block.text
+
+
+def _server(tmp_path: Path, *args: str) -> StdioServerParameters:
+    command = Path(sys.executable).with_name("diffchunk-mcp")
+    if not command.exists():
+        pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
+    env = {
+        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
+        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    return StdioServerParameters(command=str(command), args=list(args), env=env)
+
+
+def serve(tmp_path: Path, script: Script, *args: str) -> None:
+    """Run ``script`` against a fresh server process (it ends with the script)."""
+
+    async def go() -> None:
+        with open(tmp_path / "server.log", "a") as errlog:
+            async with (
+                stdio_client(_server(tmp_path, *args), errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await script(Caller(session))
+
+    anyio.run(go)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return feature_repo(tmp_path / "repo")
+
+
+def test_tools_are_listed_with_their_annotations(tmp_path: Path) -> None:
+    found: dict[str, types.Tool] = {}
+
+    async def script(c: Caller) -> None:
+        for tool in (await c.session.list_tools()).tools:
+            found[tool.name] = tool
+
+    serve(tmp_path, script)
+    assert set(found) >= RECORD_TOOLS
+    for name in RECORD_TOOLS:
+        notes = found[name].annotations
+        assert notes is not None and notes.destructive_hint is False
+        assert notes.read_only_hint is (name in ("list_findings", "review_status"))
+    assert found["mark_reviewed"].annotations.idempotent_hint is True  # type: ignore[union-attr]
+    for name in RECORD_TOOLS:  # descriptions stay short: they are paid in every conversation
+        assert len(found[name].description or "") < 900, name
+
+
+def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
+    first: dict[str, Any] = {}
+
+    async def one(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        first["path"] = path = load["file_path"]
+        await c.json("get_chunk", absolute_file_path=path, chunk_number=1)
+        first["mark"] = await c.json("mark_reviewed", absolute_file_path=path, chunk_number=1)
+        first["finding"] = await c.json(
+            "add_finding",
+            absolute_file_path=path,
+            file_path="src/b.py",
+            message="Thirty in words",
+            line=30,
+            severity="minor",
+        )
+        first["outside"] = await c.error(
+            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=5
+        )
+        first["old"] = await c.json(
+            "add_finding",
+            absolute_file_path=path,
+            file_path="src/a.py",
+            message="Removed line",
+            line=40,
+            side="old",
+            severity="nit",
+        )
+        first["suggest"] = await c.json(
+            "add_finding",
+            absolute_file_path=path,
+            file_path="src/a.py",
+            message="Digits",
+            line=10,
+            suggestion="a 10\n",
+        )
+        first["both"] = await c.error(
+            "mark_reviewed", absolute_file_path=path, chunk_number=1, file_pattern="*"
+        )
+
+    serve(tmp_path, one)
+    path = first["path"]
+    assert first["mark"]["marked"] == ["docs/c.md", "src/a.py", "src/b.py", "src/big.py"]
+    assert first["mark"]["totals"]["reviewed"] == 4 and first["mark"]["next_chunk"] is None
+    assert first["finding"]["lines"] == "b thirty\n" and first["finding"]["chunk"] == 1
+    assert "new side hunks: 27-33" in first["outside"]
+    assert first["old"]["side"] == "old" and first["old"]["lines"] == "a 40\n"
+    assert "exactly one of chunk_number and file_pattern" in first["both"]
+
+    second: dict[str, Any] = {}
+
+    async def two(c: Caller) -> None:
+        second["status"] = await c.json("review_status", absolute_file_path=path)
+        # Another chunk size and other filters in this server: the marks hold.
+        await c.json(
+            "load_diff", absolute_file_path=path, max_chunk_lines=40, exclude_patterns="docs/**"
+        )
+        second["small"] = await c.json("review_status", absolute_file_path=path, limit=2)
+        second["findings"] = await c.json("list_findings", absolute_file_path=path, limit=2)
+        second["rest"] = await c.json(
+            "list_findings", absolute_file_path=path, offset=second["findings"]["next_offset"]
+        )
+        fid = first["finding"]["id"]
+        second["resolved"] = await c.json(
+            "update_finding", absolute_file_path=path, finding_id=fid, status="resolved"
+        )
+        second["open"] = await c.json("list_findings", absolute_file_path=path)
+
+    serve(tmp_path, two)
+    status = second["status"]
+    assert status["review"]["source"]["range"] == "main..feature"
+    assert status["totals"]["reviewed"] == 4 and status["next_chunk"] is None
+    assert status["chunks"] == [
+        {
+            "chunk": 1,
+            "status": "reviewed",
+            "files": ["docs/c.md", "src/a.py", "src/b.py", "src/big.py"],
+        }
+    ]
+    assert status["findings"]["open"] == {
+        "blocker": 0,
+        "major": 1,
+        "minor": 1,
+        "nit": 1,
+        "question": 0,
+    }
+    small = second["small"]
+    assert small["total_chunks"] > 2 and small["next_offset"] == 2
+    assert [c["status"] for c in small["chunks"]] == ["reviewed", "reviewed"]
+    assert small["totals"]["excluded_by_reason"] == {"generated": 1, "pattern": 1}
+    assert small["next_chunk"] is None
+    assert len(second["findings"]["findings"]) == 2 and second["findings"]["total"] == 3
+    assert len(second["rest"]["findings"]) == 1
+    assert second["resolved"]["status"] == "resolved"
+    assert second["open"]["total"] == 2
+
+
+def test_an_edit_after_the_mark_shows_as_changed(repo: Path, tmp_path: Path) -> None:
+    out: dict[str, Any] = {}
+
+    async def before(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        await c.json("mark_reviewed", absolute_file_path=load["file_path"], file_pattern="src/**")
+
+    serve(tmp_path, before)
+    commit(repo, {"src/b.py": numbered("b", 60, {30: "b thirty-one"})})
+
+    async def after(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        out["status"] = await c.json("review_status", absolute_file_path=load["file_path"])
+
+    serve(tmp_path, after)
+    status = out["status"]
+    assert status["review"]["revision"]["head"] == git(repo, "rev-parse", "feature")
+    assert status["totals"]["changed"] == 1 and status["changed_files"] == ["src/b.py"]
+    assert status["totals"]["reviewed"] == 2
+
+
+def test_a_diff_file_and_allowed_roots(repo: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    diff = write_diff(repo, work / "x.diff", "main", "feature")
+    out: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        out["status"] = await c.json("review_status", absolute_file_path=str(diff))
+        await c.json("get_file_diff", absolute_file_path=str(diff), file_path="src/a.py")
+        out["after"] = await c.json("review_status", absolute_file_path=str(diff))
+        # The cached diff of a range lies outside the roots, yet its review can be recorded.
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        out["mark"] = await c.json(
+            "mark_reviewed", absolute_file_path=load["file_path"], chunk_number=1
+        )
+        out["outside"] = await c.error(
+            "review_status", absolute_file_path=str(tmp_path / "elsewhere.diff")
+        )
+
+    serve(tmp_path, script, "--allow-root", str(tmp_path / "work"), "--allow-root", str(repo))
+    assert out["status"]["review"]["source"] == {
+        "kind": "file",
+        "diff_file": str(diff.resolve()),
+        "sha256": out["status"]["review"]["revision"]["sha256"],
+    }
+    assert out["after"]["totals"]["seen"] == 1
+    assert out["mark"]["totals"]["reviewed"] == 4
+    assert "outside the allowed roots" in out["outside"]
+    assert os.path.exists(tmp_path / "state" / "reviews.sqlite3")

@@ -1,0 +1,406 @@
+"""The record's tools as plain functions, on real repositories and real SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import commit, git
+from recordkit import feature_repo, numbered, write_diff
+
+from diffchunk.diff.options import LoadOptions
+from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument
+from diffchunk.review import diff_tools
+from diffchunk.review import record as core
+from diffchunk.review.range_review import load_git_diff
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return feature_repo(tmp_path / "repo")
+
+
+def _load(repo: Path, rng: str = "main..feature", **options: Any) -> str:
+    return load_git_diff(str(repo), rng, options=LoadOptions(**options)).file_path
+
+
+def _states(path: str) -> dict[str, str]:
+    doc = core.export_document(path).to_dict()
+    return {f["path"]: f["state"] for f in doc["files"]}
+
+
+# --------------------------------------------------------------------------
+# Marks
+# --------------------------------------------------------------------------
+
+
+def test_mark_by_chunk_and_by_pattern_and_take_back(repo: Path) -> None:
+    path = _load(repo, max_chunk_lines=60)
+    status = core.review_status(path)
+    assert status.totals.to_dict() == {
+        "files": 5,
+        "reviewed": 0,
+        "seen": 0,
+        "unseen": 4,
+        "changed": 0,
+        "excluded": 1,
+        "excluded_by_reason": {"generated": 1},
+    }
+    first = status.chunks[0]
+    result = core.mark_reviewed(path, chunk_number=first.chunk)
+    assert result.marked == first.files and result.reviewed
+    again = core.mark_reviewed(path, chunk_number=first.chunk)  # idempotent
+    assert again.totals == result.totals
+    by_glob = core.mark_reviewed(path, file_pattern="src/a.py,docs/*")
+    assert by_glob.marked == ("docs/c.md", "src/a.py")  # diff order
+    assert _states(path)["src/a.py"] == "reviewed"
+    undone = core.mark_reviewed(path, file_pattern="src/a.py", reviewed=False)
+    assert undone.marked == ("src/a.py",) and not undone.reviewed
+    assert _states(path)["src/a.py"] == "unseen"
+    assert _states(path)["package-lock.json"] == "excluded"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "exactly one of chunk_number and file_pattern \\(got neither\\)"),
+        ({"chunk_number": 1, "file_pattern": "*"}, "exactly one.*got both"),
+        ({"file_pattern": "nothing/*"}, "No file of the diff matches"),
+        ({"file_pattern": " "}, "file_pattern is empty"),
+    ],
+)
+def test_mark_arguments_are_checked(repo: Path, kwargs: dict[str, Any], message: str) -> None:
+    path = _load(repo)
+    with pytest.raises((InvalidArgument, FileNotInDiff), match=message):
+        core.mark_reviewed(path, **kwargs)
+    with pytest.raises(ChunkNotFound):
+        core.mark_reviewed(path, chunk_number=99)
+
+
+def test_marks_survive_other_options_and_filters(repo: Path) -> None:
+    path = _load(repo, max_chunk_lines=60)
+    for number in range(1, core.review_status(path).total_chunks + 1):
+        core.mark_reviewed(path, chunk_number=number)
+    assert core.review_status(path).next_chunk is None
+    for options in (
+        {"max_chunk_lines": 1000},
+        {"max_chunk_lines": 20, "context_lines": 0},
+        {"exclude_patterns": "docs/**"},
+        {"skip_generated": False},
+    ):
+        again = _load(repo, **options)
+        assert again == path  # the same cached diff, loaded otherwise
+        status = core.review_status(again)
+        assert status.review.id == 1
+        states = _states(again)
+        assert states["src/a.py"] == states["src/b.py"] == states["src/big.py"] == "reviewed"
+        if options.get("skip_generated") is False:
+            assert states["package-lock.json"] == "unseen"
+            assert status.next_chunk is not None
+        else:
+            assert status.next_chunk is None
+
+
+def test_parts_of_a_split_file(repo: Path) -> None:
+    path = _load(repo, max_chunk_lines=100)
+    chunks = [c for c in core.review_status(path).chunks if c.files == ("src/big.py",)]
+    assert len(chunks) >= 3
+    marked = core.mark_reviewed(path, chunk_number=chunks[0].chunk)
+    assert marked.partly == ("src/big.py",)
+    statuses = {c.chunk: c.status for c in core.review_status(path).chunks}
+    assert statuses[chunks[0].chunk] == "reviewed" and statuses[chunks[1].chunk] == "unseen"
+    assert core.review_status(path).next_chunk == min(
+        n for n, s in statuses.items() if s != "reviewed"
+    )
+    assert _states(path)["src/big.py"] == "seen"  # part of it was read
+    for chunk in chunks[1:]:
+        core.mark_reviewed(path, chunk_number=chunk.chunk)
+    assert _states(path)["src/big.py"] == "reviewed"
+    # Reviewed in parts, it stays reviewed when it is no longer cut.
+    assert _states(_load(repo, max_chunk_lines=5000))["src/big.py"] == "reviewed"
+    # Taking one part back keeps the others.
+    _load(repo, max_chunk_lines=100)
+    core.mark_reviewed(path, chunk_number=chunks[1].chunk, reviewed=False)
+    statuses = {c.chunk: c.status for c in core.review_status(path).chunks}
+    assert statuses[chunks[1].chunk] != "reviewed"
+    assert statuses[chunks[0].chunk] == statuses[chunks[2].chunk] == "reviewed"
+    assert _states(path)["src/big.py"] == "seen"
+
+
+def test_a_file_edited_after_its_mark_is_changed(repo: Path) -> None:
+    path = _load(repo)
+    core.mark_reviewed(path, file_pattern="src/*")
+    first = core.review_status(path)
+    # feature moves: a.py's change is edited, b.py's is not.
+    git(repo, "checkout", "-q", "feature")
+    commit(repo, {"src/a.py": numbered("a", 60, {10: "a TEN", 40: "a forty"})})
+    moved = _load(repo)
+    assert moved != path  # another cached diff (feature's head moved)...
+    status = core.review_status(moved)
+    assert status.review.id == first.review.id  # ...of the same review
+    assert status.revision.id != first.revision.id
+    assert status.revision.head == git(repo, "rev-parse", "feature")
+    states = _states(moved)
+    assert states["src/a.py"] == "changed"
+    assert states["src/b.py"] == states["src/big.py"] == "reviewed"
+    assert status.totals.changed == 1 and status.changed_files == ("src/a.py",)
+    core.mark_reviewed(moved, file_pattern="src/a.py")
+    assert _states(moved)["src/a.py"] == "reviewed"
+
+
+def test_get_chunk_and_get_file_diff_record_seen(repo: Path) -> None:
+    path = _load(repo, max_chunk_lines=60)
+    diff_tools.get_chunk(path, 1)
+    status = core.review_status(path)
+    assert status.chunks[0].status == "seen"
+    assert all(c.status == "unseen" for c in status.chunks[1:])
+    diff_tools.get_file_diff(path, "docs/c.md")
+    states = _states(path)
+    assert states["docs/c.md"] == "seen"
+    assert status.totals.seen >= 1
+
+
+# --------------------------------------------------------------------------
+# Identity
+# --------------------------------------------------------------------------
+
+
+def test_reviews_by_range_and_by_diff_file(repo: Path, tmp_path: Path) -> None:
+    two = core.review_status(_load(repo, "main..feature")).review
+    three = core.review_status(_load(repo, "main...feature")).review
+    assert two.id != three.id
+    assert (two.source.shown_range, three.source.shown_range) == ("main..feature", "main...feature")
+    assert core.review_status(_load(repo, "main..feature")).review.id == two.id
+    # The working tree vs HEAD is a review of its own, regenerated on each load.
+    (repo / "src/a.py").write_text(numbered("a", 60, {1: "dirty"}))
+    work = core.review_status(_load(repo, None)).review
+    assert work.source.range == "worktree:HEAD" and work.id not in (two.id, three.id)
+    # A diff file: its path is the review, each content a revision.
+    diff = write_diff(repo, tmp_path / "x.diff", "main", "feature")
+    first = core.review_status(str(diff))
+    assert first.review.source.kind == "file" and first.review.source.diff_file == str(diff)
+    core.mark_reviewed(str(diff), file_pattern="src/b.py")
+    write_diff(repo, diff, "main")  # main vs the dirty working tree
+    second = core.review_status(str(diff))
+    assert second.review.id == first.review.id and second.revision.id != first.revision.id
+    assert _states(str(diff))["src/b.py"] == "reviewed"  # the same change of b.py
+
+
+# --------------------------------------------------------------------------
+# Findings
+# --------------------------------------------------------------------------
+
+
+def test_findings_are_checked_against_the_hunks(repo: Path) -> None:
+    path = _load(repo)
+    added = core.add_finding(path, "src/a.py", "Ten is spelt out", line=10).to_dict()
+    assert added == {
+        "id": added["id"],
+        "file_path": "src/a.py",
+        "side": "new",
+        "line": 10,
+        "end_line": 10,
+        "chunk": 1,
+        "severity": "major",
+        "lines": "a ten\n",
+    }
+    with pytest.raises(InvalidArgument) as refused:
+        core.add_finding(path, "src/a.py", "nowhere", line=25)
+    assert "Line 25 of src/a.py is not inside one hunk on the new side" in str(refused.value)
+    assert "new side hunks: 7-13, 37-43" in str(refused.value)
+    with pytest.raises(InvalidArgument, match=r"Lines 12-40 .* not inside one hunk"):
+        core.add_finding(path, "src/a.py", "across", line=12, end_line=40)
+    old = core.add_finding(path, "SRC/A.PY", "was fine", line=40, side="old", severity="nit")
+    assert old.finding.lines == "a 40\n" and old.finding.side == "old"
+    with pytest.raises(InvalidArgument, match="old side hunks: 7-13, 37-43"):
+        core.add_finding(path, "src/a.py", "x", line=1, side="old")
+    whole = core.add_finding(path, "docs/c.md", "Rewrite this page", severity="question")
+    assert whole.finding.line is None and whole.finding.chunk is None
+    new_file = "src/big.py"
+    with pytest.raises(InvalidArgument, match=r"no lines on the old side.*new side hunks: 1-400"):
+        core.add_finding(path, new_file, "x", line=3, side="old")
+    with pytest.raises(FileNotInDiff):
+        core.add_finding(path, "src/nope.py", "x")
+
+
+def test_suggestions(repo: Path) -> None:
+    path = _load(repo)
+    made = core.add_finding(
+        path, "src/a.py", "Use digits", line=10, end_line=11, suggestion="a 10\na 11\n"
+    )
+    listed = core.list_findings(path).findings
+    assert [f.suggestion for f in listed if f.id == made.finding.id] == ["a 10\na 11\n"]
+    with pytest.raises(InvalidArgument, match="old-side finding cannot carry one"):
+        core.add_finding(path, "src/a.py", "x", line=10, side="old", suggestion="y\n")
+    with pytest.raises(InvalidArgument, match="give line"):
+        core.add_finding(path, "src/a.py", "x", suggestion="y\n")
+
+
+def test_update_list_and_page_findings(repo: Path) -> None:
+    path = _load(repo)
+    ids = [
+        core.add_finding(path, "src/b.py", f"finding {i}", line=30, severity=sev).finding.id
+        for i, sev in enumerate(["blocker", "minor", "nit", "major"])
+    ]
+    core.add_finding(path, "src/a.py", "first in diff order", line=40)
+    page = core.list_findings(path)
+    assert page.total == 5 and page.next_offset is None
+    assert page.findings[0].file_path == "src/a.py"  # diff order: a.py before b.py
+    resolved = core.update_finding(path, ids[0], status="resolved")
+    assert resolved.status == "resolved" and resolved.chunk == 1
+    core.update_finding(path, ids[2], status="dismissed", message="not worth it")
+    assert core.list_findings(path).total == 3
+    assert core.list_findings(path, status="all").total == 5
+    assert [f.id for f in core.list_findings(path, status="resolved").findings] == [ids[0]]
+    assert core.list_findings(path, severity="minor,major").total == 3
+    assert core.list_findings(path, file_pattern="src/a.py").total == 1
+    first = core.list_findings(path, status="all", limit=2)
+    assert len(first.findings) == 2 and first.next_offset == 2
+    rest = core.list_findings(path, status="all", offset=2)
+    assert len(rest.findings) == 3 and rest.next_offset is None
+    small = core.list_findings(path, status="all", max_chars=600)
+    assert 1 <= len(small.findings) < 5 and small.next_offset == len(small.findings)
+    summary = core.review_status(path).findings.to_dict()
+    assert summary == {
+        "open": {"blocker": 0, "major": 2, "minor": 1, "nit": 0, "question": 0},
+        "resolved": 1,
+        "dismissed": 1,
+    }
+    with pytest.raises(InvalidArgument, match="has no finding 999999"):
+        core.update_finding(path, 999999, status="resolved")
+    other = _load(repo, "main...feature")  # another review does not reach it
+    with pytest.raises(InvalidArgument, match="has no finding"):
+        core.update_finding(other, ids[1], status="resolved")
+    with pytest.raises(InvalidArgument, match="Nothing to change"):
+        core.update_finding(path, ids[1])
+
+
+def test_status_pages_like_list_chunks(repo: Path) -> None:
+    path = _load(repo, max_chunk_lines=20)
+    whole = core.review_status(path)
+    assert whole.total_chunks > 5 and whole.next_offset is None
+    first = core.review_status(path, limit=2)
+    assert [c.chunk for c in first.chunks] == [1, 2] and first.next_offset == 2
+    nxt = core.review_status(path, offset=2, limit=2)
+    assert [c.chunk for c in nxt.chunks] == [3, 4]
+    small = core.review_status(path, max_chars=100)
+    assert len(small.chunks) == small.next_offset < whole.total_chunks
+    with pytest.raises(InvalidArgument, match="offset"):
+        core.review_status(path, offset=whole.total_chunks + 1)
+
+
+# --------------------------------------------------------------------------
+# The export document
+# --------------------------------------------------------------------------
+
+
+def test_export_document_keys(repo: Path) -> None:
+    path = _load(repo)
+    core.mark_reviewed(path, file_pattern="src/a.py")
+    diff_tools.get_file_diff(path, "src/b.py")
+    f1 = core.add_finding(path, "src/b.py", "m1", line=30, suggestion="b 30\n").finding
+    f2 = core.add_finding(path, "src/a.py", "m2", line=40, side="old", severity="nit").finding
+    f3 = core.add_finding(path, "src/a.py", "m3").finding
+    core.update_finding(path, f2.id, status="resolved")
+    doc = core.export_document(path, exported_at="2026-11-25T12:00:00Z").to_dict()
+    assert list(doc) == [
+        "format",
+        "format_version",
+        "tool",
+        "exported_at",
+        "review",
+        "coverage",
+        "findings_summary",
+        "files",
+        "findings",
+    ]
+    assert doc["format"] == "diffchunk-review" and doc["format_version"] == 1
+    assert set(doc["tool"]) == {"name", "version"} and doc["tool"]["name"] == "diffchunk"
+    assert doc["exported_at"] == "2026-11-25T12:00:00Z"
+    review = doc["review"]
+    assert list(review) == ["id", "source", "revision"]
+    assert list(review["source"]) == ["kind", "repository", "range", "base", "head"]
+    assert review["source"]["kind"] == "git" and review["source"]["range"] == "main..feature"
+    assert review["source"]["repository"] == str(repo.resolve())
+    assert review["source"]["head"] == git(repo, "rev-parse", "feature")
+    assert list(review["revision"]) == ["id", "base", "head", "sha256", "loaded_at"]
+    assert review["revision"]["base"] == git(repo, "rev-parse", "main")
+    assert doc["coverage"] == {
+        "files": 5,
+        "reviewed": 1,
+        "seen": 1,
+        "unseen": 2,
+        "changed": 0,
+        "excluded": 1,
+        "excluded_by_reason": {"generated": 1},
+    }
+    assert doc["findings_summary"] == {
+        "open": {"blocker": 0, "major": 2, "minor": 0, "nit": 0, "question": 0},
+        "resolved": 1,
+        "dismissed": 0,
+        "outdated": 0,
+    }
+    files = {f["path"]: f for f in doc["files"]}
+    assert [f["path"] for f in doc["files"]] == [
+        "docs/c.md",
+        "package-lock.json",
+        "src/a.py",
+        "src/b.py",
+        "src/big.py",
+    ]
+    assert files["src/a.py"] == {
+        "path": "src/a.py",
+        "old_path": None,
+        "status": "modified",
+        "state": "reviewed",
+        "excluded_reason": None,
+        "added": 2,
+        "removed": 2,
+        "binary": False,
+        "hunks": [
+            {"old_start": 7, "old_count": 7, "new_start": 7, "new_count": 7},
+            {"old_start": 37, "old_count": 7, "new_start": 37, "new_count": 7},
+        ],
+    }
+    assert files["package-lock.json"]["state"] == "excluded"
+    assert files["package-lock.json"]["excluded_reason"] == "generated"
+    assert files["src/big.py"]["status"] == "added"
+    # Findings: diff order (a.py before b.py), new side first, whole file first, then id.
+    assert [f["id"] for f in doc["findings"]] == [f3.id, f2.id, f1.id]
+    assert list(doc["findings"][2]) == [
+        "id",
+        "file_path",
+        "side",
+        "line",
+        "end_line",
+        "severity",
+        "status",
+        "message",
+        "suggestion",
+        "lines",
+        "chunk",
+        "created_at",
+        "updated_at",
+    ]
+    assert doc["findings"][2]["suggestion"] == "b 30\n"
+    assert doc["findings"][2]["lines"] == "b thirty\n" and doc["findings"][2]["chunk"] == 1
+    assert doc["findings"][0]["chunk"] is None  # a whole-file finding
+    assert doc["findings"][1]["status"] == "resolved"
+
+
+def test_export_document_of_a_diff_file(repo: Path, tmp_path: Path) -> None:
+    diff = write_diff(repo, tmp_path / "x.diff", "main", "feature")
+    doc = core.export_document(str(diff)).to_dict()
+    import hashlib
+
+    sha = hashlib.sha256(diff.read_bytes()).hexdigest()
+    assert doc["review"]["source"] == {"kind": "file", "diff_file": str(diff), "sha256": sha}
+    assert doc["review"]["revision"]["base"] is None and doc["review"]["revision"]["head"] is None
+    assert doc["review"]["revision"]["sha256"] == sha

@@ -1,0 +1,219 @@
+"""The review record's SQLite file: WAL, migrations from each earlier version, and a
+record that cannot be used (read-only place, damaged file, held lock) while the
+diff tools keep working."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from recordkit import feature_repo, write_diff
+
+from diffchunk.errors import RecordUnavailable
+from diffchunk.paths import state_dir
+from diffchunk.review import diff_tools
+from diffchunk.review import record as core
+from diffchunk.review.record.migrations import MIGRATIONS
+from diffchunk.review.record.store import DB_NAME, RecordStore, applied_migrations, default_path
+
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+# Rows written at each schema version before the later migrations run, and what
+# must still be there afterwards.  A new migration adds its own entry.
+FIXTURES: dict[
+    str, tuple[list[tuple[str, tuple[object, ...]]], list[tuple[str, list[tuple[object, ...]]]]]
+] = {
+    "m001_initial": (
+        [
+            (
+                "INSERT INTO reviews (id, identity, kind, diff_file, created_at) "
+                "VALUES (1, ?, 'file', '/x.diff', '2026-01-01T00:00:00Z')",
+                ("file\0/x.diff",),
+            ),
+            (
+                "INSERT INTO revisions (id, review_id, identity, sha256, created_at, loaded_at, "
+                "load_seq) VALUES (1, 1, '::abc', 'abc', 't', 't', 1)",
+                (),
+            ),
+            (
+                "INSERT INTO diff_files (path, review_id, revision_id, loaded_at) "
+                "VALUES ('/cache/x.diff', 1, 1, 't')",
+                (),
+            ),
+            (
+                "INSERT INTO marks (review_id, path, scope, change_id, kind, revision_id, "
+                "created_at) VALUES (1, 'a.py', 'file', 'c1', 'reviewed', 1, 't')",
+                (),
+            ),
+            (
+                "INSERT INTO findings (review_id, revision_id, file_path, side, line, end_line, "
+                "severity, status, message, created_at, updated_at) "
+                "VALUES (1, 1, 'a.py', 'new', 3, 4, 'minor', 'open', 'kept', 't', 't')",
+                (),
+            ),
+        ],
+        [
+            ("SELECT identity FROM reviews", [("file\0/x.diff",)]),
+            ("SELECT path, change_id, kind FROM marks", [("a.py", "c1", "reviewed")]),
+            ("SELECT message, line, end_line FROM findings", [("kept", 3, 4)]),
+            ("SELECT path FROM diff_files", [("/cache/x.diff",)]),
+        ],
+    ),
+}
+
+
+def test_every_migration_has_a_fixture() -> None:
+    assert [m.__name__ for m in MIGRATIONS] == list(FIXTURES)
+
+
+def _database_at(path: Path, version: int) -> None:
+    """A record file as diffchunk left it at schema ``version`` (0: an empty file)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        if version == 0:
+            return
+        conn.execute("BEGIN")
+        conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for migration in MIGRATIONS[:version]:
+            migration(conn)
+            conn.execute("INSERT INTO migrations VALUES (?, 't')", (migration.__name__,))
+            for sql, params in FIXTURES[migration.__name__][0]:
+                conn.execute(sql, params)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("version", range(len(MIGRATIONS) + 1))
+def test_migrations_bring_each_earlier_version_forward(tmp_path: Path, version: int) -> None:
+    path = tmp_path / DB_NAME
+    _database_at(path, version)
+    store = RecordStore(str(path))
+    names = store.read(applied_migrations)
+    assert names == [m.__name__ for m in MIGRATIONS]
+    for migration in MIGRATIONS[:version]:
+        for query, expected in FIXTURES[migration.__name__][1]:
+            rows = store.read(lambda conn, q=query: [tuple(r) for r in conn.execute(q)])
+            assert rows == expected, (migration.__name__, query)
+    # A second store (another process) finds nothing to do and changes nothing.
+    assert RecordStore(str(path)).read(applied_migrations) == names
+
+
+def test_the_file_is_wal_with_foreign_keys(tmp_path: Path) -> None:
+    store = RecordStore(str(tmp_path / DB_NAME))
+    mode = store.write(lambda conn: conn.execute("PRAGMA journal_mode").fetchone()[0])
+    assert mode == "wal"
+    assert store.read(lambda conn: conn.execute("PRAGMA foreign_keys").fetchone()[0]) == 1
+    with pytest.raises(RecordUnavailable):  # a mark of a review that does not exist
+        store.write(
+            lambda conn: conn.execute(
+                "INSERT INTO marks VALUES (99, 'a', 'file', 'c', 'seen', NULL, 't')"
+            )
+        )
+
+
+def test_a_newer_schema_is_refused_with_advice(tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    store = RecordStore(str(path))
+    store.write(lambda conn: conn.execute("INSERT INTO migrations VALUES ('m999_future', 't')"))
+    with pytest.raises(RecordUnavailable, match=r"newer diffchunk.*m999_future.*Upgrade"):
+        RecordStore(str(path)).read(applied_migrations)
+
+
+def test_state_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "s"))
+    assert default_path() == str(tmp_path / "s" / DB_NAME)
+    monkeypatch.delenv("DIFFCHUNK_STATE_DIR")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert state_dir() == str(tmp_path / "xdg" / "diffchunk")
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert state_dir() == str(tmp_path / "home" / ".local" / "state" / "diffchunk")
+
+
+# --------------------------------------------------------------------------
+# A record that cannot be used
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def diff(tmp_path: Path) -> Path:
+    repo = feature_repo(tmp_path / "repo")
+    return write_diff(repo, tmp_path / "change.diff", "main", "feature")
+
+
+def test_state_dir_that_cannot_be_made(
+    diff: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(blocker / "state"))
+    with pytest.raises(RecordUnavailable, match="DIFFCHUNK_STATE_DIR to a writable"):
+        core.review_status(str(diff))
+    assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
+    assert diff_tools.load_diff(str(diff)).to_dict()["chunks"] == 1
+    assert blocker.read_text() == "not a directory\n"
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root writes anywhere")
+def test_read_only_state_dir(
+    diff: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
+    core.mark_reviewed(str(diff), file_pattern="src/a.py")
+    state.chmod(0o500)
+    try:
+        with pytest.raises(RecordUnavailable, match="DIFFCHUNK_STATE_DIR to a writable"):
+            core.mark_reviewed(str(diff), file_pattern="src/b.py")
+        with pytest.raises(RecordUnavailable):
+            core.review_status(str(diff))
+        # The diff tools keep working; the failure is logged.
+        assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
+        assert "Not recorded as seen" in caplog.text
+    finally:
+        state.chmod(0o700)
+    # Nothing recorded before was lost.
+    status = core.review_status(str(diff))
+    assert status.totals.reviewed == 1
+
+
+def test_damaged_file_is_reported_and_left_alone(
+    diff: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
+    damaged = state / DB_NAME
+    garbage = b"this is not an SQLite database\n" * 200
+    damaged.write_bytes(garbage)
+    with pytest.raises(RecordUnavailable, match=r"damaged.*Move it aside"):
+        core.add_finding(str(diff), "src/a.py", "m", line=10)
+    assert "src/a.py" in diff_tools.get_file_diff(str(diff), "src/a.py")
+    assert damaged.read_bytes() == garbage  # never deleted nor rewritten
+    damaged.rename(state / "moved-aside")
+    assert core.add_finding(str(diff), "src/a.py", "m", line=10).finding.id == 1
+
+
+def test_lock_held_past_the_timeout(diff: Path, tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    RecordStore(str(path)).read(applied_migrations)  # created
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        short = RecordStore(str(path), wait=0.3)
+        with pytest.raises(RecordUnavailable, match="locked by another process"):
+            core.mark_reviewed(str(diff), chunk_number=1, record=short)
+        assert diff_tools.get_chunk(str(diff), 1)
+        # A writer that waits long enough gets through once the lock is let go.
+        released = threading.Timer(0.3, lambda: holder.execute("COMMIT"))
+        released.start()
+        patient = RecordStore(str(path), wait=10)
+        assert core.mark_reviewed(str(diff), chunk_number=1, record=patient).marked
+        released.join()
+    finally:
+        holder.close()
