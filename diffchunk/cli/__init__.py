@@ -27,6 +27,7 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_
 # file tools' or the hook's imports.  Each module defines one command/group.
 SUBCOMMANDS: dict[str, str] = {
     "cache": "diffchunk.cli.cache",
+    "export": "diffchunk.cli.export",
     "file": "diffchunk.cli.file",
     "finding": "diffchunk.cli.record",
     "hook": "diffchunk.cli.hook",

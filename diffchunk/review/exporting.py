@@ -1,0 +1,118 @@
+"""``export_review``: a recorded review rendered in a format other tools read.
+
+The review of the loaded diff at a path (see :mod:`diffchunk.review.record`)
+becomes its export document (:func:`~diffchunk.review.record.export_document`),
+whose findings are narrowed to those asked for (``status``: ``open`` or
+``all``; the summary still counts every finding), and is rendered by
+:func:`diffchunk.review.export.render`.  The ``html`` page also gets each
+file's diff text from the loaded diff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..git.cache import default_cache_dir
+from .export import EXTENSIONS, normalize_format, render
+from .loading import session
+from .record import export_document
+from .record.store import RecordStore
+from .sessions import SessionStore
+
+#: The values of ``status``.
+STATUSES = ("open", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """A rendered export: its text, and what it holds."""
+
+    text: str
+    format: str
+    status: str
+    findings: int  # the findings it carries
+
+    @property
+    def extension(self) -> str:
+        return EXTENSIONS[self.format]
+
+
+def export_review(
+    absolute_file_path: str,
+    format: str = "markdown",
+    status: str = "open",
+    *,
+    store: SessionStore | None = None,
+    record: RecordStore | None = None,
+) -> Exported:
+    """The review of the diff at ``absolute_file_path`` as ``format``."""
+    fmt = normalize_format(format)
+    wanted = _status(status)
+    document = export_document(absolute_file_path, store=store, record=record).to_dict()
+    if wanted == "open":
+        document["findings"] = [f for f in document["findings"] if f["status"] == "open"]
+    diffs = _diffs(absolute_file_path, store) if fmt == "html" else None
+    text = render(document, fmt, diffs)
+    return Exported(text, fmt, wanted, len(document["findings"]))
+
+
+def _status(status: str) -> str:
+    value = status.strip().lower() if isinstance(status, str) else None
+    if value not in STATUSES:
+        raise InvalidArgument(
+            f"Unknown status {status!r}: valid values are {', '.join(STATUSES)}.",
+            suggestion="Use 'open' for the findings still to act on, 'all' for the whole record.",
+        )
+    return value
+
+
+def _diffs(absolute_file_path: str, store: SessionStore | None) -> dict[str, str]:
+    """Each file's diff text (all its sections), as ``get_file_diff`` serves it."""
+    parsed = session(absolute_file_path, store).review.parsed
+    texts: dict[str, list[bytes]] = {}
+    for fd in parsed.files:
+        texts.setdefault(fd.path, []).append(parsed.raw(fd))
+    return {path: b"".join(parts).decode("utf-8", "replace") for path, parts in texts.items()}
+
+
+def write_export(exported: Exported, out: Path) -> None:
+    """Write ``exported`` to ``out`` atomically (a temporary file renamed over it)."""
+    directory = out.parent if str(out.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(exported.text)
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def exports_dir() -> Path:
+    """Where an export too large for one answer is written (in the diff cache)."""
+    return default_cache_dir() / "exports"
+
+
+def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, Any]:
+    """Write an export too large for one answer to the cache; what the answer says instead."""
+    directory = exports_dir()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stem = Path(absolute_file_path).name.removesuffix(".diff")
+    out = directory / f"{stem}-{exported.status}{exported.extension}"
+    write_export(exported, out)
+    return {
+        "format": exported.format,
+        "status": exported.status,
+        "findings": exported.findings,
+        "characters": len(exported.text),
+        "written_to": str(out),
+        "note": "The export is larger than one answer holds: it was written to written_to. "
+        "Read it with read_content, or write it elsewhere with `diffchunk export ... --out FILE`.",
+    }

@@ -1,0 +1,109 @@
+"""export_review and `diffchunk export`: a recorded review of a real range, exported.
+
+The renderers are tested on documents in tests/test_export_*.py; here the
+record, the tool, the command and the MCP server are wired together.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from recordkit import feature_repo, run_cli
+from test_record_mcp import Caller, serve
+
+from diffchunk.diff.options import LoadOptions
+from diffchunk.errors import InvalidArgument
+from diffchunk.review import exporting
+from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.record import add_finding, update_finding
+
+
+@pytest.fixture
+def reviewed(tmp_path: Path) -> tuple[Path, str]:
+    """A review of main..feature with an open, a resolved and an old-side finding."""
+    repo = feature_repo(tmp_path / "repo")
+    path = load_git_diff(str(repo), "main..feature", options=LoadOptions()).file_path
+    add_finding(path, "src/a.py", "Ten in words", line=10, severity="major", suggestion="a 10\n")
+    done = add_finding(path, "src/b.py", "Thirty", line=30, severity="nit")
+    update_finding(path, done.finding.id, status="resolved")
+    add_finding(path, "src/a.py", "The old forty", line=40, side="old", severity="question")
+    return repo, path
+
+
+def test_open_and_all_findings_in_every_format(reviewed: tuple[Path, str]) -> None:
+    _, path = reviewed
+    opened = exporting.export_review(path, "json", "open")
+    every = exporting.export_review(path, "json", "all")
+    assert (opened.findings, every.findings) == (2, 3)
+    document = json.loads(every.text)
+    assert document["review"]["source"]["range"] == "main..feature"
+    assert document["findings_summary"]["resolved"] == 1
+    assert {f["status"] for f in json.loads(opened.text)["findings"]} == {"open"}
+    for fmt in ("markdown", "html", "sarif", "rdjson", "github"):
+        text = exporting.export_review(path, fmt).text
+        assert "Ten in words" in text, fmt
+    page = exporting.export_review(path, "html").text
+    assert "a ten" in page  # the file's diff is in the page
+    with pytest.raises(InvalidArgument, match="valid values are open, all"):
+        exporting.export_review(path, "json", "closed")
+    with pytest.raises(InvalidArgument, match="valid formats are markdown"):
+        exporting.export_review(path, "pdf")
+
+
+def test_the_cli_writes_the_github_body_for_gh(reviewed: tuple[Path, str], tmp_path: Path) -> None:
+    repo, _ = reviewed
+    out = tmp_path / "review.json"
+    done = run_cli(
+        "export", "main..feature", "--repo", str(repo), "--format", "github", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 finding(s)" in done.stderr
+    body = json.loads(out.read_text())
+    head = json.loads(exporting.export_review(reviewed[1], "json").text)["review"]["source"]
+    assert body["commit_id"] == head["head"] and body["event"] == "COMMENT"
+    comments = sorted((c["path"], c["line"], c["side"]) for c in body["comments"])
+    assert comments == [("src/a.py", 10, "RIGHT"), ("src/a.py", 40, "LEFT")]
+    printed = run_cli("export", "main..feature", "--repo", str(repo))
+    assert printed.returncode == 0 and "Ten in words" in printed.stdout
+    bad = run_cli("export", "main..feature", "--repo", str(repo), "--format", "pdf")
+    assert bad.returncode == 2 and "pdf" in bad.stderr
+
+
+def test_over_mcp_inline_or_written_to_a_file(
+    reviewed: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = reviewed
+    answers: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        path = load["file_path"]
+        await c.json(
+            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=30
+        )
+        answers["markdown"] = await c.json("export_review", absolute_file_path=path)
+        answers["sarif"] = await c.json(
+            "export_review", absolute_file_path=path, format="sarif", status="all"
+        )
+        answers["bad"] = await c.error("export_review", absolute_file_path=path, format="pdf")
+        tools = {t.name: t for t in (await c.session.list_tools()).tools}
+        answers["annotations"] = tools["export_review"].annotations
+
+    serve(tmp_path, script)
+    assert "src/b.py" in answers["markdown"]
+    assert answers["sarif"]["version"] == "2.1.0"
+    assert "valid formats" in json.loads(answers["bad"])["error"]
+    assert answers["annotations"].read_only_hint is True
+    # An export larger than an answer is written to the cache, and the answer says where.
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache-here"))
+    exported = exporting.Exported("x" * 100_000, "html", "all", 3)
+    note = exporting.export_file_note(exported, "/somewhere/abc.diff")
+    written = Path(note["written_to"])
+    assert written.read_text() == exported.text and written.suffix == ".html"
+    assert written.parent == tmp_path / "cache-here" / "exports"
+    assert note["characters"] == 100_000 and "read_content" in note["note"]
