@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from diffchunk.errors import FileToolError, InvalidArgument, PathError
 from diffchunk.files import matching
 from diffchunk.files.edit import edit_content, list_backups
+from diffchunk.files.reader import Reader
 
 SAMPLE = (
     "import os\n"
@@ -548,18 +549,18 @@ def test_streamed_line_helpers_agree_with_memory(data: bytes, picks: list[int], 
     with tempfile.TemporaryFile() as handle:
         handle.write(data)
         handle.flush()
-        memory = matching.Source(data=data)
-        streamed = matching.Source(fd=handle.fileno(), size=len(data))
+        memory = Reader.of_bytes(data)
+        streamed = Reader.of_fd(handle.fileno(), len(data))
         for pick in picks:
             pos = min(pick, len(data))
             start = memory.line_start(pos)
             assert streamed.line_start(pos) == start
             assert streamed.line_end(pos) == memory.line_end(pos)
-            back = memory.lines_back(start, count)
-            assert streamed.lines_back(start, count) == back
+            back = memory.last_lines_start(0, start, count)
+            assert streamed.last_lines_start(0, start, count) == back
             assert back == _naive_back(data, start, count)
-            forward = memory.lines_forward(start, count)
-            assert streamed.lines_forward(start, count) == forward
+            forward = memory.skip_lines(start, count)
+            assert streamed.skip_lines(start, count) == forward
             assert forward == _naive_forward(data, start, count)
 
 
@@ -586,14 +587,14 @@ def test_streamed_line_helpers_with_lines_longer_than_a_block(tmp_path: Path) ->
     f.write_bytes(data)
     fd = os.open(f, os.O_RDONLY)
     try:
-        streamed = matching.Source(fd=fd, size=len(data))
+        streamed = Reader.of_fd(fd, len(data))
         starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
         for index, start in enumerate(starts):
             assert streamed.line_start(start + 5) == start
             for count in range(4):
-                assert streamed.lines_back(start, count) == starts[max(0, index - count)]
+                assert streamed.last_lines_start(0, start, count) == starts[max(0, index - count)]
                 expected = starts[index + count] if index + count < len(starts) else len(data)
-                assert streamed.lines_forward(start, count) == expected
+                assert streamed.skip_lines(start, count) == expected
     finally:
         os.close(fd)
 

@@ -62,7 +62,7 @@ from . import backups, matching
 from .access import FileVersion, open_version
 from .backups import list_backups
 from .locking import file_lock
-from .matching import Source
+from .reader import Reader
 
 __all__ = ["edit_content", "list_backups", "revert_edit"]
 
@@ -185,13 +185,13 @@ class _Snapshot:
             self.encoding = snippet
             if self.size <= matching.IN_MEMORY_LIMIT:
                 data = self.version.data
-                raw = data if isinstance(data, bytes) else self._read_all()
-                self.source = Source(data=raw, start=len(self.bom))
+                raw = data.memory if data.memory is not None else self._read_all()
+                self.source = Reader.of_bytes(raw, start=len(self.bom))
             else:
-                self.source = Source(fd=self.fd, size=self.size, start=len(self.bom))
+                self.source = Reader.of_fd(self.fd, self.size, start=len(self.bom))
         else:
             self.encoding = "utf-8"
-            self.source = Source(data=self._transcode(encoding), start=0)
+            self.source = Reader.of_bytes(self._transcode(encoding))
 
     def _open(self) -> FileVersion:
         for _ in range(3):
@@ -218,7 +218,7 @@ class _Snapshot:
         return lambda offset: index.line_of_offset(data, offset)
 
     def _read_all(self) -> bytes:
-        return Source(fd=self.fd, size=self.size).read(0, self.size)
+        return Reader.of_fd(self.fd, self.size).read(0, self.size)
 
     def _transcode(self, encoding: str) -> bytes:
         if self.size > MAX_TRANSCODE:
@@ -464,7 +464,7 @@ def _fuzzy(
     window = outcome.match
     if window is None:
         return None, f"Search text not found. {outcome.error}", similar
-    if source.size > matching.FULL_FUZZY_LIMIT:
+    if len(source) > matching.FULL_FUZZY_LIMIT:
         # Only areas around the search text's rarer words were scored: a
         # closer block elsewhere, or a second one as close, could be missed,
         # and an edit must not land in the wrong place on a guess.
@@ -593,14 +593,14 @@ def _preview(snap: _Snapshot, located: list[_Located]) -> str:
     bounds: list[tuple[int, int, int]] = []  # (begin, end, first line)
     for loc in ordered:
         first = source.line_start(loc.start)
-        begin = source.lines_back(first, CONTEXT_LINES)
+        begin = source.last_lines_start(source.start, first, CONTEXT_LINES)
         back = source.read(begin, first).count(b"\n")
         last = (
             source.line_end(max(loc.start, loc.end - 1))
             if loc.end > loc.start
             else source.line_end(loc.start)
         )
-        end = source.lines_forward(last, CONTEXT_LINES)
+        end = source.skip_lines(last, CONTEXT_LINES)
         if bounds and begin <= bounds[-1][1]:
             b0, e0, l0 = bounds[-1]
             bounds[-1] = (b0, max(e0, end), l0)
@@ -744,12 +744,13 @@ def _fill(tmp_fd: int, snap: _Snapshot, located: list[_Located]) -> None:
     if snap.transcoded:
         pieces: list[bytes] = []
         pos = 0
-        assert source.data is not None
+        data = source.memory
+        assert data is not None
         for loc in located:
-            pieces.append(source.data[pos : loc.start])
+            pieces.append(data[pos : loc.start])
             pieces.append(loc.replacement)
             pos = loc.end
-        pieces.append(source.data[pos:])
+        pieces.append(data[pos:])
         text = b"".join(pieces).decode("utf-8", errors="surrogatepass")
         _write_all(tmp_fd, snap.bom + text.encode(snap.file_encoding))
         return
@@ -764,7 +765,7 @@ def _fill(tmp_fd: int, snap: _Snapshot, located: list[_Located]) -> None:
 def _copy(snap: _Snapshot, tmp_fd: int, begin: int, end: int) -> None:
     if end <= begin:
         return
-    data = snap.source.data
+    data = snap.source.memory
     if data is not None:
         _write_all(tmp_fd, memoryview(data)[begin:end])
     else:

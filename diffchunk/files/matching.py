@@ -25,13 +25,12 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from ..errors import FileToolError
-from ..fdio import pread_exact
+from .reader import Reader
 
 FULL_FUZZY_LIMIT = 32 * 1024 * 1024
 """Files up to this size get a full fuzzy scan; bigger ones an anchored one."""
@@ -47,6 +46,7 @@ MAX_OCCURRENCES = 1000
 """Occurrences of one needle recorded before the scan stops looking for it."""
 
 _WINDOW = 16 * 1024 * 1024
+"""Bytes per block of the exact scan of a file read by ``pread``."""
 _PREFILTER_LIMIT = 400
 _ANCHOR_HITS = 200
 _SUGGESTIONS = 5
@@ -88,139 +88,6 @@ def leading_ws(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-# --------------------------------------------------------------------- source
-
-
-class Source:
-    """Read access to one version of a file's bytes (in memory or by ``pread``).
-
-    ``start`` is where the content begins (after a byte-order mark).
-    """
-
-    def __init__(self, *, data: bytes | None = None, fd: int = -1, size: int = 0, start: int = 0):
-        self.data = data
-        self.fd = fd
-        self.size = len(data) if data is not None else size
-        self.start = start
-
-    @property
-    def in_memory(self) -> bool:
-        return self.data is not None
-
-    def read(self, begin: int, end: int) -> bytes:
-        begin = max(0, begin)
-        end = min(self.size, end)
-        if end <= begin:
-            return b""
-        if self.data is not None:
-            return self.data[begin:end]
-        return pread_exact(self.fd, begin, end)
-
-    def windows(self, overlap: int) -> Iterator[tuple[int, bytes | bytearray, int, int]]:
-        """Yield ``(offset, buffer, body, filled)``: ``buffer[:filled]`` holds the
-        bytes at ``offset``; occurrences starting before ``body`` belong to this
-        window, the ``overlap`` bytes after it let a needle straddle windows."""
-        if self.data is not None:
-            yield 0, self.data, self.size, self.size
-            return
-        buf = bytearray(_WINDOW + overlap)
-        pos = 0
-        while pos < self.size:
-            want = min(len(buf), self.size - pos)
-            view = memoryview(buf)[:want]
-            try:
-                got = 0
-                while got < want:
-                    done = os.preadv(self.fd, [view[got:]], pos + got)
-                    if done <= 0:
-                        raise FileToolError(
-                            "The file became shorter while it was being read.",
-                            suggestion="Something else is changing it; retry when it is idle.",
-                        )
-                    got += done
-            finally:
-                view.release()
-            yield pos, buf, min(_WINDOW, self.size - pos), want
-            pos += _WINDOW
-
-    def line_start(self, pos: int) -> int:
-        """Offset of the start of the line holding ``pos``."""
-        if self.data is not None:
-            return max(self.start, self.data.rfind(b"\n", 0, pos) + 1)
-        cursor = pos
-        while cursor > self.start:
-            begin = max(self.start, cursor - 65536)
-            block = self.read(begin, cursor)
-            nl = block.rfind(b"\n")
-            if nl >= 0:
-                return begin + nl + 1
-            cursor = begin
-        return self.start
-
-    def line_end(self, pos: int) -> int:
-        """Offset just past the ``\\n`` ending the line holding ``pos`` (or the size)."""
-        if self.data is not None:
-            nl = self.data.find(b"\n", pos)
-            return self.size if nl < 0 else nl + 1
-        cursor = pos
-        while cursor < self.size:
-            block = self.read(cursor, cursor + 65536)
-            nl = block.find(b"\n")
-            if nl >= 0:
-                return cursor + nl + 1
-            cursor += len(block)
-        return self.size
-
-    def lines_back(self, pos: int, count: int) -> int:
-        """Start of the line ``count`` lines above the line starting at ``pos``."""
-        block = 65536
-        while True:
-            begin = max(self.start, pos - block)
-            chunk = self.read(begin, pos)
-            q = len(chunk)
-            for _ in range(count):
-                if begin + q <= self.start:
-                    break
-                nl = chunk.rfind(b"\n", 0, max(0, q - 1))
-                if nl < 0:
-                    if begin > self.start:
-                        break  # read further back
-                    q = 0
-                    continue
-                q = nl + 1
-            else:
-                return begin + q
-            if begin + q <= self.start:
-                return self.start
-            block *= 4
-
-    def lines_forward(self, pos: int, count: int) -> int:
-        """Offset after ``count`` more full lines from the line start ``pos``."""
-        block = 65536
-        while True:
-            chunk = self.read(pos, pos + block)
-            q = 0
-            for _ in range(count):
-                if pos + q >= self.size:
-                    return self.size
-                nl = chunk.find(b"\n", q)
-                if nl < 0:
-                    if pos + len(chunk) >= self.size:
-                        return self.size
-                    break  # read further
-                q = nl + 1
-            else:
-                return pos + q
-            block *= 4
-
-    def ending_at(self, pos: int) -> bytes | None:
-        """Line ending of the line holding ``pos``; ``None`` for an unterminated last line."""
-        end = self.line_end(pos)
-        if end == self.size and (end == 0 or self.read(end - 1, end) != b"\n"):
-            return None
-        return b"\r\n" if end - 2 >= 0 and self.read(end - 2, end - 1) == b"\r" else b"\n"
-
-
 # ---------------------------------------------------------------- exact scan
 
 
@@ -231,7 +98,7 @@ class Occurrence:
 
 
 def scan(
-    source: Source,
+    source: Reader,
     needles: Sequence[bytes],
     *,
     limit: int = MAX_OCCURRENCES,
@@ -250,7 +117,7 @@ def scan(
     lines_before = 1
     active = [bool(n) for n in needles]
     counts = [0] * len(needles)
-    for offset, buf, body, filled in source.windows(overlap):
+    for offset, buf, body, filled in source.blocks(overlap, _WINDOW):
         hits: list[tuple[int, int]] = []
         for k, needle in enumerate(needles):
             if not active[k]:
@@ -436,7 +303,7 @@ _Scored = tuple[float, int, int, "_Region"]  # (score, start index, line count, 
 
 
 def fuzzy_search(
-    source: Source,
+    source: Reader,
     encoding: str,
     search: str,
     *,
@@ -464,15 +331,15 @@ def fuzzy_search(
     scored: list[_Scored] = []
     note: str | None = None
     region: _Region | None = None
-    if source.size <= FULL_FUZZY_LIMIT:
-        region = _Region(source.read(source.start, source.size), source.start, 1, encoding)
+    if len(source) <= FULL_FUZZY_LIMIT:
+        region = _Region(source.read(source.start, len(source)), source.start, 1, encoding)
         starts = _prefiltered_starts(region, search_norm)
         scored = _score_windows([(prior, region, s) for s, prior in starts.items()], search_norm)
     else:
         scored, note = _anchored_candidates(source, encoding, search_lines, search_norm)
     ranked = _distinct(scored, len(search_norm))
     outcome = _decide(ranked, threshold, note)
-    small = source.size <= PARTIAL_HINTS_LIMIT
+    small = len(source) <= PARTIAL_HINTS_LIMIT
     if outcome.match is None and region is not None and len(search_norm) == 1 and small:
         hints = tuple(_line_hints(region, search_norm[0]))
         return FuzzyOutcome(None, outcome.ranked, outcome.error, hints)
@@ -540,7 +407,7 @@ def _distinct(scored: list[_Scored], n: int) -> list[FuzzyWindow]:
 
 
 def _anchored_candidates(
-    source: Source, encoding: str, search_lines: list[str], search_norm: list[str]
+    source: Reader, encoding: str, search_lines: list[str], search_norm: list[str]
 ) -> tuple[list[_Scored], str | None]:
     words = _anchor_words(search_lines)
     needles: list[bytes] = []
@@ -574,8 +441,8 @@ def _anchored_candidates(
     spans: list[tuple[int, int, int, list[tuple[int, int]]]] = []
     for pos, line, w in hits:
         here = source.line_start(pos)
-        begin = source.lines_back(here, n + 1)
-        end = source.lines_forward(here, n + 2)
+        begin = source.last_lines_start(source.start, here, n + 1)
+        end = source.skip_lines(here, n + 2)
         if spans and begin <= spans[-1][1]:
             first_start, last_end, first_line, members = spans[-1]
             members.append((line, w))
@@ -595,7 +462,7 @@ def _anchored_candidates(
     return _score_windows(candidates, search_norm), None
 
 
-def _count_lines(source: Source, begin: int, end: int) -> int:
+def _count_lines(source: Reader, begin: int, end: int) -> int:
     return source.read(begin, end).count(b"\n")
 
 

@@ -838,7 +838,7 @@ def outline_for_file(
     """The outline of one version of a file, parsed once and cached.
 
     ``fingerprint`` identifies the version (e.g. ``diffchunk.paths.fingerprint``
-    of its stat); ``source`` is its content (bytes, memoryview, mmap or FileBytes).
+    of its stat); ``source`` is its content (bytes, memoryview or a reader).
     Each call returns a fresh copy, so callers may mark or extend it.
     """
     key = (path, fingerprint)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .access import FileVersion
-from .lineindex import Buffer, last_lines_start, skip_lines
+from .reader import Buffer, last_lines_start, skip_lines
 
 LONG_LINE_CHARS = max(100, int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or 1000))
 """Lines longer than this are truncated in read results and counted as long

@@ -45,7 +45,7 @@ from rapidfuzz import fuzz
 from ..errors import FileToolError, InvalidArgument
 from ..paths import fingerprint
 from .access import FileVersion
-from .lineindex import Window, skip_lines
+from .reader import Window, skip_lines
 
 REGEX_TIME_BUDGET = 2.0
 """Seconds a regex search may spend on one window (16 MB) before it is stopped."""

@@ -150,10 +150,8 @@ def get_overview(absolute_file_path: str) -> dict[str, Any]:
             from .changes import mark_changes
 
             outline = [item.copy() for item in outline]
-            source = version.data if isinstance(version.data, bytes) else None
-            changed = mark_changes(
-                version.realpath, outline, source=None if version.transcoded else source
-            )
+            source = None if version.transcoded else version.data.memory
+            changed = mark_changes(version.realpath, outline, source=source)
         except ImportError:
             pass
         except Exception as exc:  # git trouble must not hide the outline
