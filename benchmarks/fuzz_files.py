@@ -85,8 +85,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.files import access, matching
-from diffchunk.files import search as search_module
+from diffchunk.files import access, edit, fuzzy_block, grep, indent, reader
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
 
@@ -286,16 +285,16 @@ def check_edit(case: EditCase, directory: Path) -> None:
 def edit_mode(*, stream: bool, anchored: bool = False) -> Iterator[None]:
     """With ``stream``, edits read the file by ``pread`` in 64-byte windows; with
     ``anchored``, fuzzy matching looks only near the search text's words, as it
-    does in files over ``matching.FULL_FUZZY_LIMIT``."""
-    saved = matching.IN_MEMORY_LIMIT, matching._WINDOW, matching.FULL_FUZZY_LIMIT
+    does in files over ``fuzzy_block.FULL_FUZZY_LIMIT``."""
+    saved = edit.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
     try:
         if stream:
-            matching.IN_MEMORY_LIMIT, matching._WINDOW = 0, 64
+            edit.IN_MEMORY_LIMIT, reader.BLOCK = 0, 64
         if anchored:
-            matching.FULL_FUZZY_LIMIT = 0
+            fuzzy_block.FULL_FUZZY_LIMIT = 0
         yield
     finally:
-        matching.IN_MEMORY_LIMIT, matching._WINDOW, matching.FULL_FUZZY_LIMIT = saved
+        edit.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
 
 
 def _check_edit(case: EditCase, path: Path) -> None:
@@ -368,7 +367,7 @@ def search_mode(mode: str) -> Iterator[None]:
     """``python`` (in-process scan), ``smallwin`` (the same in 64-byte line-aligned
     windows), ``grep`` (hand-off forced) or ``nogrep`` (hand-off threshold passed
     but disabled by DIFFCHUNK_NO_GREP)."""
-    saved_min = search_module.GREP_MIN_BYTES
+    saved_min = grep.GREP_MIN_BYTES
     saved_env = os.environ.get("DIFFCHUNK_NO_GREP")
     windows = access.FileVersion.windows
     saved_defaults = windows.__defaults__
@@ -376,7 +375,7 @@ def search_mode(mode: str) -> Iterator[None]:
         if mode == "smallwin":
             windows.__defaults__ = (None, None, 64)
         if mode in ("grep", "nogrep"):
-            search_module.GREP_MIN_BYTES = 0
+            grep.GREP_MIN_BYTES = 0
         if mode == "nogrep":
             os.environ["DIFFCHUNK_NO_GREP"] = "1"
         else:
@@ -384,7 +383,7 @@ def search_mode(mode: str) -> Iterator[None]:
         yield
     finally:
         windows.__defaults__ = saved_defaults
-        search_module.GREP_MIN_BYTES = saved_min
+        grep.GREP_MIN_BYTES = saved_min
         if saved_env is None:
             os.environ.pop("DIFFCHUNK_NO_GREP", None)
         else:
@@ -1177,7 +1176,7 @@ def place_window(
         # The shift rule itself is pinned by test_fuzzy_edit_ignores_blank_runs_and_reindents;
         # here the model only has to apply it where the tool should.
         given = text.split("\n")
-        shifted = matching.reindent(given, source, target)
+        shifted = indent.reindent(given, source, target)
         if _mixing_refused(source, target, given, shifted):
             return None
         text = "\n".join(shifted)
@@ -1195,7 +1194,7 @@ def place_window(
 
 NEAR_EQUAL = Fraction(1, 100)
 """Distances below this count as equal (a third of ``AMBIGUITY_MARGIN``, 0.03,
-documented with ``diffchunk.files.matching.is_ambiguous``)."""
+documented with ``diffchunk.files.fuzzy_block.is_ambiguous``)."""
 
 
 def _rival(best: Fraction, other: Fraction, threshold: Fraction) -> bool | None:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diffchunk.errors import FileToolError, InvalidArgument, PathError
-from diffchunk.files import matching
+from diffchunk.files import edit, fuzzy_block, reader
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.reader import Reader
 
@@ -420,8 +420,8 @@ def test_streaming_path_matches_in_memory_path(
     expected = _edit(small, changes, preview=False)
     assert expected["success"] is True, expected
     # Same edit on the streaming path: tiny windows so needles straddle them.
-    monkeypatch.setattr(matching, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(matching, "_WINDOW", 4099)
+    monkeypatch.setattr(edit, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(reader, "BLOCK", 4099)
     streamed = _write(tmp_path / "streamed.py", text)
     got = _edit(streamed, changes, preview=False)
     assert got["success"] is True, got
@@ -435,7 +435,7 @@ def test_streaming_path_matches_in_memory_path(
     assert "more than" in dup["results"][0]["error"]
     # Where fuzzy matching only looks near rare words, it finds the block
     # but does not apply it: a closer one elsewhere could have been missed.
-    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
+    monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     anchored = _write(tmp_path / "anchored.py", text)
     refused = _edit(anchored, changes, preview=False)
     assert refused["success"] is False and anchored.read_text() == text
@@ -448,8 +448,8 @@ def test_streaming_path_matches_in_memory_path(
 def test_large_file_fuzzy_without_anchor_explains(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(matching, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
+    monkeypatch.setattr(edit, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     f = _write(tmp_path / "big.py", _big_text(500))
     result = _edit(f, [{"search": "totally_absent_identifier = 3", "replace": "x"}])
     assert result["success"] is False

@@ -11,7 +11,7 @@ import pytest
 from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
-from diffchunk.files import search
+from diffchunk.files import grep, search
 from diffchunk.files.access import clear_cache
 from diffchunk.files.service import search_content
 
@@ -201,7 +201,7 @@ def test_grep_delegation_and_python_scan_agree(
     path.write_bytes(
         b"\xef\xbb\xbf" + log_file.read_bytes().replace(b"\n", b"\r\n") + b"\r\n-v ERROR"
     )
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
     with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
     listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
     clear_cache()
@@ -261,16 +261,16 @@ def test_lines_appended_while_grep_runs_are_not_reported(
 ) -> None:
     path = tmp_path / "growing.log"
     path.write_bytes(b"".join(b"INFO line %05d\n" % i for i in range(1, 3001)))
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
     from diffchunk.files.access import open_text_version
 
     version = open_text_version(str(path))
     late = b"ERROR appended while grep ran\n"
-    monkeypatch.setattr(search.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
+    monkeypatch.setattr(grep.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
     # The grown file is not this version: grep's answer is dropped (the
     # caller then scans the version's own bytes).
-    assert search.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
-    assert search.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None
+    assert grep.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
+    assert grep.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None
 
 
 def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, object]]:
@@ -378,17 +378,17 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
     path.write_bytes(
         b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\nlast KEY " + b"z" * 70_000
     )
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
-    monkeypatch.setattr(search, "_LISTING_BLOCK", 512)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(grep, "_LISTING_BLOCK", 512)
     reads: list[int] = []
-    real = search._read_listing
+    real = grep._read_listing
 
     def spy(version: object, kind: str, stream: object) -> object:
         hits = real(version, kind, stream)  # type: ignore[arg-type]
         reads.append(len(hits))  # parsed to the end (a parse error falls back to Python)
         return hits
 
-    monkeypatch.setattr(search, "_read_listing", spy)
+    monkeypatch.setattr(grep, "_read_listing", spy)
     options = {"fuzzy": False, "invert": invert, "max_results": 8, "context_lines": 1}
     with_grep = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
     assert reads == [8], "the grep listing was not used, or not parsed to its end"

@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from benchmarks import fuzz_files as fz
-from diffchunk.files import access
-from diffchunk.files import search as search_module
+from diffchunk.files import access, grep
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
 
@@ -159,7 +158,7 @@ def test_grep_hand_off_sees_no_line_in_a_file_holding_only_a_bom(
     # grep reads the BOM as a line of its own; the file has no line at all.
     path = tmp_path / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbf")
-    monkeypatch.setattr(search_module, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
     found = search_content(str(path), "x", fuzzy=False, invert=invert)
     assert (found["total_matches"], found["results"]) == (0, [])
     counted = search_content(str(path), "x", fuzzy=False, invert=invert, count_only=True)

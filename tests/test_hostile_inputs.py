@@ -941,11 +941,10 @@ def test_fuzzy_pattern_longer_than_every_line_matches_nothing(many_lines: str) -
 def test_fuzzy_search_stops_at_its_time_budget(
     many_lines: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import search as search_module
+    from diffchunk.files import fuzzy
     from diffchunk.files import service as service_module
 
-    monkeypatch.setattr(search_module, "FUZZY_TIME_BUDGET", 0.05)
-    monkeypatch.setattr(service_module, "FUZZY_TIME_BUDGET", 0.05)
+    monkeypatch.setattr(fuzzy, "FUZZY_TIME_BUDGET", 0.05)
     start = time.monotonic()
     found = service_module.search_content(many_lines, "abcdefgh xyy")
     assert time.monotonic() - start < TIME_LIMIT

@@ -58,9 +58,10 @@ from typing import Any, TypeVar
 from .. import paths
 from ..errors import EditConflict, FileToolError, InvalidArgument, PathError
 from ..fdio import BackgroundHash, sha256_fd
-from . import backups, matching
+from . import backups, fuzzy_block, scan
 from .access import FileVersion, open_version
 from .backups import list_backups
+from .indent import MixedIndentation, reindent_replacement
 from .locking import file_lock
 from .reader import Reader
 
@@ -72,6 +73,8 @@ MAX_PREVIEW_LINES = 400
 MAX_PREVIEW_LINE_CHARS = 400
 SHOWN_OCCURRENCES = 20
 MAX_TRANSCODE = 256 * 1024 * 1024
+IN_MEMORY_LIMIT = 32 * 1024 * 1024
+"""Files up to this size are read into memory for an edit; bigger ones stream."""
 _CHANGE_KEYS = {"search", "replace", "fuzzy"}
 
 
@@ -183,7 +186,7 @@ class _Snapshot:
         self.transcoded = snippet is None
         if snippet is not None:
             self.encoding = snippet
-            if self.size <= matching.IN_MEMORY_LIMIT:
+            if self.size <= IN_MEMORY_LIMIT:
                 data = self.version.data
                 raw = data.memory if data.memory is not None else self._read_all()
                 self.source = Reader.of_bytes(raw, start=len(self.bom))
@@ -366,7 +369,7 @@ def _plan(
     source = snap.source
     needle_sets = [_needles(change, snap.encoding) for change in changes]
     flat = [needle for needles in needle_sets for needle in needles]
-    found = matching.scan(source, flat, line_of=snap.known_lines())
+    found = scan.scan(source, flat, line_of=snap.known_lines())
     located: list[_Located | None] = []
     results: list[dict[str, object]] = []
     cursor = 0
@@ -398,7 +401,7 @@ def _plan(
 
 
 def _merge_variants(
-    per_needle: list[list[matching.Occurrence]], leading_newline: bool
+    per_needle: list[list[scan.Occurrence]], leading_newline: bool
 ) -> list[tuple[int, int, int]]:
     """``(start, line, variant)`` of every occurrence, best variant per place.
 
@@ -415,9 +418,7 @@ def _merge_variants(
 def _duplicate_message(occurrences: list[tuple[int, int, int]]) -> str:
     count = len(occurrences)
     shown = ", ".join(str(line) for _, line, _ in occurrences[:SHOWN_OCCURRENCES])
-    many = (
-        f"more than {matching.MAX_OCCURRENCES}" if count > matching.MAX_OCCURRENCES else str(count)
-    )
+    many = f"more than {scan.MAX_OCCURRENCES}" if count > scan.MAX_OCCURRENCES else str(count)
     more = " ..." if count > SHOWN_OCCURRENCES else ""
     return (
         f"The search text occurs {many} times (lines {shown}{more}); it must be unique. "
@@ -451,10 +452,10 @@ def _fuzzy(
     snap: _Snapshot, change: _Change, threshold: float
 ) -> tuple[_Located | None, str | None, list[dict[str, object]]]:
     source = snap.source
-    outcome = matching.fuzzy_search(source, snap.encoding, change.search, threshold=threshold)
-    similar = matching.suggestions(outcome.ranked)
+    outcome = fuzzy_block.similar_block(source, snap.encoding, change.search, threshold=threshold)
+    similar = [s.to_dict() for s in fuzzy_block.suggestions(outcome.ranked)]
     if outcome.hints:
-        similar = _merge_suggestions(list(outcome.hints), similar)
+        similar = _merge_suggestions([h.to_dict() for h in outcome.hints], similar)
     if not change.fuzzy:
         return (
             None,
@@ -464,7 +465,7 @@ def _fuzzy(
     window = outcome.match
     if window is None:
         return None, f"Search text not found. {outcome.error}", similar
-    if len(source) > matching.FULL_FUZZY_LIMIT:
+    if outcome.anchored:
         # Only areas around the search text's rarer words were scored: a
         # closer block elsewhere, or a second one as close, could be missed,
         # and an edit must not land in the wrong place on a guess.
@@ -472,7 +473,7 @@ def _fuzzy(
             None,
             f"Search text not found exactly; the closest block found is at line {window.line} "
             f"(similarity {window.score:.2f}), but in files over "
-            f"{matching.FULL_FUZZY_LIMIT // (1024 * 1024)} MB fuzzy matching looks only near "
+            f"{fuzzy_block.FULL_FUZZY_LIMIT // (1024 * 1024)} MB fuzzy matching looks only near "
             "the search text's rarer words, so it is not applied. To change that block, "
             "search for its exact text (similar_matches shows it).",
             similar,
@@ -481,26 +482,17 @@ def _fuzzy(
     ends_with_newline = change.search.endswith("\n")
     if ends_with_newline:
         search_lines.pop()
-    text = change.replace
-    src_indent = _first_indent(search_lines)
-    dst_indent = _first_indent(list(window.lines))
-    if src_indent is not None and dst_indent is not None and src_indent != dst_indent:
-        given = text.split("\n")
-        lines = matching.reindent(given, src_indent, dst_indent)
-        if (
-            _indent_kind(src_indent) != _indent_kind(dst_indent)
-            and not ("\t" in dst_indent and " " in dst_indent)  # the file mixes them itself
-            and _newly_mixed(given, lines)
-        ):
-            return (
-                None,
-                f"The closest block (line {window.line}) is indented with "
-                f"{_indent_kind(dst_indent)}, the search text with {_indent_kind(src_indent)}: "
-                "re-indenting the replacement would mix them. Write the search and "
-                "replacement with the file's indentation.",
-                similar,
-            )
-        text = "\n".join(lines)
+    try:
+        text = reindent_replacement(change.replace, search_lines, list(window.lines))
+    except MixedIndentation as mixed:
+        return (
+            None,
+            f"The closest block (line {window.line}) is indented with "
+            f"{mixed.file_kind}, the search text with {mixed.text_kind}: "
+            "re-indenting the replacement would mix them. Write the search and "
+            "replacement with the file's indentation.",
+            similar,
+        )
     end = window.after if ends_with_newline else window.end
     if ends_with_newline and window.after == window.end and text.endswith("\n"):
         text = text[:-1]  # the last line of the file has no line ending: add none
@@ -520,28 +512,6 @@ def _fuzzy(
         similarity=round(window.score, 3),
     )
     return located, None, []
-
-
-def _indent_kind(indent: str) -> str:
-    return "tabs" if "\t" in indent else "spaces"
-
-
-def _newly_mixed(given: list[str], reindented: list[str]) -> bool:
-    """Whether re-indenting made a line's indentation hold both tabs and spaces
-    (Python refuses such a file); alignment the text had itself does not count."""
-
-    def mixed(line: str) -> bool:
-        indent = matching.leading_ws(line)
-        return bool(line.strip()) and "\t" in indent and " " in indent
-
-    return any(mixed(new) and not mixed(old) for old, new in zip(given, reindented, strict=True))
-
-
-def _first_indent(lines: list[str]) -> str | None:
-    for line in lines:
-        if line.strip():
-            return matching.leading_ws(line)
-    return None
 
 
 def _merge_suggestions(
@@ -855,7 +825,7 @@ def edit_content(
     """
     parsed = _validate(changes, fuzzy)
     realpath, _ = paths.resolve_regular_file(absolute_file_path)
-    threshold = matching.fuzzy_threshold()
+    threshold = fuzzy_block.fuzzy_threshold()
     if preview:
         with _snapshot(realpath) as snap:
             located, results = _plan(snap, parsed, threshold)

@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from rapidfuzz import fuzz
-
 from ..errors import DiffchunkError, FileToolError, InvalidArgument
 from .access import FileVersion, open_text_version, open_version
+from .fuzzy import best_alignment, similar_lines
+from .grep import grep_search
+from .matchers import Found, Hit, build_matcher
 from .read import (
     LONG_LINE_CHARS,
     PIECEWISE_LINE_BYTES,
@@ -30,17 +31,7 @@ from .read import (
     read_lines,
     read_tail,
 )
-from .search import (
-    FUZZY_TIME_BUDGET,
-    Found,
-    Hit,
-    best_line,
-    build_matcher,
-    count_matching_lines,
-    fuzzy_search,
-    grep_search,
-    search_lines,
-)
+from .search import best_line, count_matching_lines, search_lines
 
 logger = logging.getLogger(__name__)
 
@@ -376,7 +367,7 @@ def search_content(
         if context_lines != 3:
             warnings.append("context_lines ignored with count_only=True.")
         if fuzzy:
-            fuzzy_found = fuzzy_search(version, pattern, limit=1)
+            fuzzy_found = similar_lines(version, pattern, limit=1)
             count = fuzzy_found.total
             _fuzzy_time_warning(fuzzy_found, warnings)
         else:
@@ -392,7 +383,7 @@ def search_content(
         warnings.append(f"context_lines capped at {MAX_CONTEXT_LINES}.")
         context_lines = MAX_CONTEXT_LINES
     if fuzzy:
-        found = fuzzy_search(version, pattern, limit=max_results)
+        found = similar_lines(version, pattern, limit=max_results)
         _fuzzy_time_warning(found, warnings)
     else:
         matcher = build_matcher(version, pattern, regex=regex, case_sensitive=case_sensitive)
@@ -446,7 +437,7 @@ def search_content(
 def _fuzzy_time_warning(found: Found, warnings: list[str]) -> None:
     if found.timed_out:
         warnings.append(
-            f"Fuzzy search stopped after {FUZZY_TIME_BUDGET:g}s at line {found.stopped_line}: "
+            f"Fuzzy search stopped after {found.budget:g}s at line {found.stopped_line}: "
             "results and counts cover the lines before it only. Use fuzzy=False (exact or "
             "regex) to search the whole file."
         )
@@ -484,10 +475,7 @@ def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool)
         return [m.span() for m in literal.finditer(line)]
 
     def best(line: str) -> tuple[float, int, int] | None:
-        align = fuzz.partial_ratio_alignment(lowered, line.lower())
-        if align is None or align.dest_end <= align.dest_start:
-            return None
-        return align.score, align.dest_start, align.dest_end
+        return best_alignment(lowered, line.lower())
 
     def spans(line: str) -> list[tuple[int, int]]:
         hits = found(line)

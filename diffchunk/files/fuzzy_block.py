@@ -1,57 +1,60 @@
-"""Locating the search text of an edit in a file: exact, then fuzzy.
+"""The fuzzy search of an edit: the run of whole lines most like a search text.
 
-Everything works on the file's *bytes* in an ASCII-compatible encoding
-(UTF-8 or a single-byte code page; other encodings are transcoded to UTF-8
-first by the caller), so a 1 GB file is never decoded whole:
+When a change's search text does not occur exactly, the edit matcher
+(:mod:`.locate`) asks :func:`similar_block` for the run of lines closest to
+it, with the measures and the prefilter of :mod:`.fuzzy`:
 
-- **Exact**: the search text is encoded in the file's encoding; when it holds
-  ``\\n``, a CRLF variant (``\\n`` -> ``\\r\\n``) is searched too, so an LF
-  search text matches a CRLF file.  One pass of bounded windows (``pread``,
-  never a whole-file mapping, so resident memory stays at the window size)
-  finds every occurrence of every needle and counts lines on the way.
-- **Fuzzy** (whole lines only): lines are compared with runs of blanks
-  (space, tab, CR, VT, FF) collapsed and line ends stripped; windows of the search text's line count (and
-  one line more or fewer) are scored with ``rapidfuzz`` ``ratio`` against
-  the normalised search text.  Small files (up to :data:`FULL_FUZZY_LIMIT`)
-  are scored everywhere after a per-line prefilter; bigger files only around
-  exact occurrences of the search text's longest words (anchors; words that
-  occur everywhere are ignored when rarer ones occur): a block whose
-  distinctive words were all changed is not found there.  The number of
-  windows scored is bounded by the search text's length.
+- Lines are compared normalised (:func:`.fuzzy.normalise`: runs of blanks
+  -- space, tab, CR, VT, FF -- collapsed, line ends stripped); windows of
+  the search text's line count (and one line more or fewer) are scored
+  with rapidfuzz ``ratio`` against the normalised search text.
+- Files up to :data:`FULL_FUZZY_LIMIT` are read whole and scored everywhere
+  after a per-line prefilter (the lines most like the search text's three
+  longest lines, :func:`.fuzzy.rank`, with the length bound for long
+  ones).  Bigger files are scored only around exact occurrences of the
+  search text's longest words (:func:`.fuzzy.anchor_words`, found by the
+  exact scan; words that occur everywhere are ignored when rarer ones
+  occur): such an outcome is ``anchored``, and a block whose distinctive
+  words were all changed is not found there.  The number of windows scored
+  is bounded by the search text's length.
+- The best window is accepted when it reaches the threshold
+  (``DIFFCHUNK_FUZZY_THRESHOLD``, default :data:`DEFAULT_THRESHOLD`) and no
+  other, non-overlapping window is nearly as close (:func:`is_ambiguous`).
+- A miss comes with the closest windows (``similar_matches``), and for a
+  one-line search text in a file up to :data:`PARTIAL_HINTS_LIMIT` with
+  lines that hold something like it (``partial_ratio``).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
+from .fuzzy import anchor_words, length_bounds, normalise, normalise_lines, rank, ratio
 from .reader import Reader
+from .scan import scan
 
 FULL_FUZZY_LIMIT = 32 * 1024 * 1024
 """Files up to this size get a full fuzzy scan; bigger ones an anchored one."""
-
-IN_MEMORY_LIMIT = 32 * 1024 * 1024
-"""Files up to this size are read into memory for an edit; bigger ones stream."""
 
 DEFAULT_THRESHOLD = 0.85
 AMBIGUITY_MARGIN = 0.03
 """Score differences below a third of this are "equal" (see :func:`is_ambiguous`)."""
 
-MAX_OCCURRENCES = 1000
-"""Occurrences of one needle recorded before the scan stops looking for it."""
+MAX_FUZZY_CHARS = 64 * 1024
+"""Longest search text matched fuzzily (comparisons cost the product of the lengths)."""
 
-_WINDOW = 16 * 1024 * 1024
-"""Bytes per block of the exact scan of a file read by ``pread``."""
+PARTIAL_HINTS_LIMIT = 4 * 1024 * 1024
+"""One-line searches also get partial-match hints in files up to this size."""
+
 _PREFILTER_LIMIT = 400
 _ANCHOR_HITS = 200
 _SUGGESTIONS = 5
 _SHOWN_CHARS = 200
-_WORD = re.compile(r"\S{3,}")
+_LENGTH_FILTER_ABOVE = 48
+"""Anchor lines longer than this are only compared with lines of similar length."""
 
 
 def fuzzy_threshold() -> float:
@@ -64,94 +67,20 @@ def fuzzy_threshold() -> float:
     return value if 0.0 < value <= 1.0 else DEFAULT_THRESHOLD
 
 
-_WS_BYTES = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
-_WS_TEXT = str.maketrans({"\t": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\ufeff": None})
-
-
-def normalise(line: str) -> str:
-    """A line with its ends stripped and inner runs of ASCII blanks collapsed."""
-    text = line.translate(_WS_TEXT)
-    while "  " in text:
-        text = text.replace("  ", " ")
-    return text.strip(" ")
-
-
-def _normalise_lines(raw: bytes) -> bytes:
-    """:func:`normalise` applied to every line of ``raw`` at once (C speed)."""
-    data = raw.translate(_WS_BYTES)
-    while b"  " in data:
-        data = data.replace(b"  ", b" ")
-    return data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
-
-
-def leading_ws(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-# ---------------------------------------------------------------- exact scan
-
-
 @dataclass(frozen=True, slots=True)
-class Occurrence:
-    start: int
-    line: int  # 1-based line number of ``start``
+class SimilarText:
+    """A place like a search text that was not used: shown in ``similar_matches``."""
+
+    line: int
+    content: str  # shortened to 200 characters
+    similarity: float  # 0..1, rounded to 3 places
+
+    def to_dict(self) -> dict[str, object]:
+        return {"line": self.line, "content": self.content, "similarity": self.similarity}
 
 
-def scan(
-    source: Reader,
-    needles: Sequence[bytes],
-    *,
-    limit: int = MAX_OCCURRENCES,
-    line_of: Callable[[int], int] | None = None,
-) -> list[list[Occurrence]]:
-    """Every occurrence (overlapping ones included, at most ``limit + 1``) of
-    each needle, with line numbers, in one pass over the file.
-
-    Lines are counted on the way unless ``line_of`` (offset -> 1-based line,
-    e.g. from an existing line index) is given.
-    """
-    found: list[list[Occurrence]] = [[] for _ in needles]
-    if not needles:
-        return found
-    overlap = max(len(n) for n in needles) - 1
-    lines_before = 1
-    active = [bool(n) for n in needles]
-    counts = [0] * len(needles)
-    for offset, buf, body, filled in source.blocks(overlap, _WINDOW):
-        hits: list[tuple[int, int]] = []
-        for k, needle in enumerate(needles):
-            if not active[k]:
-                continue
-            i = buf.find(needle, 0, filled)
-            while 0 <= i < body:
-                hits.append((i, k))
-                counts[k] += 1
-                if counts[k] > limit:
-                    active[k] = False
-                    break
-                i = buf.find(needle, i + 1, filled)
-        if line_of is not None:
-            for i, k in hits:
-                found[k].append(Occurrence(offset + i, line_of(offset + i)))
-            if not any(active):
-                break
-            continue
-        hits.sort()
-        counted_to = 0
-        line = lines_before
-        for i, k in hits:
-            line += buf.count(b"\n", counted_to, i)
-            counted_to = i
-            found[k].append(Occurrence(offset + i, line))
-        if not any(active):
-            break
-        lines_before = line + buf.count(b"\n", counted_to, body)
-    for occs in found:
-        occs.sort(key=lambda occ: occ.start)
-    return found
-
-
-# ---------------------------------------------------------------------- fuzzy
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +95,9 @@ class FuzzyWindow:
     after: int  # byte offset after the last line's line ending
     lines: tuple[str, ...]  # the window's lines, decoded, without line endings
 
-    def preview(self) -> str:
-        text = "\n".join(self.lines)
-        return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+    def similar(self) -> SimilarText:
+        """This window as an entry of ``similar_matches``."""
+        return SimilarText(self.line, _shown("\n".join(self.lines)), round(self.score, 3))
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +107,9 @@ class FuzzyOutcome:
     match: FuzzyWindow | None
     ranked: tuple[FuzzyWindow, ...]  # distinct windows, best first
     error: str | None
-    hints: tuple[dict[str, object], ...] = ()  # partial one-line matches, for a miss
+    hints: tuple[SimilarText, ...] = ()  # partial one-line matches, for a miss
+    anchored: bool = False
+    """Only areas around anchor words were scored (files over FULL_FUZZY_LIMIT)."""
 
 
 class _Region:
@@ -195,7 +126,7 @@ class _Region:
         self.raw = raw
         self.offset = offset
         self.limit = offset + len(raw)
-        text = _normalise_lines(body).decode(encoding, errors="replace")
+        text = normalise_lines(body).decode(encoding, errors="replace")
         self.norm = text.split("\n")
         if self.norm[0].startswith("\ufeff"):
             self.norm[0] = self.norm[0][1:].lstrip(" ")
@@ -231,11 +162,7 @@ class _Region:
         )
 
 
-MAX_FUZZY_CHARS = 64 * 1024
-"""Longest search text matched fuzzily (comparisons cost the product of the lengths)."""
-
-_LENGTH_FILTER_ABOVE = 48
-"""Anchor lines longer than this are only compared with lines of similar length."""
+_Scored = tuple[float, int, int, "_Region"]  # (score, start index, line count, region)
 
 
 def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, float]:
@@ -249,15 +176,11 @@ def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, fl
     starts: dict[int, float] = {}
     for j in anchors:
         anchor = search_norm[j]
-        choices: list[str] | dict[int, str] = region.norm
-        if len(anchor) > _LENGTH_FILTER_ABOVE:
-            # ratio >= 50 needs the shorter text to be at least a third of the
-            # longer: skip lines that cannot reach it instead of scoring them
-            # (each comparison costs the product of the lengths).
-            low, high = len(anchor) / 3, len(anchor) * 3
-            choices = {i: line for i, line in enumerate(region.norm) if low <= len(line) <= high}
-        for _, score, i in process.extract(
-            anchor, choices, scorer=fuzz.ratio, score_cutoff=50, limit=_PREFILTER_LIMIT
+        # ratio >= 50 needs the shorter text to be at least a third of the
+        # longer: long anchors skip lines that cannot reach it.
+        lengths = length_bounds(len(anchor), 50) if len(anchor) > _LENGTH_FILTER_ABOVE else None
+        for i, score in rank(
+            anchor, region.norm, partial=False, cutoff=50, limit=_PREFILTER_LIMIT, lengths=lengths
         ):
             for s in (i - j - 1, i - j, i - j + 1):
                 if 0 <= s < total and starts.get(s, -1.0) < score:
@@ -288,31 +211,18 @@ def _score_windows(
                 continue
             seen.add(key)
             candidate = "\n".join(region.norm[s : s + k])
-            scored.append((fuzz.ratio(candidate, target) / 100.0, s, k, region))
+            scored.append((ratio(candidate, target) / 100.0, s, k, region))
         if len(seen) >= budget:
             break
     return scored
 
 
-def _anchor_words(search_lines: list[str]) -> list[str]:
-    words = sorted({w for line in search_lines for w in _WORD.findall(line)}, key=len, reverse=True)
-    return words[:5]
-
-
-_Scored = tuple[float, int, int, "_Region"]  # (score, start index, line count, region)
-
-
-def fuzzy_search(
-    source: Reader,
-    encoding: str,
-    search: str,
-    *,
-    threshold: float,
-) -> FuzzyOutcome:
+def similar_block(source: Reader, encoding: str, search: str, *, threshold: float) -> FuzzyOutcome:
     """Find the run of whole lines most similar to ``search`` (LF-separated).
 
     Accepts the best window when its score reaches ``threshold`` and no other,
     non-overlapping window is nearly as close (see :func:`is_ambiguous`).
+    ``source`` reads bytes in ``encoding`` (ASCII-compatible).
     """
     if len(search) > MAX_FUZZY_CHARS:
         return FuzzyOutcome(
@@ -338,16 +248,12 @@ def fuzzy_search(
     else:
         scored, note = _anchored_candidates(source, encoding, search_lines, search_norm)
     ranked = _distinct(scored, len(search_norm))
-    outcome = _decide(ranked, threshold, note)
+    outcome = _decide(ranked, threshold, note, anchored=region is None)
     small = len(source) <= PARTIAL_HINTS_LIMIT
     if outcome.match is None and region is not None and len(search_norm) == 1 and small:
         hints = tuple(_line_hints(region, search_norm[0]))
         return FuzzyOutcome(None, outcome.ranked, outcome.error, hints)
     return outcome
-
-
-PARTIAL_HINTS_LIMIT = 4 * 1024 * 1024
-"""One-line searches also get partial-match hints in files up to this size."""
 
 
 def is_ambiguous(best: float, other: float, threshold: float) -> bool:
@@ -365,9 +271,11 @@ def is_ambiguous(best: float, other: float, threshold: float) -> bool:
     return other_distance < max(2.0 * best_distance, AMBIGUITY_MARGIN / 3)
 
 
-def _decide(ranked: list[FuzzyWindow], threshold: float, note: str | None) -> FuzzyOutcome:
+def _decide(
+    ranked: list[FuzzyWindow], threshold: float, note: str | None, *, anchored: bool
+) -> FuzzyOutcome:
     if not ranked:
-        return FuzzyOutcome(None, (), note or "No similar text found.")
+        return FuzzyOutcome(None, (), note or "No similar text found.", anchored=anchored)
     best = ranked[0]
     if best.score < threshold:
         return FuzzyOutcome(
@@ -375,6 +283,7 @@ def _decide(ranked: list[FuzzyWindow], threshold: float, note: str | None) -> Fu
             tuple(ranked),
             f"No fuzzy match reaches the similarity threshold {threshold:.2f} "
             f"(best: {best.score:.2f} at line {best.line}).",
+            anchored=anchored,
         )
     rivals = [w for w in ranked[1:] if is_ambiguous(best.score, w.score, threshold)]
     if rivals:
@@ -386,8 +295,9 @@ def _decide(ranked: list[FuzzyWindow], threshold: float, note: str | None) -> Fu
             f"The search text is ambiguous: similar text at lines {lines}{more} "
             f"(scores {best.score:.2f} and {rivals[0].score:.2f}). Add lines that differ "
             "between these places, or copy the exact text.",
+            anchored=anchored,
         )
-    return FuzzyOutcome(best, tuple(ranked), None)
+    return FuzzyOutcome(best, tuple(ranked), None, anchored=anchored)
 
 
 def _distinct(scored: list[_Scored], n: int) -> list[FuzzyWindow]:
@@ -409,7 +319,7 @@ def _distinct(scored: list[_Scored], n: int) -> list[FuzzyWindow]:
 def _anchored_candidates(
     source: Reader, encoding: str, search_lines: list[str], search_norm: list[str]
 ) -> tuple[list[_Scored], str | None]:
-    words = _anchor_words(search_lines)
+    words = anchor_words(search_lines)
     needles: list[bytes] = []
     for word in words:
         try:
@@ -466,56 +376,14 @@ def _count_lines(source: Reader, begin: int, end: int) -> int:
     return source.read(begin, end).count(b"\n")
 
 
-def suggestions(
-    ranked: Sequence[FuzzyWindow], limit: int = _SUGGESTIONS
-) -> list[dict[str, object]]:
-    """``similar_matches`` entries: line, content (shortened), similarity."""
-    return [
-        {"line": w.line, "content": w.preview(), "similarity": round(w.score, 3)}
-        for w in ranked[:limit]
-    ]
+def suggestions(ranked: Sequence[FuzzyWindow], limit: int = _SUGGESTIONS) -> list[SimilarText]:
+    """``similar_matches`` entries for the best ``limit`` windows."""
+    return [window.similar() for window in ranked[:limit]]
 
 
-def _line_hints(region: _Region, query: str, limit: int = _SUGGESTIONS) -> list[dict[str, object]]:
+def _line_hints(region: _Region, query: str, limit: int = _SUGGESTIONS) -> list[SimilarText]:
     """Lines containing text similar to a one-line search (partial matches)."""
-    out: list[dict[str, object]] = []
-    for _, score, i in process.extract(
-        query, region.norm, scorer=fuzz.partial_ratio, score_cutoff=60, limit=limit
-    ):
-        text = region.text(i)
-        out.append(
-            {
-                "line": region.first_line + i,
-                "content": text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "...",
-                "similarity": round(score / 100.0, 3),
-            }
-        )
-    return out
-
-
-# -------------------------------------------------------------- indentation
-
-
-def reindent(lines: list[str], source_indent: str, target_indent: str) -> list[str]:
-    """Shift replacement lines from the search text's indentation to the file's.
-
-    Lines starting with ``source_indent`` get it swapped for
-    ``target_indent``; less indented lines move by the width difference
-    (adding the target's leading characters, or removing leading
-    whitespace).  Blank lines are left alone.
-    """
-    if source_indent == target_indent:
-        return lines
-    delta = len(target_indent) - len(source_indent)
-    out: list[str] = []
-    for line in lines:
-        if not line.strip():
-            out.append(line)
-        elif line.startswith(source_indent):
-            out.append(target_indent + line[len(source_indent) :])
-        elif delta > 0:
-            out.append(target_indent[:delta] + line)
-        else:
-            lead = len(leading_ws(line))
-            out.append(line[min(-delta, lead) :])
-    return out
+    return [
+        SimilarText(region.first_line + i, _shown(region.text(i)), round(score / 100.0, 3))
+        for i, score in rank(query, region.norm, partial=True, cutoff=60, limit=limit)
+    ]
