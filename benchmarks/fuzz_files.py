@@ -85,7 +85,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.files import access, edit, fuzzy_block, grep, indent, reader
+from diffchunk.files import access, fuzzy_block, grep, indent, reader, snapshot
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
 
@@ -286,15 +286,15 @@ def edit_mode(*, stream: bool, anchored: bool = False) -> Iterator[None]:
     """With ``stream``, edits read the file by ``pread`` in 64-byte windows; with
     ``anchored``, fuzzy matching looks only near the search text's words, as it
     does in files over ``fuzzy_block.FULL_FUZZY_LIMIT``."""
-    saved = edit.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
+    saved = snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
     try:
         if stream:
-            edit.IN_MEMORY_LIMIT, reader.BLOCK = 0, 64
+            snapshot.IN_MEMORY_LIMIT, reader.BLOCK = 0, 64
         if anchored:
             fuzzy_block.FULL_FUZZY_LIMIT = 0
         yield
     finally:
-        edit.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
+        snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
 
 
 def _check_edit(case: EditCase, path: Path) -> None:

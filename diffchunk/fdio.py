@@ -125,3 +125,11 @@ class BackgroundHash:
     def cancel(self) -> None:
         """Stop hashing (the result is no longer needed)."""
         self._cancelled.set()
+
+
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write all of ``data`` to ``fd`` (a write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view)
+        view = view[done:]

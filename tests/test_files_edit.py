@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diffchunk.errors import FileToolError, InvalidArgument, PathError
-from diffchunk.files import edit, fuzzy_block, reader
+from diffchunk.files import fuzzy_block, reader, snapshot
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.reader import Reader
 
@@ -420,7 +420,7 @@ def test_streaming_path_matches_in_memory_path(
     expected = _edit(small, changes, preview=False)
     assert expected["success"] is True, expected
     # Same edit on the streaming path: tiny windows so needles straddle them.
-    monkeypatch.setattr(edit, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
     monkeypatch.setattr(reader, "BLOCK", 4099)
     streamed = _write(tmp_path / "streamed.py", text)
     got = _edit(streamed, changes, preview=False)
@@ -448,7 +448,7 @@ def test_streaming_path_matches_in_memory_path(
 def test_large_file_fuzzy_without_anchor_explains(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(edit, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
     monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     f = _write(tmp_path / "big.py", _big_text(500))
     result = _edit(f, [{"search": "totally_absent_identifier = 3", "replace": "x"}])
@@ -632,13 +632,15 @@ def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     if when == "before the backup":  # after the edit was planned on the old text
-        real_check = edit._check_writable
+        from diffchunk.files import transaction
+
+        real_check = transaction.check_writable
 
         def check_after_rewrite(*args: Any) -> None:
             other_program()
             real_check(*args)
 
-        monkeypatch.setattr(edit, "_check_writable", check_after_rewrite)
+        monkeypatch.setattr(transaction, "check_writable", check_after_rewrite)
     elif when == "during a copied backup":  # no hard link: the backup is a copy
         from diffchunk.files import backups
 
