@@ -12,7 +12,7 @@ from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
 from diffchunk.files import grep, search
-from diffchunk.files.access import clear_cache
+from diffchunk.files.access import clear_cache, open_text_version
 from diffchunk.files.service import search_content
 
 needs_grep = pytest.mark.skipif(shutil.which("grep") is None, reason="grep not installed")
@@ -262,8 +262,6 @@ def test_lines_appended_while_grep_runs_are_not_reported(
     path = tmp_path / "growing.log"
     path.write_bytes(b"".join(b"INFO line %05d\n" % i for i in range(1, 3001)))
     monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
-    from diffchunk.files.access import open_text_version
-
     version = open_text_version(str(path))
     late = b"ERROR appended while grep ran\n"
     monkeypatch.setattr(grep.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
@@ -301,7 +299,7 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
 ) -> None:
     """Lines over PIECEWISE_LINE_BYTES are decoded piece by piece (tiny pieces here, so
     matches, runs of q, multi-byte characters and CRLF ends straddle them)."""
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     rng = random.Random(7)
     parts = ["ab"]
@@ -319,24 +317,24 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
 
     whole = _search_results(path, pattern, **options)
     assert whole, "the pattern must match something for the comparison to mean anything"
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
     for piece, overlap in ((61, 45), (97, 41), (120, 50), (256, 64), (1000, 300)):
-        monkeypatch.setattr(read, "_PIECE_BYTES", piece)
-        monkeypatch.setattr(read, "_OVERLAP_CHARS", overlap)
+        monkeypatch.setattr(longline, "_PIECE_BYTES", piece)
+        monkeypatch.setattr(longline, "_OVERLAP_CHARS", overlap)
         assert _search_results(path, pattern, **options) == whole, (piece, overlap)
 
 
 def test_a_long_matched_line_is_never_decoded_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     path = tmp_path / "one-line.log"
     path.write_bytes(b"a" * 300_000 + b"NEEDLE" + b"b" * 300_000 + b"\n")
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 1 << 16)
-    monkeypatch.setattr(read, "_PIECE_BYTES", 1 << 16)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr(longline, "_PIECE_BYTES", 1 << 16)
     decoded: list[int] = []
-    real = read.codecs.getincrementaldecoder
+    real = longline.codecs.getincrementaldecoder
 
     def spy(encoding: str) -> object:
         cls = real(encoding)
@@ -348,9 +346,9 @@ def test_a_long_matched_line_is_never_decoded_whole(
 
         return Counting
 
-    monkeypatch.setattr(read.codecs, "getincrementaldecoder", spy)
+    monkeypatch.setattr(longline.codecs, "getincrementaldecoder", spy)
     monkeypatch.setattr(
-        type(service.open_version(str(path))),
+        type(open_text_version(str(path))),
         "decode",
         lambda self, raw: pytest.fail(f"decoded {len(raw)} bytes at once"),
     )
@@ -408,7 +406,7 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     good as the best of the whole line (rapidfuzz may pick another of equal score)."""
     from rapidfuzz import fuzz
 
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     rng = random.Random(11)
     line = (
@@ -423,14 +421,14 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     path.write_text(f"short\n{line}\n")
     best = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
     assert best is not None
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
-    monkeypatch.setattr(read, "_PIECE_BYTES", 700)
-    monkeypatch.setattr(read, "_OVERLAP_CHARS", 50)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
+    monkeypatch.setattr(longline, "_PIECE_BYTES", 700)
+    monkeypatch.setattr(longline, "_OVERLAP_CHARS", 50)
     (hit,) = [r for r in _search_results(path, pattern, fuzzy=True) if r["line_number"] == 2]
     [span] = hit["submatches"]
     placed = line[span["start"] : span["end"]]
     assert fuzz.ratio(pattern.lower(), placed.lower()) == pytest.approx(best.score)
     shift = hit["match_offset"]
-    assert hit["match"] == line[shift : shift + service.MATCH_CHARS]
-    assert shift <= span["start"] and span["end"] <= shift + service.MATCH_CHARS
+    assert hit["match"] == line[shift : shift + content_search.MATCH_CHARS]
+    assert shift <= span["start"] and span["end"] <= shift + content_search.MATCH_CHARS
     assert hit["line_length"] == len(line)

@@ -21,7 +21,7 @@ from contextlib import contextmanager, nullcontext
 from ..errors import FileToolError
 from .access import FileVersion
 from .fuzzy import similar_lines
-from .grep import grep_count
+from .grep import grep_count, grep_search
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
 from .reader import Window
 
@@ -97,6 +97,38 @@ def _timeout_error(pattern: str, seconds: float) -> FileToolError:
         suggestion="Simplify the pattern (avoid nested quantifiers such as (a+)+), "
         "or search for a literal with regex=false.",
     )
+
+
+def count_lines(
+    version: FileVersion, pattern: str, *, regex: bool, case_sensitive: bool, invert: bool
+) -> int:
+    """Lines matching ``pattern`` (or, with ``invert``, not), like ``grep -c [-v]``."""
+    matcher = build_matcher(version, pattern, regex=regex, case_sensitive=case_sensitive)
+    return count_matching_lines(version, matcher, invert=invert, pattern=pattern)
+
+
+def find_lines(
+    version: FileVersion,
+    pattern: str,
+    *,
+    regex: bool,
+    case_sensitive: bool,
+    invert: bool,
+    limit: int,
+) -> Found:
+    """The first ``limit`` matching (or non-matching) lines and the total: from
+    ``grep`` for an exact search of a large file when it can, else the scan."""
+    matcher = build_matcher(version, pattern, regex=regex, case_sensitive=case_sensitive)
+    fast = (
+        None
+        if regex
+        else grep_search(
+            version, pattern, case_sensitive=case_sensitive, invert=invert, limit=limit
+        )
+    )
+    if fast is not None:
+        return fast
+    return search_lines(version, matcher, limit=limit, invert=invert, pattern=pattern)
 
 
 def count_matching_lines(
