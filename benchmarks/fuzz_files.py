@@ -304,12 +304,12 @@ def _check_edit(case: EditCase, path: Path) -> None:
     changes = [{"search": s, "replace": r} for s, r in case.changes]
     want = expected_edit(case)
     before = len(list_backups(str(path)))
-    preview = edit_content(str(path), changes, fuzzy=False, preview=True)
+    preview = edit_content(str(path), changes, fuzzy=False, preview=True).to_dict()
     assert path.read_bytes() == original, "preview changed the file"
     assert preview["success"] == (want is not None), (
         f"preview success={preview['success']}, model expects {want is not None}: {preview}"
     )
-    result = edit_content(str(path), changes, fuzzy=False, preview=False)
+    result = edit_content(str(path), changes, fuzzy=False, preview=False).to_dict()
     after = len(list_backups(str(path)))
     actual = path.read_bytes()
     if want is None:
@@ -424,8 +424,10 @@ def _compare_lines(
     try:
         found = search_content(
             str(path), pattern, max_results=500, context_lines=0, fuzzy=False, **options
-        )
-        counted = search_content(str(path), pattern, fuzzy=False, count_only=True, **options)
+        ).to_dict()
+        counted = search_content(
+            str(path), pattern, fuzzy=False, count_only=True, **options
+        ).to_dict()
     except Exception as exc:
         raise AssertionError(f"{where}: raised {exc!r}") from None
     got = [item["line_number"] for item in found["results"]]
@@ -892,7 +894,7 @@ def check_fuzzy_search(case: FuzzySearchCase, directory: Path) -> str:
             )
             found = search_content(
                 str(path), case.pattern, max_results=500, context_lines=0, invert=True
-            )
+            ).to_dict()
             got = [item["line_number"] for item in found["results"]]
             assert got == want, f"mode={mode} invert: lines {got}, model {want}"
     return tag
@@ -910,8 +912,8 @@ def _check_fuzzy_found(
     try:
         found = search_content(
             str(path), pattern, max_results=500, context_lines=0, case_sensitive=case_sensitive
-        )
-        counted = search_content(str(path), pattern, count_only=True)
+        ).to_dict()
+        counted = search_content(str(path), pattern, count_only=True).to_dict()
     except Exception as exc:
         raise AssertionError(f"{where}: raised {exc!r}") from None
     results = found["results"]
@@ -1362,9 +1364,9 @@ def _check_fuzzy_edit(case: FuzzyEditCase, path: Path, outcomes: list[list[Place
             change["fuzzy"] = own
         changes.append(change)
     before = len(list_backups(str(path)))
-    preview = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=True)
+    preview = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=True).to_dict()
     assert path.read_bytes() == original, "preview changed the file"
-    result = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=False)
+    result = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=False).to_dict()
     after = len(list_backups(str(path)))
     actual = path.read_bytes()
     assert preview["results"] == result["results"], (

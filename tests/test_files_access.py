@@ -278,6 +278,6 @@ def test_utf8_with_a_stray_byte_stays_utf8(tmp_path: Path) -> None:
     assert sniff(mixed).encoding == "utf-8"
     path = tmp_path / "mixed.py"
     path.write_bytes(mixed)
-    assert search_content(str(path), "café", fuzzy=False)["total_matches"] == 1
+    assert search_content(str(path), "café", fuzzy=False).to_dict()["total_matches"] == 1
     # Text in a code page stays in it.
     assert sniff("café crème à la mode, déjà vu\n".encode("cp1252")).encoding == "cp1252"

@@ -50,7 +50,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _edit(path: Path, changes: list[dict[str, object]], **kw: Any) -> dict[str, Any]:
-    return edit_content(str(path), changes, **kw)
+    return edit_content(str(path), changes, **kw).to_dict()
 
 
 def test_exact_edit_writes_and_reports_line(tmp_path: Path) -> None:
@@ -677,7 +677,9 @@ def test_an_edit_never_changes_bytes_its_encoding_cannot_write_back(tmp_path: Pa
     assert path.read_bytes() == data
     clean = tmp_path / "clean.txt"  # without such a character the edit goes through
     clean.write_bytes(text + "最後の行です。値 = 1\n".encode("cp932"))
-    done = edit_content(str(clean), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False)
+    done = edit_content(
+        str(clean), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False
+    ).to_dict()
     assert done["success"] and clean.read_bytes() == text + "最後の行です。値 = 2\n".encode("cp932")
 
 
@@ -689,7 +691,7 @@ def test_an_edit_keeps_extended_attributes_and_says_what_it_cannot_keep(tmp_path
     except OSError:
         pytest.skip("this file system has no user extended attributes")
     (tmp_path / "other-name.txt").hardlink_to(path)
-    done = edit_content(str(path), [{"search": "y", "replace": "Y"}], preview=False)
+    done = edit_content(str(path), [{"search": "y", "replace": "Y"}], preview=False).to_dict()
     assert done["success"] and path.read_text() == "x\nY\n"
     assert os.getxattr(path, "user.origin") == b"review"
     (warning,) = done["warnings"]
@@ -697,8 +699,9 @@ def test_an_edit_keeps_extended_attributes_and_says_what_it_cannot_keep(tmp_path
     assert (tmp_path / "other-name.txt").read_text() == "x\ny\n"
     plain = tmp_path / "plain.txt"
     plain.write_text("a\n")
-    assert "warnings" not in edit_content(
-        str(plain), [{"search": "a", "replace": "b"}], preview=False
+    assert (
+        "warnings"
+        not in edit_content(str(plain), [{"search": "a", "replace": "b"}], preview=False).to_dict()
     )
 
 
@@ -721,7 +724,9 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
     path.write_text("def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n")
     search = "    if x:\n        a = 1\n        return a\n"  # typed with spaces
     replace = "    if x:\n        a = 2\n        return a\n"
-    result = edit_content(str(path), [{"search": search, "replace": replace}], preview=False)
+    result = edit_content(
+        str(path), [{"search": search, "replace": replace}], preview=False
+    ).to_dict()
     assert result["success"] is False
     assert "would mix them" in result["results"][0]["error"]
     assert path.read_text() == "def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n"
@@ -730,7 +735,7 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
         str(path),
         [{"search": "\tif x:\n\t\ta = 1\n", "replace": "\tif x:\n\t\ta = 2\n"}],
         preview=False,
-    )
+    ).to_dict()
     assert tabbed["success"] and "\t\ta = 2\n" in path.read_text()
     # Tabs, then spaces to align a continuation (gofmt, kernel style): the
     # text's own alignment is no mixing by the edit.
@@ -747,6 +752,6 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
             }
         ],
         preview=False,
-    )
+    ).to_dict()
     assert fuzzy["success"], fuzzy["results"]
     assert "\t            gamma_value);\n" in aligned.read_text()

@@ -97,7 +97,7 @@ try:
     print(read.read_lines(version, 250_000, 3))
 except FileToolError as exc:
     print("error:", exc.message)
-print(read_content(path, mode="tail", limit=2)["content"].splitlines()[-1])
+print(read_content(path, mode="tail", limit=2).content.splitlines()[-1])
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])

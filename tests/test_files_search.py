@@ -58,7 +58,7 @@ def _grep(*args: str) -> int:
 def test_count_only_equals_grep_c(
     log_file: Path, kwargs: dict[str, object], grep_args: list[str]
 ) -> None:
-    result = search_content(str(log_file), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
+    result = search_content(str(log_file), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
     assert result["count"] == _grep(*grep_args, str(log_file))
 
 
@@ -66,7 +66,7 @@ def test_count_only_equals_grep_c(
 def test_results_line_numbers_and_total_match_grep_n(log_file: Path) -> None:
     result = search_content(
         str(log_file), "ERROR again", fuzzy=False, max_results=15, context_lines=1
-    )
+    ).to_dict()
     done = subprocess.run(
         ["grep", "-n", "-F", "ERROR again", str(log_file)], capture_output=True, text=True
     )
@@ -84,7 +84,7 @@ def test_results_line_numbers_and_total_match_grep_n(log_file: Path) -> None:
 def test_inverted_search_lists_non_matching_lines(tmp_path: Path) -> None:
     path = tmp_path / "mix.txt"
     path.write_text("keep 1\nDEBUG x\nkeep 2\nDEBUG y\nDEBUG z\nkeep 3", encoding="utf-8")
-    result = search_content(str(path), "DEBUG", invert=True, fuzzy=False, context_lines=0)
+    result = search_content(str(path), "DEBUG", invert=True, fuzzy=False, context_lines=0).to_dict()
     assert [(r["line_number"], r["match"]) for r in result["results"]] == [
         (1, "keep 1"),
         (3, "keep 2"),
@@ -100,7 +100,7 @@ def test_fuzzy_finds_misspelt_word_inside_a_long_line(tmp_path: Path) -> None:
     assert len(long_line) >= 2000
     path = tmp_path / "long.txt"
     path.write_text("short line\n" + long_line + "\nanother short line\n", encoding="utf-8")
-    result = search_content(str(path), "recieve", fuzzy=True)
+    result = search_content(str(path), "recieve", fuzzy=True).to_dict()
     assert result["total_matches"] == 1
     hit = result["results"][0]
     assert hit["line_number"] == 2
@@ -118,7 +118,7 @@ def test_fuzzy_ranks_exact_first_and_is_case_insensitive(tmp_path: Path) -> None
         "def process_data(items):\n    pass\n\ndef proces_dta(x):\n    pass\nPROCESS_DATA = 1\n",
         encoding="utf-8",
     )
-    result = search_content(str(path), "process_data", max_results=5)
+    result = search_content(str(path), "process_data", max_results=5).to_dict()
     scores = [r["similarity_score"] for r in result["results"]]
     assert scores == sorted(scores, reverse=True)
     assert {r["line_number"] for r in result["results"] if r["match_type"] == "exact"} == {1, 6}
@@ -128,23 +128,25 @@ def test_fuzzy_ranks_exact_first_and_is_case_insensitive(tmp_path: Path) -> None
 def test_case_insensitive_non_ascii_exact_and_regex(tmp_path: Path) -> None:
     path = tmp_path / "menu.txt"
     path.write_text("CAFÉ au lait\nthé vert\ncafé noir\n", encoding="utf-8")
-    exact = search_content(str(path), "café", fuzzy=False, case_sensitive=False)
+    exact = search_content(str(path), "café", fuzzy=False, case_sensitive=False).to_dict()
     assert [r["line_number"] for r in exact["results"]] == [1, 3]
-    regex = search_content(str(path), "th[éè]", fuzzy=False, regex=True, case_sensitive=False)
+    regex = search_content(
+        str(path), "th[éè]", fuzzy=False, regex=True, case_sensitive=False
+    ).to_dict()
     assert [r["line_number"] for r in regex["results"]] == [2]
-    sensitive = search_content(str(path), "café", fuzzy=False)
+    sensitive = search_content(str(path), "café", fuzzy=False).to_dict()
     assert [r["line_number"] for r in sensitive["results"]] == [3]
 
 
 def test_search_in_cp1252_and_utf16_files(tmp_path: Path) -> None:
     cp = tmp_path / "cp.txt"
     cp.write_bytes("prix: 5€\nLe café\n".encode("cp1252"))
-    assert [r["line_number"] for r in search_content(str(cp), "café", fuzzy=False)["results"]] == [
-        2
-    ]
+    assert [
+        r["line_number"] for r in search_content(str(cp), "café", fuzzy=False).to_dict()["results"]
+    ] == [2]
     u16 = tmp_path / "u16.txt"
     u16.write_bytes(b"\xff\xfe" + "alpha\nbeta needle\ngamma\n".encode("utf-16-le"))
-    result = search_content(str(u16), "needle", fuzzy=False)
+    result = search_content(str(u16), "needle", fuzzy=False).to_dict()
     assert [(r["line_number"], r["match"]) for r in result["results"]] == [(2, "beta needle")]
 
 
@@ -170,7 +172,9 @@ def test_parameter_errors(log_file: Path) -> None:
 
 
 def test_count_only_warns_about_ignored_parameters(log_file: Path) -> None:
-    result = search_content(str(log_file), "WARN", fuzzy=False, count_only=True, max_results=5)
+    result = search_content(
+        str(log_file), "WARN", fuzzy=False, count_only=True, max_results=5
+    ).to_dict()
     assert any("max_results ignored" in w for w in result["warnings"])
     assert "results" not in result
 
@@ -202,19 +206,21 @@ def test_grep_delegation_and_python_scan_agree(
         b"\xef\xbb\xbf" + log_file.read_bytes().replace(b"\n", b"\r\n") + b"\r\n-v ERROR"
     )
     monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
-    with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
-    listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
+    listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs).to_dict()  # type: ignore[arg-type]
     clear_cache()
     monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
-    python = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
-    listed_python = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    python = search_content(str(path), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
+    listed_python = search_content(str(path), fuzzy=False, max_results=3, **kwargs).to_dict()  # type: ignore[arg-type]
     assert with_grep["count"] == python["count"]
     assert listed_grep["total_matches"] == listed_python["total_matches"] == python["count"]
     assert listed_grep["results"] == listed_python["results"]
 
 
 def _fuzzy_lines(path: Path, pattern: str) -> list[tuple[int, float]]:
-    found = search_content(str(path), pattern, fuzzy=True, max_results=50, context_lines=0)
+    found = search_content(
+        str(path), pattern, fuzzy=True, max_results=50, context_lines=0
+    ).to_dict()
     return sorted((r["line_number"], r["similarity_score"]) for r in found["results"])
 
 
@@ -245,7 +251,9 @@ def test_fuzzy_search_folds_characters_that_grow_when_lowered(tmp_path: Path) ->
     path = tmp_path / "grow.txt"
     lines = ["İİİİ istanbul", "plain", "ÉCOLE İzmir", "école", "last ÉCOLE"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    found = search_content(str(path), "école", fuzzy=True, max_results=10, context_lines=0)
+    found = search_content(
+        str(path), "école", fuzzy=True, max_results=10, context_lines=0
+    ).to_dict()
     assert sorted((r["line_number"], r["match"]) for r in found["results"]) == [
         (3, "ÉCOLE İzmir"),
         (4, "école"),
@@ -273,7 +281,7 @@ def test_lines_appended_while_grep_runs_are_not_reported(
 
 def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, object]]:
     clear_cache()
-    found = search_content(str(path), pattern, **kw)  # type: ignore[arg-type]
+    found = search_content(str(path), pattern, **kw).to_dict()  # type: ignore[arg-type]
     return [
         {k: v for k, v in r.items() if k not in ("context_before", "context_after")}
         for r in found["results"]
@@ -352,7 +360,7 @@ def test_a_long_matched_line_is_never_decoded_whole(
         "decode",
         lambda self, raw: pytest.fail(f"decoded {len(raw)} bytes at once"),
     )
-    (hit,) = search_content(str(path), "NEEDLE", fuzzy=False)["results"]
+    (hit,) = search_content(str(path), "NEEDLE", fuzzy=False).to_dict()["results"]
     assert hit["truncated"] and hit["line_length"] == 600_006
     assert hit["submatches"] == [{"start": 300_000, "end": 300_006}]
     assert hit["match_offset"] == 300_000 - 125 and "NEEDLE" in hit["match"]
@@ -388,11 +396,11 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
 
     monkeypatch.setattr(grep, "_read_listing", spy)
     options = {"fuzzy": False, "invert": invert, "max_results": 8, "context_lines": 1}
-    with_grep = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    with_grep = search_content(str(path), "KEY", **options).to_dict()  # type: ignore[arg-type]
     assert reads == [8], "the grep listing was not used, or not parsed to its end"
     clear_cache()
     monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
-    python = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    python = search_content(str(path), "KEY", **options).to_dict()  # type: ignore[arg-type]
     assert with_grep["total_matches"] == python["total_matches"] == (26 if invert else 15)
     assert with_grep["results"] == python["results"]
     assert len(with_grep["results"]) == 8

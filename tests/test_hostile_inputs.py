@@ -108,7 +108,9 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     paths["sparse"] = str(sparse)
     edited = root / "edited.py"
     edited.write_text("x = 1\n")
-    done = edit_content(str(edited), [{"search": "x = 1", "replace": "x = 2"}], preview=False)
+    done = edit_content(
+        str(edited), [{"search": "x = 1", "replace": "x = 2"}], preview=False
+    ).to_dict()
     assert done["success"] and done["backup_created"]
     paths["edited"] = str(edited)
     # A diff whose real name is not UTF-8, reached through a plain-named link.
@@ -946,7 +948,7 @@ def test_fuzzy_search_stops_at_its_time_budget(
 
     monkeypatch.setattr(fuzzy, "FUZZY_TIME_BUDGET", 0.05)
     start = time.monotonic()
-    found = service_module.search_content(many_lines, "abcdefgh xyy")
+    found = service_module.search_content(many_lines, "abcdefgh xyy").to_dict()
     assert time.monotonic() - start < TIME_LIMIT
     assert any("Fuzzy search stopped" in w for w in found["warnings"])
 

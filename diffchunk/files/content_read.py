@@ -120,7 +120,7 @@ def read_content(
     limit: int = 100,
     pattern: str | None = None,
     mode: str = "lines",
-) -> dict[str, Any]:
+) -> ReadResult:
     """Read lines by number, from either end, or the whole code block around a line."""
     _check_arguments(mode, offset, limit)
     if pattern is not None and pattern == "":
@@ -131,7 +131,7 @@ def read_content(
     version = open_text_version(absolute_file_path)
     warnings: list[str] = []
     if mode in ("head", "tail"):
-        return _read_end(version, mode, span, pattern, offset, warnings).to_dict()
+        return _read_end(version, mode, span, pattern, offset, warnings)
     total = version.line_count()
     target = offset
     found: PatternMatch | None = None
@@ -142,17 +142,17 @@ def read_content(
             warnings.append("offset ignored: pattern locates the start.")
     if total == 0:
         lines = Lines("", None, None, 0)
-        return _result(lines, total, mode, False, warnings, found).to_dict()
+        return _result(lines, total, mode, False, warnings, found)
     if target > total:
         raise InvalidArgument(
             f"offset {target} is past the end of the file ({total} lines).",
             suggestion=f"Use an offset between 1 and {total}, or mode='tail'.",
         )
     if mode == "semantic":
-        return _read_semantic(version, target, span, limit, total, warnings, found).to_dict()
+        return _read_semantic(version, target, span, limit, total, warnings, found)
     lines = read_lines(version, target, span)
     truncated = lines.end_line is not None and lines.end_line < total
-    return _result(lines, total, mode, truncated, warnings, found).to_dict()
+    return _result(lines, total, mode, truncated, warnings, found)
 
 
 def _read_end(

@@ -186,7 +186,7 @@ def search_content(
     case_sensitive: bool = True,
     invert: bool = False,
     count_only: bool = False,
-) -> dict[str, Any]:
+) -> SearchResult | CountResult:
     """Find lines matching ``pattern`` (exact, regex or fuzzy; or not matching with ``invert``)."""
     pattern = _check_arguments(pattern, regex, fuzzy, max_results, context_lines)
     warnings: list[str] = []
@@ -203,7 +203,7 @@ def search_content(
         if context_lines != 3:
             warnings.append("context_lines ignored with count_only=True.")
         count = _count(version, pattern, flags, warnings)
-        return CountResult(count, pattern, flags, tuple(warnings)).to_dict()
+        return CountResult(count, pattern, flags, tuple(warnings))
     if max_results > MAX_RESULTS:
         warnings.append(f"max_results capped at {MAX_RESULTS}.")
         max_results = MAX_RESULTS
@@ -233,7 +233,7 @@ def search_content(
             "No match."
             + (" Try fuzzy=True for approximate matches." if not fuzzy and not regex else "")
         )
-    return SearchResult(tuple(results), found.total, pattern, flags, tuple(warnings)).to_dict()
+    return SearchResult(tuple(results), found.total, pattern, flags, tuple(warnings))
 
 
 def _count(version: FileVersion, pattern: str, flags: SearchFlags, warnings: list[str]) -> int:

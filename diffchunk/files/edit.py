@@ -103,7 +103,7 @@ def edit_content(
     changes: list[dict[str, Any]],
     fuzzy: bool = True,
     preview: bool = True,
-) -> dict[str, Any]:
+) -> EditResult:
     """Apply search/replace ``changes`` to a file, all or nothing.
 
     With ``preview`` (the default) nothing is written; the result shows the
@@ -116,16 +116,16 @@ def edit_content(
     if preview:
         with open_snapshot(realpath) as snap:
             located, results = locate_changes(snap, parsed, threshold)
-            return _result(snap, located, results, written=False, backup=None).to_dict()
+            return _result(snap, located, results, written=False, backup=None)
     with file_lock(backups.lock_dir(), realpath), open_snapshot(realpath) as snap:
         located, results = locate_changes(snap, parsed, threshold)
         if any(loc is None for loc in located) or _changes_nothing(snap, located):
-            return _result(snap, located, results, written=False, backup=None).to_dict()
+            return _result(snap, located, results, written=False, backup=None)
         # The backup's checksum is computed in a thread while the new version
         # is written (hashlib releases the GIL; the copy is mostly I/O).
         hasher = BackgroundHash(snap.fd, snap.size)
         try:
-            return _apply(snap, located, results, hasher).to_dict()
+            return _apply(snap, located, results, hasher)
         finally:
             hasher.cancel()
 

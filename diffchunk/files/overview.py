@@ -96,13 +96,8 @@ class Overview:
         return data
 
 
-def get_overview(absolute_file_path: str) -> dict[str, Any]:
+def get_overview(absolute_file_path: str) -> Overview:
     """Size, line count, encoding, long lines, outline and search hints of a file."""
-    return overview(absolute_file_path).to_dict()
-
-
-def overview(absolute_file_path: str) -> Overview:
-    """The :class:`Overview` of a file (see the module doc)."""
     version = open_version(absolute_file_path)
     if version.is_binary:
         return Overview(

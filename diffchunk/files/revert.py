@@ -47,7 +47,7 @@ class RevertResult:
         return data
 
 
-def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> dict[str, Any]:
+def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> RevertResult:
     """Restore a backup of a file, after saving its current content as a backup.
 
     Without ``backup_id`` the newest backup whose content differs from the
@@ -72,7 +72,7 @@ def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> dict[s
                 target = backups.find_backup(realpath, str(backup_id))
             else:
                 target = _default_target(available, fd, current.st_size)
-            return _restore(realpath, fd, current, target).to_dict()
+            return _restore(realpath, fd, current, target)
         finally:
             os.close(fd)
 

@@ -1,7 +1,8 @@
 """MCP tools for large files (registered on ``diffchunk.server.app.app``).
 
-Thin wrappers over :mod:`diffchunk.files.service` (read-only tools) and
-:mod:`diffchunk.files.edit` (edits).  Each returns the core dict as JSON text;
+Thin wrappers over :mod:`diffchunk.files.service` (read-only tools),
+:mod:`diffchunk.files.edit` and :mod:`diffchunk.files.revert` (edits).  Each
+returns the JSON text of the core's typed result (its ``to_dict()``);
 a :class:`~diffchunk.errors.DiffchunkError` becomes a ``ToolError`` whose text
 is JSON ``{"error", "suggestion"}``.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -33,12 +34,16 @@ def error_json(exc: DiffchunkError) -> str:
     return json.dumps({"error": exc.message, "suggestion": exc.suggestion}, ensure_ascii=False)
 
 
-def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> str:
+class _Result(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     try:
         result = fn(*args, **kwargs)
     except DiffchunkError as exc:
         raise ToolError(error_json(exc)) from exc
-    return json.dumps(result, ensure_ascii=False)
+    return json.dumps(result.to_dict(), ensure_ascii=False)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -173,9 +178,9 @@ async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> 
     Returns JSON: {"success", "reverted_to", "current_saved_as",
     "available_backups": [{"id", "timestamp", "size", "path"}]}.
     """
-    from ..files import edit
+    from ..files import revert
 
-    return _call(edit.revert_edit, absolute_file_path, backup_id=backup_id)
+    return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)
 
 
 JSON_ERROR_TOOLS.update(
