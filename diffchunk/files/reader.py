@@ -73,7 +73,8 @@ class Reader:
 
     Build one with :meth:`of_bytes`, :meth:`of_file` (which owns the file
     object: it stays open as long as the reader lives) or :meth:`of_fd` (a
-    descriptor the caller owns and closes).
+    descriptor the caller owns and closes).  :attr:`start` is set once, by
+    whoever detects the byte-order mark (:func:`.access.open_version`).
     """
 
     __slots__ = ("__weakref__", "_closer", "_fd", "_memory", "_size", "start", "suggestion", "what")
