@@ -22,17 +22,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InvalidArgument
 from .access import FileVersion, open_text_version
 from .fuzzy import best_alignment, similar_lines
 from .longline import PIECEWISE_LINE_BYTES, long_line_match, matched_line_end
 from .matchers import Found, Hit
-from .outline import OutlineItem
 from .read import neighbours
 from .search import count_lines, find_lines
 from .version_outline import describe, outline_of
+
+if TYPE_CHECKING:
+    from .outline_item import OutlineItem
 
 MATCH_CHARS = 500
 """Longest ``match`` text in a search result (longer lines are cut around the match)."""

@@ -16,13 +16,15 @@ import functools
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .access import FileVersion, open_version
-from .outline import OutlineItem
 from .read import LONG_LINE_CHARS
 from .reader import Window
 from .version_outline import outline_of, skip_reason
+
+if TYPE_CHECKING:
+    from .outline_item import OutlineItem
 
 logger = logging.getLogger(__name__)
 
