@@ -317,9 +317,12 @@ def similar_lines(
             break
         window_starts.append(base)
         window_lines.append(line_base)
-        hay = buf[:length].lower()
+        # Lowered whole when the window fills most of the reused buffer: one
+        # window-sized copy, not two (a slice, then its lowered copy).  Every
+        # use below stops at ``length``.
+        hay = buf.lower() if 2 * length > len(buf) else buf[:length].lower()
         if anchors is None:
-            anchors = pieces(query.needle, bytes(hay[: 1 << 20]), query.encoding)
+            anchors = pieces(query.needle, bytes(hay[: min(length, 1 << 20)]), query.encoding)
             if not anchors:
                 return Found([], 0)
             if query.folded:
@@ -336,7 +339,7 @@ def similar_lines(
         if at is not None:
             stopped = line_base + hay.count(b"\n", 0, at)
             break
-        line_base += hay.count(b"\n")
+        line_base += hay.count(b"\n", 0, length)
     hits = []
     for score, offset in best.ranked():
         i = bisect_right(window_starts, offset) - 1
