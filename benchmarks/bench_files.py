@@ -192,11 +192,11 @@ out = {}
 if op == "count":
     t = time.perf_counter()
     r = service.search_content(path, arg, fuzzy=False, count_only=True)
-    out = {"seconds": time.perf_counter() - t, "result": r["count"]}
+    out = {"seconds": time.perf_counter() - t, "result": r.count}
 elif op == "tail":
     t = time.perf_counter()
     r = service.read_content(path, mode="tail", limit=int(arg))
-    out = {"seconds": time.perf_counter() - t, "result": r["lines_returned"]}
+    out = {"seconds": time.perf_counter() - t, "result": r.lines_returned}
 elif op == "read_end":
     line = int(arg)
     t = time.perf_counter()
@@ -204,17 +204,17 @@ elif op == "read_end":
     first = time.perf_counter() - t
     t = time.perf_counter()
     r2 = service.read_content(path, offset=line - 5, limit=1)
-    out = {"seconds": first, "second": time.perf_counter() - t, "result": r["content"][:40]}
+    out = {"seconds": first, "second": time.perf_counter() - t, "result": r.content[:40]}
 elif op == "edit":
     from diffchunk.files.edit import edit_content
     search, replace = json.loads(arg)
     t = time.perf_counter()
     r = edit_content(path, [{"search": search, "replace": replace, "fuzzy": False}], preview=False)
-    out = {"seconds": time.perf_counter() - t, "result": r["success"]}
+    out = {"seconds": time.perf_counter() - t, "result": r.success}
 elif op == "fuzzy":
     t = time.perf_counter()
     r = service.search_content(path, arg, fuzzy=True, max_results=20)
-    out = {"seconds": time.perf_counter() - t, "result": r["total_matches"]}
+    out = {"seconds": time.perf_counter() - t, "result": r.total_matches}
 elif op == "outline":
     from diffchunk.files.outline import build_outline, count_items
     source = open(path, "rb").read()

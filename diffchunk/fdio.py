@@ -1,8 +1,9 @@
-"""Copies and hashes of open files, in bounded blocks.
+"""Copies, reads, writes and hashes of open files, in bounded blocks.
 
-Shared by the backups and edits of the file tools and by the private copies
-of large diffs (:mod:`diffchunk.diff.buffer`): nothing here holds more than
-one block of a file in memory.
+Shared by the backups and edits of the file tools (and their reader,
+:mod:`diffchunk.files.reader`) and by the private copies of large diffs
+(:mod:`diffchunk.diff.buffer`): nothing here holds more than one block of a
+file in memory.
 """
 
 from __future__ import annotations
@@ -152,3 +153,11 @@ class BackgroundHash:
     def cancel(self) -> None:
         """Stop hashing (the result is no longer needed)."""
         self._cancelled.set()
+
+
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write all of ``data`` to ``fd`` (a write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view)
+        view = view[done:]

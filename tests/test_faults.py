@@ -90,7 +90,7 @@ from diffchunk.files.edit import edit_content
 try:
     result = edit_content(sys.argv[1] if len(sys.argv) > 1 else {path!r},
                           {changes!r}, fuzzy=False, preview=False)
-    print(json.dumps({{"result": result}}))
+    print(json.dumps({{"result": result.to_dict()}}))
 except DiffchunkError as exc:
     print(json.dumps({{"error": type(exc).__name__, "message": str(exc)}}))
 """
@@ -128,7 +128,7 @@ def test_temp_file_left_by_a_killed_edit_is_removed_by_the_next_edit(
     other_file.write_bytes(b"x")
     unrelated = work / ".notes.txt.diffchunk-keep.txt"
     unrelated.write_bytes(b"y")
-    assert edit_content(str(target), CHANGE, preview=False)["success"] is True
+    assert edit_content(str(target), CHANGE, preview=False).to_dict()["success"] is True
     assert target.read_text() == "needle 2\n"
     assert not stale.exists()
     assert other_file.exists() and unrelated.exists()

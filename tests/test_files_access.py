@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from diffchunk.errors import FileToolError, PathError
 from diffchunk.files import access
 from diffchunk.files.access import clear_cache, detect_encoding, open_text_version, open_version
-from diffchunk.files.lineindex import LineIndex, last_lines_start, skip_lines
+from diffchunk.files.lineindex import LineIndex
+from diffchunk.files.reader import last_lines_start, skip_lines
 
 CASES = {
     "crlf": b"one\r\ntwo\r\nthree\r\n",
@@ -108,7 +109,7 @@ def test_mapped_file_windows_are_line_aligned_and_tile_the_file(
     path = tmp_path / "mapped.txt"
     path.write_bytes(data)
     version = open_text_version(str(path))
-    assert not isinstance(version.data, bytes)  # memory-mapped
+    assert version.data.memory is None  # read on demand
     pieces = []
     for base, buf, length in version.windows(size=1000):
         chunk = bytes(buf[:length])
@@ -277,6 +278,6 @@ def test_utf8_with_a_stray_byte_stays_utf8(tmp_path: Path) -> None:
     assert sniff(mixed).encoding == "utf-8"
     path = tmp_path / "mixed.py"
     path.write_bytes(mixed)
-    assert search_content(str(path), "café", fuzzy=False)["total_matches"] == 1
+    assert search_content(str(path), "café", fuzzy=False).to_dict()["total_matches"] == 1
     # Text in a code page stays in it.
     assert sniff("café crème à la mode, déjà vu\n".encode("cp1252")).encoding == "cp1252"

@@ -15,7 +15,7 @@ from diffchunk.files.edit import revert_edit as _revert_edit
 
 
 def revert_edit(path: str, backup_id: str | None = None) -> dict[str, Any]:
-    return _revert_edit(path, backup_id=backup_id)
+    return _revert_edit(path, backup_id=backup_id).to_dict()
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +28,7 @@ def _backup_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _apply(path: Path, search: str, replace: str) -> dict[str, Any]:
     result = edit_content(
         str(path), [{"search": search, "replace": replace}], fuzzy=False, preview=False
-    )
+    ).to_dict()
     assert result["success"] is True, result
     return result
 

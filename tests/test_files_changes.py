@@ -260,7 +260,7 @@ def test_overview_of_a_modified_file_runs_no_clean_filter_of_the_repository(
     path = repo / "svc.py"
     path.write_text(CHANGED)
 
-    overview = get_overview(str(path))
+    overview = get_overview(str(path)).to_dict()
 
     assert not marker.exists(), "get_overview ran the repository's clean filter"
     assert overview["changed_symbols"] == 5

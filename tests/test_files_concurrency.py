@@ -84,7 +84,7 @@ def test_concurrent_threads_in_one_process(tmp_path: Path, monkeypatch: pytest.M
                 [{"search": f"t{me}={n}\n", "replace": f"t{me}={n + 1}\n"}],
                 fuzzy=False,
                 preview=False,
-            )
+            ).to_dict()
             if not result["success"]:
                 errors.append(str(result["results"]))
 
@@ -105,14 +105,14 @@ def test_stale_change_fails_cleanly_after_another_edit(
     target = tmp_path / "race.txt"
     target.write_text("mode = fast\nlevel = 3\n")
     change = [{"search": "mode = fast\n", "replace": "mode = safe\n"}]
-    planned = edit_content(str(target), change, fuzzy=False)  # preview seen by one editor
+    planned = edit_content(str(target), change, fuzzy=False).to_dict()  # preview seen by one editor
     assert planned["success"] is True
     # Another editor changes the same line first.
     other = edit_content(
         str(target), [{"search": "mode = fast", "replace": "mode = turbo"}], preview=False
-    )
+    ).to_dict()
     assert other["success"] is True
-    late = edit_content(str(target), change, fuzzy=False, preview=False)
+    late = edit_content(str(target), change, fuzzy=False, preview=False).to_dict()
     assert late["success"] is False
     assert "not found" in str(late["results"][0]["error"])
     assert target.read_text() == "mode = turbo\nlevel = 3\n"

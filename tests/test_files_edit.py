@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diffchunk.errors import FileToolError, InvalidArgument, PathError
-from diffchunk.files import matching
+from diffchunk.files import fuzzy_block, reader, snapshot
 from diffchunk.files.edit import edit_content, list_backups
+from diffchunk.files.reader import Reader
 
 SAMPLE = (
     "import os\n"
@@ -49,7 +50,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _edit(path: Path, changes: list[dict[str, object]], **kw: Any) -> dict[str, Any]:
-    return edit_content(str(path), changes, **kw)
+    return edit_content(str(path), changes, **kw).to_dict()
 
 
 def test_exact_edit_writes_and_reports_line(tmp_path: Path) -> None:
@@ -419,8 +420,8 @@ def test_streaming_path_matches_in_memory_path(
     expected = _edit(small, changes, preview=False)
     assert expected["success"] is True, expected
     # Same edit on the streaming path: tiny windows so needles straddle them.
-    monkeypatch.setattr(matching, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(matching, "_WINDOW", 4099)
+    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(reader, "BLOCK", 4099)
     streamed = _write(tmp_path / "streamed.py", text)
     got = _edit(streamed, changes, preview=False)
     assert got["success"] is True, got
@@ -434,7 +435,7 @@ def test_streaming_path_matches_in_memory_path(
     assert "more than" in dup["results"][0]["error"]
     # Where fuzzy matching only looks near rare words, it finds the block
     # but does not apply it: a closer one elsewhere could have been missed.
-    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
+    monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     anchored = _write(tmp_path / "anchored.py", text)
     refused = _edit(anchored, changes, preview=False)
     assert refused["success"] is False and anchored.read_text() == text
@@ -447,8 +448,8 @@ def test_streaming_path_matches_in_memory_path(
 def test_large_file_fuzzy_without_anchor_explains(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(matching, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(matching, "FULL_FUZZY_LIMIT", 1024)
+    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     f = _write(tmp_path / "big.py", _big_text(500))
     result = _edit(f, [{"search": "totally_absent_identifier = 3", "replace": "x"}])
     assert result["success"] is False
@@ -548,18 +549,18 @@ def test_streamed_line_helpers_agree_with_memory(data: bytes, picks: list[int], 
     with tempfile.TemporaryFile() as handle:
         handle.write(data)
         handle.flush()
-        memory = matching.Source(data=data)
-        streamed = matching.Source(fd=handle.fileno(), size=len(data))
+        memory = Reader.of_bytes(data)
+        streamed = Reader.of_fd(handle.fileno(), len(data))
         for pick in picks:
             pos = min(pick, len(data))
             start = memory.line_start(pos)
             assert streamed.line_start(pos) == start
             assert streamed.line_end(pos) == memory.line_end(pos)
-            back = memory.lines_back(start, count)
-            assert streamed.lines_back(start, count) == back
+            back = memory.last_lines_start(0, start, count)
+            assert streamed.last_lines_start(0, start, count) == back
             assert back == _naive_back(data, start, count)
-            forward = memory.lines_forward(start, count)
-            assert streamed.lines_forward(start, count) == forward
+            forward = memory.skip_lines(start, count)
+            assert streamed.skip_lines(start, count) == forward
             assert forward == _naive_forward(data, start, count)
 
 
@@ -586,14 +587,14 @@ def test_streamed_line_helpers_with_lines_longer_than_a_block(tmp_path: Path) ->
     f.write_bytes(data)
     fd = os.open(f, os.O_RDONLY)
     try:
-        streamed = matching.Source(fd=fd, size=len(data))
+        streamed = Reader.of_fd(fd, len(data))
         starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
         for index, start in enumerate(starts):
             assert streamed.line_start(start + 5) == start
             for count in range(4):
-                assert streamed.lines_back(start, count) == starts[max(0, index - count)]
+                assert streamed.last_lines_start(0, start, count) == starts[max(0, index - count)]
                 expected = starts[index + count] if index + count < len(starts) else len(data)
-                assert streamed.lines_forward(start, count) == expected
+                assert streamed.skip_lines(start, count) == expected
     finally:
         os.close(fd)
 
@@ -631,13 +632,15 @@ def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     if when == "before the backup":  # after the edit was planned on the old text
-        real_check = edit._check_writable
+        from diffchunk.files import transaction
+
+        real_check = transaction.check_writable
 
         def check_after_rewrite(*args: Any) -> None:
             other_program()
             real_check(*args)
 
-        monkeypatch.setattr(edit, "_check_writable", check_after_rewrite)
+        monkeypatch.setattr(transaction, "check_writable", check_after_rewrite)
     elif when == "during a copied backup":  # no hard link: the backup is a copy
         from diffchunk.files import backups
 
@@ -674,7 +677,9 @@ def test_an_edit_never_changes_bytes_its_encoding_cannot_write_back(tmp_path: Pa
     assert path.read_bytes() == data
     clean = tmp_path / "clean.txt"  # without such a character the edit goes through
     clean.write_bytes(text + "最後の行です。値 = 1\n".encode("cp932"))
-    done = edit_content(str(clean), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False)
+    done = edit_content(
+        str(clean), [{"search": "値 = 1", "replace": "値 = 2"}], preview=False
+    ).to_dict()
     assert done["success"] and clean.read_bytes() == text + "最後の行です。値 = 2\n".encode("cp932")
 
 
@@ -686,7 +691,7 @@ def test_an_edit_keeps_extended_attributes_and_says_what_it_cannot_keep(tmp_path
     except OSError:
         pytest.skip("this file system has no user extended attributes")
     (tmp_path / "other-name.txt").hardlink_to(path)
-    done = edit_content(str(path), [{"search": "y", "replace": "Y"}], preview=False)
+    done = edit_content(str(path), [{"search": "y", "replace": "Y"}], preview=False).to_dict()
     assert done["success"] and path.read_text() == "x\nY\n"
     assert os.getxattr(path, "user.origin") == b"review"
     (warning,) = done["warnings"]
@@ -694,8 +699,9 @@ def test_an_edit_keeps_extended_attributes_and_says_what_it_cannot_keep(tmp_path
     assert (tmp_path / "other-name.txt").read_text() == "x\ny\n"
     plain = tmp_path / "plain.txt"
     plain.write_text("a\n")
-    assert "warnings" not in edit_content(
-        str(plain), [{"search": "a", "replace": "b"}], preview=False
+    assert (
+        "warnings"
+        not in edit_content(str(plain), [{"search": "a", "replace": "b"}], preview=False).to_dict()
     )
 
 
@@ -718,7 +724,9 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
     path.write_text("def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n")
     search = "    if x:\n        a = 1\n        return a\n"  # typed with spaces
     replace = "    if x:\n        a = 2\n        return a\n"
-    result = edit_content(str(path), [{"search": search, "replace": replace}], preview=False)
+    result = edit_content(
+        str(path), [{"search": search, "replace": replace}], preview=False
+    ).to_dict()
     assert result["success"] is False
     assert "would mix them" in result["results"][0]["error"]
     assert path.read_text() == "def f(x):\n\tif x:\n\t\ta = 1\n\t\treturn a\n\treturn 0\n"
@@ -727,7 +735,7 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
         str(path),
         [{"search": "\tif x:\n\t\ta = 1\n", "replace": "\tif x:\n\t\ta = 2\n"}],
         preview=False,
-    )
+    ).to_dict()
     assert tabbed["success"] and "\t\ta = 2\n" in path.read_text()
     # Tabs, then spaces to align a continuation (gofmt, kernel style): the
     # text's own alignment is no mixing by the edit.
@@ -744,6 +752,6 @@ def test_a_fuzzy_edit_never_mixes_tabs_and_spaces(tmp_path: Path) -> None:
             }
         ],
         preview=False,
-    )
+    ).to_dict()
     assert fuzzy["success"], fuzzy["results"]
     assert "\t            gamma_value);\n" in aligned.read_text()

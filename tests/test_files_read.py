@@ -35,7 +35,7 @@ def numbered(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("offset", "limit"), [(1, 10), (2500, 7), (4990, 100), (5000, 1)])
 def test_lines_mode_matches_sed(numbered: Path, offset: int, limit: int) -> None:
-    result = read_content(str(numbered), offset=offset, limit=limit)
+    result = read_content(str(numbered), offset=offset, limit=limit).to_dict()
     last = min(5000, offset + limit - 1)
     assert result["content"] == _sed(numbered, offset, last)
     assert (result["start_line"], result["end_line"]) == (offset, last)
@@ -48,17 +48,20 @@ def test_lines_mode_on_a_mapped_file_matches_sed(
     numbered: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(access, "SMALL_FILE", 100)
-    result = read_content(str(numbered), offset=4321, limit=5)
+    result = read_content(str(numbered), offset=4321, limit=5).to_dict()
     assert result["content"] == _sed(numbered, 4321, 4325)
     assert (
-        search_content(str(numbered), "line 4999", fuzzy=False)["results"][0]["line_number"] == 4999
+        search_content(str(numbered), "line 4999", fuzzy=False).to_dict()["results"][0][
+            "line_number"
+        ]
+        == 4999
     )
 
 
 def test_crlf_and_lone_cr(tmp_path: Path) -> None:
     path = tmp_path / "mixed.txt"
     path.write_bytes(b"one\r\ntwo\rstill two\r\nthree")
-    result = read_content(str(path), offset=2, limit=5)
+    result = read_content(str(path), offset=2, limit=5).to_dict()
     assert result["content"] == "two\rstill two\nthree"
     assert (result["start_line"], result["end_line"], result["total_lines"]) == (2, 3, 3)
 
@@ -66,11 +69,11 @@ def test_crlf_and_lone_cr(tmp_path: Path) -> None:
 def test_tail_without_trailing_newline(tmp_path: Path) -> None:
     path = tmp_path / "log.txt"
     path.write_text("a\nb\nc\nlast line", encoding="utf-8")
-    result = read_content(str(path), mode="tail", limit=2)
+    result = read_content(str(path), mode="tail", limit=2).to_dict()
     assert result["content"] == "c\nlast line"
     assert (result["start_line"], result["end_line"], result["total_lines"]) == (3, 4, 4)
     assert result["mode"] == "tail"
-    everything = read_content(str(path), mode="tail", limit=50)
+    everything = read_content(str(path), mode="tail", limit=50).to_dict()
     assert everything["content"] == "a\nb\nc\nlast line"
     assert everything["truncated"] is False
 
@@ -79,18 +82,18 @@ def test_tail_of_large_file_does_not_count_lines(
     numbered: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(read, "COUNT_FOR_TOTAL", 10)
-    result = read_content(str(numbered), mode="tail", limit=3)
+    result = read_content(str(numbered), mode="tail", limit=3).to_dict()
     assert result["content"] == "line 4998\nline 4999\nline 5000"
     assert result["total_lines"] is None and result["start_line"] is None
     assert any("not computed" in w for w in result["warnings"])
     # Once the index exists (any lines read), tail reports numbers again.
     read_content(str(numbered), offset=10, limit=1)
-    again = read_content(str(numbered), mode="tail", limit=3)
+    again = read_content(str(numbered), mode="tail", limit=3).to_dict()
     assert (again["start_line"], again["end_line"], again["total_lines"]) == (4998, 5000, 5000)
 
 
 def test_head_and_ignored_parameters(numbered: Path) -> None:
-    result = read_content(str(numbered), mode="head", limit=3, offset=40, pattern="x")
+    result = read_content(str(numbered), mode="head", limit=3, offset=40, pattern="x").to_dict()
     assert result["content"] == "line 1\nline 2\nline 3"
     assert (result["start_line"], result["end_line"]) == (1, 3)
     assert any("pattern ignored" in w for w in result["warnings"])
@@ -98,7 +101,7 @@ def test_head_and_ignored_parameters(numbered: Path) -> None:
 
 
 def test_pattern_locates_start_exact_then_fuzzy(numbered: Path) -> None:
-    exact = read_content(str(numbered), pattern="line 1234", limit=2)
+    exact = read_content(str(numbered), pattern="line 1234", limit=2).to_dict()
     assert exact["content"] == "line 1234\nline 1235"
     assert exact["match_line"] == 1234 and exact["similarity_score"] == 1.0
     with pytest.raises(FileToolError, match="not found"):
@@ -127,16 +130,16 @@ def helper():
 def test_semantic_mode_returns_the_whole_function(tmp_path: Path) -> None:
     path = tmp_path / "greeter.py"
     path.write_text(PY_SOURCE, encoding="utf-8")
-    result = read_content(str(path), offset=8, mode="semantic")
+    result = read_content(str(path), offset=8, mode="semantic").to_dict()
     assert result["content"].splitlines()[0].strip() == "def greet(self, name):"
     assert (result["start_line"], result["end_line"]) == (7, 9)
-    by_pattern = read_content(str(path), pattern="def helper", mode="semantic")
+    by_pattern = read_content(str(path), pattern="def helper", mode="semantic").to_dict()
     assert by_pattern["content"] == "def helper():\n    return 1"
     assert by_pattern["match_line"] == 15
 
 
 def test_semantic_mode_falls_back_to_lines_without_outline(numbered: Path) -> None:
-    result = read_content(str(numbered), offset=3, limit=2, mode="semantic")
+    result = read_content(str(numbered), offset=3, limit=2, mode="semantic").to_dict()
     assert result["content"] == "line 3\nline 4"
     assert any("fell back" in w for w in result["warnings"])
 
@@ -144,7 +147,7 @@ def test_semantic_mode_falls_back_to_lines_without_outline(numbered: Path) -> No
 def test_long_lines_are_cut_with_marker(tmp_path: Path) -> None:
     path = tmp_path / "min.js"
     path.write_text("short\n" + "x" * 5000 + "\n", encoding="utf-8")
-    result = read_content(str(path))
+    result = read_content(str(path)).to_dict()
     first, second = result["content"].split("\n")
     assert first == "short"
     assert second.startswith("x" * 1000) and "4000 more characters" in second
@@ -166,7 +169,7 @@ def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.txt"
     path.write_bytes(b"")
     for mode in ("lines", "head", "tail"):
-        result = read_content(str(path), mode=mode)
+        result = read_content(str(path), mode=mode).to_dict()
         assert result["content"] == "" and result["lines_returned"] == 0
         assert result["total_lines"] == 0
 
@@ -182,7 +185,7 @@ def test_read_near_end_without_index_matches_sed(
     monkeypatch.setattr(access, "WC_MIN_BYTES", 0)
     if not use_wc:
         monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
-    result = read_content(str(path), offset=29_990, limit=20)
+    result = read_content(str(path), offset=29_990, limit=20).to_dict()
     assert result["content"] == _sed(path, 29_990, 30_001)
     assert (result["start_line"], result["end_line"], result["total_lines"]) == (
         29_990,
@@ -192,7 +195,7 @@ def test_read_near_end_without_index_matches_sed(
     version = access.open_version(str(path))
     assert version.index_built is (not use_wc)
     # Far from the end the index is used; numbers agree either way.
-    middle = read_content(str(path), offset=1234, limit=2)
+    middle = read_content(str(path), offset=1234, limit=2).to_dict()
     assert middle["content"] == _sed(path, 1234, 1235)
 
 
@@ -230,6 +233,6 @@ def test_a_line_over_64_kib_is_cut_without_decoding_it_whole(tmp_path: Path) -> 
     # (a constant of the search once shadowed this one's threshold)
     path = tmp_path / "wide.txt"
     path.write_text("é" * 100_000 + "\nnext\n", encoding="utf-8")
-    content = read_content(str(path), 1, 1)["content"]
+    content = read_content(str(path), 1, 1).to_dict()["content"]
     kept, _, marker = content.partition("… [line truncated: ")
     assert marker == f"{200_000 - len(kept.encode())} more bytes]"

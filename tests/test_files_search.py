@@ -11,8 +11,8 @@ import pytest
 from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
-from diffchunk.files import search
-from diffchunk.files.access import clear_cache
+from diffchunk.files import grep, search
+from diffchunk.files.access import clear_cache, open_text_version
 from diffchunk.files.service import search_content
 
 needs_grep = pytest.mark.skipif(shutil.which("grep") is None, reason="grep not installed")
@@ -58,7 +58,7 @@ def _grep(*args: str) -> int:
 def test_count_only_equals_grep_c(
     log_file: Path, kwargs: dict[str, object], grep_args: list[str]
 ) -> None:
-    result = search_content(str(log_file), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
+    result = search_content(str(log_file), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
     assert result["count"] == _grep(*grep_args, str(log_file))
 
 
@@ -66,7 +66,7 @@ def test_count_only_equals_grep_c(
 def test_results_line_numbers_and_total_match_grep_n(log_file: Path) -> None:
     result = search_content(
         str(log_file), "ERROR again", fuzzy=False, max_results=15, context_lines=1
-    )
+    ).to_dict()
     done = subprocess.run(
         ["grep", "-n", "-F", "ERROR again", str(log_file)], capture_output=True, text=True
     )
@@ -84,7 +84,7 @@ def test_results_line_numbers_and_total_match_grep_n(log_file: Path) -> None:
 def test_inverted_search_lists_non_matching_lines(tmp_path: Path) -> None:
     path = tmp_path / "mix.txt"
     path.write_text("keep 1\nDEBUG x\nkeep 2\nDEBUG y\nDEBUG z\nkeep 3", encoding="utf-8")
-    result = search_content(str(path), "DEBUG", invert=True, fuzzy=False, context_lines=0)
+    result = search_content(str(path), "DEBUG", invert=True, fuzzy=False, context_lines=0).to_dict()
     assert [(r["line_number"], r["match"]) for r in result["results"]] == [
         (1, "keep 1"),
         (3, "keep 2"),
@@ -100,7 +100,7 @@ def test_fuzzy_finds_misspelt_word_inside_a_long_line(tmp_path: Path) -> None:
     assert len(long_line) >= 2000
     path = tmp_path / "long.txt"
     path.write_text("short line\n" + long_line + "\nanother short line\n", encoding="utf-8")
-    result = search_content(str(path), "recieve", fuzzy=True)
+    result = search_content(str(path), "recieve", fuzzy=True).to_dict()
     assert result["total_matches"] == 1
     hit = result["results"][0]
     assert hit["line_number"] == 2
@@ -118,7 +118,7 @@ def test_fuzzy_ranks_exact_first_and_is_case_insensitive(tmp_path: Path) -> None
         "def process_data(items):\n    pass\n\ndef proces_dta(x):\n    pass\nPROCESS_DATA = 1\n",
         encoding="utf-8",
     )
-    result = search_content(str(path), "process_data", max_results=5)
+    result = search_content(str(path), "process_data", max_results=5).to_dict()
     scores = [r["similarity_score"] for r in result["results"]]
     assert scores == sorted(scores, reverse=True)
     assert {r["line_number"] for r in result["results"] if r["match_type"] == "exact"} == {1, 6}
@@ -128,23 +128,25 @@ def test_fuzzy_ranks_exact_first_and_is_case_insensitive(tmp_path: Path) -> None
 def test_case_insensitive_non_ascii_exact_and_regex(tmp_path: Path) -> None:
     path = tmp_path / "menu.txt"
     path.write_text("CAFÉ au lait\nthé vert\ncafé noir\n", encoding="utf-8")
-    exact = search_content(str(path), "café", fuzzy=False, case_sensitive=False)
+    exact = search_content(str(path), "café", fuzzy=False, case_sensitive=False).to_dict()
     assert [r["line_number"] for r in exact["results"]] == [1, 3]
-    regex = search_content(str(path), "th[éè]", fuzzy=False, regex=True, case_sensitive=False)
+    regex = search_content(
+        str(path), "th[éè]", fuzzy=False, regex=True, case_sensitive=False
+    ).to_dict()
     assert [r["line_number"] for r in regex["results"]] == [2]
-    sensitive = search_content(str(path), "café", fuzzy=False)
+    sensitive = search_content(str(path), "café", fuzzy=False).to_dict()
     assert [r["line_number"] for r in sensitive["results"]] == [3]
 
 
 def test_search_in_cp1252_and_utf16_files(tmp_path: Path) -> None:
     cp = tmp_path / "cp.txt"
     cp.write_bytes("prix: 5€\nLe café\n".encode("cp1252"))
-    assert [r["line_number"] for r in search_content(str(cp), "café", fuzzy=False)["results"]] == [
-        2
-    ]
+    assert [
+        r["line_number"] for r in search_content(str(cp), "café", fuzzy=False).to_dict()["results"]
+    ] == [2]
     u16 = tmp_path / "u16.txt"
     u16.write_bytes(b"\xff\xfe" + "alpha\nbeta needle\ngamma\n".encode("utf-16-le"))
-    result = search_content(str(u16), "needle", fuzzy=False)
+    result = search_content(str(u16), "needle", fuzzy=False).to_dict()
     assert [(r["line_number"], r["match"]) for r in result["results"]] == [(2, "beta needle")]
 
 
@@ -170,7 +172,9 @@ def test_parameter_errors(log_file: Path) -> None:
 
 
 def test_count_only_warns_about_ignored_parameters(log_file: Path) -> None:
-    result = search_content(str(log_file), "WARN", fuzzy=False, count_only=True, max_results=5)
+    result = search_content(
+        str(log_file), "WARN", fuzzy=False, count_only=True, max_results=5
+    ).to_dict()
     assert any("max_results ignored" in w for w in result["warnings"])
     assert "results" not in result
 
@@ -201,20 +205,22 @@ def test_grep_delegation_and_python_scan_agree(
     path.write_bytes(
         b"\xef\xbb\xbf" + log_file.read_bytes().replace(b"\n", b"\r\n") + b"\r\n-v ERROR"
     )
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
-    with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
-    listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
+    with_grep = search_content(str(path), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
+    listed_grep = search_content(str(path), fuzzy=False, max_results=3, **kwargs).to_dict()  # type: ignore[arg-type]
     clear_cache()
     monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
-    python = search_content(str(path), fuzzy=False, count_only=True, **kwargs)  # type: ignore[arg-type]
-    listed_python = search_content(str(path), fuzzy=False, max_results=3, **kwargs)  # type: ignore[arg-type]
+    python = search_content(str(path), fuzzy=False, count_only=True, **kwargs).to_dict()  # type: ignore[arg-type]
+    listed_python = search_content(str(path), fuzzy=False, max_results=3, **kwargs).to_dict()  # type: ignore[arg-type]
     assert with_grep["count"] == python["count"]
     assert listed_grep["total_matches"] == listed_python["total_matches"] == python["count"]
     assert listed_grep["results"] == listed_python["results"]
 
 
 def _fuzzy_lines(path: Path, pattern: str) -> list[tuple[int, float]]:
-    found = search_content(str(path), pattern, fuzzy=True, max_results=50, context_lines=0)
+    found = search_content(
+        str(path), pattern, fuzzy=True, max_results=50, context_lines=0
+    ).to_dict()
     return sorted((r["line_number"], r["similarity_score"]) for r in found["results"])
 
 
@@ -245,7 +251,9 @@ def test_fuzzy_search_folds_characters_that_grow_when_lowered(tmp_path: Path) ->
     path = tmp_path / "grow.txt"
     lines = ["İİİİ istanbul", "plain", "ÉCOLE İzmir", "école", "last ÉCOLE"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    found = search_content(str(path), "école", fuzzy=True, max_results=10, context_lines=0)
+    found = search_content(
+        str(path), "école", fuzzy=True, max_results=10, context_lines=0
+    ).to_dict()
     assert sorted((r["line_number"], r["match"]) for r in found["results"]) == [
         (3, "ÉCOLE İzmir"),
         (4, "école"),
@@ -261,21 +269,19 @@ def test_lines_appended_while_grep_runs_are_not_reported(
 ) -> None:
     path = tmp_path / "growing.log"
     path.write_bytes(b"".join(b"INFO line %05d\n" % i for i in range(1, 3001)))
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
-    from diffchunk.files.access import open_text_version
-
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
     version = open_text_version(str(path))
     late = b"ERROR appended while grep ran\n"
-    monkeypatch.setattr(search.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
+    monkeypatch.setattr(grep.subprocess, "Popen", appending_first(path, late, subprocess.Popen))
     # The grown file is not this version: grep's answer is dropped (the
     # caller then scans the version's own bytes).
-    assert search.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
-    assert search.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None
+    assert grep.grep_count(version, "ERROR", case_sensitive=True, invert=False) is None
+    assert grep.grep_search(version, "ERROR", case_sensitive=True, invert=False, limit=5) is None
 
 
 def _search_results(path: Path, pattern: str, **kw: object) -> list[dict[str, object]]:
     clear_cache()
-    found = search_content(str(path), pattern, **kw)  # type: ignore[arg-type]
+    found = search_content(str(path), pattern, **kw).to_dict()  # type: ignore[arg-type]
     return [
         {k: v for k, v in r.items() if k not in ("context_before", "context_after")}
         for r in found["results"]
@@ -301,7 +307,7 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
 ) -> None:
     """Lines over PIECEWISE_LINE_BYTES are decoded piece by piece (tiny pieces here, so
     matches, runs of q, multi-byte characters and CRLF ends straddle them)."""
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     rng = random.Random(7)
     parts = ["ab"]
@@ -319,24 +325,24 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
 
     whole = _search_results(path, pattern, **options)
     assert whole, "the pattern must match something for the comparison to mean anything"
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
     for piece, overlap in ((61, 45), (97, 41), (120, 50), (256, 64), (1000, 300)):
-        monkeypatch.setattr(read, "_PIECE_BYTES", piece)
-        monkeypatch.setattr(read, "_OVERLAP_CHARS", overlap)
+        monkeypatch.setattr(longline, "_PIECE_BYTES", piece)
+        monkeypatch.setattr(longline, "_OVERLAP_CHARS", overlap)
         assert _search_results(path, pattern, **options) == whole, (piece, overlap)
 
 
 def test_a_long_matched_line_is_never_decoded_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     path = tmp_path / "one-line.log"
     path.write_bytes(b"a" * 300_000 + b"NEEDLE" + b"b" * 300_000 + b"\n")
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 1 << 16)
-    monkeypatch.setattr(read, "_PIECE_BYTES", 1 << 16)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr(longline, "_PIECE_BYTES", 1 << 16)
     decoded: list[int] = []
-    real = read.codecs.getincrementaldecoder
+    real = longline.codecs.getincrementaldecoder
 
     def spy(encoding: str) -> object:
         cls = real(encoding)
@@ -348,13 +354,13 @@ def test_a_long_matched_line_is_never_decoded_whole(
 
         return Counting
 
-    monkeypatch.setattr(read.codecs, "getincrementaldecoder", spy)
+    monkeypatch.setattr(longline.codecs, "getincrementaldecoder", spy)
     monkeypatch.setattr(
-        type(service.open_version(str(path))),
+        type(open_text_version(str(path))),
         "decode",
         lambda self, raw: pytest.fail(f"decoded {len(raw)} bytes at once"),
     )
-    (hit,) = search_content(str(path), "NEEDLE", fuzzy=False)["results"]
+    (hit,) = search_content(str(path), "NEEDLE", fuzzy=False).to_dict()["results"]
     assert hit["truncated"] and hit["line_length"] == 600_006
     assert hit["submatches"] == [{"start": 300_000, "end": 300_006}]
     assert hit["match_offset"] == 300_000 - 125 and "NEEDLE" in hit["match"]
@@ -378,23 +384,23 @@ def test_grep_listing_steps_over_long_lines_in_blocks(
     path.write_bytes(
         b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\nlast KEY " + b"z" * 70_000
     )
-    monkeypatch.setattr(search, "GREP_MIN_BYTES", 0)
-    monkeypatch.setattr(search, "_LISTING_BLOCK", 512)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
+    monkeypatch.setattr(grep, "_LISTING_BLOCK", 512)
     reads: list[int] = []
-    real = search._read_listing
+    real = grep._read_listing
 
     def spy(version: object, kind: str, stream: object) -> object:
         hits = real(version, kind, stream)  # type: ignore[arg-type]
         reads.append(len(hits))  # parsed to the end (a parse error falls back to Python)
         return hits
 
-    monkeypatch.setattr(search, "_read_listing", spy)
+    monkeypatch.setattr(grep, "_read_listing", spy)
     options = {"fuzzy": False, "invert": invert, "max_results": 8, "context_lines": 1}
-    with_grep = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    with_grep = search_content(str(path), "KEY", **options).to_dict()  # type: ignore[arg-type]
     assert reads == [8], "the grep listing was not used, or not parsed to its end"
     clear_cache()
     monkeypatch.setenv("DIFFCHUNK_NO_GREP", "1")
-    python = search_content(str(path), "KEY", **options)  # type: ignore[arg-type]
+    python = search_content(str(path), "KEY", **options).to_dict()  # type: ignore[arg-type]
     assert with_grep["total_matches"] == python["total_matches"] == (26 if invert else 15)
     assert with_grep["results"] == python["results"]
     assert len(with_grep["results"]) == 8
@@ -408,7 +414,7 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     good as the best of the whole line (rapidfuzz may pick another of equal score)."""
     from rapidfuzz import fuzz
 
-    from diffchunk.files import read, service
+    from diffchunk.files import content_search, longline
 
     rng = random.Random(11)
     line = (
@@ -423,14 +429,14 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     path.write_text(f"short\n{line}\n")
     best = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
     assert best is not None
-    monkeypatch.setattr(service, "PIECEWISE_LINE_BYTES", 64)
-    monkeypatch.setattr(read, "_PIECE_BYTES", 700)
-    monkeypatch.setattr(read, "_OVERLAP_CHARS", 50)
+    monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
+    monkeypatch.setattr(longline, "_PIECE_BYTES", 700)
+    monkeypatch.setattr(longline, "_OVERLAP_CHARS", 50)
     (hit,) = [r for r in _search_results(path, pattern, fuzzy=True) if r["line_number"] == 2]
     [span] = hit["submatches"]
     placed = line[span["start"] : span["end"]]
     assert fuzz.ratio(pattern.lower(), placed.lower()) == pytest.approx(best.score)
     shift = hit["match_offset"]
-    assert hit["match"] == line[shift : shift + service.MATCH_CHARS]
-    assert shift <= span["start"] and span["end"] <= shift + service.MATCH_CHARS
+    assert hit["match"] == line[shift : shift + content_search.MATCH_CHARS]
+    assert shift <= span["start"] and span["end"] <= shift + content_search.MATCH_CHARS
     assert hit["line_length"] == len(line)

@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from diffchunk.files import edit, service
 from diffchunk.files.access import clear_cache
 from diffchunk.files.service import get_overview
 from diffchunk.server import app
@@ -49,7 +50,7 @@ def _fresh_cache() -> None:
 def test_overview_of_source_file(tmp_path: Path) -> None:
     path = tmp_path / "store.py"
     path.write_text(PY_SOURCE, encoding="utf-8")
-    overview = get_overview(str(path))
+    overview = get_overview(str(path)).to_dict()
     assert overview["line_count"] == PY_SOURCE.count("\n")
     assert overview["file_size"] == len(PY_SOURCE.encode())
     assert overview["encoding"] == "utf-8" and overview["is_binary"] is False
@@ -77,7 +78,7 @@ def test_overview_marks_changed_symbols_in_a_git_work_tree(tmp_path: Path) -> No
     for args in (["init", "-q"], ["add", "store.py"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=GIT_ENV)
     path.write_text(PY_SOURCE.replace("return key", "return key * 2"), encoding="utf-8")
-    overview = get_overview(str(path))
+    overview = get_overview(str(path)).to_dict()
     assert overview["changed_symbols"] >= 1
     get = overview["outline"][0]["children"][0]
     assert get["name"] == "get" and get["changes"] == "modified"
@@ -88,7 +89,7 @@ def test_overview_of_log_long_lines_and_hints(tmp_path: Path) -> None:
     path = tmp_path / "app.log"
     lines = ["INFO start", "ERROR boom " + "z" * 1500, "WARN slow", "x" * 1200 + "\r"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    overview = get_overview(str(path))
+    overview = get_overview(str(path)).to_dict()
     assert overview["line_count"] == 4
     assert overview["outline"] == []
     assert overview["long_lines"] == {
@@ -103,7 +104,7 @@ def test_overview_of_log_long_lines_and_hints(tmp_path: Path) -> None:
 def test_overview_of_binary_file(tmp_path: Path) -> None:
     path = tmp_path / "a.gz"
     path.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4)
-    overview = get_overview(str(path))
+    overview = get_overview(str(path)).to_dict()
     assert overview["is_binary"] is True and overview["binary_hint"] == "compressed"
     assert overview["encoding"] is None
 
@@ -205,3 +206,40 @@ def test_mcp_edit_preview_apply_and_revert(tmp_path: Path, monkeypatch: pytest.M
     reverted = json.loads(_text(_call("revert_edit", {"absolute_file_path": str(path)})))
     assert reverted["success"] is True
     assert path.read_text(encoding="utf-8") == "name = old\nport = 1\n"
+
+
+def test_the_tools_return_typed_results_whose_json_the_mcp_server_sends(tmp_path: Path) -> None:
+    path = tmp_path / "store.py"
+    path.write_text(PY_SOURCE, encoding="utf-8")
+    where = {"absolute_file_path": str(path)}
+    overview = service.get_overview(str(path))
+    assert isinstance(overview, service.Overview) and overview.line_count == 14
+    assert json.loads(_text(_call("get_overview", where))) == overview.to_dict()
+    found = service.search_content(str(path), "retrun value")
+    assert isinstance(found, service.SearchResult)
+    assert isinstance(found.results[0], service.SearchMatch) and found.results[0].line_number == 10
+    sent = json.loads(_text(_call("search_content", {**where, "pattern": "retrun value"})))
+    assert sent == found.to_dict()
+    counted = service.search_content(str(path), "return", fuzzy=False, count_only=True)
+    assert isinstance(counted, service.CountResult) and counted.count == 3
+    sent = json.loads(
+        _text(
+            _call(
+                "search_content", {**where, "pattern": "return", "fuzzy": False, "count_only": True}
+            )
+        )
+    )
+    assert sent == counted.to_dict()
+    read = service.read_content(str(path), pattern="def put", mode="semantic")
+    assert isinstance(read, service.ReadResult) and read.semantic_block is not None
+    assert read.semantic_block.name == "put" and (read.start_line, read.end_line) == (8, 10)
+    sent = json.loads(
+        _text(_call("read_content", {**where, "pattern": "def put", "mode": "semantic"}))
+    )
+    assert sent == read.to_dict()
+    assert list(sent)[-4:] == ["pattern", "match_line", "similarity_score", "semantic_block"]
+    changes = [{"search": "return key", "replace": "return str(key)"}]
+    previewed = edit.edit_content(str(path), changes)
+    assert isinstance(previewed, edit.EditResult) and previewed.results[0].line_number == 6
+    sent = json.loads(_text(_call("edit_content", {**where, "changes": changes})))
+    assert sent == previewed.to_dict() and "warnings" not in sent

@@ -21,8 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from diffchunk.files import access
-from diffchunk.files import search as search_module
+from diffchunk.files import access, grep
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.files.service import search_content
 from tests.property.fuzz_files import (
@@ -138,7 +137,7 @@ def test_lf_search_text_in_a_crlf_cp1252_file_writes_crlf(tmp_path: Path) -> Non
     path.write_bytes("# header line\r\ncafé €1\r\nnext\r\n".encode("cp1252"))
     result = edit_content(
         str(path), [{"search": "café €1\nnext", "replace": "thé\n€2"}], fuzzy=False, preview=False
-    )
+    ).to_dict()
     assert result["success"], result
     assert path.read_bytes() == "# header line\r\nthé\r\n€2\r\n".encode("cp1252")
     assert len(list_backups(str(path))) == 1
@@ -154,7 +153,7 @@ def test_refused_batch_leaves_file_and_backups_alone(tmp_path: Path) -> None:
         [{"search": "é one", "replace": "a"}, {"search": "one\ncafé", "replace": "b"}],
     ]
     for changes in batches:
-        result = edit_content(str(path), changes, fuzzy=False, preview=False)
+        result = edit_content(str(path), changes, fuzzy=False, preview=False).to_dict()
         assert not result["success"], (changes, result)
         assert path.read_bytes() == original
     assert list_backups(str(path)) == []
@@ -167,10 +166,10 @@ def test_grep_hand_off_sees_no_line_in_a_file_holding_only_a_bom(
     # grep reads the BOM as a line of its own; the file has no line at all.
     path = tmp_path / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbf")
-    monkeypatch.setattr(search_module, "GREP_MIN_BYTES", 0)
-    found = search_content(str(path), "x", fuzzy=False, invert=invert)
+    monkeypatch.setattr(grep, "GREP_MIN_BYTES", 0)
+    found = search_content(str(path), "x", fuzzy=False, invert=invert).to_dict()
     assert (found["total_matches"], found["results"]) == (0, [])
-    counted = search_content(str(path), "x", fuzzy=False, invert=invert, count_only=True)
+    counted = search_content(str(path), "x", fuzzy=False, invert=invert, count_only=True).to_dict()
     assert counted["count"] == 0
 
 
@@ -213,7 +212,7 @@ def test_fuzzy_edit_ignores_blank_runs_and_reindents(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_bytes(b"def f():\r\n    if x:\r\n        return  1\r\n    return 2\r\n")
     change = {"search": "if x:\n  return 1\n", "replace": "if y:\n  return 3\n  pass\n"}
-    result = edit_content(str(path), [change], fuzzy=True, preview=False)
+    result = edit_content(str(path), [change], fuzzy=True, preview=False).to_dict()
     assert result["success"], result
     assert result["results"][0]["match_type"] == "fuzzy"
     assert path.read_bytes() == (
@@ -225,7 +224,9 @@ def test_fuzzy_edit_with_two_equal_windows_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "f.txt"
     original = b"alpha = 1\nbeta = 2\nalpha = 1\n"
     path.write_bytes(original)
-    result = edit_content(str(path), [{"search": "alpha =  1", "replace": "x"}], preview=False)
+    result = edit_content(
+        str(path), [{"search": "alpha =  1", "replace": "x"}], preview=False
+    ).to_dict()
     assert not result["success"]
     assert "ambiguous" in result["results"][0]["error"]
     assert path.read_bytes() == original
@@ -278,7 +279,7 @@ def test_model_substring_distance_is_the_fewest_edits(pattern: str, text: str) -
 
 def _lines(path: Path, pattern: str, **options: bool) -> list[tuple[int, float, str]]:
     access.clear_cache()
-    found = search_content(str(path), pattern, max_results=50, context_lines=0, **options)
+    found = search_content(str(path), pattern, max_results=50, context_lines=0, **options).to_dict()
     return [(r["line_number"], r["similarity_score"], r["match_type"]) for r in found["results"]]
 
 

@@ -108,7 +108,9 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     paths["sparse"] = str(sparse)
     edited = root / "edited.py"
     edited.write_text("x = 1\n")
-    done = edit_content(str(edited), [{"search": "x = 1", "replace": "x = 2"}], preview=False)
+    done = edit_content(
+        str(edited), [{"search": "x = 1", "replace": "x = 2"}], preview=False
+    ).to_dict()
     assert done["success"] and done["backup_created"]
     paths["edited"] = str(edited)
     # A diff whose real name is not UTF-8, reached through a plain-named link.
@@ -183,8 +185,16 @@ EXPECTED_TOOLS = {
     "update_finding",
     "list_findings",
     "review_status",
+    "export_review",
 }
-RECORD_TOOLS = ("mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status")
+RECORD_TOOLS = (
+    "mark_reviewed",
+    "add_finding",
+    "update_finding",
+    "list_findings",
+    "review_status",
+    "export_review",
+)
 DIFF_TOOLS = (
     "load_diff",
     "list_chunks",
@@ -230,6 +240,7 @@ def _valid_args(tool: str) -> dict[str, Any]:
         "update_finding": {"absolute_file_path": "{diff}", "finding_id": 1, "status": "open"},
         "list_findings": {"absolute_file_path": "{diff}"},
         "review_status": {"absolute_file_path": "{diff}"},
+        "export_review": {"absolute_file_path": "{diff}"},
     }
     return dict(base[tool])
 
@@ -1013,13 +1024,12 @@ def test_fuzzy_pattern_longer_than_every_line_matches_nothing(many_lines: str) -
 def test_fuzzy_search_stops_at_its_time_budget(
     many_lines: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import search as search_module
+    from diffchunk.files import fuzzy
     from diffchunk.files import service as service_module
 
-    monkeypatch.setattr(search_module, "FUZZY_TIME_BUDGET", 0.05)
-    monkeypatch.setattr(service_module, "FUZZY_TIME_BUDGET", 0.05)
+    monkeypatch.setattr(fuzzy, "FUZZY_TIME_BUDGET", 0.05)
     start = time.monotonic()
-    found = service_module.search_content(many_lines, "abcdefgh xyy")
+    found = service_module.search_content(many_lines, "abcdefgh xyy").to_dict()
     assert time.monotonic() - start < TIME_LIMIT
     assert any("Fuzzy search stopped" in w for w in found["warnings"])
 

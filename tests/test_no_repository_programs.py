@@ -361,7 +361,7 @@ def test_the_tools_in_this_process_runs_no_repository_program(
         ("load_git_diff staged", lambda: load(str(h.work), staged=True)),
         ("load_git_diff working tree", lambda: load(str(h.work))),
         ("load_git_diff bare range", lambda: load(str(h.bare), "main~1..main")),
-        ("get_overview", lambda: service.get_overview(changed)),
+        ("get_overview", lambda: service.get_overview(changed).to_dict()),
         ("search_content", lambda: service.search_content(changed, "function_3", fuzzy=False)),
         ("read_content", lambda: service.read_content(changed)),
         ("review_push", lambda: push_hook.review_push(discover(str(h.work)), "origin", pushed)),

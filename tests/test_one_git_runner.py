@@ -29,7 +29,7 @@ RUNNER = "diffchunk/git/runner.py"
 # (module, the one program it may start): commands that are not git.
 ALLOWED = {
     ("diffchunk/files/access.py", "wc"),  # line counts of large files
-    ("diffchunk/files/search.py", "grep"),  # counts and first matches in large files
+    ("diffchunk/files/grep.py", "grep"),  # counts and first matches in large files
 }
 
 STARTERS = {
@@ -350,7 +350,7 @@ def test_only_the_runner_starts_git() -> None:
     assert any(start.module == RUNNER for start in starts)
 
 
-def _check(source: str, module: str = "diffchunk/files/search.py") -> list[str]:
+def _check(source: str, module: str = "diffchunk/files/grep.py") -> list[str]:
     return _violations(process_starts(source, module))
 
 
@@ -377,7 +377,7 @@ def test_the_scan_finds_git_started_any_way() -> None:
     for source in found:
         problems = _check(source)
         assert len(problems) == 1, source
-        assert problems[0].startswith("diffchunk/files/search.py:"), problems
+        assert problems[0].startswith("diffchunk/files/grep.py:"), problems
     # Elsewhere than an allowed module, even the allowed program fails.
     assert _check("import subprocess\nsubprocess.run(['grep'])\n", "diffchunk/files/read.py")
 
@@ -400,6 +400,6 @@ def test_the_scan_follows_the_program_back_to_its_literal() -> None:
         "    cmd = _command(x)\n"
         "    _run([[cmd[0], '-c', *cmd[1:]]])\n"
     )
-    starts = process_starts(traced, "diffchunk/files/search.py")
+    starts = process_starts(traced, "diffchunk/files/grep.py")
     assert [(s.starter, s.programs) for s in starts] == [("subprocess.Popen", frozenset({"grep"}))]
     assert _violations(starts) == []

@@ -1,7 +1,7 @@
 """``diffchunk file``: the large-file tools on the command line.
 
-Each subcommand is the twin of an MCP tool and prints the same dict as JSON
-with ``--json``, or a human summary otherwise.
+Each subcommand is the twin of an MCP tool and prints the same JSON (the
+result's ``to_dict()``) with ``--json``, or a human summary otherwise.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def overview(path: str, as_json: bool) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
-    data = service.get_overview(_target(path))
+    data = service.get_overview(_target(path)).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -141,7 +141,7 @@ def search(
         case_sensitive=not ignore_case,
         invert=invert,
         count_only=count_only,
-    )
+    ).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -183,7 +183,7 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
     """Print lines of PATH by number, from either end, or the block around a line."""
     data = service.read_content(
         _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
-    )
+    ).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -289,9 +289,7 @@ def edit(
     from ..files import edit as core
 
     changes = _changes_from(searches, replaces, changes_json)
-    data: dict[str, Any] = core.edit_content(
-        _target(path), changes, fuzzy=not exact, preview=not apply_
-    )
+    data = core.edit_content(_target(path), changes, fuzzy=not exact, preview=not apply_).to_dict()
     if as_json:
         echo_json(data)
     else:
@@ -320,9 +318,9 @@ def edit(
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def revert(path: str, backup_id: str | None, as_json: bool) -> None:
     """Restore a backup of PATH (its current content is saved first)."""
-    from ..files import edit as core
+    from ..files import revert as core
 
-    data: dict[str, Any] = core.revert_edit(_target(path), backup_id)
+    data = core.revert_edit(_target(path), backup_id).to_dict()
     if as_json:
         echo_json(data)
     else:

@@ -10,10 +10,9 @@ Access strategy by size:
 
 - up to :data:`SMALL_FILE` bytes the file is read into memory;
 - larger files are read on demand: random access (a few lines, the tail)
-  reads just the bytes it needs with ``pread`` (:class:`FileBytes`; a memory
-  mapping would kill the process with SIGBUS if another program truncated
-  the file meanwhile), and whole-file scans read fixed-size windows, so
-  resident memory stays near the window size even for a 1 GB file;
+  reads just the bytes it needs with ``pread``, and whole-file scans read
+  line windows of a fixed size, so resident memory stays near the window
+  size even for a 1 GB file (both through the one :class:`~.reader.Reader`);
 - UTF-16/UTF-32 files are decoded and re-encoded to UTF-8 in memory (up to
   :data:`MAX_TRANSCODE` bytes), so every search and line operation works on
   UTF-8 bytes.
@@ -32,11 +31,11 @@ from dataclasses import dataclass, field
 from ..errors import FileToolError
 from ..paths import fingerprint, resolve_regular_file
 from .encoding import display_name, is_utf16_or_32, sniff
-from .filebytes import FileBytes
-from .lineindex import WINDOW, Buffer, LineIndex, Window
+from .lineindex import LineIndex
+from .reader import Reader, Window
 
 SMALL_FILE = 4 * 1024 * 1024
-"""Files up to this size are read into memory instead of mapped."""
+"""Files up to this size are read into memory; larger ones are read on demand."""
 
 MAX_TRANSCODE = 256 * 1024 * 1024
 """Largest UTF-16/UTF-32 file the tools accept (it is transcoded in memory)."""
@@ -55,10 +54,10 @@ CACHE_SIZE = 8
 class FileVersion:
     """One version of one file, as the file tools see it.
 
-    ``encoding`` is the codec of the body after ``bom``; ``data`` holds the
-    searchable bytes and ``data_encoding`` their codec (``utf-8`` for a
+    ``encoding`` is the codec of the body after ``bom``; ``data`` reads the
+    searchable bytes and ``data_encoding`` is their codec (``utf-8`` for a
     transcoded UTF-16 file, else ``encoding``); content starts at
-    ``data[start]``.  ``newline`` is the dominant line ending (``b"\\r\\n"``
+    ``data[start]`` (``data.start`` too).  ``newline`` is the dominant line ending (``b"\\r\\n"``
     when CRLF endings outnumber bare LF ones, else ``b"\\n"``).
     """
 
@@ -70,7 +69,7 @@ class FileVersion:
     newline: bytes
     is_binary: bool
     binary_hint: str | None
-    data: Buffer
+    data: Reader
     start: int
     data_encoding: str
     transcoded: bool
@@ -149,22 +148,10 @@ class FileVersion:
         return counted
 
     def windows(
-        self, start: int | None = None, end: int | None = None, size: int = WINDOW
+        self, start: int | None = None, end: int | None = None, size: int | None = None
     ) -> Iterator[tuple[int, Window, int]]:
-        """Yield ``(offset, buffer, length)`` windows tiling ``[start, end)``.
-
-        Every window but the last ends just after a ``\\n`` (a line longer
-        than ``size`` grows its window), so no line is split between windows.
-        The buffer is reused between iterations: copy what must outlive one.
-        """
-        begin = self.start if start is None else start
-        stop = self.end if end is None else end
-        if begin >= stop:
-            return
-        if not isinstance(self.data, FileBytes):
-            yield from _memory_windows(self.data, begin, stop, size)  # type: ignore[arg-type]
-            return
-        yield from _file_windows(self.data.fileno(), self.realpath, begin, stop, size)
+        """The reader's line windows of the content (see :meth:`.Reader.windows`)."""
+        return self.data.windows(start, end, size)
 
 
 def _wc_newlines(version: FileVersion) -> int | None:
@@ -192,62 +179,7 @@ def _wc_newlines(version: FileVersion) -> int | None:
         return None
 
 
-def _memory_windows(
-    data: bytes | bytearray, begin: int, stop: int, size: int
-) -> Iterator[tuple[int, Window, int]]:
-    pos = begin
-    while pos < stop:
-        cut = min(stop, pos + size)
-        if cut < stop:
-            nl = data.rfind(b"\n", pos, cut)
-            if nl < 0:
-                nl = data.find(b"\n", cut, stop)
-            cut = stop if nl < 0 else nl + 1
-        if pos == 0 and cut == len(data) and isinstance(data, bytes):
-            yield 0, data, cut
-        else:
-            yield pos, data[pos:cut], cut - pos
-        pos = cut
-
-
-def _file_windows(
-    fd: int, path: str, begin: int, stop: int, size: int
-) -> Iterator[tuple[int, Window, int]]:
-    buf = bytearray(size)
-    pos = begin
-    carry = 0  # bytes of an unterminated line kept at the front of buf
-    while pos + carry < stop:
-        want = min(len(buf) - carry, stop - pos - carry)
-        view = memoryview(buf)[carry : carry + want]
-        try:
-            got = os.preadv(fd, [view], pos + carry)
-        finally:
-            view.release()
-        if got <= 0:
-            raise FileToolError(
-                f"{path} became shorter while it was being read.",
-                suggestion="Run the tool again to read the new version.",
-            )
-        filled = carry + got
-        if pos + filled >= stop:
-            yield pos, buf, filled
-            return
-        nl = buf.rfind(b"\n", 0, filled)
-        if nl < 0:
-            # One line longer than the buffer: grow it and keep reading.
-            carry = filled
-            buf.extend(bytes(len(buf)))
-            continue
-        cut = nl + 1
-        yield pos, buf, cut
-        rest = filled - cut
-        # Keep the partial last line for the next window.
-        buf[:rest] = buf[cut:filled]
-        pos += cut
-        carry = rest
-
-
-def _sample_regions(data: Buffer, start: int, size: int) -> list[tuple[bytes, bool]]:
+def _sample_regions(data: Reader, start: int, size: int) -> list[tuple[bytes, bool]]:
     """``(sample, truncated)`` pieces: the head, and for big files a few more."""
     head = bytes(data[start : start + SAMPLE_BYTES])
     regions = [(head, start + SAMPLE_BYTES < size)]
@@ -269,7 +201,7 @@ def _sample_regions(data: Buffer, start: int, size: int) -> list[tuple[bytes, bo
     return regions
 
 
-def _detect(data: Buffer, size: int) -> tuple[str | None, bytes, bool, str | None]:
+def _detect(data: Reader, size: int) -> tuple[str | None, bytes, bool, str | None]:
     regions = _sample_regions(data, 0, size)
     head, truncated = regions[0]
     found = sniff(head, truncated=truncated)
@@ -286,17 +218,15 @@ def _detect(data: Buffer, size: int) -> tuple[str | None, bytes, bool, str | Non
     return "utf-8", b"", False, None
 
 
-def _dominant_newline(data: Buffer, start: int) -> bytes:
+def _dominant_newline(data: Reader, start: int) -> bytes:
     sample = data[start : start + SAMPLE_BYTES]
     lf = sample.count(b"\n")
     crlf = sample.count(b"\r\n")
     return b"\r\n" if lf and crlf * 2 > lf else b"\n"
 
 
-def _load(real: str, st: os.stat_result) -> FileVersion:
-    size = st.st_size
-    handle = None
-    data: Buffer
+def _open_reader(real: str, size: int) -> Reader:
+    """A reader of the file: its bytes when small, else ``pread`` on demand."""
     try:
         if size == 0:
             # Empty, or a pseudo-file (/proc, /sys) whose size stat does not know.
@@ -308,12 +238,12 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
                     f"{SMALL_FILE // (1024 * 1024)} MB; it is a special file.",
                     suggestion="Copy the part you need to a regular file and pass that path.",
                 )
-        elif size <= SMALL_FILE:
+            return Reader.of_bytes(data)
+        if size <= SMALL_FILE:
             with open(real, "rb") as fh:
-                data = fh.read()
-        else:
-            handle = open(real, "rb")  # noqa: SIM115 - owned by the FileBytes
-            data = FileBytes(handle, size, real)
+                return Reader.of_bytes(fh.read())
+        handle = open(real, "rb")  # noqa: SIM115 - owned by the reader
+        return Reader.of_file(handle, size, real)
     except PermissionError:
         raise FileToolError(
             f"{real} cannot be read (permission denied).",
@@ -321,27 +251,32 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
         ) from None
     except OSError as exc:
         raise FileToolError(f"{real} cannot be read: {exc.strerror}.") from None
+
+
+def _transcode(real: str, data: Reader, encoding: str | None, start: int) -> Reader:
+    """A UTF-16/UTF-32 file's text as UTF-8 bytes in memory (the file is closed)."""
     size = len(data)
-    encoding, bom, is_binary, hint = _detect(data, size)
-    start = len(bom)
+    if size > MAX_TRANSCODE:
+        raise FileToolError(
+            f"{real} is {encoding} and {size} bytes; UTF-16/UTF-32 files are "
+            f"supported up to {MAX_TRANSCODE // (1024 * 1024)} MB.",
+            suggestion="Convert it to UTF-8 first, e.g. with iconv.",
+        )
+    text = data[start:size].decode(encoding or "utf-16", errors="replace")
+    data.close()
+    return Reader.of_bytes(text.encode("utf-8", errors="surrogatepass"))
+
+
+def _load(real: str, st: os.stat_result) -> FileVersion:
+    data = _open_reader(real, st.st_size)
+    encoding, bom, is_binary, hint = _detect(data, len(data))
+    data.start = len(bom)
     data_encoding = encoding or "latin-1"
-    transcoded = False
-    if not is_binary and is_utf16_or_32(encoding):
-        if size > MAX_TRANSCODE:
-            raise FileToolError(
-                f"{real} is {encoding} and {size} bytes; UTF-16/UTF-32 files are "
-                f"supported up to {MAX_TRANSCODE // (1024 * 1024)} MB.",
-                suggestion="Convert it to UTF-8 first, e.g. with iconv.",
-            )
-        text = data[start:size].decode(encoding or "utf-16", errors="replace")
-        data = text.encode("utf-8", errors="surrogatepass")
-        start = 0
+    transcoded = not is_binary and is_utf16_or_32(encoding)
+    if transcoded:
+        data = _transcode(real, data, encoding, data.start)
         data_encoding = "utf-8"
-        transcoded = True
-        if handle is not None:
-            handle.close()
-            handle = None
-    newline = b"\n" if is_binary else _dominant_newline(data, start)
+    newline = b"\n" if is_binary else _dominant_newline(data, data.start)
     return FileVersion(
         realpath=real,
         stat=st,
@@ -352,7 +287,7 @@ def _load(real: str, st: os.stat_result) -> FileVersion:
         is_binary=is_binary,
         binary_hint=hint,
         data=data,
-        start=start,
+        start=data.start,
         data_encoding=data_encoding,
         transcoded=transcoded,
         fingerprint=fingerprint(st),

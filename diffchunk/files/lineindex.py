@@ -8,105 +8,21 @@ no lines.
 
 The index stores, for every block of :data:`BLOCK` bytes, the block's byte
 offset and the number of newlines before it (two ``array('q')``: 256 KB per GB
-of text).  It is built once per file version by ``bytes.count`` over large
-windows (C speed); a lookup is one bisection plus a scan of at most one block.
+of text).  It is built once per file version by ``bytes.count`` over the
+reader's line windows (C speed); a lookup is one bisection plus a scan of at
+most one block, through the reader (:mod:`.reader`).
 """
 
 from __future__ import annotations
 
-import mmap
-import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import TypeAlias
 
-from . import filebytes
-from .filebytes import FileBytes
+from .reader import Buffer, Window, skip_lines
 
 BLOCK = 64 * 1024
 """Bytes per index block: the longest scan a lookup can need."""
-
-WINDOW = 16 * 1024 * 1024
-"""Bytes read per window when scanning a whole file."""
-
-
-Buffer: TypeAlias = bytes | bytearray | mmap.mmap | FileBytes
-"""What the index reads: a file's bytes in memory, a reused window, a mapping, or
-the bytes of a large file read on demand."""
-
-Window: TypeAlias = bytes | bytearray
-"""One window of a whole-file scan (see ``FileVersion.windows``)."""
-
-
-_SKIP_CACHE: dict[int, re.Pattern[bytes]] = {}
-
-
-def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
-    """Offset just after the ``count``-th newline at or after ``pos``; ``end`` if fewer."""
-    if count <= 0:
-        return pos
-    if isinstance(data, FileBytes):
-        # Step through in blocks, counting; the last block locates the newline.
-        while pos < end:
-            block = data.read(pos, min(end, pos + filebytes.STEP))
-            newlines = block.count(b"\n")
-            if newlines >= count:
-                return pos + skip_lines(block, 0, count, len(block))
-            count -= newlines
-            pos += len(block)
-        return end
-    if count <= 48:
-        for _ in range(count):
-            nl = data.find(b"\n", pos, end)
-            if nl < 0:
-                return end
-            pos = nl + 1
-        return pos
-    pattern = _SKIP_CACHE.get(count)
-    if pattern is None:
-        if len(_SKIP_CACHE) > 256:
-            _SKIP_CACHE.clear()
-        pattern = re.compile(b"(?:[^\\n]*\\n){%d}" % count)
-        _SKIP_CACHE[count] = pattern
-    match = pattern.match(data, pos, end)
-    if match is not None:
-        return int(match.end())
-    # Fewer than ``count`` newlines remain: everything to the end.
-    return end
-
-
-def last_lines_start(data: Buffer, start: int, end: int, count: int) -> int:
-    """Offset where the last ``count`` lines of ``data[start:end]`` begin (scans backwards)."""
-    if count <= 0 or end <= start:
-        return end
-    pos = end
-    # A trailing newline ends the last line; it does not start a new one.
-    if data[end - 1 : end] == b"\n":
-        pos = end - 1
-    if isinstance(data, FileBytes):
-        # Step back in blocks, counting; the block that holds enough newlines
-        # locates the line start.
-        step = filebytes.FIRST_STEP
-        while pos > start:
-            lo = max(start, pos - step)
-            block = data.read(lo, pos)
-            newlines = block.count(b"\n")
-            if newlines >= count:
-                at = len(block)
-                for _ in range(count):
-                    at = block.rfind(b"\n", 0, at)
-                return lo + at + 1
-            count -= newlines
-            pos = lo
-            step = min(filebytes.STEP, step * 2)
-        return start
-    for _ in range(count):
-        nl = data.rfind(b"\n", start, pos)
-        if nl < 0:
-            return start
-        pos = nl
-    return pos + 1
 
 
 class LineIndex:

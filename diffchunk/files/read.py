@@ -13,23 +13,21 @@ dropped; a lone ``\\r`` is kept) and lines longer than
 
 from __future__ import annotations
 
-import codecs
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .access import FileVersion
-from .lineindex import Buffer, last_lines_start, skip_lines
+from .reader import Buffer, last_lines_start, skip_lines
 
 LONG_LINE_CHARS = max(100, int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or 1000))
 """Lines longer than this are truncated in read results and counted as long
 (``DIFFCHUNK_LONG_LINE_CHARS`` changes it; at least 100)."""
 
 COUNT_FOR_TOTAL = 64 * 1024 * 1024
+"""head/tail count all lines for ``total_lines`` only up to this file size."""
 
 BACKWARD_SCAN_LINES = 20_000
 """Reads this close to the end seek backwards from the end instead of indexing."""
-"""head/tail count all lines for ``total_lines`` only up to this file size."""
 
 
 @dataclass(slots=True)
@@ -190,119 +188,3 @@ def read_tail(version: FileVersion, limit: int) -> Lines:
             "call get_overview or read with mode='lines' once to count them."
         )
     return lines
-
-
-# -- a matched line too long to decode whole -------------------------------------------
-
-Spans = list[tuple[int, int]]
-
-PIECEWISE_LINE_BYTES = 4 << 20
-"""A matched line longer than this (in bytes) is decoded piece by piece
-(:func:`long_line_match`), never whole: a one-line log of gigabytes would
-otherwise be held as one string several times its size."""
-
-_PIECE_BYTES = 1 << 20
-_OVERLAP_CHARS = 1 << 16  # a match this short that straddles two pieces is still found
-_MAX_SPANS = 50
-
-Scored = tuple[float, int, int]
-
-
-@dataclass
-class LongLineMatch:
-    shown: str  # ``width`` characters of the line, from ``shift``
-    spans: Spans  # character spans of the pattern in the whole line (at most 50)
-    shift: int
-    length: int  # the line's length in characters
-
-
-def matched_line_end(version: FileVersion, offset: int) -> int:
-    """Where the text of the line at ``offset`` ends (before its ``\\r\\n`` or ``\\n``)."""
-    stop = _line_end(version, offset)[0]
-    if stop > offset and version.data[stop - 1 : stop] == b"\r":
-        stop -= 1
-    return stop
-
-
-def long_line_match(
-    version: FileVersion,
-    start: int,
-    stop: int,
-    spans_of: Callable[[str], Spans],
-    *,
-    width: int,
-    best_of: Callable[[str], Scored | None] | None = None,
-) -> LongLineMatch:
-    """The pattern's spans in the line ``data[start:stop]`` and ``width`` characters
-    from a quarter of ``width`` before the first span (the line's start when
-    there is none), read in pieces.  The decoding goes on to the line's end
-    for its length in characters; memory stays at a few pieces.
-
-    ``spans_of`` is searched over each piece with the last
-    :data:`_OVERLAP_CHARS` characters of the one before; a span found at the
-    very start or end of a piece that is not the line's own start or end is
-    left to the neighbouring search, so ``^``/``$`` and greedy matches are
-    not cut at a piece boundary.  A match longer than the overlap that
-    straddles a boundary is the one exception: its span ends there.
-
-    With ``best_of`` (``(score, start, end)`` of the best place in a text, a
-    fuzzy alignment) instead, the one span is the best-scoring place of the
-    whole line (the first of equal ones).
-    """
-    decoder = codecs.getincrementaldecoder(version.data_encoding)(errors="replace")
-    data = version.data
-    spans: Spans = []
-    reported_to = 0  # a span must start at or after the end of the last one
-    back = ""  # the text before the current piece: its last overlap-and-width characters
-    at = 0  # character position of the current piece's first character
-    head = ""  # the line's first ``width`` characters
-    tail = ""  # its last ``width`` characters so far
-    wanted: int | None = None  # where the shown text starts, once a span is found
-    best = -1.0
-    window = ""
-    pos = start
-    while True:
-        end = min(pos + _PIECE_BYTES, stop)
-        final = end >= stop
-        text = decoder.decode(data[pos:end], final)
-        keep = min(len(back), _OVERLAP_CHARS)
-        region_at = at - keep
-        region = back[len(back) - keep :] + text
-        if best_of is not None:
-            scored = best_of(region)
-            if scored is not None and scored[0] > best and scored[2] > scored[1]:
-                best = scored[0]
-                spans = [(region_at + scored[1], region_at + scored[2])]
-                wanted = None  # shown around the new best place
-        elif len(spans) < _MAX_SPANS:
-            again = len(region) - _OVERLAP_CHARS  # the next search starts here
-            for s, e in spans_of(region):
-                if region_at + s < reported_to or (s == 0 and region_at > 0):
-                    continue  # found by the previous search (or cut by this one's start)
-                if e == len(region) and not final and s > again:
-                    continue  # at this piece's end: the next search decides
-                spans.append((region_at + s, region_at + e))
-                reported_to = region_at + e
-                if len(spans) >= _MAX_SPANS:
-                    break
-        if wanted is None and spans:
-            wanted = max(0, spans[0][0] - width // 4)
-            # back reaches a quarter width before any span found (or to the line's start)
-            both_at = at - len(back)
-            window = (back + text)[wanted - both_at : wanted - both_at + width]
-        elif wanted is not None and len(window) < width:
-            window += text[: width - len(window)]
-        if len(head) < width:
-            head += text[: width - len(head)]
-        tail = (tail + text[-width:])[-width:]
-        at += len(text)
-        back = (back + text)[-(_OVERLAP_CHARS + width) :]
-        pos = end
-        if final:
-            break
-    length = at
-    if wanted is None:
-        return LongLineMatch(shown=head, spans=spans, shift=0, length=length)
-    shift = max(0, min(wanted, length - width))
-    shown = window if shift == wanted else tail[len(tail) - (length - shift) :]
-    return LongLineMatch(shown=shown, spans=spans, shift=shift, length=length)

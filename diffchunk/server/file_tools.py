@@ -1,9 +1,10 @@
 """MCP tools for large files (registered on ``diffchunk.server.app.app``).
 
-Thin wrappers over :mod:`diffchunk.files.service` (read-only tools) and
-:mod:`diffchunk.files.edit` (edits).  Each returns the core dict as JSON text;
-a :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the
-one shape of every tool (:mod:`diffchunk.server.errors`).
+Thin wrappers over :mod:`diffchunk.files.service` (read-only tools),
+:mod:`diffchunk.files.edit` and :mod:`diffchunk.files.revert` (edits).  Each
+returns the JSON text of the core's typed result (its ``to_dict()``); a
+:class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
+shape of every tool (:mod:`diffchunk.server.errors`).
 
 The tools are ``async`` and call the core directly on the server's thread:
 the work is short, and a regex search can then be interrupted by its time
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.types import ToolAnnotations
 
@@ -27,10 +28,14 @@ DESTRUCTIVE = ToolAnnotations(
 )
 
 
-def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> str:
+class _Result(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     with tool_errors():
         result = fn(*args, **kwargs)
-    return json.dumps(result, ensure_ascii=False)
+    return json.dumps(result.to_dict(), ensure_ascii=False)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -165,6 +170,6 @@ async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> 
     Returns JSON: {"success", "reverted_to", "current_saved_as",
     "available_backups": [{"id", "timestamp", "size", "path"}]}.
     """
-    from ..files import edit
+    from ..files import revert
 
-    return _call(edit.revert_edit, absolute_file_path, backup_id=backup_id)
+    return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)

@@ -62,7 +62,9 @@ def _flip(path: str, state: str) -> dict[str, object]:
 
     marker = MARKER.format(state)
     flipped = MARKER.format(_other(state))
-    return edit_content(path, [{"search": marker, "replace": flipped}], fuzzy=False, preview=False)
+    return edit_content(
+        path, [{"search": marker, "replace": flipped}], fuzzy=False, preview=False
+    ).to_dict()
 
 
 def child(path: str, state: str) -> None:
@@ -301,7 +303,7 @@ def counter_writer(path: str, me: int, edits: int, queue: multiprocessing.Queue[
             [{"search": f"counter-{me}: {value}\n", "replace": f"counter-{me}: {value + 1}\n"}],
             fuzzy=False,
             preview=False,
-        )
+        ).to_dict()
         if not result["success"]:
             failures.append(str(result["results"]))
     queue.put((me, failures))

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
-from diffchunk.files import matching
+from diffchunk.files import fuzzy_block, reader, snapshot
 from diffchunk.files.edit import edit_content, list_backups
 
 from .cases import EditCase, FuzzyEditCase
@@ -43,16 +43,16 @@ def check_edit(case: EditCase, directory: Path) -> None:
 def edit_mode(*, stream: bool, anchored: bool = False) -> Iterator[None]:
     """With ``stream``, edits read the file by ``pread`` in 64-byte windows; with
     ``anchored``, fuzzy matching looks only near the search text's words, as it
-    does in files over ``matching.FULL_FUZZY_LIMIT``."""
-    saved = matching.IN_MEMORY_LIMIT, matching._WINDOW, matching.FULL_FUZZY_LIMIT
+    does in files over ``fuzzy_block.FULL_FUZZY_LIMIT``."""
+    saved = snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
     try:
         if stream:
-            matching.IN_MEMORY_LIMIT, matching._WINDOW = 0, 64
+            snapshot.IN_MEMORY_LIMIT, reader.BLOCK = 0, 64
         if anchored:
-            matching.FULL_FUZZY_LIMIT = 0
+            fuzzy_block.FULL_FUZZY_LIMIT = 0
         yield
     finally:
-        matching.IN_MEMORY_LIMIT, matching._WINDOW, matching.FULL_FUZZY_LIMIT = saved
+        snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
 
 
 def _check_edit(case: EditCase, path: Path) -> None:
@@ -62,12 +62,12 @@ def _check_edit(case: EditCase, path: Path) -> None:
     changes = [{"search": s, "replace": r} for s, r in case.changes]
     want = expected_edit(case)
     before = len(list_backups(str(path)))
-    preview = edit_content(str(path), changes, fuzzy=False, preview=True)
+    preview = edit_content(str(path), changes, fuzzy=False, preview=True).to_dict()
     assert path.read_bytes() == original, "preview changed the file"
     assert preview["success"] == (want is not None), (
         f"preview success={preview['success']}, model expects {want is not None}: {preview}"
     )
-    result = edit_content(str(path), changes, fuzzy=False, preview=False)
+    result = edit_content(str(path), changes, fuzzy=False, preview=False).to_dict()
     after = len(list_backups(str(path)))
     actual = path.read_bytes()
     if want is None:
@@ -157,9 +157,9 @@ def _check_fuzzy_edit(case: FuzzyEditCase, path: Path, outcomes: list[list[Place
             change["fuzzy"] = own
         changes.append(change)
     before = len(list_backups(str(path)))
-    preview = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=True)
+    preview = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=True).to_dict()
     assert path.read_bytes() == original, "preview changed the file"
-    result = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=False)
+    result = edit_content(str(path), changes, fuzzy=case.fuzzy, preview=False).to_dict()
     after = len(list_backups(str(path)))
     actual = path.read_bytes()
     assert preview["results"] == result["results"], (

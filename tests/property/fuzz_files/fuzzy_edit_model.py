@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from diffchunk.files import matching
+from diffchunk.files import indent
 
 from .measures import at_least, indel_ratio
 from .models import encoded, occurrences
@@ -112,7 +112,7 @@ def place_window(
         # The shift rule itself is pinned by test_fuzzy_edit_ignores_blank_runs_and_reindents;
         # here the model only has to apply it where the tool should.
         given = text.split("\n")
-        shifted = matching.reindent(given, source, target)
+        shifted = indent.reindent(given, source, target)
         if _mixing_refused(source, target, given, shifted):
             return None
         text = "\n".join(shifted)
@@ -130,7 +130,7 @@ def place_window(
 
 NEAR_EQUAL = Fraction(1, 100)
 """Distances below this count as equal (a third of ``AMBIGUITY_MARGIN``, 0.03,
-documented with ``diffchunk.files.matching.is_ambiguous``)."""
+documented with ``diffchunk.files.fuzzy_block.is_ambiguous``)."""
 
 
 def _rival(best: Fraction, other: Fraction, threshold: Fraction) -> bool | None:

@@ -8,8 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.files import access
-from diffchunk.files import search as search_module
+from diffchunk.files import access, grep
 from diffchunk.files.service import search_content
 
 from .cases import FuzzySearchCase, SearchCase
@@ -24,7 +23,7 @@ def search_mode(mode: str) -> Iterator[None]:
     """``python`` (in-process scan), ``smallwin`` (the same in 64-byte line-aligned
     windows), ``grep`` (hand-off forced) or ``nogrep`` (hand-off threshold passed
     but disabled by DIFFCHUNK_NO_GREP)."""
-    saved_min = search_module.GREP_MIN_BYTES
+    saved_min = grep.GREP_MIN_BYTES
     saved_env = os.environ.get("DIFFCHUNK_NO_GREP")
     windows = access.FileVersion.windows
     saved_defaults = windows.__defaults__
@@ -32,7 +31,7 @@ def search_mode(mode: str) -> Iterator[None]:
         if mode == "smallwin":
             windows.__defaults__ = (None, None, 64)
         if mode in ("grep", "nogrep"):
-            search_module.GREP_MIN_BYTES = 0
+            grep.GREP_MIN_BYTES = 0
         if mode == "nogrep":
             os.environ["DIFFCHUNK_NO_GREP"] = "1"
         else:
@@ -40,7 +39,7 @@ def search_mode(mode: str) -> Iterator[None]:
         yield
     finally:
         windows.__defaults__ = saved_defaults
-        search_module.GREP_MIN_BYTES = saved_min
+        grep.GREP_MIN_BYTES = saved_min
         if saved_env is None:
             os.environ.pop("DIFFCHUNK_NO_GREP", None)
         else:
@@ -81,8 +80,10 @@ def _compare_lines(
     try:
         found = search_content(
             str(path), pattern, max_results=500, context_lines=0, fuzzy=False, **options
-        )
-        counted = search_content(str(path), pattern, fuzzy=False, count_only=True, **options)
+        ).to_dict()
+        counted = search_content(
+            str(path), pattern, fuzzy=False, count_only=True, **options
+        ).to_dict()
     except Exception as exc:
         raise AssertionError(f"{where}: raised {exc!r}") from None
     got = [item["line_number"] for item in found["results"]]
@@ -170,7 +171,7 @@ def check_fuzzy_search(case: FuzzySearchCase, directory: Path) -> str:
             )
             found = search_content(
                 str(path), case.pattern, max_results=500, context_lines=0, invert=True
-            )
+            ).to_dict()
             got = [item["line_number"] for item in found["results"]]
             assert got == want, f"mode={mode} invert: lines {got}, model {want}"
     return tag
@@ -188,8 +189,8 @@ def _check_fuzzy_found(
     try:
         found = search_content(
             str(path), pattern, max_results=500, context_lines=0, case_sensitive=case_sensitive
-        )
-        counted = search_content(str(path), pattern, count_only=True)
+        ).to_dict()
+        counted = search_content(str(path), pattern, count_only=True).to_dict()
     except Exception as exc:
         raise AssertionError(f"{where}: raised {exc!r}") from None
     results = found["results"]

@@ -71,6 +71,8 @@ def _expect(call: Callable[[], Any], as_json: bool) -> Check:
     except DiffchunkError as exc:
         return _error_with(exc.message)
     if as_json:
+        if hasattr(value, "to_dict"):  # a typed result: the tool sends its to_dict()
+            value = value.to_dict()
         return _equal_json(json.loads(json.dumps(value, ensure_ascii=False)))
     assert isinstance(value, str)
     return _equal_text(value)

@@ -1,4 +1,5 @@
-"""FileBytes: the bytes methods the file tools use, read with pread, and truncation."""
+"""The reader of a large file: the bytes methods the file tools use, read with pread,
+and truncation."""
 
 from __future__ import annotations
 
@@ -11,15 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diffchunk.errors import FileToolError
-from diffchunk.files import filebytes
-from diffchunk.files.filebytes import FileBytes
-from diffchunk.files.lineindex import last_lines_start, skip_lines
+from diffchunk.files import reader
+from diffchunk.files.reader import Reader, last_lines_start, skip_lines
 
 
-def _open(tmp_path: Path, data: bytes) -> FileBytes:
+def _open(tmp_path: Path, data: bytes) -> Reader:
     path = tmp_path / "data.bin"
     path.write_bytes(data)
-    return FileBytes(open(path, "rb"), len(data), str(path))
+    return Reader.of_file(open(path, "rb"), len(data), str(path))
 
 
 @settings(
@@ -40,8 +40,8 @@ def test_same_answers_as_bytes(
     end: int | None,
 ) -> None:
     # Tiny steps, so that matches straddle the reads.
-    monkeypatch.setattr(filebytes, "STEP", 7)
-    monkeypatch.setattr(filebytes, "FIRST_STEP", 3)
+    monkeypatch.setattr(reader, "STEP", 7)
+    monkeypatch.setattr(reader, "FIRST_STEP", 3)
     fb = _open(tmp_path, data)
     assert len(fb) == len(data)
     assert fb.find(sub, start, end) == data.find(sub, start, end)
@@ -60,8 +60,8 @@ def test_same_answers_as_bytes(
 def test_line_steps_over_file_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: bytes
 ) -> None:
-    monkeypatch.setattr(filebytes, "STEP", 64)  # many blocks
-    monkeypatch.setattr(filebytes, "FIRST_STEP", 16)
+    monkeypatch.setattr(reader, "STEP", 64)  # many blocks
+    monkeypatch.setattr(reader, "FIRST_STEP", 16)
     data = b"".join(b"line %d\n" % i for i in range(500)) + tail
     fb = _open(tmp_path, data)
     for pos, count in [(0, 1), (0, 100), (37, 250), (5, 499), (0, 501), (100, 0)]:
@@ -90,14 +90,14 @@ from diffchunk.files.service import read_content, search_content
 from diffchunk.errors import FileToolError
 path = {str(log)!r}
 version = access.open_version(path)
-assert type(version.data).__name__ == "FileBytes", type(version.data)
+assert version.data.memory is None, "the file is read on demand"
 os.truncate(path, 1000)  # logrotate's copytruncate, say
 from diffchunk.files import read
 try:
     print(read.read_lines(version, 250_000, 3))
 except FileToolError as exc:
     print("error:", exc.message)
-print(read_content(path, mode="tail", limit=2)["content"].splitlines()[-1])
+print(read_content(path, mode="tail", limit=2).content.splitlines()[-1])
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])

@@ -1,0 +1,281 @@
+"""``read_content``: lines by number, from either end, or the whole block around a line.
+
+The reads are :mod:`.read` (line numbers as ``sed -n`` gives them; head and
+tail never build the line index); this module checks the arguments, finds
+the start (a line number, or the line a ``pattern`` best matches: exact
+first, then fuzzy), reads a function or class whole in ``semantic`` mode
+(at most :data:`SEMANTIC_MAX_LINES` lines, from the outline), and keeps the
+reply under about :data:`MAX_CONTENT_CHARS` characters, cut at a line
+boundary (``truncated`` then says more lines follow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import FileToolError, InvalidArgument
+from .access import FileVersion, open_text_version
+from .content_search import check_pattern
+from .read import (
+    LONG_LINE_CHARS,
+    Lines,
+    known_total,
+    read_head,
+    read_lines,
+    read_tail,
+)
+from .search import best_line
+from .version_outline import enclosing, outline_of
+
+READ_MODES = ("lines", "semantic", "head", "tail")
+MAX_CONTENT_CHARS = 80_000
+"""About 20k tokens: read results stop at a line boundary before this."""
+SEMANTIC_MAX_LINES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class PatternMatch:
+    """Where the ``pattern`` of a read was found."""
+
+    pattern: str
+    match_line: int
+    similarity_score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticBlock:
+    """The symbol a semantic read returned."""
+
+    name: str
+    type: str
+    line_number: int
+    end_line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "line_number": self.line_number,
+            "end_line": self.end_line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """The result of ``read_content``."""
+
+    content: str
+    start_line: int | None
+    end_line: int | None
+    lines_returned: int
+    total_lines: int | None
+    mode: str
+    truncated: bool
+    warnings: tuple[str, ...]
+    pattern_match: PatternMatch | None = None
+    semantic_block: SemanticBlock | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "content": self.content,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "lines_returned": self.lines_returned,
+            "total_lines": self.total_lines,
+            "mode": self.mode,
+            "truncated": self.truncated,
+            "warnings": list(self.warnings),
+        }
+        if self.pattern_match is not None:
+            data["pattern"] = self.pattern_match.pattern
+            data["match_line"] = self.pattern_match.match_line
+            data["similarity_score"] = self.pattern_match.similarity_score
+        if self.semantic_block is not None:
+            data["semantic_block"] = self.semantic_block.to_dict()
+        return data
+
+
+def _check_arguments(mode: object, offset: object, limit: object) -> None:
+    if mode not in READ_MODES:
+        raise InvalidArgument(
+            f"Unknown read mode {mode!r}.",
+            suggestion=f"Use one of: {', '.join(READ_MODES)}.",
+        )
+    if not isinstance(offset, int) or offset < 1:
+        raise InvalidArgument(
+            f"offset must be a line number of 1 or more (got {offset!r}).",
+            suggestion="Lines are numbered from 1; use mode='tail' to read the end.",
+        )
+    if not isinstance(limit, int) or limit < 1:
+        raise InvalidArgument(
+            f"limit must be 1 or more (got {limit!r}).",
+            suggestion="Pass limit=100 (lines to return).",
+        )
+
+
+def read_content(
+    absolute_file_path: str,
+    offset: int = 1,
+    limit: int = 100,
+    pattern: str | None = None,
+    mode: str = "lines",
+) -> ReadResult:
+    """Read lines by number, from either end, or the whole code block around a line."""
+    _check_arguments(mode, offset, limit)
+    if pattern is not None and pattern == "":
+        pattern = None
+    # Every line costs at least one character: more never fit in one reply, and
+    # reading them (limit=10**9) would only take time.
+    span = min(limit, MAX_CONTENT_CHARS + 1)
+    version = open_text_version(absolute_file_path)
+    warnings: list[str] = []
+    if mode in ("head", "tail"):
+        return _read_end(version, mode, span, pattern, offset, warnings)
+    total = version.line_count()
+    target = offset
+    found: PatternMatch | None = None
+    if pattern is not None:
+        found = _pattern_line(version, pattern)
+        target = found.match_line
+        if offset != 1:
+            warnings.append("offset ignored: pattern locates the start.")
+    if total == 0:
+        lines = Lines("", None, None, 0)
+        return _result(lines, total, mode, False, warnings, found)
+    if target > total:
+        raise InvalidArgument(
+            f"offset {target} is past the end of the file ({total} lines).",
+            suggestion=f"Use an offset between 1 and {total}, or mode='tail'.",
+        )
+    if mode == "semantic":
+        return _read_semantic(version, target, span, limit, total, warnings, found)
+    lines = read_lines(version, target, span)
+    truncated = lines.end_line is not None and lines.end_line < total
+    return _result(lines, total, mode, truncated, warnings, found)
+
+
+def _read_end(
+    version: FileVersion,
+    mode: str,
+    span: int,
+    pattern: str | None,
+    offset: int,
+    warnings: list[str],
+) -> ReadResult:
+    """The first or last ``span`` lines (``mode`` head or tail)."""
+    if pattern is not None:
+        warnings.append(f"pattern ignored in {mode} mode.")
+    if offset != 1:
+        warnings.append(f"offset ignored in {mode} mode.")
+    lines = read_head(version, span) if mode == "head" else read_tail(version, span)
+    total = known_total(version)
+    if total is None and mode == "head":
+        warnings.append(
+            "total_lines is not computed for head reads of files this large; "
+            "get_overview counts them."
+        )
+    truncated = False if total is None else (lines.count < total)
+    return _result(lines, total, mode, truncated, warnings, None)
+
+
+def _pattern_line(version: FileVersion, pattern: str) -> PatternMatch:
+    """The line ``pattern`` best matches (exact first, then fuzzy), or an error."""
+    hit = best_line(version, check_pattern(pattern))
+    if hit is None:
+        raise FileToolError(
+            f"Pattern {pattern!r} not found in {version.realpath}.",
+            suggestion="Check the spelling, or use search_content to look for it.",
+        )
+    return PatternMatch(pattern, hit.line_number, hit.score)
+
+
+def _read_semantic(
+    version: FileVersion,
+    target: int,
+    span: int,
+    limit: int,
+    total: int,
+    warnings: list[str],
+    found: PatternMatch | None,
+) -> ReadResult:
+    """The whole function or class holding line ``target`` (else ``span`` lines from it)."""
+    outline = outline_of(version)
+    item = enclosing(outline, target)
+    if item is None:
+        reason = (
+            "no enclosing function or class at that line"
+            if outline
+            else "no outline for this file type"
+        )
+        warnings.append(f"semantic mode fell back to lines: {reason}.")
+        lines = read_lines(version, target, span)
+        truncated = lines.end_line is not None and lines.end_line < total
+        return _result(lines, total, "semantic", truncated, warnings, found)
+    count = item.end_line - item.line_number + 1
+    if count > SEMANTIC_MAX_LINES:
+        warnings.append(
+            f"{item.type} {item.name} has {count} lines; showing the first {SEMANTIC_MAX_LINES}."
+        )
+        count = SEMANTIC_MAX_LINES
+    lines = read_lines(version, item.line_number, count)
+    block = SemanticBlock(item.name, item.type, item.line_number, item.end_line)
+    if limit != 100:
+        warnings.append("limit ignored in semantic mode: the whole block is returned.")
+    truncated = lines.end_line is not None and lines.end_line < item.end_line
+    return _result(lines, total, "semantic", truncated, warnings, found, block)
+
+
+def _result(
+    lines: Lines,
+    total: int | None,
+    mode: str,
+    truncated: bool,
+    warnings: list[str],
+    found: PatternMatch | None,
+    block: SemanticBlock | None = None,
+) -> ReadResult:
+    """The lines read as a result, cut at a line boundary to MAX_CONTENT_CHARS."""
+    text = lines.text
+    count = lines.count
+    end_line = lines.end_line
+    start_line = lines.start_line
+    if len(text) > MAX_CONTENT_CHARS:
+        if mode == "tail":
+            cut = text.find("\n", len(text) - MAX_CONTENT_CHARS) + 1
+            dropped = text[:cut].count("\n")
+            text = text[cut:]
+            if start_line is not None:
+                start_line += dropped
+        else:
+            cut = text.rfind("\n", 0, MAX_CONTENT_CHARS)
+            if cut < 0:
+                cut = MAX_CONTENT_CHARS
+            dropped = text[cut:].count("\n")
+            text = text[:cut]
+            if end_line is not None:
+                end_line -= dropped
+        count -= dropped
+        truncated = True
+        warnings.append(
+            f"Output stopped at about {MAX_CONTENT_CHARS} characters ({count} lines); "
+            "read the rest with a further call."
+        )
+    notes = [*lines.warnings, *warnings]
+    if lines.long_lines_cut:
+        notes.append(
+            f"{lines.long_lines_cut} line(s) longer than {LONG_LINE_CHARS} characters were cut; "
+            "search_content shows the part around a match."
+        )
+    return ReadResult(
+        content=text,
+        start_line=start_line,
+        end_line=end_line,
+        lines_returned=count,
+        total_lines=total,
+        mode=mode,
+        truncated=truncated,
+        warnings=tuple(notes),
+        pattern_match=found,
+        semantic_block=block,
+    )

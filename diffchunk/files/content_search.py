@@ -1,0 +1,379 @@
+"""``search_content``: lines matching a pattern (exact, regex or fuzzy), or not matching.
+
+The scans are :mod:`.search` (exact and regex, ``grep`` for large files)
+and :mod:`.fuzzy`; this module checks the arguments, turns the lines found
+into results and keeps the reply within about 20k tokens:
+
+- at most :data:`MAX_RESULTS` results with :data:`MAX_CONTEXT_LINES` lines
+  of context each, and they stop at about :data:`MAX_CONTENT_CHARS`
+  characters (a warning says so);
+- a matched line longer than :data:`MATCH_CHARS` characters is cut around
+  the match (``truncated``, ``match_offset``, ``line_length``); one longer
+  than ``PIECEWISE_LINE_BYTES`` is read in pieces, never decoded whole
+  (:mod:`.longline`);
+- ``submatches`` are the character spans of the pattern in the line (at
+  most 50): literal or regex matches, else, for a fuzzy search, the best
+  alignment;
+- ``count_only`` gives the number of matching lines alone, like ``grep -c``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import InvalidArgument
+from .access import FileVersion, open_text_version
+from .fuzzy import best_alignment, similar_lines
+from .longline import PIECEWISE_LINE_BYTES, long_line_match, matched_line_end
+from .matchers import Found, Hit
+from .read import neighbours
+from .search import count_lines, find_lines
+from .version_outline import describe, outline_of
+
+if TYPE_CHECKING:
+    from .outline_item import OutlineItem
+
+MATCH_CHARS = 500
+"""Longest ``match`` text in a search result (longer lines are cut around the match)."""
+MAX_RESULTS = 500
+MAX_CONTEXT_LINES = 50
+MAX_CONTENT_CHARS = 80_000
+"""About 20k tokens: results stop before this many characters."""
+
+Spans = list[tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFlags:
+    """The options a search ran with, as it reports them."""
+
+    fuzzy_enabled: bool
+    regex_enabled: bool
+    case_sensitive: bool
+    inverted: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fuzzy_enabled": self.fuzzy_enabled,
+            "regex_enabled": self.regex_enabled,
+            "case_sensitive": self.case_sensitive,
+            "inverted": self.inverted,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMatch:
+    """One matching line; ``match_offset`` and ``line_length`` only when ``truncated``."""
+
+    line_number: int
+    match: str
+    context_before: tuple[str, ...]
+    context_after: tuple[str, ...]
+    semantic_context: str | None
+    similarity_score: float
+    truncated: bool
+    match_type: str
+    submatches: tuple[tuple[int, int], ...]
+    match_offset: int | None = None
+    line_length: int | None = None
+
+    def reply_chars(self) -> int:
+        """About how many characters this result adds to the reply."""
+        lines = self.context_before + self.context_after
+        return len(self.match) + sum(len(line) + 4 for line in lines) + 200
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "line_number": self.line_number,
+            "match": self.match,
+            "context_before": list(self.context_before),
+            "context_after": list(self.context_after),
+            "semantic_context": self.semantic_context,
+            "similarity_score": self.similarity_score,
+            "truncated": self.truncated,
+            "match_type": self.match_type,
+            "submatches": [{"start": s, "end": e} for s, e in self.submatches],
+        }
+        if self.truncated:
+            data["match_offset"] = self.match_offset
+            data["line_length"] = self.line_length
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The result of ``search_content``: the lines shown and how many matched."""
+
+    results: tuple[SearchMatch, ...]
+    total_matches: int
+    pattern: str
+    flags: SearchFlags
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "results": [item.to_dict() for item in self.results],
+            "total_matches": self.total_matches,
+            "pattern": self.pattern,
+            **self.flags.to_dict(),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CountResult:
+    """The result of ``search_content(count_only=True)``."""
+
+    count: int
+    pattern: str
+    flags: SearchFlags
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "pattern": self.pattern,
+            **self.flags.to_dict(),
+            "warnings": list(self.warnings),
+        }
+
+
+def check_pattern(pattern: object) -> str:
+    """A one-line, non-empty pattern, or :class:`InvalidArgument`."""
+    if not isinstance(pattern, str) or pattern == "":
+        raise InvalidArgument(
+            "The search pattern is empty.",
+            suggestion="Pass the text (or regex) to look for.",
+        )
+    if "\n" in pattern:
+        raise InvalidArgument(
+            "The search pattern contains a line break; search matches one line at a time.",
+            suggestion="Search for one line of the text (its most distinctive line).",
+        )
+    return pattern
+
+
+def _check_arguments(
+    pattern: object, regex: bool, fuzzy: bool, max_results: object, context_lines: object
+) -> str:
+    pattern = check_pattern(pattern)
+    if regex and fuzzy:
+        raise InvalidArgument(
+            "regex=True cannot be combined with fuzzy=True.",
+            suggestion="Set fuzzy=False to search with a regular expression.",
+        )
+    if not isinstance(max_results, int) or max_results < 1:
+        raise InvalidArgument(
+            f"max_results must be at least 1 (got {max_results!r}).",
+            suggestion="Pass max_results=20, or count_only=True for just the number.",
+        )
+    if not isinstance(context_lines, int) or context_lines < 0:
+        raise InvalidArgument(
+            f"context_lines must be 0 or more (got {context_lines!r}).",
+            suggestion="Pass context_lines=3 (or 0 for none).",
+        )
+    return pattern
+
+
+def search_content(
+    absolute_file_path: str,
+    pattern: str,
+    max_results: int = 20,
+    context_lines: int = 3,
+    fuzzy: bool = True,
+    regex: bool = False,
+    case_sensitive: bool = True,
+    invert: bool = False,
+    count_only: bool = False,
+) -> SearchResult | CountResult:
+    """Find lines matching ``pattern`` (exact, regex or fuzzy; or not matching with ``invert``)."""
+    pattern = _check_arguments(pattern, regex, fuzzy, max_results, context_lines)
+    warnings: list[str] = []
+    if invert and fuzzy:
+        fuzzy = False
+        warnings.append("fuzzy ignored with invert=True: inverted search matches exactly.")
+    version = open_text_version(absolute_file_path)
+    flags = SearchFlags(fuzzy, regex, case_sensitive, invert)
+    if fuzzy and not case_sensitive:
+        warnings.append("case_sensitive ignored: fuzzy search always ignores case.")
+    if count_only:
+        if max_results != 20:
+            warnings.append("max_results ignored with count_only=True.")
+        if context_lines != 3:
+            warnings.append("context_lines ignored with count_only=True.")
+        count = _count(version, pattern, flags, warnings)
+        return CountResult(count, pattern, flags, tuple(warnings))
+    if max_results > MAX_RESULTS:
+        warnings.append(f"max_results capped at {MAX_RESULTS}.")
+        max_results = MAX_RESULTS
+    if context_lines > MAX_CONTEXT_LINES:
+        warnings.append(f"context_lines capped at {MAX_CONTEXT_LINES}.")
+        context_lines = MAX_CONTEXT_LINES
+    if fuzzy:
+        found = similar_lines(version, pattern, limit=max_results)
+        _fuzzy_time_warning(found, warnings)
+    else:
+        found = find_lines(
+            version,
+            pattern,
+            regex=regex,
+            case_sensitive=case_sensitive,
+            invert=invert,
+            limit=max_results,
+        )
+    results = _matches(version, found, pattern, flags, context_lines, warnings)
+    if found.total > len(results):
+        warnings.append(
+            f"Showing {len(results)} of {found.total} matching lines; raise max_results "
+            "or narrow the pattern to see others."
+        )
+    if not found.total:
+        warnings.append(
+            "No match."
+            + (" Try fuzzy=True for approximate matches." if not fuzzy and not regex else "")
+        )
+    return SearchResult(tuple(results), found.total, pattern, flags, tuple(warnings))
+
+
+def _count(version: FileVersion, pattern: str, flags: SearchFlags, warnings: list[str]) -> int:
+    if flags.fuzzy_enabled:
+        found = similar_lines(version, pattern, limit=1)
+        _fuzzy_time_warning(found, warnings)
+        return found.total
+    return count_lines(
+        version,
+        pattern,
+        regex=flags.regex_enabled,
+        case_sensitive=flags.case_sensitive,
+        invert=flags.inverted,
+    )
+
+
+def _fuzzy_time_warning(found: Found, warnings: list[str]) -> None:
+    if found.timed_out:
+        warnings.append(
+            f"Fuzzy search stopped after {found.budget:g}s at line {found.stopped_line}: "
+            "results and counts cover the lines before it only. Use fuzzy=False (exact or "
+            "regex) to search the whole file."
+        )
+
+
+def _matches(
+    version: FileVersion,
+    found: Found,
+    pattern: str,
+    flags: SearchFlags,
+    context_lines: int,
+    warnings: list[str],
+) -> list[SearchMatch]:
+    """The found lines as results, until the reply holds about MAX_CONTENT_CHARS."""
+    outline = outline_of(version)
+    submatch = _submatcher(
+        pattern,
+        regex=flags.regex_enabled,
+        case_sensitive=flags.case_sensitive,
+        fuzzy=flags.fuzzy_enabled,
+    )
+    results: list[SearchMatch] = []
+    size = 0
+    for hit in found.hits:
+        item = _match(version, hit, context_lines, outline, submatch, flags.inverted)
+        size += item.reply_chars()
+        if results and size > MAX_CONTENT_CHARS:
+            warnings.append(
+                f"Results stopped at about {MAX_CONTENT_CHARS} characters; lower "
+                "context_lines or narrow the pattern to see the others."
+            )
+            break
+        results.append(item)
+    return results
+
+
+class _Submatcher(NamedTuple):
+    """Where the pattern is in a line: ``spans`` (a line's character spans: literal
+    matches, else with fuzzy the best alignment), ``literal`` (the first part
+    alone) and ``best`` (the alignment's ``(score, start, end)``, or None)."""
+
+    spans: Callable[[str], Spans]
+    literal: Callable[[str], Spans]
+    best: Callable[[str], tuple[float, int, int] | None] | None
+
+
+def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> _Submatcher:
+    """The pattern's :class:`_Submatcher`."""
+    if regex:
+        compiled = re.compile(pattern, re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
+
+        def matches(line: str) -> Spans:
+            return [m.span() for m in compiled.finditer(line) if m.end() > m.start()]
+
+        return _Submatcher(matches, matches, None)
+    literal = re.compile(re.escape(pattern), 0 if case_sensitive and not fuzzy else re.IGNORECASE)
+    lowered = pattern.lower()
+
+    def found(line: str) -> Spans:
+        return [m.span() for m in literal.finditer(line)]
+
+    def best(line: str) -> tuple[float, int, int] | None:
+        return best_alignment(lowered, line.lower())
+
+    def spans(line: str) -> Spans:
+        hits = found(line)
+        if hits or not fuzzy:
+            return hits
+        aligned = best(line)
+        return [] if aligned is None else [aligned[1:]]
+
+    return _Submatcher(spans, found, best if fuzzy else None)
+
+
+def _no_spans(_text: str) -> Spans:
+    return []
+
+
+def _match(
+    version: FileVersion,
+    hit: Hit,
+    context_lines: int,
+    outline: list[OutlineItem],
+    submatch: _Submatcher,
+    invert: bool,
+) -> SearchMatch:
+    """One found line as a result: its text around the match, spans and context."""
+    stop = matched_line_end(version, hit.offset)
+    if stop - hit.offset > PIECEWISE_LINE_BYTES:  # read in pieces, never decoded whole
+        long = long_line_match(
+            version, hit.offset, stop, _no_spans if invert else submatch.literal, width=MATCH_CHARS
+        )
+        if not long.spans and not invert and submatch.best is not None:
+            # no literal match anywhere: the best fuzzy alignment, a second pass
+            long = long_line_match(
+                version, hit.offset, stop, _no_spans, width=MATCH_CHARS, best_of=submatch.best
+            )
+        shown, spans, shift, length = long.shown, long.spans, long.shift, long.length
+    else:
+        line = version.decode(version.data[hit.offset : stop])
+        spans = [] if invert else submatch.spans(line)
+        shown, shift, length = line, 0, len(line)
+        if length > MATCH_CHARS:
+            anchor = spans[0][0] if spans else 0
+            shift = max(0, min(anchor - MATCH_CHARS // 4, length - MATCH_CHARS))
+            shown = line[shift : shift + MATCH_CHARS]
+    truncated = length > MATCH_CHARS
+    before, after = neighbours(version, hit.offset, context_lines, context_lines)
+    return SearchMatch(
+        line_number=hit.line_number,
+        match=shown,
+        context_before=tuple(before),
+        context_after=tuple(after),
+        semantic_context=describe(outline, hit.line_number),
+        similarity_score=hit.score,
+        truncated=truncated,
+        match_type=hit.match_type,
+        submatches=tuple(spans[:50]),
+        match_offset=shift if truncated else None,
+        line_length=length if truncated else None,
+    )

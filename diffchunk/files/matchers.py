@@ -1,0 +1,229 @@
+"""What a line search looks for, and where it finds it in one window.
+
+A *matcher* (:func:`build_matcher`) finds the pattern in a window of whole
+lines (the reader's line windows, :mod:`.reader`) and works on bytes
+wherever it can:
+
+- *exact*: the pattern, encoded like the file, is found with ``bytes.find``
+  (``bytes.lower`` of the window first when case-insensitive and the pattern
+  is ASCII); a line counts once however many times it matches, like
+  ``grep -c``;
+- *regex* (and exact search with Unicode case folding): Python ``re`` on the
+  decoded window, with ``re.MULTILINE``, to find candidate lines; a line
+  matches when the pattern matches it alone, without its line ending (as
+  ``re.search(pattern, line)``).
+
+:func:`window_hits` turns a matcher's finds into ``(line_start, line_end)``
+offsets of the window's matching lines; :class:`Hit` and :class:`Found`
+are what every line search (exact, regex, ``grep``, fuzzy) returns: byte
+offsets of line starts and 1-based line numbers, which the tools turn into
+text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..errors import InvalidArgument
+from .access import FileVersion
+from .reader import Window, skip_lines
+
+_DENSE = 16384
+"""Matching lines per window after which exact counting switches to ``findall``."""
+
+
+@dataclass(slots=True)
+class Hit:
+    """One matching line."""
+
+    offset: int
+    """Byte offset of the line start in ``FileVersion.data``."""
+    line_number: int
+    score: float
+    """Similarity 0.0-1.0 (1.0 for exact and regex matches)."""
+    match_type: str
+
+
+@dataclass(slots=True)
+class Found:
+    """What a search found: the lines kept, and how many lines matched in all."""
+
+    hits: list[Hit]
+    total: int
+    timed_out: bool = False
+    stopped_line: int | None = None
+    """With ``timed_out``: the scan covered the lines before this one."""
+    budget: float | None = None
+    """With ``timed_out``: the seconds the scan was allowed."""
+
+
+class Matcher:
+    """Finds the first match at or after ``pos`` in a prepared window."""
+
+    kind = "exact"
+
+    def prepare(self, buf: Window, length: int) -> Window:
+        return buf
+
+    def find(self, hay: Window, pos: int, end: int) -> int:
+        raise NotImplementedError
+
+    def count_lines(self, hay: Window, length: int) -> int | None:
+        """Matching lines of a whole window, or ``None`` to walk hits instead."""
+        return None
+
+
+class Literal(Matcher):
+    def __init__(self, needle: bytes, lower: bool) -> None:
+        self.needle = needle.lower() if lower else needle
+        self.lower = lower
+        self.rest_of_line = re.compile(re.escape(self.needle) + rb"[^\n]*")
+
+    def prepare(self, buf: Window, length: int) -> Window:
+        if self.lower:
+            return buf[:length].lower()
+        return buf
+
+    def find(self, hay: Window, pos: int, end: int) -> int:
+        return hay.find(self.needle, pos, end)
+
+    def count_lines(self, hay: Window, length: int) -> int | None:
+        # One pass: find, then skip to the next line; when hits are dense,
+        # let findall (one match per line, as each runs to its line's end)
+        # count the rest of the window in C.
+        find = hay.find
+        needle = self.needle
+        count = 0
+        pos = 0
+        while True:
+            hit = find(needle, pos, length)
+            if hit < 0:
+                return count
+            count += 1
+            end = find(b"\n", hit, length)
+            if end < 0:
+                return count
+            pos = end + 1
+            if count >= _DENSE:
+                return count + len(self.rest_of_line.findall(hay, pos, length))
+
+
+_LOOKS_AROUND = re.compile(r"\\[AZz]|\(\?<?[=!]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
+"""Regex constructs that look outside the text they match (``\\A``, ``\\Z``,
+``\\z``, lookarounds, a group that turns line mode off such as ``(?-m:^)``):
+patterns holding one are tried on every line."""
+
+
+class TextMatcher(Matcher):
+    """A str regex over the decoded window (every regex; exact search with case folding)."""
+
+    def __init__(self, compiled: re.Pattern[str], encoding: str, kind: str) -> None:
+        self.compiled = compiled
+        self.encoding = encoding
+        self.kind = kind
+        self.every_line = kind == "regex" and _LOOKS_AROUND.search(compiled.pattern) is not None
+
+
+def build_matcher(
+    version: FileVersion, pattern: str, *, regex: bool, case_sensitive: bool
+) -> Matcher:
+    """The fastest matcher that honours the options for this file's encoding."""
+    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+    if regex:
+        try:
+            text_rx = re.compile(pattern, flags)
+        except re.error as exc:
+            raise InvalidArgument(
+                f"Invalid regular expression {pattern!r}: {exc}.",
+                suggestion="Fix the pattern (Python re syntax), or pass regex=false "
+                "to search for the text literally.",
+            ) from None
+        # Always on characters: a bytes regex would see UTF-8 bytes, not
+        # characters, in ".", "\w", "\s", "\b", classes and case folding.
+        return TextMatcher(text_rx, version.data_encoding, "regex")
+    if case_sensitive or pattern.isascii():
+        needle = version.encode(pattern)
+        if needle is None:
+            # The file's encoding cannot hold the pattern: it cannot occur.
+            needle = b"\x00\x00never\x00\x00"
+        return Literal(needle, lower=not case_sensitive)
+    return TextMatcher(re.compile(re.escape(pattern), flags), version.data_encoding, "exact")
+
+
+def _line_start(hay: Window, pos: int) -> int:
+    return hay.rfind(b"\n", 0, pos) + 1
+
+
+def _text_window_hits(matcher: TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` byte offsets of the window's lines the pattern matches
+    as ``re.search(pattern, line)`` does on each line without its line ending.
+
+    A search over the whole window jumps to candidate lines.  A match within
+    a non-empty line is that line's match (``^``, ``$``, ``\\b``, ``\\B`` see
+    a line break as they see the ends of a string); a match across a line
+    break or in an empty line, or any line when the pattern looks outside
+    what it matches (``\\A``, ``\\Z``, lookarounds), counts only if the
+    pattern matches the line alone.
+    """
+    text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
+    crlf = buf.find(b"\r", 0, length) >= 0 and "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")  # the \r of CRLF is not part of the line
+    # One byte per character (ASCII, single-byte code pages) and no \r dropped:
+    # offsets in ``text`` are offsets in ``buf``.
+    same_offsets = not crlf and len(text) == length
+    search = matcher.compiled.search
+    every_line = matcher.every_line
+    size = len(text)
+    pos = 0  # start of the next line to look at, in ``text``
+    known_char = known_byte = 0  # a line start in ``text`` and in ``buf``
+    while pos < size:
+        if every_line:
+            start = pos
+            end = text.find("\n", start)
+            crossing = True
+        else:
+            found = search(text, pos)
+            if found is None:
+                return
+            begin, finish = found.span()
+            start = text.rfind("\n", pos, begin) + 1 or pos
+            if start >= size:
+                return  # an empty match after the final line break: no line there
+            end = text.find("\n", begin)
+            crossing = 0 <= end < finish
+        if end < 0:
+            end = size
+        pos = end + 1
+        if (crossing or start == end) and search(text[start:end]) is None:
+            continue  # (empty lines too: "\B" never matches an empty string)
+        if same_offsets:
+            yield start, end
+            continue
+        byte_start = skip_lines(buf, known_byte, text.count("\n", known_char, start), length)
+        byte_end = buf.find(b"\n", byte_start, length)
+        if byte_end < 0:
+            byte_end = length
+        yield byte_start, byte_end
+        known_char, known_byte = pos, byte_end + 1
+
+
+def window_hits(matcher: Matcher, hay: Window, length: int) -> Iterator[tuple[int, int]]:
+    """``(line_start, line_end)`` offsets (``line_end`` at ``\\n`` or ``length``)."""
+    if isinstance(matcher, TextMatcher):
+        yield from _text_window_hits(matcher, hay, length)
+        return
+    find = matcher.find
+    pos = 0
+    while pos < length:
+        hit = find(hay, pos, length)
+        if hit < 0:
+            return
+        start = _line_start(hay, hit)
+        end = hay.find(b"\n", hit, length)
+        if end < 0:
+            end = length
+        yield start, end
+        pos = end + 1

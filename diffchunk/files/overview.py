@@ -1,0 +1,302 @@
+"""``get_overview``: size, line count, encoding, long lines, outline and search hints.
+
+The first call on any large file.  A binary file gets its size and kind
+only.  A text file gets its line count (``wc -l`` for large files, see
+:meth:`.FileVersion.line_count`), its encoding and dominant line ending,
+long-line statistics (exact up to :data:`LONG_LINE_SAMPLE_ABOVE` bytes,
+sampled beyond), its outline marked against git HEAD (:mod:`.changes`; at
+most :data:`MAX_OUTLINE_ITEMS` items, shallow levels first) and searches
+worth trying next.  Trouble with git or the parser becomes a warning, never
+an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .access import FileVersion, open_version
+from .read import LONG_LINE_CHARS
+from .reader import Window
+from .version_outline import outline_of, skip_reason
+
+if TYPE_CHECKING:
+    from .outline_item import OutlineItem
+
+logger = logging.getLogger(__name__)
+
+MAX_OUTLINE_ITEMS = 400
+"""get_overview lists at most this many outline items (deeper levels go first)."""
+LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
+"""Long-line statistics are sampled (not exact) for files larger than this."""
+_SAMPLE_WINDOWS = 16
+_SAMPLE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class LongLines:
+    """Lines longer than ``threshold`` characters."""
+
+    has_long_lines: bool
+    count: int
+    max_length: int
+    threshold: int
+    sampled: bool = False  # estimated from samples of a very large file
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "has_long_lines": self.has_long_lines,
+            "count": self.count,
+            "max_length": self.max_length,
+            "threshold": self.threshold,
+        }
+        if self.sampled:
+            data["sampled"] = True
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """The result of ``get_overview``.
+
+    ``outline`` is already JSON (the shortened tree, with ``children_omitted``
+    where levels were cut); ``line_ending`` is None for a binary file, whose
+    JSON has no such key but always ``warnings``.
+    """
+
+    line_count: int | None
+    file_size: int
+    encoding: str | None
+    is_binary: bool
+    binary_hint: str | None
+    line_ending: str | None
+    long_lines: LongLines
+    outline: tuple[dict[str, Any], ...]
+    changed_symbols: int
+    search_hints: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "line_count": self.line_count,
+            "file_size": self.file_size,
+            "encoding": self.encoding,
+            "is_binary": self.is_binary,
+            "binary_hint": self.binary_hint,
+        }
+        if self.line_ending is not None:
+            data["line_ending"] = self.line_ending
+        data["long_lines"] = self.long_lines.to_dict()
+        data["outline"] = list(self.outline)
+        data["changed_symbols"] = self.changed_symbols
+        data["search_hints"] = list(self.search_hints)
+        if self.warnings or self.is_binary:
+            data["warnings"] = list(self.warnings)
+        return data
+
+
+def get_overview(absolute_file_path: str) -> Overview:
+    """Size, line count, encoding, long lines, outline and search hints of a file."""
+    version = open_version(absolute_file_path)
+    if version.is_binary:
+        return Overview(
+            line_count=None,
+            file_size=version.size,
+            encoding=None,
+            is_binary=True,
+            binary_hint=version.binary_hint,
+            line_ending=None,
+            long_lines=LongLines(False, 0, 0, LONG_LINE_CHARS),
+            outline=(),
+            changed_symbols=0,
+            search_hints=(),
+            warnings=("Binary file: search_content, read_content and edit_content refuse it.",),
+        )
+    warnings: list[str] = []
+    outline, changed = _marked_outline(version, warnings)
+    long_lines = long_line_stats(version)
+    if long_lines.sampled:
+        warnings.append(
+            "long_lines is estimated from samples of this large file; count and max_length "
+            "may be higher."
+        )
+    shown, dropped = _limit_outline([item.to_dict() for item in outline], MAX_OUTLINE_ITEMS)
+    if dropped:
+        warnings.append(
+            f"Outline shortened to {MAX_OUTLINE_ITEMS} items ({dropped} nested or later items "
+            "left out); use read_content(mode='semantic') or search_content to go deeper."
+        )
+    return Overview(
+        line_count=version.line_count(),
+        file_size=version.size,
+        encoding=version.display_encoding,
+        is_binary=False,
+        binary_hint=None,
+        line_ending="crlf" if version.newline == b"\r\n" else "lf",
+        long_lines=long_lines,
+        outline=tuple(shown),
+        changed_symbols=changed,
+        search_hints=tuple(_search_hints(version, outline)),
+        warnings=tuple(warnings),
+    )
+
+
+def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[OutlineItem], int]:
+    """A copy of the outline marked against git HEAD, and how many symbols changed
+    (trouble goes to ``warnings``)."""
+    outline = outline_of(version)
+    if not outline:
+        reason = skip_reason(version)
+        if reason:
+            warnings.append(reason.capitalize() + ".")
+        return outline, 0
+    try:
+        from .changes import mark_changes
+
+        outline = [item.copy() for item in outline]
+        source = None if version.transcoded else version.data.memory
+        return outline, mark_changes(version.realpath, outline, source=source)
+    except ImportError:
+        return outline, 0
+    except Exception as exc:  # git trouble must not hide the outline
+        logger.debug("mark_changes failed", exc_info=True)
+        warnings.append(f"Changed symbols not marked: {exc}")
+        return outline, 0
+
+
+def _limit_outline(items: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]], int]:
+    """Keep the outline within ``budget`` items: shallow levels first, then file order."""
+
+    def size(nodes: list[dict[str, Any]]) -> int:
+        return sum(1 + size(n["children"]) for n in nodes)
+
+    total = size(items)
+    if total <= budget:
+        return items, 0
+    depth = 3
+    while depth > 1:
+        pruned = _prune(items, depth)
+        if size(pruned) <= budget:
+            return pruned, total - size(pruned)
+        depth -= 1
+    pruned = _prune(items, 1)[:budget]
+    return pruned, total - len(pruned)
+
+
+def _prune(items: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
+    out = []
+    for item in items:
+        copy = dict(item)
+        copy["children"] = _prune(item["children"], depth - 1) if depth > 1 else []
+        if depth == 1 and item["children"]:
+            copy["children_omitted"] = len(item["children"])
+        out.append(copy)
+    return out
+
+
+def _sample_windows(version: FileVersion) -> tuple[list[tuple[int, int]], bool]:
+    """Byte ranges to scan for statistics: all of it, or evenly spread samples."""
+    size = version.end - version.start
+    if size <= LONG_LINE_SAMPLE_ABOVE:
+        return [(version.start, version.end)], False
+    ranges = []
+    step = size // _SAMPLE_WINDOWS
+    data = version.data
+    for i in range(_SAMPLE_WINDOWS):
+        at = version.start + i * step
+        if i:
+            nl = data.find(b"\n", at, version.end)
+            if nl < 0:
+                break
+            at = nl + 1
+        stop = data.find(b"\n", min(version.end, at + _SAMPLE_BYTES), version.end)
+        ranges.append((at, version.end if stop < 0 else stop + 1))
+    return ranges, True
+
+
+def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> LongLines:
+    """Lines longer than ``threshold`` characters: count and the longest length
+    (memoised on the version).
+
+    A regex finds line breaks followed by at least ``threshold`` bytes
+    before the next one (C speed, no per-line object); only those lines are
+    decoded to count characters.
+    """
+    key = f"long_lines:{threshold}"
+    cached = version.cache.get(key)
+    if isinstance(cached, LongLines):
+        return cached
+    count = 0
+    longest = 0
+    ranges, sampled = _sample_windows(version)
+    for begin, end in ranges:
+        for _base, buf, length in version.windows(begin, end):
+            window_count, window_longest = _window_long_lines(
+                buf, length, threshold, version.data_encoding
+            )
+            count += window_count
+            longest = max(longest, window_longest)
+    stats = LongLines(count > 0, count, longest, threshold, sampled)
+    version.cache[key] = stats
+    return stats
+
+
+@functools.lru_cache(maxsize=8)
+def _long_line_patterns(threshold: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """A long line at the window's start, and one after a line break.
+
+    A UTF-8 line of N characters has at least N bytes; other codecs here are
+    single-byte: a line of ``threshold`` bytes or more may be long.
+    """
+    return re.compile(rb"[^\n]{%d,}" % threshold), re.compile(rb"\n([^\n]{%d,})" % threshold)
+
+
+def _window_long_lines(buf: Window, length: int, threshold: int, encoding: str) -> tuple[int, int]:
+    """``(long lines, longest line in characters)`` of one window."""
+    at_start, after_break = _long_line_patterns(threshold)
+    first = at_start.match(buf, 0, length)
+    found = [first.group()] if first is not None else []
+    found.extend(m.group(1) for m in after_break.finditer(buf, 0, length))
+    short = not found
+    if short:
+        # No long line here: the longest short one, from a C-speed split.
+        raw = max(bytes(buf[:length]).split(b"\n"), key=len)
+        found = [raw] if raw else []
+    count = 0
+    longest = 0
+    for raw in found:
+        chars = len(raw) if encoding != "utf-8" else len(raw.decode("utf-8", "replace"))
+        if raw.endswith(b"\r"):
+            chars -= 1
+        if chars > threshold and not short:
+            count += 1
+        longest = max(longest, chars)
+    return count, longest
+
+
+_LOG_MARKERS = (b"ERROR", b"WARN", b"Exception", b"Traceback", b"FATAL")
+
+
+def _search_hints(version: FileVersion, outline: list[OutlineItem]) -> list[str]:
+    """Searches worth trying next: top-level symbols, markers present in the file."""
+    hints: list[str] = []
+    for item in outline[:8]:
+        if item.type != "heading":
+            hints.append(item.name)
+    data = version.data
+    stop = min(version.end, version.start + 64 * 1024 * 1024)
+    if (
+        data.find(b"TODO", version.start, stop) >= 0
+        or data.find(b"FIXME", version.start, stop) >= 0
+    ):
+        hints.append("TODO|FIXME (regex=True, fuzzy=False)")
+    if not outline:
+        for marker in _LOG_MARKERS:
+            if data.find(marker, version.start, stop) >= 0:
+                hints.append(marker.decode())
+    if version.size > 50 * 1024 * 1024:
+        hints.append("use count_only=True first on a file this large")
+    return hints

@@ -1,0 +1,195 @@
+"""Skeletons of large source files: function bodies elided, rows kept.
+
+Above ``outline.SKELETON_MIN_BYTES`` a file is reduced before it is parsed:
+the bodies of functions are replaced by as many newlines as they held, so
+row numbers are unchanged while the parser sees a fraction of the text.
+Class-like blocks (class, namespace, impl...) and function bodies over
+:data:`SKELETON_KEEP_BODY_BYTES` that contain further definitions are kept,
+so methods and the nested functions of big closures still appear;
+definitions nested in small function bodies do not.
+
+Three shapes are recognised (:data:`SKELETONS` says which language uses
+which): brace blocks (a line ending with ``{``, ``[`` or ``(``, deeper lines,
+a closing line at the same indentation), Python ``def`` bodies (replaced
+by ``pass`` on their last row) and Ruby ``def ... end``.  Anything else is
+left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+SKELETON_KEEP_BODY_BYTES = 64 * 1024
+"""Function bodies larger than this are outlined inside even in a skeleton."""
+
+_CLASS_LIKE_HEADER = re.compile(
+    rb"\b(?:class|interface|namespace|module|enum|struct|trait|impl|union|record|object|extern)\b"
+)
+# A line opening a block that looks like a definition: a large body holding
+# one is outlined inside rather than elided.
+_NESTED_DEFINITION = re.compile(
+    rb"^[^\n]*?(?:\b(?:function|func|fn|def|class|interface|struct|impl|trait|namespace|module)\b|=>)"
+    rb"[^\n]*\{[ \t]*\r?$",
+    re.M,
+)
+# A line ending with an opening bracket: a block, object, array or argument list.
+_OPENER_AT_EOL = re.compile(rb"[{\[(][ \t]*\r?$", re.M)
+_INDENT = re.compile(rb"[ \t]*")
+# "def" ending its line with ":" (Python) / "def" starting a line (Ruby).
+_PY_DEF_HEADER = re.compile(rb"def[ \t][^\n]*:[ \t]*(?:#[^\n]*)?\r?$", re.M)
+_RUBY_DEF_HEADER = re.compile(rb"def[ \t][^\n]*\r?$", re.M)
+_NESTED_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
+_block_end_patterns: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
+
+
+def _block_end(indent: bytes, hash_comments: bool = False) -> re.Pattern[bytes]:
+    """Finds the first line after a header that is neither blank nor deeper.
+
+    With ``hash_comments`` a ``#`` comment line counts as blank (Python).
+    """
+    key = (indent, hash_comments)
+    pattern = _block_end_patterns.get(key)
+    if pattern is None:
+        blank = rb"[ \t]*(?:#[^\n]*)?\r?\n" if hash_comments else rb"[ \t]*\r?\n"
+        pattern = re.compile(rb"\n(?!" + re.escape(indent) + rb"[ \t]|" + blank + rb")")
+        if len(_block_end_patterns) < 256:
+            _block_end_patterns[key] = pattern
+    return pattern
+
+
+def _def_line(text: bytes, header_start: int) -> tuple[int, bytes] | None:
+    """(line start, indentation) when only indentation (or "async") precedes."""
+    line_start = text.rfind(b"\n", 0, header_start) + 1
+    prefix = text[line_start:header_start]
+    stripped = prefix.strip()
+    if stripped and stripped != b"async":
+        return None
+    indent_end = _INDENT.match(text, line_start).end()  # type: ignore[union-attr]
+    return line_start, text[line_start:indent_end]
+
+
+def _brace_skeleton(text: bytes) -> bytes:
+    """Elide block bodies, keeping rows: see the module doc.
+
+    A block is a line ending with ``{``, ``[`` or ``(``, then lines indented
+    deeper (or blank), then a line at the same indentation starting with the
+    closing bracket.  Formatted code (by hand or by a formatter) has this
+    shape; anything else is left alone.
+    """
+    out: list[bytes] = []
+    copied = 0
+    pos = 0
+    closers = {ord("{"): b"}", ord("["): b"]", ord("("): b")"}
+    while True:
+        opener = _OPENER_AT_EOL.search(text, pos)
+        if opener is None:
+            break
+        newline = opener.end()  # the "\n" ending the header line (or the end)
+        pos = newline + 1
+        line_start = text.rfind(b"\n", 0, opener.start()) + 1
+        indent_end = _INDENT.match(text, line_start).end()  # type: ignore[union-attr]
+        if indent_end == opener.start() and text[opener.start()] != ord("{"):
+            continue  # a lone "[" or "(" line: not worth the risk
+        indent = text[line_start:indent_end]
+        end = _block_end(indent).search(text, newline)
+        if end is None:
+            continue
+        close = end.start() + 1
+        if not text.startswith(indent + closers[text[opener.start()]], close):
+            continue
+        header = text[indent_end : opener.start()]
+        if not header.strip() and line_start > 0:
+            # A lone bracket (Allman style): the header is the line above.
+            header = text[text.rfind(b"\n", 0, line_start - 1) + 1 : line_start]
+        if _CLASS_LIKE_HEADER.search(header) is not None:
+            continue  # keep class bodies: their methods are outlined
+        if close - pos > SKELETON_KEEP_BODY_BYTES and _NESTED_DEFINITION.search(text, pos, close):
+            continue  # a big body holding definitions: outline inside it
+        out.append(text[copied:pos])
+        out.append(b"\n" * text.count(b"\n", pos, close))
+        copied = pos = close
+    out.append(text[copied:])
+    return b"".join(out)
+
+
+def _python_skeleton(text: bytes) -> bytes:
+    """Elide ``def`` bodies, keeping rows; ``pass`` sits on the body's last row."""
+    out: list[bytes] = []
+    copied = pos = 0
+    while True:
+        header = _PY_DEF_HEADER.search(text, pos)
+        if header is None:
+            break
+        pos = header.end() + 1
+        found = _def_line(text, header.start())
+        if found is None:
+            continue
+        _, indent = found
+        end = _block_end(indent, hash_comments=True).search(text, header.end())
+        close = end.start() + 1 if end is not None else len(text)
+        body = text[pos:close]
+        if not body.strip():
+            continue
+        if b'"""' in body or b"'''" in body or b"\\\n" in body:
+            # The "end" may be a line inside a triple-quoted string or after a
+            # backslash continuation (a quote in a comment fools any count):
+            # keep the body.
+            continue
+        if len(body) > SKELETON_KEEP_BODY_BYTES and _NESTED_DEF.search(body) is not None:
+            continue  # a big body holding definitions: outline inside it
+        content = body.rstrip()
+        before = content.count(b"\n")
+        after = body.count(b"\n") - before - 1
+        out.append(text[copied:pos])
+        out.append(b"\n" * before + indent + b" pass\n" + b"\n" * after)
+        copied = pos = close
+    out.append(text[copied:])
+    return b"".join(out)
+
+
+def _ruby_skeleton(text: bytes) -> bytes:
+    """Elide ``def ... end`` bodies, keeping rows."""
+    out: list[bytes] = []
+    copied = pos = 0
+    while True:
+        header = _RUBY_DEF_HEADER.search(text, pos)
+        if header is None:
+            break
+        pos = header.end() + 1
+        found = _def_line(text, header.start())
+        if found is None or found[1] + b"def" != text[found[0] : header.start() + 3]:
+            continue
+        _, indent = found
+        end = _block_end(indent).search(text, header.end())
+        if end is None:
+            continue
+        close = end.start() + 1
+        if not text.startswith(indent + b"end", close):
+            continue
+        out.append(text[copied:pos])
+        out.append(b"\n" * text.count(b"\n", pos, close))
+        copied = pos = close
+    out.append(text[copied:])
+    return b"".join(out)
+
+
+SKELETONS: dict[str, Callable[[bytes], bytes]] = {
+    "python": _python_skeleton,
+    "ruby": _ruby_skeleton,
+    **{
+        lang: _brace_skeleton
+        for lang in (
+            "javascript",
+            "typescript",
+            "tsx",
+            "go",
+            "rust",
+            "java",
+            "c",
+            "cpp",
+            "csharp",
+            "php",
+        )
+    },
+}
