@@ -13,6 +13,7 @@ from diffchunk.diff import parser as parser_module
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.filters import filter_files, is_whitespace_only
 from diffchunk.diff.generated import GeneratedFileDetector
+from diffchunk.diff.hunk import read_hunk_header
 from diffchunk.diff.model import (
     DiffKind,
     FileDiff,
@@ -116,7 +117,7 @@ def test_the_corpus_takes_the_lazy_path() -> None:
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
-def test_spans_for_cutting_match_the_built_hunks(path: Path) -> None:
+def test_hunks_for_cutting_tile_the_region_with_their_line_counts(path: Path) -> None:
     data = path.read_bytes()
     try:
         parsed = parse_diff(data)
@@ -125,16 +126,17 @@ def test_spans_for_cutting_match_the_built_hunks(path: Path) -> None:
     for f in parsed.files:
         if not isinstance(f.hunks, LazyHunks):
             continue
-        spans, lines = f.hunks.spans()
-        assert not f.hunks.materialised
+        lines = f.hunks.line_counts()
+        assert f.hunks.materialised
         built = tuple(f.hunks)
-        assert lines == f.hunks.line_counts()
+        assert lines == tuple(_span_lines(data, h.start, h.end) for h in built)
+        assert [h.start for h in built] == [f.hunks.start] + [h.end for h in built[:-1]]
         assert [
-            (s.start, s.body_start, s.end, s.old_start, s.old_count, s.new_start, s.new_count)
-            for s in spans
+            (h.body_start, h.old_start, h.old_count, h.new_start, h.new_count) for h in built
         ] == [
-            (h.start, h.body_start, h.end, h.old_start, h.old_count, h.new_start, h.new_count)
-            for h in built
+            (min(r.line_end + 1, len(data)), r.old_start, r.old_count, r.new_start, r.new_count)
+            for r in (read_hunk_header(data, h.start) for h in built)
+            if r is not None
         ]
 
 

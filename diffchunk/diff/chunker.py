@@ -48,28 +48,23 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from diffchunk.diff.buffer import DiffData, trimmer
+from diffchunk.diff.frozen import fast_constructor
+from diffchunk.diff.hunk import Hunk, LazyHunks, format_hunk_header, header_tail
 from diffchunk.diff.model import (
     Chunk,
     ChunkPart,
     DiffKind,
     FileDiff,
     FileStatus,
-    Hunk,
-    HunkSpan,
-    LazyHunks,
     LookAhead,
     ParsedDiff,
     Piece,
-    fast_constructor,
 )
 from diffchunk.errors import InvalidArgument
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["TARGET_FRACTION", "chunk_files", "render_chunk"]
-
-# A hunk as the splitter sees it: its span and header numbers.
-_HunkLike = Hunk | HunkSpan
 
 # ``ChunkPart(...)`` at half the cost: one is made per file of the diff.
 _new_part: Callable[..., ChunkPart] = fast_constructor(ChunkPart)
@@ -456,32 +451,6 @@ class _Packer:
 # --------------------------------------------------------------------------
 
 
-# Line numbers a hunk header can hold (the parser reads at most 18 digits).
-_MAX_LINE_NUMBER = 10**18 - 1
-
-
-def _range(start: int, count: int) -> bytes:
-    # Sound input always gives 0 <= start <= its own numbers; a header with
-    # impossible numbers (``+0`` with lines, 18 nines) is kept readable.
-    start = min(max(start, 0), _MAX_LINE_NUMBER)
-    return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
-
-
-def _hunk_tail(data: DiffData, hunk: _HunkLike) -> bytes:
-    """What follows the closing ``@@`` of a two-way hunk header (section and newline)."""
-    close = data.find(b"@@", hunk.start + 2, hunk.body_start)
-    tail = data[close + 2 : hunk.body_start] if close >= 0 else b"\n"
-    if not tail.endswith(b"\n"):
-        tail += b"\n"
-    return tail
-
-
-def _hunk_header(
-    old_start: int, old_count: int, new_start: int, new_count: int, tail: bytes
-) -> bytes:
-    return b"@@ -%s +%s @@%s" % (_range(old_start, old_count), _range(new_start, new_count), tail)
-
-
 def _swap_prefix(token: bytes, old: bytes, new: bytes) -> bytes:
     """``token`` with its leading ``old`` prefix (inside quotes, if any) replaced."""
     quoted = token.startswith(b'"')
@@ -544,14 +513,12 @@ class _FileSplitter:
         lead_bytes = lead[1] - lead[0] if lead else 0
         # Room for hunks in a part: the first part also holds the commit message.
         # Parts are evened out so that the last one is not a small remainder.
-        # The hunks (spans and header numbers are all that is needed here) and
-        # their (lines, bytes), measured once for both packings in run().
-        self.hunks: Sequence[_HunkLike]
+        # The hunks and their (lines, bytes), measured once for both packings in run().
+        self.hunks: tuple[Hunk, ...] = tuple(fd.hunks)
         lines: Sequence[int]
         if isinstance(fd.hunks, LazyHunks):
-            self.hunks, lines = fd.hunks.spans()
+            lines = fd.hunks.line_counts()
         else:
-            self.hunks = tuple(fd.hunks)
             lines = [_span_lines(self.data, h.start, h.end) for h in self.hunks]
         self.sizes = [(k, h.end - h.start) for k, h in zip(lines, self.hunks, strict=True)]
         first, last = self.hunks[0].start, self.hunks[-1].end
@@ -589,17 +556,17 @@ class _FileSplitter:
 
     # -- adding hunks ---------------------------------------------------------
 
-    def _add_hunk(self, hunk: _HunkLike, lines: int) -> None:
+    def _add_hunk(self, hunk: Hunk, lines: int) -> None:
         data = self.data
         if not self.two_way or self.shift == 0:
             self.cur.add([(hunk.start, hunk.end)], lines, hunk.end - hunk.start)
         else:
-            header = _hunk_header(
+            header = format_hunk_header(
                 hunk.old_start + self.shift,
                 hunk.old_count,
                 hunk.new_start,
                 hunk.new_count,
-                _hunk_tail(data, hunk),
+                header_tail(data, hunk),
             )
             body = (hunk.body_start, hunk.end)
             self.cur.add([header, body], lines, len(header) + hunk.end - hunk.body_start)
@@ -609,7 +576,7 @@ class _FileSplitter:
     def _add_piece(self, piece: _SubHunk, tail: bytes) -> None:
         pos = piece.pos  # where the piece's first line sits once earlier hunks are applied
         old_start = pos - self.cur.delta
-        header = _hunk_header(
+        header = format_hunk_header(
             old_start if piece.old_count else old_start - 1,
             piece.old_count,
             pos if piece.new_count else pos - 1,
@@ -621,8 +588,8 @@ class _FileSplitter:
         self.cur.delta += piece.new_count - piece.old_count
         self.cur.hunks += 1
 
-    def _split_hunk(self, hunk: _HunkLike, lines_of: _HunkLines) -> None:
-        tail = _hunk_tail(self.data, hunk)
+    def _split_hunk(self, hunk: Hunk, lines_of: _HunkLines) -> None:
+        tail = header_tail(self.data, hunk)
         while not lines_of.done:
             room_lines, room_bytes = self._room()
             if self.cur.hunks and (room_lines < self.min_room or room_bytes < self.room_bytes // 5):
@@ -748,7 +715,7 @@ class _HunkLines:
         self.done = False
 
     @classmethod
-    def of(cls, data: DiffData, hunk: _HunkLike) -> _HunkLines | None:
+    def of(cls, data: DiffData, hunk: Hunk) -> _HunkLines | None:
         start, end = hunk.body_start, hunk.end
         if end <= start:
             return None

@@ -33,7 +33,8 @@ from typing import NamedTuple
 
 from .attributes import Attributes, AttributeSource, is_truthy
 from .buffer import DiffData
-from .model import DiffKind, ExcludeReason, FileDiff, FileStatus, LazyHunks, ParsedDiff
+from .hunk import LazyHunks, read_start_line
+from .model import DiffKind, ExcludeReason, FileDiff, FileStatus, ParsedDiff
 
 # Enum members bound once (a lookup on the class costs about 0.1 us per file).
 _DELETED = FileStatus.DELETED
@@ -337,9 +338,6 @@ def _generated_by_dirs(dirs: Sequence[str], ext: str) -> str | None:
     return None
 
 
-_FIRST_LINES = re.compile(rb"@@ -(\d+)(?:,\d+)? \+(\d+)")
-
-
 def _first_hunk_at_top(file: FileDiff, data: DiffData | bytearray) -> bool:
     """Does the first hunk start at line 0 or 1 of the side :func:`_header_lines` reads?
 
@@ -348,10 +346,8 @@ def _first_hunk_at_top(file: FileDiff, data: DiffData | bytearray) -> bool:
     hunks = file.hunks
     deleted = file.status is _DELETED
     if isinstance(hunks, LazyHunks) and not hunks.materialised:
-        m = _FIRST_LINES.match(data, hunks.start)
-        if m is None:
-            return True  # let _header_lines decide
-        return int(m.group(1) if deleted else m.group(2)) <= 1
+        line = read_start_line(data, hunks.start, old=deleted)
+        return line is None or line <= 1  # None: let _header_lines decide
     first = hunks[0]
     return (first.old_start if deleted else first.new_start) <= 1
 

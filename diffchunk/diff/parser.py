@@ -49,18 +49,16 @@ from collections.abc import Sequence
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffBuffer, DiffData, map_file, trimmer
+from diffchunk.diff.hunk import Hunk, LazyHunks, new_hunk, read_hunk_header, section_text
 from diffchunk.diff.model import (
     Commit,
     DiffKind,
     FileDiff,
     FileStatus,
-    Hunk,
-    LazyHunks,
     ParsedDiff,
     Segment,
     SegmentKind,
     new_file_diff,
-    new_hunk,
 )
 from diffchunk.diff.paths import (
     decode_path,
@@ -889,16 +887,16 @@ class _Parser:
                     return hunks, pos, total_added, total_removed, problem
             return hunks, pos, total_added, total_removed, None
 
-        match_header = sx.HUNK_HEADER.match
         search_end = sx.NOT_HUNK_LINE.search
         count = data.count
         append = hunks.append
         while pos < n and data[pos] == 0x40:
-            m = match_header(data, pos)
-            hend = m.end() if m is not None else -1
-            if m is None or (hend < n and data[hend] != 0x0A):
+            header = read_hunk_header(data, pos)
+            if header is None or (header.line_end < n and data[header.line_end] != 0x0A):
                 return hunks, pos, total_added, total_removed, "unreadable hunk header"
-            old_start, old_count, new_start, new_count, section = sx.hunk_header_fields(m)
+            hend = header.line_end
+            old_start, old_count, new_start, new_count = header[:4]
+            section = section_text(data, header)
             body_start = hend + 1
             problem = None
             if body_start < n:
@@ -1344,7 +1342,7 @@ class StreamParser:
         for f in self._viewing:
             hunks = f.hunks
             if isinstance(hunks, LazyHunks):
-                hunks.data = b""
+                hunks.rebind(b"")
         self._viewing = []
         self._view = view
         return view
@@ -1460,7 +1458,7 @@ class StreamParser:
         for f in parsed.files:
             hunks = f.hunks
             if isinstance(hunks, LazyHunks):
-                hunks.data = data  # not the growing buffer it was checked in
+                hunks.rebind(data)  # not the growing buffer it was checked in
         return parsed
 
 
