@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk.diff import parser as parser_module
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.filters import filter_files, is_whitespace_only
 from diffchunk.diff.generated import GeneratedFileDetector
@@ -23,7 +22,8 @@ from diffchunk.diff.model import (
     ParsedDiff,
     new_file_diff,
 )
-from diffchunk.diff.parser import parse_diff
+from diffchunk.diff.parser import git as git_section
+from diffchunk.diff.parser import git_paths, parse_diff
 from diffchunk.diff.pipeline import LoadOptions, build_review
 from diffchunk.errors import NotADiffError
 from diffchunk.review.sessions import SessionStore
@@ -325,7 +325,7 @@ def test_common_git_paths_shortcut_gives_what_the_general_code_gives(
         fast = facts()
     except NotADiffError:
         pytest.skip("not a diff")
-    monkeypatch.setattr(parser_module._Parser, "_git_paths", parser_module._Parser._any_git_paths)
+    monkeypatch.setattr(git_section, "git_paths", git_paths.any_git_paths)
     assert facts() == fast
 
 
