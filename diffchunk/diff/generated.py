@@ -69,9 +69,18 @@ class Heuristics(NamedTuple):
 _MINIFIABLE_EXTS = frozenset({"js", "mjs", "cjs", "css"})
 _PROSE_EXTS = frozenset({"md", "markdown", "mdx", "rst", "adoc", "asciidoc", "org"})
 
+# Hand-written code keeps its lines under about 100 characters (style guides
+# say 79 to 120); a minifier writes a whole file on a few lines.
 MINIFIED_LINE_LENGTH = 110
+# A generator writes its marker in the first comment lines of a file; further
+# down the words only appear as mentions in ordinary code.
 HEADER_LINES = 10
 HEADER_BYTES = 1024
+# The part of the first hunk read for those lines: removed lines (skipped)
+# may come first.
+_HEADER_WINDOW = 4 * HEADER_BYTES
+# Added lines sampled for the minified check (of the first 20 lines of the
+# first hunk): a minified file is long lines throughout, a few tell.
 _MINIFIED_SAMPLE = 5
 
 _GO_HEADER = re.compile(rb"^// Code generated .* DO NOT EDIT\.\r?$")
@@ -160,7 +169,7 @@ def _header_lines(file: FileDiff, data: DiffData | bytearray) -> list[bytes | by
     if first_line > 1:
         return []
     skip = b"+" if deleted else b"-"
-    body = data[hunk.body_start : min(hunk.end, hunk.body_start + 4 * HEADER_BYTES)]
+    body = data[hunk.body_start : min(hunk.end, hunk.body_start + _HEADER_WINDOW)]
     out: list[bytes | bytearray] = []
     size = 0
     for line in body.split(b"\n"):
@@ -316,13 +325,13 @@ class GeneratedFileDetector:
             hunks = file.hunks
             if isinstance(hunks, LazyHunks):  # the first hunk ends at the next header
                 body_start = data.find(b"\n", hunks.start, hunks.end) + 1 or hunks.end
-                window_end = min(hunks.end, body_start + 4 * HEADER_BYTES)
+                window_end = min(hunks.end, body_start + _HEADER_WINDOW)
                 next_header = data.find(b"\n@", body_start - 1, window_end)
                 if next_header >= 0:
                     window_end = next_header + 1
             else:
                 body_start = hunks[0].body_start
-                window_end = min(hunks[0].end, body_start + 4 * HEADER_BYTES)
+                window_end = min(hunks[0].end, body_start + _HEADER_WINDOW)
             if ext == "map" or _has_marker_word(data[body_start:window_end]):
                 lines = _header_lines(file, data)
         if lines:

@@ -20,6 +20,7 @@ from diffchunk.diff.frozen import fast_constructor
 from diffchunk.diff.hunk import Hunk, LazyHunks
 
 __all__ = [
+    "BYTES_PER_TOKEN",
     "Chunk",
     "ChunkPart",
     "Commit",
@@ -156,6 +157,10 @@ class ParsedDiff:
 # Filtering and chunking results
 # --------------------------------------------------------------------------
 
+#: Tokens are counted as bytes // 4 (the spec's rule of thumb for code and
+#: English; a model's own tokenizer is not at hand).
+BYTES_PER_TOKEN = 4
+
 
 class ExcludeReason(str, Enum):
     TRIVIAL = "trivial"  # whitespace-only content change
@@ -204,7 +209,7 @@ class Chunk:
     number: int  # 1-based
     parts: tuple[ChunkPart, ...]
     line_count: int
-    char_count: int  # bytes of chunk text; token_count is char_count // 4
+    char_count: int  # bytes of chunk text; token_count is char_count // BYTES_PER_TOKEN
     parent_file: str | None = None  # set when the chunk holds one part of a split file
     sub_chunk_index: int | None = None  # that part's 1-based number
     oversized: bool = False  # a single hunk line or binary payload exceeds the budget
@@ -218,7 +223,7 @@ class Chunk:
 
     @property
     def token_count(self) -> int:
-        return self.char_count // 4
+        return self.char_count // BYTES_PER_TOKEN
 
     @property
     def file_line_counts(self) -> dict[str, int]:

@@ -19,7 +19,11 @@ Progress = Callable[[str, float], None]
 #: The ways a chunk can be shown (see :mod:`diffchunk.diff.formatter`).
 FORMATS = ("raw", "annotated", "compact")
 
+# A chunk holds a file header (up to 4 lines for a git diff) and lines of a
+# hunk: below 10 lines a part of a cut file would be mostly headers.
 MIN_CHUNK_LINES = 10
+# Bounds that no review needs (a context window holds far fewer lines), so
+# that a mistyped number is refused instead of asking for one huge chunk.
 MAX_CHUNK_LINES = 1_000_000
 MAX_CONTEXT_LINES = 1_000_000
 

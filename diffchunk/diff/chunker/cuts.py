@@ -244,7 +244,9 @@ class HunkLines:
             lines, nbytes = self._cost(i, s, lead, self._trail_line(s), head_bytes)
             return lines <= room_lines and nbytes <= room_bytes
 
-        # Prefer a cut right after a context line near the end of the room.
+        # Prefer a cut right after a context line near the end of the room (in its
+        # last quarter, 3 lines at least): the piece then ends as git's hunks do,
+        # and the part stays nearly full.
         window = max(3, (s_max - i) // 4)
         for s in range(s_max, max(low, s_max - window) - 1, -1):
             if tags[s - 1] == _SPACE and self._cut_ok(s) and fits(s):

@@ -17,7 +17,7 @@ from .order import (
     source_changed_before,
 )
 from .parts import FileSplitter
-from .pieces import Budget, render_pieces, span_lines, text_size
+from .pieces import DEFAULT_MAX_TOKENS, Budget, render_pieces, span_lines, text_size
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def chunk_files(
     files: Sequence[FileDiff],
     *,
     max_lines: int = 1000,
-    max_tokens: int = 20_000,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> tuple[Chunk, ...]:
     """Chunks holding ``files`` (sections of ``parsed``), in the order given.
 

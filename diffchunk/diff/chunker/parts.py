@@ -20,6 +20,24 @@ from .pieces import Budget, piece_lines, span_lines
 
 __all__ = ["FileSplitter"]
 
+# What a part may add to its share of a file's lines when a hunk is cut in it:
+# a written ``@@`` header and two borrowed context lines, and their bytes.
+_CUT_OVERHEAD_LINES = 3
+_CUT_OVERHEAD_BYTES = 256
+# Even parts get this much more than their exact share (a twentieth, at least 2
+# lines): cuts land at hunk and context boundaries, rarely right at the share,
+# and without the slack the rest would make one more, small, part.
+_SLACK_DIVISOR = 20
+_MIN_SLACK = 2
+# A hunk is cut into the part being filled only when at least a fifth of the
+# part's room is left (6 lines at least): a smaller piece would be mostly its
+# header and borrowed lines.  Otherwise the part is closed first.
+_MIN_ROOM_DIVISOR = 5
+_MIN_ROOM_LINES = 6
+# The bytes of a written ``@@ -a,b +c,d @@`` beyond its tail, for numbers of a
+# few digits each.
+_HEADER_BYTES = 24
+
 
 @dataclass(slots=True)
 class _Part:
@@ -74,7 +92,7 @@ def _even_share(room: int, total: int, overhead: int) -> int:
         return room
     parts = -(-total // (room - overhead))
     share = -(-total // parts) + overhead
-    return min(room, share + max(2, share // 20))
+    return min(room, share + max(_MIN_SLACK, share // _SLACK_DIVISOR))
 
 
 class FileSplitter:
@@ -110,8 +128,12 @@ class FileSplitter:
         first, last = self.hunks[0].start, self.hunks[-1].end
         self.full_room = (budget.target_lines - head_lines, budget.target_bytes - head_bytes)
         self.even_room = (
-            _even_share(self.full_room[0], span_lines(self.data, first, last) + lead_lines, 3),
-            _even_share(self.full_room[1], last - first + lead_bytes, 256),
+            _even_share(
+                self.full_room[0],
+                span_lines(self.data, first, last) + lead_lines,
+                _CUT_OVERHEAD_LINES,
+            ),
+            _even_share(self.full_room[1], last - first + lead_bytes, _CUT_OVERHEAD_BYTES),
         )
         self.lead_size = (lead_lines, lead_bytes)
         self._reset(self.even_room)
@@ -119,7 +141,7 @@ class FileSplitter:
     def _reset(self, room: tuple[int, int]) -> None:
         self.room_lines, self.room_bytes = room
         self.first_room = (self.room_lines - self.lead_size[0], self.room_bytes - self.lead_size[1])
-        self.min_room = max(6, self.room_lines // 5)
+        self.min_room = max(_MIN_ROOM_LINES, self.room_lines // _MIN_ROOM_DIVISOR)
         self.parts: list[_Part] = []
         self.cur = _Part()
         self.shift = 0  # new_count - old_count of everything in closed parts
@@ -178,10 +200,12 @@ class FileSplitter:
         tail = header_tail(self.data, hunk)
         while not lines_of.done:
             room_lines, room_bytes = self._room()
-            if self.cur.hunks and (room_lines < self.min_room or room_bytes < self.room_bytes // 5):
+            if self.cur.hunks and (
+                room_lines < self.min_room or room_bytes < self.room_bytes // _MIN_ROOM_DIVISOR
+            ):
                 self._close()
                 continue
-            piece = lines_of.next_piece(room_lines, room_bytes, len(tail) + 24)
+            piece = lines_of.next_piece(room_lines, room_bytes, len(tail) + _HEADER_BYTES)
             self._add_piece(piece, tail)
             if not lines_of.done:
                 self._close()

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from diffchunk.diff.buffer import DiffData
-from diffchunk.diff.model import Piece
+from diffchunk.diff.model import BYTES_PER_TOKEN, Piece
 from diffchunk.errors import InvalidArgument
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "TARGET_FRACTION",
     "Budget",
     "piece_lines",
@@ -26,6 +27,8 @@ __all__ = [
 # The share of the budget a chunk aims at: the rest leaves room for a file
 # that does not quite fit, so most files are not cut (see SPEC: aim at 80%).
 TARGET_FRACTION = 0.8
+# A chunk fits one tool response: responses stay under about 20k tokens.
+DEFAULT_MAX_TOKENS = 20_000
 
 _NL = 0x0A
 
@@ -49,7 +52,7 @@ class Budget:
                 f"max_tokens must be a positive integer, got {max_tokens!r}.",
                 suggestion="Pass a token budget such as 20000.",
             )
-        max_bytes = max_tokens * 4
+        max_bytes = max_tokens * BYTES_PER_TOKEN
         return cls(
             max_lines=max_lines,
             max_bytes=max_bytes,

@@ -36,6 +36,9 @@ SectionKind = Literal["git", "cc", "cmd", "pair", "binary", "index", "commit", "
 
 _SEG_TEXT, _SEG_MALFORMED = SegmentKind.TEXT, SegmentKind.MALFORMED
 
+# A diff written with colors has escape codes in its first lines: looking at
+# this much of a file that is not a diff is enough to say so.
+_COLOR_PROBE_BYTES = 65536
 _NOT_A_DIFF = (
     "The input ({size} bytes) does not look like a diff: expected lines such as "
     "'diff --git a/file b/file', '--- a/file' followed by '+++ b/file', "
@@ -299,7 +302,7 @@ class SectionReader:
         n = self.limit
         if n and not self.files and not self.commits:
             hint = _NOT_A_DIFF_HINT
-            if b"\x1b[" in data[:65536]:
+            if b"\x1b[" in data[:_COLOR_PROBE_BYTES]:
                 hint += " It holds terminal color codes: produce it again with --no-color."
             raise NotADiffError(_NOT_A_DIFF.format(size=n), suggestion=hint)
         warnings: list[str] = []
