@@ -126,9 +126,12 @@ def test_hunks_for_cutting_tile_the_region_with_their_line_counts(path: Path) ->
     for f in parsed.files:
         if not isinstance(f.hunks, LazyHunks):
             continue
+        once, once_lines = f.hunks.with_line_counts(keep=False)
+        assert not f.hunks.materialised
         lines = f.hunks.line_counts()
         assert f.hunks.materialised
         built = tuple(f.hunks)
+        assert (once, once_lines) == (built, lines)
         assert lines == tuple(_span_lines(data, h.start, h.end) for h in built)
         assert [h.start for h in built] == [f.hunks.start] + [h.end for h in built[:-1]]
         assert [

@@ -9,9 +9,10 @@ header of a two-way hunk (git, GNU diff, svn, hg) reads::
     start   = 1*18DIGIT                ; count likewise
     tail    = *(any byte but LF) [LF]  ; the function context ("section"), may be empty
 
-:func:`read_hunk_header` reads it (for the parser, the lazy hunks, the
-filters, context reduction and the chunker); :func:`format_hunk_header`
-writes one the way git does.  The lazy check of a whole file's hunks scans
+:func:`read_hunk_header` reads it (for the parser, the lazy hunks, context
+reduction and the chunker; :func:`read_start_line` reads one side's start
+alone, for the filters); :func:`format_hunk_header` writes one the way git
+does.  The lazy check of a whole file's hunks scans
 for the same grammar with one regular expression
 (:data:`~diffchunk.diff.syntax.HUNK_SCAN`), built from the same range pattern.
 Combined hunks (``@@@``) have their own grammar, read in
@@ -204,28 +205,37 @@ class LazyHunks(Sequence[Hunk]):
         return self.end if nxt < 0 else nxt + 1
 
     def _build(self) -> tuple[Hunk, ...]:
-        items = self._items
-        if items is None:
-            out: list[Hunk] = []
-            lines: list[int] = []
-            pos, end = self.start, self.end
-            while pos < end:
-                stop = self._next_header(pos)
-                out.append(self._hunk_at(pos, stop, lines))
-                pos = stop
-            items = self._items = tuple(out)
-            self._line_counts = tuple(lines)
-            self._first = None
-        return items
+        return self.with_line_counts()[0]
 
     @property
     def materialised(self) -> bool:
         return self._items is not None
 
+    def with_line_counts(self, *, keep: bool = True) -> tuple[tuple[Hunk, ...], tuple[int, ...]]:
+        """The hunks, and the lines of each, header line included.
+
+        ``keep=False``: hunks built for this call are not kept (a pass that
+        needs them once, such as cutting a big file into parts, leaves the
+        file as light as it found it).
+        """
+        if self._items is not None:
+            return self._items, self._line_counts
+        out: list[Hunk] = []
+        lines: list[int] = []
+        pos, end = self.start, self.end
+        while pos < end:
+            stop = self._next_header(pos)
+            out.append(self._hunk_at(pos, stop, lines))
+            pos = stop
+        items, line_counts = tuple(out), tuple(lines)
+        if keep:
+            self._items, self._line_counts = items, line_counts
+            self._first = None
+        return items, line_counts
+
     def line_counts(self) -> tuple[int, ...]:
         """Lines of each hunk, header line included (measured while building)."""
-        self._build()
-        return self._line_counts
+        return self.with_line_counts()[1]
 
     # -- Sequence ----------------------------------------------------------------
 

@@ -74,6 +74,8 @@ class LoadOptions:
         for name in ("skip_trivial", "skip_generated"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgument(f"{name} must be true or false.")
+        # Blank pattern lists become None, so that equal options compare (and show)
+        # equal: set on the frozen object here, the one way a dataclass normalises.
         object.__setattr__(
             self, "include_patterns", _check_patterns("include_patterns", self.include_patterns)
         )

@@ -118,11 +118,13 @@ class FileSplitter:
         # Room for hunks in a part: the first part also holds the commit message.
         # Parts are evened out so that the last one is not a small remainder.
         # The hunks and their (lines, bytes), measured once for both packings in run().
-        self.hunks: tuple[Hunk, ...] = tuple(fd.hunks)
+        # Lazy hunks built here are not kept: the file stays as light as it was.
+        self.hunks: tuple[Hunk, ...]
         lines: Sequence[int]
         if isinstance(fd.hunks, LazyHunks):
-            lines = fd.hunks.line_counts()
+            self.hunks, lines = fd.hunks.with_line_counts(keep=False)
         else:
+            self.hunks = tuple(fd.hunks)
             lines = [span_lines(self.data, h.start, h.end) for h in self.hunks]
         self.sizes = [(k, h.end - h.start) for k, h in zip(lines, self.hunks, strict=True)]
         first, last = self.hunks[0].start, self.hunks[-1].end
