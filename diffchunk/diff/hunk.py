@@ -78,19 +78,28 @@ class HunkHeader(NamedTuple):
     line_end: int  # offset of the ``\n`` ending the header line (the data's end when none)
 
 
+# What ``HunkHeader(...)`` runs, without its Python-level ``__new__``: 0.12
+# instead of 0.25 us, for a function the chunker calls for every hunk it cuts.
+_new_header = tuple.__new__
+
+
 def read_hunk_header(data: DiffData | bytearray, pos: int) -> HunkHeader | None:
     """The two-way hunk header at ``pos`` (grammar in the module doc), or None."""
     m = sx.HUNK_HEADER.match(data, pos)
     if m is None:
         return None
     old_start, old_count, new_start, new_count, _ = m.groups()
-    return HunkHeader(
-        int(old_start),
-        1 if old_count is None else int(old_count),
-        int(new_start),
-        1 if new_count is None else int(new_count),
-        m.start(5),
-        m.end(),
+    tail, line_end = m.span(5)
+    return _new_header(
+        HunkHeader,
+        (
+            int(old_start),
+            1 if old_count is None else int(old_count),
+            int(new_start),
+            1 if new_count is None else int(new_count),
+            tail,
+            line_end,
+        ),
     )
 
 
@@ -111,9 +120,13 @@ def section_text(data: DiffData | bytearray, header: HunkHeader) -> str:
 
 def header_tail(data: DiffData, hunk: Hunk) -> bytes:
     """What follows the closing ``@@`` of a two-way hunk's header, its newline
-    included (one is added when the header line has none)."""
-    header = read_hunk_header(data, hunk.start)
-    tail = data[header.tail : hunk.body_start] if header is not None else b"\n"
+    included (one is added when the header line has none).
+
+    Where :func:`read_hunk_header` finds its ``tail``, without reading the
+    numbers (the chunker asks it of every hunk it moves: 0.4 us instead of 1.2).
+    """
+    m = sx.HUNK_HEADER.match(data, hunk.start)
+    tail = data[m.start(5) : hunk.body_start] if m is not None else b"\n"
     return tail if tail.endswith(b"\n") else tail + b"\n"
 
 
@@ -147,15 +160,25 @@ class LazyHunks(Sequence[Hunk]):
     header counts.  So the hunks are exactly the spans from one header to the
     next, and building them can wait until a consumer iterates or indexes.
     ``len()`` and truthiness use the known count.
+
+    The same check gives a built hunk's ``added`` and ``removed`` without
+    reading its lines by kind: a body of ``L`` lines, ``M`` of them marker
+    lines, that holds exactly ``old`` old and ``new`` new lines has
+    ``L - M - old`` added and ``L - M - new`` removed lines (context lines
+    are on both sides).  The markers are counted only in a section that has
+    any (``marks``, known from the check).
     """
 
-    __slots__ = ("_count", "_first", "_items", "_line_counts", "data", "end", "start")
+    __slots__ = ("_count", "_first", "_items", "_line_counts", "_marks", "data", "end", "start")
 
-    def __init__(self, data: DiffData | bytearray, start: int, end: int, count: int) -> None:
+    def __init__(
+        self, data: DiffData | bytearray, start: int, end: int, count: int, marks: int
+    ) -> None:
         self.data = data
         self.start = start  # offset of the first ``@@`` line
         self.end = end  # offset just after the last hunk
         self._count = count
+        self._marks = marks  # ``\`` marker lines in the section
         self._items: tuple[Hunk, ...] | None = None
         self._line_counts: tuple[int, ...] = ()
         self._first: Hunk | None = None
@@ -179,13 +202,16 @@ class LazyHunks(Sequence[Hunk]):
             raise ValueError(f"no hunk header at offset {pos}")
         body_start = min(header.line_end + 1, len(data))
         count = data.count
-        added = count(b"\n+", body_start - 1, end)
-        removed = count(b"\n-", body_start - 1, end)
+        span = count(b"\n", pos, end)
+        if end > pos and data[end - 1] != 0x0A:
+            span += 1  # an unterminated last line
         if lines is not None:
-            span = count(b"\n", pos, end)
-            if end > pos and data[end - 1] != 0x0A:
-                span += 1  # an unterminated last line
             lines.append(span)
+        # The body's lines less its markers; see the class doc for why this gives
+        # the added and removed lines.
+        content = span - 1 - (count(b"\n\\", body_start - 1, end) if self._marks else 0)
+        added = content - header.old_count
+        removed = content - header.new_count
         return new_hunk(
             pos,
             body_start,
@@ -223,8 +249,10 @@ class LazyHunks(Sequence[Hunk]):
         out: list[Hunk] = []
         lines: list[int] = []
         pos, end = self.start, self.end
+        find = self.data.find
         while pos < end:
-            stop = self._next_header(pos)
+            nxt = find(b"\n@", pos, end)  # the next header (see _next_header)
+            stop = end if nxt < 0 else nxt + 1
             out.append(self._hunk_at(pos, stop, lines))
             pos = stop
         items, line_counts = tuple(out), tuple(lines)

@@ -234,7 +234,7 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
     if data[pos - 1] != 0x0A:
         return None
     find = data.find
-    headers = added = removed = lines = 0
+    headers = added = removed = lines = marks = 0
     body = -1  # where the current hunk's body starts (-1: before the first header)
     old = new = hunk_marks = 0
     end = n
@@ -256,6 +256,7 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
             lines += counted[0]
             added += counted[1]
             removed += counted[2]
+            marks += hunk_marks
         headers += 1
         old_count, new_count, _ = m.groups()
         old = 1 if old_count is None else int(old_count)
@@ -272,7 +273,8 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
     lines += counted[0] + headers
     added += counted[1]
     removed += counted[2]
-    return LazyHunks(data, pos, end, headers), end, added, removed, lines
+    marks += hunk_marks
+    return LazyHunks(data, pos, end, headers, marks), end, added, removed, lines
 
 
 def _body_counts(
