@@ -105,10 +105,11 @@ def read_hunk_header(data: DiffData | bytearray, pos: int) -> HunkHeader | None:
 
 def read_start_line(data: DiffData | bytearray, pos: int, *, old: bool) -> int | None:
     """The start line of one side of the two-way hunk header at ``pos`` (the old
-    side when ``old``), or None when there is no header: what
-    :func:`read_hunk_header` reads, without the rest (the filters ask it of
-    every file: 0.4 us instead of 1.2)."""
-    m = sx.HUNK_HEADER.match(data, pos)
+    side when ``old``), or None when there is none: what
+    :func:`read_hunk_header` reads, without the rest, for a header known to be
+    well-formed, such as the first of :class:`LazyHunks` (the filters ask it
+    of every file: 0.37 us instead of 1.2)."""
+    m = sx.HUNK_HEADER_START.match(data, pos)
     return None if m is None else int(m.group(1 if old else 3))
 
 

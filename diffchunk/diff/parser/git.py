@@ -104,7 +104,8 @@ def read_plain_git_section(r: SectionReader, s: int) -> int:
     mode = m.group(1).decode("ascii") if m.group(1) else None
     r.prefixes = (b"a/", b"b/")
     path = decode_path(minus[2:])
-    return r.add_file(
+    # What r.add_file does, inline on the path of most sections.
+    r.files.append(
         new_file_diff(
             index=len(r.files),
             start=s,
@@ -126,6 +127,8 @@ def read_plain_git_section(r: SectionReader, s: int) -> int:
             line_count=lines + 4,  # the four header lines the regex matched
         )
     )
+    r.gap_start = end
+    return end
 
 
 @dataclass(slots=True)

@@ -244,6 +244,7 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
             c = data[at]
             if c == 0x5C:  # a "\\ No newline at end of file" line
                 hunk_marks += 1
+                marks += 1
                 continue
             if c == 0x40:  # an "@" line that is not a well-formed hunk header
                 return None
@@ -256,7 +257,6 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
             lines += counted[0]
             added += counted[1]
             removed += counted[2]
-            marks += hunk_marks
         headers += 1
         old_count, new_count, _ = m.groups()
         old = 1 if old_count is None else int(old_count)
@@ -273,7 +273,6 @@ def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, i
     lines += counted[0] + headers
     added += counted[1]
     removed += counted[2]
-    marks += hunk_marks
     return LazyHunks(data, pos, end, headers, marks), end, added, removed, lines
 
 

@@ -144,6 +144,7 @@ class SectionReader:
         the input (raises :class:`NotADiffError` as :func:`parse_diff`)."""
         limit = self.limit
         trim = trimmer(self.data)
+        read_plain = git.read_plain_git_section
         while pos < limit:
             if trim is not None:
                 trim(pos)
@@ -151,7 +152,7 @@ class SectionReader:
             if kind is None:
                 break
             if kind == "git":  # the bulk of real input: read_section's first case, inline
-                end = git.read_plain_git_section(self, start)
+                end = read_plain(self, start)
                 pos = end if end >= 0 else git.read_git_section(self, start, combined=False)
             else:
                 pos = self.read_section(start, kind)
