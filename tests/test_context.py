@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from gitrepo import git_bytes as git
 
-from diffchunk.diff.context import format_hunk_header, reduce_context
+from diffchunk.diff.context import reduce_context
+from diffchunk.diff.hunk import format_hunk_header
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk.diff import parser as parser_module
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.filters import filter_files, is_whitespace_only
 from diffchunk.diff.generated import GeneratedFileDetector
+from diffchunk.diff.hunk import read_hunk_header
 from diffchunk.diff.model import (
     DiffKind,
     FileDiff,
@@ -22,7 +22,8 @@ from diffchunk.diff.model import (
     ParsedDiff,
     new_file_diff,
 )
-from diffchunk.diff.parser import parse_diff
+from diffchunk.diff.parser import git as git_section
+from diffchunk.diff.parser import git_paths, parse_diff
 from diffchunk.diff.pipeline import LoadOptions, build_review
 from diffchunk.errors import NotADiffError
 from diffchunk.review.sessions import SessionStore
@@ -116,7 +117,7 @@ def test_the_corpus_takes_the_lazy_path() -> None:
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
-def test_spans_for_cutting_match_the_built_hunks(path: Path) -> None:
+def test_hunks_for_cutting_tile_the_region_with_their_line_counts(path: Path) -> None:
     data = path.read_bytes()
     try:
         parsed = parse_diff(data)
@@ -125,16 +126,20 @@ def test_spans_for_cutting_match_the_built_hunks(path: Path) -> None:
     for f in parsed.files:
         if not isinstance(f.hunks, LazyHunks):
             continue
-        spans, lines = f.hunks.spans()
+        once, once_lines = f.hunks.with_line_counts(keep=False)
         assert not f.hunks.materialised
+        lines = f.hunks.line_counts()
+        assert f.hunks.materialised
         built = tuple(f.hunks)
-        assert lines == f.hunks.line_counts()
+        assert (once, once_lines) == (built, lines)
+        assert lines == tuple(_span_lines(data, h.start, h.end) for h in built)
+        assert [h.start for h in built] == [f.hunks.start] + [h.end for h in built[:-1]]
         assert [
-            (s.start, s.body_start, s.end, s.old_start, s.old_count, s.new_start, s.new_count)
-            for s in spans
+            (h.body_start, h.old_start, h.old_count, h.new_start, h.new_count) for h in built
         ] == [
-            (h.start, h.body_start, h.end, h.old_start, h.old_count, h.new_start, h.new_count)
-            for h in built
+            (min(r.line_end + 1, len(data)), r.old_start, r.old_count, r.new_start, r.new_count)
+            for r in (read_hunk_header(data, h.start) for h in built)
+            if r is not None
         ]
 
 
@@ -323,7 +328,7 @@ def test_common_git_paths_shortcut_gives_what_the_general_code_gives(
         fast = facts()
     except NotADiffError:
         pytest.skip("not a diff")
-    monkeypatch.setattr(parser_module._Parser, "_git_paths", parser_module._Parser._any_git_paths)
+    monkeypatch.setattr(git_section, "git_paths", git_paths.any_git_paths)
     assert facts() == fast
 
 

@@ -9,12 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from diffchunk.diff.globs import attributes_glob, gitignore_glob
 from diffchunk.diff.patterns import (
     MAX_PATTERN_LENGTH,
     MAX_PATTERNS,
     PathPatterns,
-    attributes_glob,
-    gitignore_glob,
 )
 from diffchunk.errors import InvalidArgument
 

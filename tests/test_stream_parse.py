@@ -143,13 +143,13 @@ def test_stream_parse_matches_whole_parse_for_the_corpus(path: Path) -> None:
 def test_stream_parse_of_a_growing_file_falls_back_to_a_copy_without_mappings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import diffchunk.diff.parser as parser_module
+    import diffchunk.diff.parser.stream as stream_module
 
     def unmappable(*args: object, **kwargs: object) -> DiffBuffer:
         raise OSError("mmap not supported")
 
     data = (FIXTURES / "log_p.txt").read_bytes()
-    monkeypatch.setattr(parser_module, "map_file", unmappable)
+    monkeypatch.setattr(stream_module, "map_file", unmappable)
     for size in (1, 100, 4096):
         got, _ = _stream(_blocks(data, size), 1, growing=True)
         assert_same(got, parse_diff(data))

@@ -31,12 +31,16 @@ from typing import TypeAlias
 from ..fdio import BackgroundHash, copy_range
 
 # A diff file at least this large is mapped from a copy (environment variable
-# DIFFCHUNK_MAP_BYTES); a smaller one is read into memory.
+# DIFFCHUNK_MAP_BYTES); a smaller one is read into memory, where it costs
+# little and is read faster than it is copied, mapped and hashed.
 DEFAULT_MAP_BYTES = 8 << 20
-# Pages touched by a pass over the buffer go back after this much progress.
+# Pages touched by a pass over the buffer go back after this much progress:
+# often enough that a pass keeps a few MiB resident, rarely enough that the
+# madvise calls do not show in the load time.
 TRIM_STEP = 4 << 20
-# Blocks of the comparisons and counts over a buffer, and of its hashing (the
-# hashing thread holds one block: small, so that the load's peak stays low).
+# Blocks of the comparisons and counts over a buffer, and of its hashing: one
+# block is copied at a time (the hashing thread holds one block: small, so
+# that the load's peak stays low).
 _COMPARE_BLOCK = 1 << 20
 _COUNT_BLOCK = 1 << 20
 _HASH_BLOCK = 1 << 20

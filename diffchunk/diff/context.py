@@ -24,15 +24,14 @@ from __future__ import annotations
 import re
 
 from diffchunk.diff.buffer import DiffData
-from diffchunk.diff.model import DiffKind, FileDiff, Hunk, ParsedDiff, Segment
+from diffchunk.diff.hunk import MAX_LINE_NUMBER, Hunk, format_hunk_header, header_tail
+from diffchunk.diff.model import DiffKind, FileDiff, ParsedDiff, Segment
 from diffchunk.errors import InvalidArgument
 
-__all__ = ["format_hunk_header", "reduce_context"]
+__all__ = ["reduce_context"]
 
 _CHANGE_RUN_END = re.compile(rb"\n[^+\-\\]")
 _CONTEXT_RUN_END = re.compile(rb"\n[+\-]")
-#: The largest line number or count a hunk header may hold (18 digits, see syntax.py).
-_MAX_NUMBER = 10**18 - 1
 
 
 def reduce_context(parsed: ParsedDiff, context_lines: int) -> bytes:
@@ -190,7 +189,7 @@ def _reduce_hunk(data: DiffData, hunk: Hunk, n: int, out: list[bytes]) -> None:
     if (
         not groups
         or (len(groups) == 1 and groups[0].spans == [(hunk.body_start, hunk.end)])
-        or max(max(h) for h in heads) > _MAX_NUMBER
+        or max(max(h) for h in heads) > MAX_LINE_NUMBER
         or min(min(h) for h in heads) < 0
         or (hunk.old_start == 0 and hunk.old_count > 0)
         or (hunk.new_start == 0 and hunk.new_count > 0)
@@ -202,32 +201,10 @@ def _reduce_hunk(data: DiffData, hunk: Hunk, n: int, out: list[bytes]) -> None:
         # right): keep the hunk as written.
         out.append(data[hunk.start : hunk.end])
         return
-    tail = _header_tail(data, hunk)
+    tail = header_tail(data, hunk)
     for g, (old_start, old_count, new_start, new_count) in zip(groups, heads, strict=True):
         out.append(format_hunk_header(old_start, old_count, new_start, new_count, tail))
         for s, e in g.spans:
             out.append(data[s:e])
         if data[g.spans[-1][1] - 1 : g.spans[-1][1]] != b"\n" and g is not groups[-1]:
             out.append(b"\n")
-
-
-def format_hunk_header(
-    old_start: int, old_count: int, new_start: int, new_count: int, tail: bytes = b"\n"
-) -> bytes:
-    """``@@ -a,b +c,d @@`` the way git writes it (a count of 1 is omitted).
-
-    ``tail`` is what follows the closing ``@@``: b"\n", or b" def f():\n".
-    For a side with no lines, pass the line *before* the change as its start.
-    """
-    return b"@@ -%s +%s @@%s" % (_range(old_start, old_count), _range(new_start, new_count), tail)
-
-
-def _range(start: int, count: int) -> bytes:
-    return b"%d" % start if count == 1 else b"%d,%d" % (start, count)
-
-
-def _header_tail(data: DiffData, hunk: Hunk) -> bytes:
-    """The bytes after the header's closing ``@@`` (function context and newline)."""
-    close = data.find(b" @@", hunk.start + 2, hunk.body_start)
-    tail = data[close + 3 : hunk.body_start] if close >= 0 else b"\n"
-    return tail if tail.endswith(b"\n") else tail + b"\n"

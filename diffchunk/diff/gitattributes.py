@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from ..errors import InvalidArgument, PathError
 from ..paths import resolve_regular_file
 from .attributes import WANTED, Attributes, AttrValue
-from .patterns import CompiledGlob, attributes_glob
+from .globs import CompiledGlob, attributes_glob
 
 logger = logging.getLogger(__name__)
 

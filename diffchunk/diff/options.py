@@ -19,7 +19,11 @@ Progress = Callable[[str, float], None]
 #: The ways a chunk can be shown (see :mod:`diffchunk.diff.formatter`).
 FORMATS = ("raw", "annotated", "compact")
 
+# A chunk holds a file header (up to 4 lines for a git diff) and lines of a
+# hunk: below 10 lines a part of a cut file would be mostly headers.
 MIN_CHUNK_LINES = 10
+# Bounds that no review needs (a context window holds far fewer lines), so
+# that a mistyped number is refused instead of asking for one huge chunk.
 MAX_CHUNK_LINES = 1_000_000
 MAX_CONTEXT_LINES = 1_000_000
 
@@ -70,6 +74,8 @@ class LoadOptions:
         for name in ("skip_trivial", "skip_generated"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgument(f"{name} must be true or false.")
+        # Blank pattern lists become None, so that equal options compare (and show)
+        # equal: set on the frozen object here, the one way a dataclass normalises.
         object.__setattr__(
             self, "include_patterns", _check_patterns("include_patterns", self.include_patterns)
         )
