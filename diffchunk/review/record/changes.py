@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
-from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, HunkSpan, LazyHunks
+from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, LazyHunks
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
 
@@ -134,10 +134,11 @@ def _status(fd: FileDiff) -> str:
     return "modified"
 
 
-def _hunk_spans(fd: FileDiff) -> Sequence[Hunk | HunkSpan]:
-    """The hunks' header numbers, without building the hunks of a lazy section."""
+def _hunk_spans(fd: FileDiff) -> Sequence[Hunk]:
+    """The hunks, with their header numbers; a lazy section's hunks are built for this
+    call only (not kept with the file)."""
     hunks = fd.hunks
-    return hunks.spans()[0] if isinstance(hunks, LazyHunks) else hunks
+    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks
 
 
 def _encode(text: str | None) -> bytes:
