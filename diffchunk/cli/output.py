@@ -1,4 +1,5 @@
-"""How the CLI prints JSON: indented on a terminal, one compact line otherwise.
+"""How the CLI prints: JSON indented on a terminal, one compact line otherwise,
+and lists of names cut to fit a table column.
 
 The compact form is what a program reading a pipe wants, and Python writes
 it several times faster than the indented one (which a person reads).
@@ -23,3 +24,20 @@ def echo_json(data: Any) -> None:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+# The width of a table column of file names.
+FILES_COLUMN = 64
+
+
+def names_cell(names: list[str], width: int = FILES_COLUMN) -> str:
+    """As many of ``names`` as fit in ``width`` characters, and how many more there are."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        if shown and used + len(name) + 2 > width:
+            break
+        shown.append(name)
+        used += len(name) + 2
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f", +{rest} more" if rest else "")

@@ -13,11 +13,10 @@ from typing import Any, TypeVar
 
 import click
 
-from .output import echo_json
+from .output import echo_json, names_cell
 from .targets import TARGET_PARAMETERS, load_target, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-FILES_COLUMN = 64
 SEVERITIES = ("blocker", "major", "minor", "nit", "question")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,18 +37,6 @@ def _shown(target: str | None) -> str:
 # --------------------------------------------------------------------------
 # status
 # --------------------------------------------------------------------------
-
-
-def _files_cell(files: list[str]) -> str:
-    shown: list[str] = []
-    width = 0
-    for name in files:
-        if shown and width + len(name) + 2 > FILES_COLUMN:
-            break
-        shown.append(name)
-        width += len(name) + 2
-    rest = len(files) - len(shown)
-    return ", ".join(shown) + (f", +{rest} more" if rest else "")
 
 
 def render_status(status: dict[str, Any], target: str | None) -> str:
@@ -81,9 +68,7 @@ def render_status(status: dict[str, Any], target: str | None) -> str:
         lines.append("")
         lines.append(f"{'chunk':>5}  {'status':<8}  files")
         for entry in status["chunks"]:
-            lines.append(
-                f"{entry['chunk']:>5}  {entry['status']:<8}  {_files_cell(entry['files'])}"
-            )
+            lines.append(f"{entry['chunk']:>5}  {entry['status']:<8}  {names_cell(entry['files'])}")
     lines.append("")
     if status["next_chunk"] is not None:
         lines.append(

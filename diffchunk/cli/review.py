@@ -20,12 +20,11 @@ import click
 from ..diff.options import FORMATS
 from ..errors import PathError
 from . import ranges
-from .output import echo_json
+from .output import echo_json, names_cell
 from .params import SafePath
 from .targets import load_target, progress_printer, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-FILES_COLUMN = 64
 
 
 def _file_label(detail: dict[str, Any]) -> str:
@@ -43,16 +42,7 @@ def _file_label(detail: dict[str, Any]) -> str:
 def _files_cell(entry: dict[str, Any]) -> str:
     if entry.get("parent_file"):
         return f"{entry['parent_file']} (part {entry['sub_chunk_index']})"
-    files = [_file_label(d) for d in entry["file_details"]]
-    shown: list[str] = []
-    width = 0
-    for name in files:
-        if shown and width + len(name) + 2 > FILES_COLUMN:
-            break
-        shown.append(name)
-        width += len(name) + 2
-    rest = len(files) - len(shown)
-    return ", ".join(shown) + (f", +{rest} more" if rest else "")
+    return names_cell([_file_label(d) for d in entry["file_details"]])
 
 
 def render_overview(

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..diff.model import Chunk, FileStatus
 from ..diff.pipeline import Review
-from ..errors import InvalidArgument
 from .loading import excluded_file, session
+from .paging import check_page
 from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
 from .sessions import Session, SessionStore
 
@@ -129,25 +129,6 @@ def _listing(loaded: Session) -> _Listing:
     return cached
 
 
-def check_page(offset: int, limit: int | None, total: int, what: str = "chunks") -> None:
-    """Refuse an ``offset``/``limit`` pair that names no page of ``total`` items."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise InvalidArgument(
-            f"offset must be a non-negative integer, got {offset!r}.",
-            suggestion="Use 0 for the first page, then the next_offset of the previous page.",
-        )
-    if offset > total:
-        raise InvalidArgument(
-            f"offset={offset} is past the end: this diff has {total} {what}.",
-            suggestion=f"Use an offset between 0 and {max(total - 1, 0)}.",
-        )
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InvalidArgument(
-            f"limit must be a positive integer, got {limit!r}.",
-            suggestion=f"Leave it unset to get as many {what} as fit in one response.",
-        )
-
-
 def list_chunks(
     absolute_file_path: str,
     offset: int = 0,
@@ -164,7 +145,7 @@ def list_chunks(
     """
     listing = _listing(session(absolute_file_path, store))
     total = len(listing)
-    check_page(offset, limit, total)
+    check_page(offset, limit, total, "chunks")
     end = total if limit is None else min(total, offset + limit)
     if max_tokens is None:
         chunks = tuple(listing.entry(i) for i in range(offset, end))

@@ -370,7 +370,8 @@ def concurrent_writers(workdir: Path, processes: int, edits: int) -> Outcome:
 # -------------------------------------------------------------------------- main
 
 
-def _report(name: str, outcome: Outcome) -> None:
+def report(name: str, outcome: Outcome) -> None:
+    """Print ``outcome`` under ``name`` (the fault harnesses' one report)."""
     for note in outcome.notes:
         print(f"  {name}: {note}")
     for message in outcome.messages:
@@ -403,13 +404,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         outcome.notes.append(f"{args.kills} kills in {time.perf_counter() - started:.1f} s")
         runs.append((f"sigkill x{args.kills}", outcome))
-        _report(*runs[-1])
+        report(*runs[-1])
     for count in (int(n) for n in args.writers.split(",") if n.strip()):
         if args.edits <= 0:
             break
         outcome = concurrent_writers(base / "writers", count, args.edits)
         runs.append((f"writers {count}x{args.edits}", outcome))
-        _report(*runs[-1])
+        report(*runs[-1])
     for _, outcome in runs:
         total.passed += outcome.passed
         total.failed += outcome.failed

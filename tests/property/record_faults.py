@@ -30,28 +30,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.property.faults import Outcome, report
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
 CHILD = (sys.executable, "-m", "tests.property.record_faults")
-
-
-@dataclass
-class Outcome:
-    passed: int = 0
-    failed: int = 0
-    messages: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def check(self, ok: bool, message: str) -> None:
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            self.messages.append(message)
 
 
 def make_diff(path: Path, files: int) -> list[str]:
@@ -298,14 +284,6 @@ def sigkill_rounds(workdir: Path, kills: int, files: int = 200, *, seed: int = S
 # -------------------------------------------------------------------------- main
 
 
-def _report(name: str, outcome: Outcome) -> None:
-    for note in outcome.notes:
-        print(f"  {name}: {note}")
-    for message in outcome.messages:
-        print(f"  {name} FAILED: {message}")
-    print(f"{name}: {outcome.passed} passed, {outcome.failed} failed", flush=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli-writer", nargs=4, help=argparse.SUPPRESS)
@@ -328,13 +306,13 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[tuple[str, Outcome]] = []
     if args.writes > 0:
         runs.append((f"writers 3x{args.writes}", concurrent_writers(base / "writers", args.writes)))
-        _report(*runs[-1])
+        report(*runs[-1])
     if args.kills > 0:
         started = time.perf_counter()
         outcome = sigkill_rounds(base / "kills", args.kills, args.files, seed=args.seed)
         outcome.notes.append(f"{args.kills} kills in {time.perf_counter() - started:.1f} s")
         runs.append((f"sigkill x{args.kills}", outcome))
-        _report(*runs[-1])
+        report(*runs[-1])
     passed = sum(o.passed for _, o in runs)
     failed = sum(o.failed for _, o in runs)
     print(f"{passed} passed, {failed} failed")

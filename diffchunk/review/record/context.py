@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ...errors import InvalidArgument
 from . import changes, identity
 from .changes import LoadedDiff
 from .model import Review, Revision
@@ -46,21 +45,3 @@ def in_review(
         return work(conn, Context(review, revision, diff))
 
     return (record if record is not None else default_record()).write(run)
-
-
-def check_page(offset: object, limit: object, total: int, what: str) -> None:
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise InvalidArgument(
-            f"offset must be a non-negative integer, got {offset!r}.",
-            suggestion="Use 0 for the first page, then the next_offset of the previous page.",
-        )
-    if offset > total:
-        raise InvalidArgument(
-            f"offset={offset} is past the end: there are {total} {what}.",
-            suggestion=f"Use an offset between 0 and {max(total - 1, 0)}.",
-        )
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InvalidArgument(
-            f"limit must be a positive integer, got {limit!r}.",
-            suggestion="Leave it unset to get as many as fit in one response.",
-        )

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
+from ..paging import check_page
 from . import changes
 from .changes import LoadedDiff
-from .context import Context, check_page, in_review
+from .context import Context, in_review
 from .model import SEVERITIES, SIDES, STATUSES, Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 

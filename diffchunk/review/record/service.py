@@ -21,9 +21,10 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
+from ..paging import check_page
 from . import changes, coverage, identity
 from .changes import LoadedDiff, PartRef
-from .context import Context, check_page, in_review
+from .context import Context, in_review
 from .findings import findings_summary
 from .model import ChunkStatus, MarkResult, ReviewStatus
 from .store import RecordStore, default_record
