@@ -371,7 +371,7 @@ def test_refused_range_is_a_git_error() -> None:
 
 
 def test_git_killed_by_a_signal_is_named() -> None:
-    from diffchunk.git.runner import command_failed
+    from diffchunk.git.process import command_failed
 
     assert "SIGXFSZ" in str(command_failed("git diff", -25, b""))
     assert "SIGKILL" in str(command_failed("git diff", -9, b""))

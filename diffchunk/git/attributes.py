@@ -26,8 +26,9 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import GitError
+from .process import GitProcess, command_failed
 from .repo import Repo, discover
-from .runner import GitProcess, command_failed, split_z
+from .runner import split_z
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 from ..errors import GitError, NotARange
 from ..paths import expand
-from .runner import GitCommand, command_failed, split_z
+from .process import command_failed
+from .runner import GitCommand, split_z
 
 
 class Repo(NamedTuple):

@@ -4,10 +4,10 @@ This module is the only place in diffchunk that starts a process running
 git (``tests/test_one_git_runner.py`` scans the package for any other).
 Everything diffchunk asks git goes through a :class:`GitCommand`:
 ``run``, ``text`` and ``run_all`` for short commands, ``start`` for a
-:class:`GitProcess` with pipes of the caller's choosing, and ``start_into``
-for output streamed into a file (:class:`GitStream`).  Each
-builds git's command line with ``argv`` and its environment with ``env``,
-made to:
+:class:`~diffchunk.git.process.GitProcess` with pipes of the caller's
+choosing, and ``start_into`` for output streamed into a file
+(:class:`~diffchunk.git.process.GitStream`).  Each builds git's command line
+with ``argv`` and its environment with ``env``, made to:
 
 * call real subcommands only (never aliases), with ``--no-pager``;
 * start from a scrubbed environment: every inherited ``GIT_*`` variable is
@@ -47,18 +47,16 @@ repositories whose config names a program for each of these.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import IO, NamedTuple
+from typing import NamedTuple
 
-from ..errors import GitError, GitTimeout
+from ..errors import GitError
 from ..log import LazyLogger
 from ..termination import Held
+from .process import GitProcess, GitStream
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -300,237 +298,6 @@ class GitCommand(NamedTuple):
             stream.kill()
             raise SystemExit(128 + held.signal)
         return stream
-
-
-class GitProcess:
-    """A git process started by :meth:`GitCommand.start`, owned by whoever started it.
-
-    The owner ends it, whatever happens: :meth:`finish` (feed stdin, read
-    stdout and stderr to the end, wait), or :meth:`kill`, which is also what
-    leaving a ``with`` block does (nothing when git has ended and its pipes
-    are closed).  ``stdin``, ``stdout`` and ``stderr`` are the pipes asked
-    for (else None), for an owner that reads or writes them itself; it then
-    ends git with :meth:`wait` or :meth:`stop`, and :meth:`close`.
-    """
-
-    def __init__(self, proc: subprocess.Popen[bytes], what: str) -> None:
-        self._proc = proc
-        self.what = what
-        self.stdin: IO[bytes] | None = proc.stdin
-        self.stdout: IO[bytes] | None = proc.stdout
-        self.stderr: IO[bytes] | None = proc.stderr
-
-    @property
-    def returncode(self) -> int | None:
-        """The exit status once git has ended and was waited for (negative: a signal)."""
-        return self._proc.returncode
-
-    def poll(self) -> int | None:
-        """The exit status if git has ended, else None (never waits)."""
-        return self._proc.poll()
-
-    def wait(self) -> int:
-        """Wait for git to exit; its exit status.  The pipes stay open."""
-        return self._proc.wait()
-
-    def finish(
-        self, input: bytes | None = None, *, timeout: float | None = None, check: bool = True
-    ) -> subprocess.CompletedProcess[bytes]:
-        """Write ``input`` to git, read its output to the end and wait for it.
-
-        Past ``timeout`` seconds git is stopped and :class:`GitTimeout`
-        raised; with ``check`` a non-zero exit raises :class:`GitError`
-        quoting git.  Any failure here stops git.
-        """
-        proc = self._proc
-        try:
-            out, err = proc.communicate(input, timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise GitTimeout(
-                f"{self.what} did not finish within {timeout:g} s and was stopped.",
-                suggestion="Try again; if it keeps happening, look for what holds the "
-                "repository up (a slow or network file system, a huge working tree).",
-            ) from None
-        except BaseException:
-            self.kill()
-            raise
-        if check and proc.returncode != 0:
-            raise command_failed(self.what, proc.returncode, err or b"")
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out or b"", err or b"")
-
-    def stop(self) -> None:
-        """Stop git if it still runs, and wait for it.  The pipes stay open (a
-        thread of the owner may still be reading one: :meth:`close` after it)."""
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-
-    def close(self) -> None:
-        """Close the pipes (once git has ended)."""
-        for stream in (self.stdin, self.stdout, self.stderr):
-            if stream is not None:
-                with suppress(OSError):  # unflushed input for a git that is gone
-                    stream.close()
-
-    def kill(self) -> None:
-        """Stop git if it still runs, wait for it and close its pipes."""
-        self.stop()
-        self.close()
-
-    def __enter__(self) -> GitProcess:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.kill()
-
-
-# How long GitStream.blocks waits when it has read all that git wrote so far:
-# 2 ms at first, twice as long each time git still has written nothing more,
-# up to 50 ms (git may think for seconds before it writes, e.g. on renames).
-_TAIL_WAIT = 0.002
-_TAIL_WAIT_MAX = 0.05
-
-
-class GitStream:
-    """A running git writing into a file, read in blocks as it grows.
-
-    See :meth:`GitCommand.start_into`.
-    """
-
-    def __init__(self, proc: subprocess.Popen[bytes], fd: int, block_size: int, what: str) -> None:
-        assert proc.stderr is not None
-        self._proc = proc
-        self._fd = fd
-        self._block_size = block_size
-        self._what = what
-        stderr = proc.stderr
-        self._errors: list[bytes] = []
-        self._reader = threading.Thread(
-            target=lambda: self._errors.append(stderr.read()), daemon=True
-        )
-        try:
-            self._reader.start()
-        except BaseException:  # no thread to drain stderr: git must not run unowned
-            proc.kill()
-            proc.wait()
-            stderr.close()
-            raise
-
-    def blocks(self) -> Iterator[bytes]:
-        """Git's output in blocks as it arrives, then wait for git.
-
-        Blocks are at most ``block_size`` bytes: a full block, or what git has
-        written so far.  A non-zero exit raises :class:`GitError` after the
-        last block was yielded, so the reader must not treat what it got as
-        final before the iteration ends.  Closing the iteration early (or an
-        exception in the reader) kills git.
-        """
-        proc = self._proc
-        fd = self._fd
-        block_size = self._block_size
-        pread = os.pread
-        offset = 0
-        wait = _TAIL_WAIT
-        reader = self._reader
-        with self._owned():
-            pending: list[bytes] = []
-            size = 0
-            exited = False
-            while True:
-                piece = pread(fd, block_size - size, offset)
-                if piece:
-                    wait = _TAIL_WAIT
-                    offset += len(piece)
-                    pending.append(piece)
-                    size += len(piece)
-                    if size < block_size:
-                        continue
-                elif exited:
-                    break
-                elif proc.poll() is not None:
-                    # git has exited: what it wrote is all there; read to the end.
-                    exited = True
-                    continue
-                if pending:  # a full block, or all there is for now
-                    yield pending[0] if len(pending) == 1 else b"".join(pending)
-                    pending = []
-                    size = 0
-                if not piece:
-                    if reader.is_alive():
-                        reader.join(wait)  # ends early when git exits (its stderr closes)
-                    else:
-                        time.sleep(wait)
-                    wait = min(2 * wait, _TAIL_WAIT_MAX)
-            if pending:
-                yield b"".join(pending)
-            proc.wait()
-        self._check()
-
-    @contextmanager
-    def _owned(self) -> Iterator[None]:
-        """Git is stopped if the body fails; its stderr is released either way."""
-        try:
-            yield
-        except BaseException:
-            self._proc.kill()
-            self._proc.wait()
-            raise
-        finally:
-            self._close()
-
-    def _check(self) -> None:
-        """A non-zero exit of git raises :class:`GitError` with its message."""
-        if self._proc.returncode != 0:
-            raise command_failed(self._what, self._proc.returncode, b"".join(self._errors))
-
-    def kill(self) -> None:
-        """Stop git (if it still runs) and release its stderr pipe."""
-        self._proc.kill()
-        self._proc.wait()
-        self._close()
-
-    def _close(self) -> None:
-        stderr = self._proc.stderr
-        assert stderr is not None
-        self._reader.join()
-        stderr.close()
-
-
-_MAX_MESSAGE_LINES = 6
-
-
-def _exit_status(returncode: int) -> str:
-    """``exit status N``, or the signal that killed git (a negative returncode)."""
-    if returncode >= 0:
-        return f"exit status {returncode}"
-    try:
-        name = signal.Signals(-returncode).name
-    except ValueError:
-        name = f"signal {-returncode}"
-    if name == "SIGXFSZ":
-        return "killed by SIGXFSZ: the output exceeded the file size limit (ulimit -f)"
-    return f"killed by {name}"
-
-
-def command_failed(what: str, returncode: int, stderr: bytes) -> GitError:
-    """A :class:`GitError` quoting git's own message, with advice for common cases."""
-    message = _decode(stderr) or _exit_status(returncode)
-    lines = message.splitlines()
-    if len(lines) > _MAX_MESSAGE_LINES:
-        message = "\n".join([*lines[:_MAX_MESSAGE_LINES], "..."])
-    lowered = message.lower()
-    suggestion = None
-    if "dubious ownership" in lowered:
-        suggestion = (
-            "The repository belongs to another user; if you trust it, run the "
-            "`git config --global --add safe.directory ...` command git printed."
-        )
-    elif "not a git repository" in lowered:
-        suggestion = "Pass the path of a git working tree or repository."
-    elif "must be run in a work tree" in lowered:
-        suggestion = "This repository is bare: review a commit range such as `main~3..main`."
-    return GitError(f"{what} failed: {message}", suggestion=suggestion)
 
 
 def split_z(data: bytes) -> list[bytes]:
