@@ -54,7 +54,7 @@ def get_chunk(
     text = chunk_text.get_chunk(
         absolute_file_path, chunk_number, include_context, format, store=store
     )
-    record_seen(loaded_session(absolute_file_path, store), chunk_number=chunk_number)
+    _record_seen(absolute_file_path, store, chunk_number=chunk_number)
     return text
 
 
@@ -64,9 +64,25 @@ def get_file_diff(
     """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`); the
     review record notes the file as seen."""
     text = file_diffs.get_file_diff(absolute_file_path, file_path, store=store)
-    loaded = loaded_session(absolute_file_path, store)
-    record_seen(loaded, file_path=file_diffs.match_file(loaded.review, file_path))
+    loaded = store_of(store).peek(absolute_file_path)
+    if loaded is not None:
+        shown = file_diffs.match_file(loaded.review, file_path)
+        _record_seen(absolute_file_path, store, file_path=shown)
     return text
+
+
+def _record_seen(
+    absolute_file_path: str,
+    store: SessionStore | None,
+    *,
+    chunk_number: int | None = None,
+    file_path: str | None = None,
+) -> None:
+    """Record as seen what a tool just returned, in the session it just read (a lookup
+    without the checks the tool has made)."""
+    loaded = store_of(store).peek(absolute_file_path)
+    if loaded is not None:
+        record_seen(loaded, chunk_number=chunk_number, file_path=file_path)
 
 
 def get_current_overview(*, store: SessionStore | None = None) -> Overview:
