@@ -15,15 +15,16 @@ The tools live in one module each: :mod:`~diffchunk.review.loading`
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
 from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks
 from .loading import load_diff, store_of
 from .loading import session as loaded_session
-from .record.service import record_seen
 from .results import LoadedDiff, Overview
-from .sessions import SessionStore
+from .sessions import Session, SessionStore
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -83,6 +84,14 @@ def _record_seen(
     loaded = store_of(store).peek(absolute_file_path)
     if loaded is not None:
         record_seen(loaded, chunk_number=chunk_number, file_path=file_path)
+
+
+def record_seen(session: Session, **shown: Any) -> None:
+    """:func:`diffchunk.review.record.service.record_seen` (imported on first use: a
+    command that serves no chunk does not load the record and SQLite)."""
+    from .record.service import record_seen as record
+
+    record(session, **shown)
 
 
 def get_current_overview(*, store: SessionStore | None = None) -> Overview:
