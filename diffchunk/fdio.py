@@ -8,6 +8,7 @@ file in memory.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import threading
@@ -161,3 +162,58 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
     while view:
         done = os.write(fd, view)
         view = view[done:]
+
+
+def replace_file(target: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
+    """Make ``data`` the content of ``target`` at once: written to a new temporary
+    file beside it, flushed to disk, then renamed over it.
+
+    A reader never sees a half-written file, and a failure leaves ``target`` as
+    it was (and no temporary file).  The rename replaces whatever has that name
+    (a symbolic link included) instead of writing through it.  ``mode``: the
+    new file's permissions (default: those of the file it replaces, else
+    0666 less the umask, as ``open`` would make it).  OSError on failure.
+    """
+    path = os.fspath(target)
+    directory = os.path.dirname(path) or "."
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o600)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name beside {path}")
+    try:
+        try:
+            write_all(fd, data)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, which
+    another thread could meet); 0o022 where it cannot be read."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022

@@ -15,7 +15,7 @@ from recordkit import feature_repo, run_cli
 from test_record_mcp import Caller, serve
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.errors import InvalidArgument
+from diffchunk.errors import InvalidArgument, PathError
 from diffchunk.review import exporting
 from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.record import add_finding, update_finding
@@ -107,3 +107,32 @@ def test_over_mcp_inline_or_written_to_a_file(
     assert written.read_text() == exported.text and written.suffix == ".html"
     assert written.parent == tmp_path / "cache-here" / "exports"
     assert note["characters"] == 100_000 and "read_content" in note["note"]
+
+
+def test_out_keeps_the_file_mode_and_says_what_to_do_when_it_cannot_write(
+    reviewed: tuple[Path, str], tmp_path: Path
+) -> None:
+    _, path = reviewed
+    exported = exporting.export_review(path, "markdown")
+    out = tmp_path / "review.md"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    exporting.write_export(exported, out)
+    assert out.read_text() == exported.text and (out.stat().st_mode & 0o777) == 0o640
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".review.md")] == []
+    with pytest.raises(PathError, match="directory that exists"):
+        exporting.write_export(exported, tmp_path / "missing" / "review.md")
+
+
+def test_large_exports_of_two_formats_or_two_diffs_get_their_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    github = exporting.Exported("{}", "github", "open", 1)
+    json_export = exporting.Exported("[]", "json", "open", 1)
+    written = {
+        exporting.export_file_note(github, "/one/x.diff")["written_to"],
+        exporting.export_file_note(json_export, "/one/x.diff")["written_to"],
+        exporting.export_file_note(github, "/two/x.diff")["written_to"],
+    }
+    assert len(written) == 3

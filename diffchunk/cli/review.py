@@ -7,9 +7,7 @@ runs (see :mod:`diffchunk.review.early_start`).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -19,6 +17,7 @@ import click
 
 from ..diff.options import FORMATS
 from ..errors import PathError
+from ..fdio import replace_file
 from . import ranges
 from .output import echo_json, names_cell
 from .params import SafePath
@@ -101,30 +100,15 @@ _CHUNK_FILE = re.compile(r"chunk-\d{4,}\.diff")
 
 
 def _write_file(out_dir: Path, name: str, data: bytes) -> None:
-    """Write ``out_dir/name`` through a temporary file renamed over it.
-
-    The rename replaces whatever has that name (a symlink included) instead of
-    writing through it, so a planted link cannot send the output elsewhere.
-    """
-    tmp = out_dir / f".{name}.{os.urandom(4).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    """Write ``out_dir/name`` at once (:func:`diffchunk.fdio.replace_file`: the rename
+    replaces whatever has that name, a symlink included, instead of writing
+    through it, so a planted link cannot send the output elsewhere)."""
     try:
-        fd = os.open(tmp, flags, 0o666)
+        replace_file(out_dir / name, data)
     except OSError as exc:
-        raise PathError(
-            f"Cannot write in {out_dir}: {exc.strerror or exc}.",
-            suggestion="Pass a directory you can write to.",
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out_dir / name)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise PathError(
             f"Cannot write {out_dir / name}: {exc.strerror or exc}.",
-            suggestion="Remove it, or pass another --out directory.",
+            suggestion="Remove it, or pass another --out directory you can write to.",
         ) from None
 
 

@@ -10,14 +10,14 @@ file's diff text from the loaded diff.
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, PathError
+from ..fdio import replace_file
 from ..git.cache import default_cache_dir
 from .export import EXTENSIONS, normalize_format, render
 from .loading import session
@@ -82,17 +82,15 @@ def _diffs(absolute_file_path: str, store: SessionStore | None) -> dict[str, str
 
 
 def write_export(exported: Exported, out: Path) -> None:
-    """Write ``exported`` to ``out`` atomically (a temporary file renamed over it)."""
-    directory = out.parent if str(out.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    """Write ``exported`` to ``out`` at once (see :func:`diffchunk.fdio.replace_file`;
+    an existing file keeps its permissions)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(exported.text)
-        os.replace(tmp, out)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        replace_file(out, exported.text.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        raise PathError(
+            f"Cannot write the export to {out}: {exc.strerror or exc}.",
+            suggestion="Pass --out a file in a directory that exists and that you can write to.",
+        ) from None
 
 
 def exports_dir() -> Path:
@@ -104,8 +102,11 @@ def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, A
     """Write an export too large for one answer to the cache; what the answer says instead."""
     directory = exports_dir()
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # One file per diff, format and status: the diff's name alone can repeat
+    # (two repositories), and github and json share an extension.
     stem = Path(absolute_file_path).name.removesuffix(".diff")
-    out = directory / f"{stem}-{exported.status}{exported.extension}"
+    key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
+    out = directory / f"{stem}-{key}-{exported.format}-{exported.status}{exported.extension}"
     write_export(exported, out)
     return {
         "format": exported.format,

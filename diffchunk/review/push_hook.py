@@ -26,16 +26,15 @@ push while findings that serious are open or files are not marked reviewed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import GitError
+from ..fdio import replace_file
 from ..git.cache import DiffCache
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, empty_tree
@@ -152,16 +151,7 @@ def install(repo: Repo, python: str = "") -> str:
             )
         os.replace(hook, legacy)
         moved = f"; the existing hook was moved to {legacy} and still runs first"
-    fd, tmp = tempfile.mkstemp(prefix=".diffchunk-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(hook_script(python))
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, hook)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    replace_file(hook, hook_script(python).encode("utf-8"), mode=0o755)
     return f"Installed the diffchunk pre-push hook at {hook}{moved}."
 
 

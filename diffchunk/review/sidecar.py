@@ -22,6 +22,7 @@ from typing import Any
 
 from ..diff.attributes import WANTED, Attributes, AttributeSource, AttrValue
 from ..errors import DiffchunkError
+from ..fdio import replace_file
 from ..log import LazyLogger
 
 logger = LazyLogger(__name__)  # see diffchunk.log
@@ -57,23 +58,12 @@ def write_sidecar(
     if attribute_files is not None:
         payload["attribute_files"] = dict(attribute_files)
     import json
-    import tempfile
 
-    target = sidecar_path(diff_path)
-    directory = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
-    try:
-        # dumps, not dump: only the one-shot encoder is the fast (C) one.  ASCII:
-        # a path that is not UTF-8 (held with surrogate escapes) survives as
-        # \udcXX escapes, read back as the same string.
-        text = json.dumps(payload, separators=(",", ":"))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    # dumps, not dump: only the one-shot encoder is the fast (C) one.  ASCII:
+    # a path that is not UTF-8 (held with surrogate escapes) survives as
+    # \udcXX escapes, read back as the same string.
+    text = json.dumps(payload, separators=(",", ":"))
+    replace_file(sidecar_path(diff_path), text.encode("ascii"), mode=0o600)
 
 
 def _read(diff_path: str) -> dict[str, Any] | None:
