@@ -321,9 +321,7 @@ def test_every_tool_works_on_the_since_review_diff(repo: Path) -> None:
     assert diff_tools.find_chunks_for_files(path, "f2.py") == [
         c["chunk"] for c in listing["chunks"] if c.get("parent_file") == "f2.py"
     ]
-    assert "f2.py" in diff_tools.get_chunk(
-        path, inter and texts.index(inter[0]) + 1, True, "annotated"
-    )
+    assert "f2.py" in diff_tools.get_chunk(path, texts.index(inter[0]) + 1, True, "annotated")
     # The record: the since-review diff belongs to the same review, at its revision now.
     status = core.review_status(path)
     assert status.review.id == core.review_status(load(repo).file_path).review.id

@@ -73,7 +73,9 @@ def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path)
     assert since["history"] == "rewritten"
     assert since["files"] == {"unchanged": 3, "changed": 2, "new": 0, "no_longer_changed": 0}
     assert sorted(since["changed"]) == ["f1.py", "f3.py"]
-    assert since["full_file_path"] == seen["full"] or since["full_file_path"].endswith(".diff")
+    # The full diff of the range now (other commits than the first load's), not this one.
+    assert since["full_file_path"] not in (seen["full"], seen["since"]["file_path"])
+    assert "/since-" in seen["since"]["file_path"] and "/since-" not in since["full_file_path"]
     chunk = seen["chunk"]
     assert "f2 upstream" not in chunk  # upstream's change is not the branch's
     assert "+top 0" in chunk and "+f3 TEN" in chunk
