@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ bench-startup: $(STAMP)
 
 bench-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_export
+
+# A second review after a small amend of a large reviewed branch (a release range of a local
+# mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
+bench-incremental: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_incremental
 
 bench-load: $(STAMP)
 	$(BIN)/python -m tests.property.load_mcp --clients 8 --seconds 60

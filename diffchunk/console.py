@@ -46,7 +46,9 @@ MEASURES = frozenset({"gc", "early", "exit"})
 
 # ``diffchunk review``'s options (see diffchunk.cli.review): flags, and those
 # taking a value.  A test checks these against the command.
-REVIEW_FLAGS = frozenset({"--staged", "--json", "--no-skip-trivial", "--no-skip-generated"})
+REVIEW_FLAGS = frozenset(
+    {"--staged", "--json", "--no-skip-trivial", "--no-skip-generated", "--since-review"}
+)
 REVIEW_VALUED = frozenset(
     {
         "--repo",

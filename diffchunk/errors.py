@@ -59,6 +59,11 @@ class GitTimeout(GitError):
     """git did not finish in the time allowed and was stopped."""
 
 
+class ReviewedRevisionGone(GitError):
+    """The commits of a review's reviewed revision are no longer in the repository (pruned
+    after a force-push): what changed since cannot be shown."""
+
+
 class CacheWriteError(GitError):
     """A generated diff could not be written to the cache (disk full, read-only...)."""
 

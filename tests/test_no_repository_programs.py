@@ -388,3 +388,37 @@ def test_a_child_process_starting_git_otherwise_is_caught(hostile: Hostile) -> N
         f"marks/{p.name}" for p in hostile.marks.iterdir()
     ]
     assert any("unsafe-git-argv" in m and "'--version'" in m for m in hostile.markers())
+
+
+def test_incremental_review_runs_no_repository_program(
+    hostile: Hostile,
+    monkeypatch: pytest.MonkeyPatch,
+    git_argvs: tuple[list[list[str]], list[list[str]]],
+) -> None:
+    """A range reviewed, then moved (its ref rewritten by hand: git would run hooks):
+    the comparison, the since-review diff (an interdiff) and re-anchoring run git only
+    through the runner, and run nothing of the repository's."""
+    from diffchunk.review import record
+    from diffchunk.review.incremental.load import load_git_diff
+
+    h = hostile
+    for key in [k for k in os.environ if k.startswith(("GIT_", "DIFFCHUNK_", "XDG_"))]:
+        monkeypatch.delenv(key)
+    for key, value in h.env.items():
+        monkeypatch.setenv(key, value)
+    topic = h.work / ".git" / "refs" / "heads" / "topic"
+    topic.write_text(h.head + "\n")
+    first = load_git_diff(str(h.work), "topic^!")
+    record.mark_reviewed(first.file_path, chunk_number=1)
+    record.add_finding(first.file_path, "a.py", "Check", line=4)
+    h.assert_clean("the first load")
+    topic.write_text(h.base + "\n")  # "force-pushed" to the first commit
+    again = load_git_diff(str(h.work), "topic^!").to_dict()
+    assert again["since_review"]["history"] == "rewritten"
+    since = load_git_diff(str(h.work), "topic^!", since_review=True).to_dict()
+    assert "a.py" in since["since_review"]["interdiff"]
+    h.assert_clean("the loads after the branch moved")
+    started, unsafe = git_argvs
+    assert any("merge-base" in argv for argv in started)
+    assert any("cat-file" in argv for argv in started)
+    assert unsafe == [], "git started without the runner's overrides"

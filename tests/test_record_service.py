@@ -388,7 +388,14 @@ def test_export_document_keys(repo: Path) -> None:
         "chunk",
         "created_at",
         "updated_at",
+        "anchor",
     ]
+    head = doc["review"]["revision"]["head"]
+    assert doc["findings"][2]["anchor"] == {
+        "revision_id": doc["review"]["revision"]["id"],
+        "base": doc["review"]["revision"]["base"],
+        "head": head,
+    }
     assert doc["findings"][2]["suggestion"] == "b 30\n"
     assert doc["findings"][2]["lines"] == "b thirty\n" and doc["findings"][2]["chunk"] == 1
     assert doc["findings"][0]["chunk"] is None  # a whole-file finding

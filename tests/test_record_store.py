@@ -62,11 +62,51 @@ FIXTURES: dict[
             ("SELECT path FROM diff_files", [("/cache/x.diff",)]),
         ],
     ),
+    "m002_incremental_review": (
+        [
+            (
+                "INSERT INTO revisions (id, review_id, identity, sha256, created_at, loaded_at, "
+                "load_seq, since_revision_id, since_summary) "
+                "VALUES (2, 1, '::def', 'def', 't', 't', 2, 1, '{\"history\":\"rewritten\"}')",
+                (),
+            ),
+            ("INSERT INTO since_files VALUES (2, 'a.py', 'changed')", ()),
+            # Rows of version 1 given what version 2 adds (the checks of version 1
+            # read every row of these tables).
+            (
+                "UPDATE diff_files SET revision_id = 2, since_revision_id = 1 "
+                "WHERE path = '/cache/x.diff'",
+                (),
+            ),
+            (
+                "UPDATE findings SET revision_id = 2, created_revision_id = 1 "
+                "WHERE message = 'kept'",
+                (),
+            ),
+        ],
+        [
+            ("SELECT revision_id, created_revision_id FROM findings", [(2, 1)]),
+            ("SELECT since_revision_id FROM revisions WHERE id = 2", [(1,)]),
+            ("SELECT path, state FROM since_files", [("a.py", "changed")]),
+            ("SELECT revision_id, since_revision_id FROM diff_files", [(2, 1)]),
+        ],
+    ),
 }
 
 
 def test_every_migration_has_a_fixture() -> None:
     assert [m.__name__ for m in MIGRATIONS] == list(FIXTURES)
+
+
+def test_findings_of_version_1_were_written_on_their_revision(tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    _database_at(path, 1)
+    rows = RecordStore(str(path)).read(
+        lambda conn: [
+            tuple(r) for r in conn.execute("SELECT revision_id, created_revision_id FROM findings")
+        ]
+    )
+    assert rows == [(1, 1)]
 
 
 def _database_at(path: Path, version: int) -> None:

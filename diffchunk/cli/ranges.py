@@ -22,9 +22,11 @@ def load_range(
     staged: bool,
     options: LoadOptions,
     progress: Progress | None,
+    since_review: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``."""
-    from ..review.range_review import load_git_diff
+    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``
+    (``since_review``: the diff of what changed since the range's last review)."""
+    from ..review.incremental.load import load_git_diff
 
     if options.gitattributes_path is not None:
         raise click.UsageError(
@@ -32,7 +34,14 @@ def load_range(
             "own .gitattributes."
         )
     try:
-        summary = load_git_diff(review_repo_path(repo), target, staged, options, progress=progress)
+        summary = load_git_diff(
+            review_repo_path(repo),
+            target,
+            staged,
+            options,
+            progress=progress,
+            since_review=since_review,
+        )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
@@ -56,6 +65,7 @@ def render_range_overview(
     ]
     reused = " (cached diff reused)" if summary.get("cached") else ""
     lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
+    lines.extend(since_lines(summary.get("since_review")))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
     lines.append(f"Cached diff: {path}")
@@ -63,3 +73,29 @@ def render_range_overview(
         lines.append(f"Read chunk N:  diffchunk review --chunk N {path}")
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
     return "\n".join(lines) + "\n"
+
+
+def since_lines(since: dict[str, Any] | None) -> list[str]:
+    """What changed since the last review, as ``diffchunk review RANGE`` prints it."""
+    if not since:
+        return []
+    revision = since.get("revision")
+    if revision is None:
+        return [f"  {since.get('note', '')}"]
+    shown = f"{(revision['base'] or 'empty tree')[:12]}..{(revision['head'] or '')[:12]}"
+    lines = [f"Since the review of {shown} ({revision['loaded_at']}): history {since['history']}"]
+    if since.get("commits_gone"):
+        return [*lines, f"  {since['note']}"]
+    files = since["files"]
+    lines.append(
+        f"  {files['unchanged']} unchanged, {files['changed']} changed, {files['new']} new, "
+        f"{files['no_longer_changed']} no longer changed"
+    )
+    for key, what in (("no_longer_changed", "no longer changed"), ("interdiff", "interdiff")):
+        for path in since.get(key, []):
+            lines.append(f"  {what}: {path}")
+    if "full_file_path" in since:
+        lines.append(
+            f"  This diff holds only what changed since; the full diff: {since['full_file_path']}"
+        )
+    return lines

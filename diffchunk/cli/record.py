@@ -64,6 +64,7 @@ def render_status(status: dict[str, Any], target: str | None) -> str:
     ]
     for path in status.get("changed_files", []):
         lines.append(f"  changed since reviewed: {path}")
+    lines.extend(_since_lines(status.get("since_review")))
     if status["chunks"]:
         lines.append("")
         lines.append(f"{'chunk':>5}  {'status':<8}  files")
@@ -79,6 +80,21 @@ def render_status(status: dict[str, Any], target: str | None) -> str:
     elif status["total_chunks"]:
         lines.append("Every chunk is reviewed.")
     return "\n".join(lines) + "\n"
+
+
+def _since_lines(since: dict[str, Any] | None) -> list[str]:
+    """The review against its reviewed revision: counts, and the files new since."""
+    if not since:
+        return []
+    revision = since["revision"]
+    shown = f"{(revision['base'] or 'empty tree')[:12]}..{(revision['head'] or '')[:12]}"
+    lines = [
+        f"  since     the review of {shown} ({revision['loaded_at']}, history "
+        f"{since['history']}): {since['changed_since_review']} changed since review, "
+        f"{since['new_since_review']} new since review"
+    ]
+    lines.extend(f"  new since review: {path}" for path in since["new"])
+    return lines
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)

@@ -185,6 +185,11 @@ def _write_bytes(data: bytes) -> None:
     type=SafePath(file_okay=False, path_type=Path),
     help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
 )
+@click.option(
+    "--since-review",
+    is_flag=True,
+    help="Only what changed in RANGE since its last review (new commits, amend, rebase).",
+)
 def review(
     chunk_number: int | None,
     file_path: str | None,
@@ -218,6 +223,11 @@ def review(
       diffchunk review main...feature --chunk 2 --repo ~/src/project
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
+      diffchunk review main..feature --since-review   # after the branch moved
+
+    --since-review prints the cached diff of what changed since the last
+    review of RANGE; mark and find on it through its path (diffchunk mark
+    <that path> --chunk N): it belongs to the same review.
 
     Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
     """

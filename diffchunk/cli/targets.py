@@ -136,8 +136,11 @@ def load_target(
     """
     options = load_options(params)
     target, staged = params["target"], params["staged"]
+    since_review = bool(params.get("since_review"))
     if not is_diff_file(target, staged):
-        return ranges.load_range(target, params["repo"], staged, options, progress)
+        return ranges.load_range(target, params["repo"], staged, options, progress, since_review)
+    if since_review:
+        raise click.UsageError("--since-review applies to a git range, not to a diff file.")
     from ..review import diff_tools as core
 
     assert target is not None

@@ -32,11 +32,11 @@ MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"
-# The only names this cache ever writes (see ``git.diffwrite.cache_name`` and
-# ``tempfile.mkstemp``).  Nothing else in the directory is treated as an
+# The only names this cache ever writes (see ``git.diffwrite.cache_name``, the
+# since-review diffs of ``review.incremental`` and ``tempfile.mkstemp``).  Nothing else in the directory is treated as an
 # entry, so a cache directory that also holds other files never loses them.
 _ENTRY_NAME = re.compile(
-    r"(?:(?:[0-9a-f]{12}|root)\.\.[0-9a-f]{12}|(?:commits|worktree|index))-[0-9a-f]{16}"
+    r"(?:(?:[0-9a-f]{12}|root)\.\.[0-9a-f]{12}|(?:commits|worktree|index|since))-[0-9a-f]{16}"
     + re.escape(SUFFIX)
 )
 _TMP_NAME = re.compile(re.escape(_TMP_PREFIX) + r"[a-z0-9_]{8}" + re.escape(SUFFIX))

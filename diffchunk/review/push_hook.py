@@ -18,8 +18,10 @@ commits (at most :data:`MAX_NEW_COMMITS` of them).  The diff is cached under
 ``git config diffchunk.maxChunks`` / ``diffchunk.maxLines``.
 
 Each reviewed ref also gets the review record's report
-(:mod:`diffchunk.review.record.pushed`): the reviews of the pushed commit,
-the state of the pushed files and the open findings; ``git config
+(:mod:`diffchunk.review.record.pushed`): the reviews of the pushed commit
+(with those of the pushed branch last loaded at another commit:
+:mod:`diffchunk.review.incremental.pushed`), what changed since their last
+review, the state of the pushed files and the open findings; ``git config
 diffchunk.failOn <severity>`` / ``diffchunk.requireReviewed true`` stop the
 push while findings that serious are open or files are not marked reviewed.
 """
@@ -300,6 +302,7 @@ def review_push(
     """Generate and load the diff of every pushed ref; ``over_limit`` says what failed,
     ``record`` what the review record holds on the pushed commit (``record.stops``)."""
     # Here, not at the top: the hook's start does not pay for the pipeline.
+    from .incremental.pushed import moved_reviews
     from .listing import list_chunks
     from .loading import load_diff
     from .range_review import review_resolved
@@ -335,7 +338,10 @@ def review_push(
             review.over_limit.append(
                 f"{summary.total_lines} diff lines, over diffchunk.maxLines={limits.max_lines}"
             )
-        review.record = pushed.push_report(repo, diff.diff_path, ref.local_sha, settings)
+        moved = moved_reviews(repo, ref.local_sha)
+        review.record = pushed.push_report(
+            repo, diff.diff_path, ref.local_sha, settings, moved=moved
+        )
         reviews.append(review)
     return reviews
 

@@ -9,9 +9,12 @@ do not apply, never sent as null).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diff.options import LoadOptions
+
+if TYPE_CHECKING:
+    from .record.since import SinceReview
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,9 @@ class RangeSummary:
 
     ``head`` is None for the working tree or the index; ``base`` is None when
     the old side is the empty tree; ``cached``: the diff was reused without
-    running git.
+    running git.  ``since_review``: what changed since the review's reviewed
+    revision (:mod:`diffchunk.review.incremental`), when it has one;
+    ``since_note``: why a since-review load gave the full diff instead.
     """
 
     summary: LoadSummary
@@ -76,6 +81,8 @@ class RangeSummary:
     base: str | None
     head: str | None
     cached: bool
+    since_review: SinceReview | None = None
+    since_note: str | None = None
 
     @property
     def file_path(self) -> str:
@@ -88,6 +95,10 @@ class RangeSummary:
         result["base"] = self.base
         result["head"] = self.head
         result["cached"] = self.cached
+        if self.since_review is not None:
+            result["since_review"] = self.since_review.to_dict()
+        elif self.since_note is not None:
+            result["since_review"] = {"revision": None, "note": self.since_note}
         return result
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..diff.options import LoadOptions, Progress
-from ..review.range_review import load_git_diff as core_load_git_diff
+from ..review.incremental.load import load_git_diff as core_load_git_diff
 from .app import READ_ONLY, app, run_with_progress, to_json
 from .errors import tool_errors
 
@@ -27,6 +27,7 @@ async def load_git_diff(
     include_patterns: str | None = None,
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
+    since_review: bool = False,
 ) -> str:
     """Review a git range of a repository: writes its diff to a cached file and loads it.
 
@@ -46,10 +47,15 @@ async def load_git_diff(
       revision given.
     - max_chunk_lines, skip_trivial, skip_generated, include_patterns,
       exclude_patterns, context_lines: as for load_diff.
+    - since_review: true loads only what changed since your last review of this
+      range (new commits, an amend, a rebase: never upstream's changes); files
+      whose change you reviewed are left out. Use it to review a branch again.
 
     Returns JSON: {"chunks", "files", "total_lines", "file_path",
     "files_excluded", "excluded": [{"path", "reason", "detail"}], "repo",
-    "range", "base", "head", "cached"}.
+    "range", "base", "head", "cached", "since_review"?: {"revision", "history",
+    "files": {"unchanged", "changed", "new", "no_longer_changed"}, ...}} when
+    the range was reviewed at an earlier commit.
     """
 
     with tool_errors():
@@ -64,7 +70,12 @@ async def load_git_diff(
 
         def work(progress: Progress) -> dict[str, Any]:
             summary = core_load_git_diff(
-                absolute_repo_path, revision_range, staged, options, progress=progress
+                absolute_repo_path,
+                revision_range,
+                staged,
+                options,
+                progress=progress,
+                since_review=since_review,
             )
             return summary.to_dict()
 

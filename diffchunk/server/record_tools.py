@@ -93,8 +93,9 @@ def update_finding(
     severity: str | None = None,
     message: str | None = None,
 ) -> str:
-    """Change a finding: status "resolved" (fixed), "dismissed" (not a problem) or "open",
-    or its severity or message. Returns the finding as JSON."""
+    """Change a finding: status "resolved" (fixed), "dismissed" (not a problem) or "open"
+    (not for an "outdated" one: its lines changed; add a new finding), or its severity or
+    message. Returns the finding as JSON."""
     with tool_errors():
         return to_json(
             core.update_finding(absolute_file_path, finding_id, status, severity, message).to_dict()

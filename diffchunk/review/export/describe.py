@@ -143,7 +143,10 @@ def lines_text(finding: ExportFinding) -> str:
 def status_note(finding: ExportFinding) -> str:
     """What a reader must know about a finding that is not open (``""`` when open)."""
     if finding.status == "outdated":
-        return "outdated: its lines changed after it was written; the lines shown are as they were"
+        note = "outdated: its lines changed after it was written; the lines shown are as they were"
+        if finding.anchor_head:
+            note += f" at commit {finding.anchor_head[:12]}"
+        return note
     if finding.status in ("resolved", "dismissed"):
         return finding.status
     return ""

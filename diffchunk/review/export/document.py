@@ -54,7 +54,11 @@ Top level:
   was made), ``chunk`` (the chunk of the current load holding the first line;
   null for a whole-file finding or an excluded file), ``created_at`` and
   ``updated_at``.  A finding may name a file that is no longer in ``files``
-  (an outdated finding on a file the diff stopped changing).
+  (an outdated finding on a file the diff stopped changing).  Added within
+  version 1: ``anchor`` (may be absent or null), ``{"revision_id", "base",
+  "head"}`` of the revision whose lines ``line``..``end_line`` number: the
+  revision the finding was made on, or the later one a load found its lines
+  in; for an ``outdated`` finding, the last revision that had its lines.
 
 :func:`load_document` checks a document and gives it typed
 (:class:`ReviewExport`); each error says what is wrong and what to do.
@@ -155,6 +159,7 @@ class ExportFinding:
     chunk: int | None
     created_at: str | None
     updated_at: str | None
+    anchor_head: str | None = None  # the commit whose lines line..end_line number
 
     @property
     def whole_file(self) -> bool:
@@ -440,4 +445,14 @@ def _finding(doc: Mapping[str, Any], where: str) -> ExportFinding:
         chunk=_opt_int(doc, "chunk", where),
         created_at=_opt_str(doc, "created_at", where),
         updated_at=_opt_str(doc, "updated_at", where),
+        anchor_head=_anchor_head(doc, where),
     )
+
+
+def _anchor_head(doc: Mapping[str, Any], where: str) -> str | None:
+    anchor = doc.get("anchor")
+    if anchor is None:
+        return None
+    if not isinstance(anchor, Mapping):
+        raise _fail(where, f"needs 'anchor' as an object or null, not {anchor!r}")
+    return _opt_str(anchor, "head", f"{where}.anchor")

@@ -45,6 +45,7 @@ from ...diff.buffer import DiffData
 from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, LazyHunks
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
+from ..since_sidecar import SinceRecord, read_since
 
 if TYPE_CHECKING:
     from ...diff.pipeline import Review
@@ -193,12 +194,18 @@ class LoadedDiff:
     """The record's view of one loaded diff (one session): built lazily, then kept.
 
     ``path`` is the diff file's real path, ``sha256`` its content's digest.
+    ``since``: the record of a since-review diff (:mod:`diffchunk.review.since_sidecar`),
+    None for any other diff; a file of a since-review diff has the change id of
+    its whole change in the range now, not that of its section.
     Thread-safe: two threads may compute the same value; either is kept.
     """
 
-    def __init__(self, path: str, sha256: str, review: Review) -> None:
+    def __init__(
+        self, path: str, sha256: str, review: Review, since: SinceRecord | None = None
+    ) -> None:
         self.path = path
         self.sha256 = sha256
+        self.since = since
         self._review = review
         self._lock = threading.Lock()
         self._sections: dict[str, list[FileDiff]] | None = None
@@ -253,10 +260,19 @@ class LoadedDiff:
     def files(self) -> list[FileChange]:
         return [self.file(path) for path in self.paths()]
 
+    def since_section(self, path: str) -> str | None:
+        """What the section of ``path`` shows in a since-review diff (``plain``,
+        ``interdiff``, ``new``); None in any other diff."""
+        if self.since is None:
+            return None
+        entry = self.since.files.get(path)
+        return entry.section if entry is not None else None
+
     def _build(self, path: str) -> FileChange:
         sections = self._by_path()[path]
         review = self._review
         first = sections[0]
+        since = self.since.files.get(path) if self.since is not None else None
         chunks = tuple(review.file_to_chunks.get(path, ()))
         excluded = None
         if not chunks:
@@ -279,7 +295,9 @@ class LoadedDiff:
             if first.status in (FileStatus.RENAMED, FileStatus.COPIED)
             else None,
             status=_status(first),
-            change_id=change_id(review.parsed.data, sections),
+            change_id=since.change_id
+            if since is not None
+            else change_id(review.parsed.data, sections),
             added=sum(fd.added for fd in sections),
             removed=sum(fd.removed for fd in sections),
             binary=any(fd.is_binary for fd in sections),
@@ -356,6 +374,19 @@ class LoadedDiff:
                     return _lines_of(data, hunk, side, line, end_line)
         return None
 
+    def side_lines(self, path: str, side: str) -> list[tuple[int, list[str]]]:
+        """The lines of ``side`` of each hunk of ``path``: ``(first line number, texts)``,
+        texts decoded as findings keep them (line ends included)."""
+        data = self._review.parsed.data
+        runs = []
+        for fd in self._by_path().get(path, ()):
+            for hunk in fd.hunks:
+                on_side = _side_lines(data, hunk, side)
+                if on_side:
+                    texts = [t.decode("utf-8", "replace") for _, t, _ in on_side]
+                    runs.append((on_side[0][0], texts))
+        return runs
+
     def chunk_of(self, path: str, offset: int | None) -> int | None:
         """The chunk holding the diff byte at ``offset`` of ``path`` (its first chunk when
         ``offset`` is None or lies in no part); None when the file is in no chunk."""
@@ -370,8 +401,8 @@ class LoadedDiff:
         return parts[0][0]
 
 
-def _lines_of(data: DiffData, hunk: Hunk, side: str, line: int, end_line: int) -> Located:
-    """Walk one hunk's body, numbering the lines of ``side``; pick ``line..end_line``."""
+def _side_lines(data: DiffData, hunk: Hunk, side: str) -> list[tuple[int, bytes, int]]:
+    """One hunk's lines on ``side``: ``(line number, text, offset in the buffer)``."""
     body = data[hunk.body_start : hunk.end]
     columns = max(len(hunk.parents), 1)
     number = hunk.new_start if side == "new" else hunk.old_start
@@ -388,6 +419,12 @@ def _lines_of(data: DiffData, hunk: Hunk, side: str, line: int, end_line: int) -
         if present:
             on_side.append((number, raw[columns:], hunk.body_start + match.start()))
             number += 1
+    return on_side
+
+
+def _lines_of(data: DiffData, hunk: Hunk, side: str, line: int, end_line: int) -> Located:
+    """Walk one hunk's body, numbering the lines of ``side``; pick ``line..end_line``."""
+    on_side = _side_lines(data, hunk, side)
     picked = [i for i, (n, _, _) in enumerate(on_side) if line <= n <= end_line]
     first, last = picked[0], picked[-1]
 
@@ -413,7 +450,8 @@ def of_session(session: Session) -> LoadedDiff:
     """The record's view of a session (made once per session, kept in its cache)."""
     cached = session.cache.get(_CACHE_KEY)
     if not isinstance(cached, LoadedDiff):
-        cached = LoadedDiff(session.path, session.digest, session.review)
+        since = read_since(session.path)
+        cached = LoadedDiff(session.path, session.digest, session.review, since)
         session.cache[_CACHE_KEY] = cached
     return cached
 

@@ -24,13 +24,16 @@ diff at that path, as of that load.  Keys (format version 1; see the README):
 - ``findings``: every finding of the review (any status), in diff order
   (see :mod:`.findings`), ``{"id", "file_path", "side", "line", "end_line",
   "severity", "status", "message", "suggestion", "lines", "chunk",
-  "created_at", "updated_at"}``.
+  "created_at", "updated_at", "anchor"}``; ``anchor`` is ``{"revision_id",
+  "base", "head"}`` of the revision whose lines ``line``..``end_line`` number
+  (an outdated finding keeps the last one that had them), or null.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
@@ -38,6 +41,7 @@ from . import coverage
 from .changes import FileChange
 from .context import Context, in_review
 from .findings import findings_summary, in_order
+from .identity import revision_of_row
 from .model import Finding, FindingsSummary, Review, Revision, Totals, review_dict
 from .store import RecordStore, now
 
@@ -57,6 +61,7 @@ class ExportDocument:
     files: tuple[tuple[FileChange, str], ...]  # each file of the load and its state
     findings: tuple[Finding, ...]
     exported_at: str
+    revisions: Mapping[int, Revision] = field(default_factory=dict)  # the review's, by id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,8 +73,17 @@ class ExportDocument:
             "coverage": self.coverage.to_dict(),
             "findings_summary": self.findings_summary.to_dict(outdated=True),
             "files": [_file_dict(change, state) for change, state in self.files],
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [
+                {**f.to_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
+                for f in self.findings
+            ],
         }
+
+
+def _anchor(revision: Revision | None) -> dict[str, Any] | None:
+    if revision is None:
+        return None
+    return {"revision_id": revision.id, "base": revision.base, "head": revision.head}
 
 
 def _file_dict(change: FileChange, state: str) -> dict[str, Any]:
@@ -109,6 +123,12 @@ def export_document(
             files=states,
             findings=tuple(in_order(ctx.loaded, rows)),
             exported_at=exported_at or now(),
+            revisions={
+                int(r["id"]): revision_of_row(r)
+                for r in conn.execute(
+                    "SELECT * FROM revisions WHERE review_id = ?", (ctx.review.id,)
+                )
+            },
         )
 
     return in_review(absolute_file_path, work, store=store, record=record)

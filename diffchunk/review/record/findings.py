@@ -10,7 +10,20 @@ Rules for ``add_finding``:
 - ``suggestion`` replaces the new-side lines pointed at: an error on the old
   side or without ``line``.
 - ``lines`` keeps the text pointed at, and ``context_before``/``after`` up
-  to three lines around it on that side (to re-anchor the finding later).
+  to three lines around it on that side (to re-anchor the finding later:
+  :mod:`.reanchor`).
+- On a since-review diff (:mod:`diffchunk.review.incremental`) a finding is
+  one of the review at its revision now: its new-side lines are numbered as
+  in the full diff.  Lines of an interdiff section (the change as reviewed vs
+  the change now) and old-side lines of a file's changes since the review
+  (the file as reviewed) are not lines of the range: those are refused, with
+  the advice to point at them in the full diff.
+
+``update_finding`` may set ``open``, ``resolved`` or ``dismissed``.  An
+``outdated`` finding (its lines changed after it was written) may be resolved
+or dismissed, not reopened: its line numbers are those of an earlier revision,
+so it would point at the wrong lines; the error says to add a finding on the
+lines as they are now.
 
 Findings are listed in diff order: the file's position in the loaded diff
 (files not in it last, by path), then side (new first), then line (a
@@ -173,6 +186,20 @@ def _check_lines(
             suggestion=f"Use side='{other}' ({other} side hunks: {_ranges(change.spans(other))}), "
             "or omit line for a finding on the whole file.",
         )
+    section = loaded.since_section(path)
+    if section == "interdiff" or (section == "plain" and side == "old"):
+        what = (
+            "an interdiff: its lines are the branch's change as reviewed and now, not lines "
+            "of the file"
+            if section == "interdiff"
+            else "the file's changes since the review: its old side is the file as reviewed"
+        )
+        raise InvalidArgument(
+            f"In this since-review diff, {path} is shown as {what}.",
+            suggestion="Add the finding on the full review (load_git_diff without since_review, "
+            "or its 'full_file_path'), on the file's lines there, or omit line for a finding "
+            "on the whole file.",
+        )
     located = loaded.locate(path, side, line, end_line)
     if located is None:
         shown = f"Line {line}" if line == end_line else f"Lines {line}-{end_line}"
@@ -231,12 +258,13 @@ def add_finding(
     def work(conn: sqlite3.Connection, ctx: Context) -> FindingAdded:
         stamp = now()
         cursor = conn.execute(
-            "INSERT INTO findings (review_id, revision_id, file_path, side, line, end_line, "
-            "severity, status, message, suggestion, lines, change_id, context_before, "
-            "context_after, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO findings (review_id, revision_id, created_revision_id, file_path, side, "
+            "line, end_line, severity, status, message, suggestion, lines, change_id, "
+            "context_before, context_after, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 ctx.review.id,
+                ctx.revision.id,
                 ctx.revision.id,
                 path,
                 side,
@@ -288,6 +316,15 @@ def _wanted(
 
 
 def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) -> sqlite3.Row:
+    if wanted.get("status") == "open":
+        was = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
+        if was is not None and was["status"] == "outdated":
+            raise InvalidArgument(
+                f"Finding {finding_id} is outdated: the lines it points at changed after it was "
+                "written, and its line numbers are those of an earlier revision.",
+                suggestion="If the problem is still there, add a finding on the lines as they "
+                "are now (add_finding); resolve or dismiss this one.",
+            )
     sets = ", ".join(f"{column} = ?" for column in wanted)
     conn.execute(
         f"UPDATE findings SET {sets}, updated_at = ? WHERE id = ?",

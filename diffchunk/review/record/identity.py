@@ -17,6 +17,10 @@ the same.  So every range load records, in one transaction
   base, head)``.  The latest load of a path owns it (``main..feature`` and
   ``main...feature`` write the same file when ``main`` is an ancestor).
 
+A since-review diff (:mod:`diffchunk.review.incremental`) is a handle too
+(:func:`record_since_handle`): of the same review, at the revision it leads
+to, with ``since_revision_id`` naming the revision it leads from.
+
 Any later call with that path (:func:`resolve`) finds the review through the
 handle, and the revision by the loaded content's sha256 (a new content of the
 same cache file — a working-tree diff regenerated — is a new revision with the
@@ -92,7 +96,8 @@ def _review(row: sqlite3.Row) -> Review:
     )
 
 
-def _revision(row: sqlite3.Row) -> Revision:
+def revision_of_row(row: sqlite3.Row) -> Revision:
+    """A ``revisions`` row as a :class:`Revision`."""
     return Revision(
         id=int(row["id"]),
         review_id=int(row["review_id"]),
@@ -154,7 +159,7 @@ def ensure_revision(
             "SELECT max(load_seq) FROM revisions WHERE review_id = ?", (review_id,)
         ).fetchone()[0]
         if row["load_seq"] == latest:
-            return _revision(row)
+            return revision_of_row(row)
     seq = conn.execute("SELECT coalesce(max(load_seq), 0) + 1 FROM revisions").fetchone()[0]
     stamp = now()
     if row is None:
@@ -171,7 +176,7 @@ def ensure_revision(
     row = conn.execute(
         "SELECT * FROM revisions WHERE review_id = ? AND identity = ?", (review_id, identity)
     ).fetchone()
-    return _revision(row)
+    return revision_of_row(row)
 
 
 def latest_revision(conn: sqlite3.Connection, review_id: int) -> Revision | None:
@@ -179,7 +184,7 @@ def latest_revision(conn: sqlite3.Connection, review_id: int) -> Revision | None
         "SELECT * FROM revisions WHERE review_id = ? ORDER BY load_seq DESC LIMIT 1",
         (review_id,),
     ).fetchone()
-    return _revision(row) if row is not None else None
+    return revision_of_row(row) if row is not None else None
 
 
 # --------------------------------------------------------------------------
@@ -202,22 +207,60 @@ def record_load(
         "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
         "review_id = excluded.review_id, revision_id = excluded.revision_id, "
-        "base = excluded.base, head = excluded.head, loaded_at = excluded.loaded_at",
+        "base = excluded.base, head = excluded.head, loaded_at = excluded.loaded_at, "
+        "since_revision_id = NULL",
         (db_text(diff_path), review.id, revision.id, base, head, revision.loaded_at),
     )
     return review, revision
 
 
+def record_since_handle(
+    conn: sqlite3.Connection, diff_path: str, review: Review, revision: Revision, since_id: int
+) -> None:
+    """Record a since-review diff (the changes from revision ``since_id`` to ``revision``)
+    as a handle of ``review`` at ``revision``: the tools called with its path work on
+    that revision, as with the full diff's path."""
+    conn.execute(
+        "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at, "
+        "since_revision_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+        "review_id = excluded.review_id, revision_id = excluded.revision_id, "
+        "base = excluded.base, head = excluded.head, loaded_at = excluded.loaded_at, "
+        "since_revision_id = excluded.since_revision_id",
+        (
+            db_text(diff_path),
+            review.id,
+            revision.id,
+            revision.base,
+            revision.head,
+            now(),
+            since_id,
+        ),
+    )
+
+
+def handle_of(conn: sqlite3.Connection, diff_path: str) -> sqlite3.Row | None:
+    """The ``diff_files`` row of the diff file ``diff_path`` (real path), if any."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM diff_files WHERE path = ?", (db_text(diff_path),)
+    ).fetchone()
+    return row
+
+
 def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision]:
     """The review and revision of the diff file ``diff_path`` (real path) whose content
-    has the digest ``sha256``, created as needed (inside a write)."""
-    handle = conn.execute(
-        "SELECT review_id, base, head FROM diff_files WHERE path = ?", (db_text(diff_path),)
-    ).fetchone()
+    has the digest ``sha256``, created as needed (inside a write).  A since-review
+    diff's handle names its revision itself (its content is not the range's)."""
+    handle = handle_of(conn, diff_path)
     review = review_by_id(conn, int(handle["review_id"])) if handle is not None else None
     if review is None or handle is None:
         review = ensure_review(conn, file_source(diff_path))
         return review, ensure_revision(conn, review.id, None, None, sha256)
+    if handle["since_revision_id"] is not None:
+        row = conn.execute(
+            "SELECT * FROM revisions WHERE id = ?", (handle["revision_id"],)
+        ).fetchone()
+        if row is not None:
+            return review, revision_of_row(row)
     return review, ensure_revision(conn, review.id, handle["base"], handle["head"], sha256)
 
 

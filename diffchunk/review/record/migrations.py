@@ -24,6 +24,20 @@ Tables (version 1):
   :mod:`diffchunk.review.record.changes`).
 - ``findings``: comments anchored to a file, a side and a line range, with
   room (``context_before``/``context_after``) for re-anchoring them later.
+
+Version 2 (:func:`m002_incremental_review`), for reviews of a moving range:
+
+- ``findings.revision_id`` is the revision whose lines ``line``..``end_line``
+  number (moved when a later load finds the lines again);
+  ``findings.created_revision_id`` the revision it was written on (what a
+  reviewer did on which revision: see ``reviewed_revision``).
+- ``revisions.since_revision_id`` / ``since_summary``: the revision a load
+  was compared with (the last reviewed one) and what that comparison found
+  (JSON, see :mod:`diffchunk.review.record.since`).
+- ``since_files``: the files of a revision that are ``changed`` or ``new``
+  since that reviewed revision, and those it no longer changes (``gone``).
+- ``diff_files.since_revision_id``: set on the handle of a since-review diff
+  (the changes from that revision to the handle's revision).
 """
 
 from __future__ import annotations
@@ -106,5 +120,30 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def m002_incremental_review(conn: sqlite3.Connection) -> None:
+    """What incremental review needs: where a finding was written and where it points
+    now, which revision a load was compared with, and since-review diff handles."""
+    statements = (
+        "ALTER TABLE findings ADD COLUMN created_revision_id INTEGER "
+        "REFERENCES revisions(id) ON DELETE SET NULL",
+        "UPDATE findings SET created_revision_id = revision_id",
+        "ALTER TABLE revisions ADD COLUMN since_revision_id INTEGER "
+        "REFERENCES revisions(id) ON DELETE SET NULL",
+        "ALTER TABLE revisions ADD COLUMN since_summary TEXT",
+        "ALTER TABLE diff_files ADD COLUMN since_revision_id INTEGER "
+        "REFERENCES revisions(id) ON DELETE CASCADE",
+        """CREATE TABLE since_files (
+            revision_id INTEGER NOT NULL REFERENCES revisions(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('changed', 'new', 'gone')),
+            PRIMARY KEY (revision_id, path)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX findings_by_created_revision ON findings (created_revision_id)",
+        "CREATE INDEX marks_by_revision ON marks (revision_id)",
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
 #: Every migration, in the order they run.  Append only.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial,)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_incremental_review)

@@ -15,6 +15,15 @@ STATUSES = ("open", "resolved", "dismissed")
 ALL_STATUSES = (*STATUSES, "outdated")  # outdated: set by incremental review
 SIDES = ("new", "old")
 FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
+# A file's state as review_status says it per file (see record.since.label).
+FILE_LABELS = (
+    "reviewed",
+    "changed since review",
+    "new since review",
+    "seen",
+    "unseen",
+    "excluded",
+)
 CHUNK_STATES = ("reviewed", "partly", "seen", "unseen")
 
 COMMITS_PREFIX = "commits:"
@@ -137,9 +146,19 @@ class ChunkStatus:
     chunk: int
     status: str  # reviewed | partly | seen | unseen
     files: tuple[str, ...]
+    # Each file's state as said per file (``changed since review``, ``new since
+    # review``...), given when the review has a reviewed revision to compare with.
+    file_states: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"chunk": self.chunk, "status": self.status, "files": list(self.files)}
+        result: dict[str, Any] = {
+            "chunk": self.chunk,
+            "status": self.status,
+            "files": list(self.files),
+        }
+        if self.file_states:
+            result["file_states"] = dict(self.file_states)
+        return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +284,35 @@ class FindingsPage:
 
 
 @dataclass(frozen=True, slots=True)
+class SinceStatus:
+    """Where a review stands against its reviewed revision: the files ``changed since
+    review`` (reviewed, then changed) and ``new since review`` (not in the reviewed
+    revision, not reviewed yet), listed up to ``listed`` each."""
+
+    revision: Revision
+    history: str
+    changed: tuple[str, ...]
+    new: tuple[str, ...]
+    listed: int = 50
+
+    def to_dict(self) -> dict[str, Any]:
+        rev = self.revision
+        return {
+            "revision": {
+                "id": rev.id,
+                "base": rev.base,
+                "head": rev.head,
+                "loaded_at": rev.loaded_at,
+            },
+            "history": self.history,
+            "changed_since_review": len(self.changed),
+            "new_since_review": len(self.new),
+            "changed": list(self.changed[: self.listed]),
+            "new": list(self.new[: self.listed]),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewStatus:
     review: Review
     revision: Revision
@@ -275,6 +323,7 @@ class ReviewStatus:
     next_chunk: int | None
     next_offset: int | None = None
     changed_files: tuple[str, ...] = ()  # files reviewed before and changed since
+    since_review: SinceStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -287,6 +336,8 @@ class ReviewStatus:
         }
         if self.changed_files:
             result["changed_files"] = list(self.changed_files)
+        if self.since_review is not None:
+            result["since_review"] = self.since_review.to_dict()
         if self.next_offset is not None:
             result["next_offset"] = self.next_offset
         return result

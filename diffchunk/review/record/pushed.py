@@ -7,6 +7,16 @@ when ``feature`` is pushed.  The report gives, for the files of the pushed
 range (the hook's own diff of it), their state and the open findings of those
 reviews by severity.
 
+A review whose range names the pushed commit now but whose latest revision
+was loaded at another commit (the branch moved since its last review: new
+commits, an amend, a rebase) is one of the pushed commit's reviews too: the
+hook hands it in (:class:`MovedReview`, from
+:mod:`diffchunk.review.incremental.pushed`) with its range's diff as it is
+now, so its files are judged by their change now (a file changed since its
+review is ``changed``, not reviewed), and with what changed since its reviewed
+revision (``since``).  For a review loaded at the pushed commit, ``since`` is
+the comparison its load kept.
+
 A pushed file's state comes from the review's own diff when the review's
 cached diff file is still there (so a push of only the last commits is judged
 by what was reviewed of the whole branch): its state in the first review
@@ -34,6 +44,7 @@ from . import changes, coverage, identity
 from .changes import LoadedDiff
 from .findings import finding_of
 from .model import SEVERITIES, Finding, Review, Revision, Totals
+from .since import SinceReview, stored
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
@@ -83,10 +94,23 @@ def read_settings(repo: Repo) -> RecordSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MovedReview:
+    """A review of the pushed branch last loaded at another commit: its latest revision,
+    its range's diff now, and what changed since its reviewed revision (None when it
+    has no other revision to compare with)."""
+
+    review: Review
+    revision: Revision
+    now: LoadedDiff
+    since: SinceReview | None
+
+
+@dataclass(frozen=True, slots=True)
 class PushRecord:
     """The record's report on one pushed ref."""
 
     reviews: tuple[tuple[Review, Revision], ...] = ()
+    since: tuple[tuple[Review, SinceReview], ...] = ()  # what changed since each review
     totals: Totals | None = None
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, state) of required files
     open_findings: dict[str, int] = field(default_factory=dict)
@@ -123,9 +147,11 @@ def _pushed_states(
     pushed: LoadedDiff,
     found: list[tuple[Review, Revision, list[str]]],
     store: SessionStore | None,
+    moved: tuple[MovedReview, ...] = (),
 ) -> list[tuple[changes.FileChange, str]]:
     own = [_review_states(conn, r, paths, rev.sha256, store) for r, rev, paths in found]
-    union = coverage.load_marks(conn, [r.id for r, _, _ in found])
+    own += [(m.now, coverage.load_marks(conn, [m.review.id])) for m in moved]
+    union = coverage.load_marks(conn, [r.id for r, _, _ in found] + [m.review.id for m in moved])
     states = []
     for change in pushed.files():
         if change.excluded_reason is not None:
@@ -150,15 +176,17 @@ def push_report(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
+    moved: tuple[MovedReview, ...] = (),
 ) -> PushRecord:
-    """The record's report on the push of ``head`` whose range's diff is ``diff_path``."""
+    """The record's report on the push of ``head`` whose range's diff is ``diff_path``
+    (``moved``: the reviews of the pushed branch last loaded at another commit)."""
     target = record if record is not None else default_record()
     try:
         pushed = changes.loaded(diff_path, store)
 
         def work(conn: sqlite3.Connection) -> PushRecord:
             found = identity.reviews_with_head(conn, repo.common_dir, [head])
-            return _report(conn, pushed, found, settings, store)
+            return _report(conn, pushed, found, settings, store, moved)
 
         return target.read(work)
     except DiffchunkError as exc:
@@ -175,10 +203,12 @@ def _report(
     found: list[tuple[Review, Revision, list[str]]],
     settings: RecordSettings,
     store: SessionStore | None,
+    moved: tuple[MovedReview, ...] = (),
 ) -> PushRecord:
-    states = _pushed_states(conn, pushed, found, store)
+    moved = tuple(m for m in moved if all(m.review.id != r.id for r, _, _ in found))
+    states = _pushed_states(conn, pushed, found, store, moved)
     not_reviewed = tuple((c.path, s) for c, s in states if s not in ("reviewed", "excluded"))
-    ids = [r.id for r, _, _ in found]
+    ids = [r.id for r, _, _ in found] + [m.review.id for m in moved]
     rows = []
     if ids:
         holes = ",".join("?" * len(ids))
@@ -205,8 +235,12 @@ def _report(
         problems.append(
             f"{len(not_reviewed)} file(s) not marked reviewed (diffchunk.requireReviewed)"
         )
+    since = [(r, stored(conn, r.id, rev.id)) for r, rev, _ in found]
+    since += [(m.review, m.since) for m in moved]
     return PushRecord(
-        reviews=tuple((r, rev) for r, rev, _ in found),
+        reviews=tuple((r, rev) for r, rev, _ in found)
+        + tuple((m.review, m.revision) for m in moved),
+        since=tuple((r, s) for r, s in since if s is not None),
         totals=coverage.totals(states),
         not_reviewed=not_reviewed,
         open_findings=open_findings,
@@ -224,6 +258,8 @@ def record_lines(report: PushRecord) -> list[str]:
     lines = []
     for review, _ in report.reviews:
         lines.append(f"review #{review.id}: {review.source.shown_range}")
+    for review, since in report.since:
+        lines.extend(_since_lines(review, since))
     t = report.totals
     if t is not None:
         lines.append(
@@ -232,6 +268,25 @@ def record_lines(report: PushRecord) -> list[str]:
         )
     shown = ", ".join(f"{n} {s}" for s, n in report.open_findings.items() if n) or "none"
     lines.append(f"open findings: {shown}")
+    return lines
+
+
+def _since_lines(review: Review, since: SinceReview) -> list[str]:
+    """What changed in review ``review``'s range since its reviewed revision."""
+    rev = since.revision
+    shown = f"{(rev.base or 'empty tree')[:12]}..{(rev.head or '')[:12]}"
+    head = f"since review #{review.id}'s last review ({shown}, {rev.loaded_at}): "
+    c = since.comparison
+    if c is None:
+        return [head + "its commits are gone (pruned); what changed cannot be told"]
+    lines = [
+        head + f"history {since.history}; {len(c.changed)} changed, {len(c.new)} new, "
+        f"{c.unchanged} unchanged, {len(c.gone)} no longer changed"
+    ]
+    for what, paths in (("changed", c.changed), ("new", c.new), ("no longer changed", c.gone)):
+        lines.extend(f"  {what}: {path}" for path in paths[:LISTED])
+        if len(paths) > LISTED:
+            lines.append(f"  ... and {len(paths) - LISTED} more {what}")
     return lines
 
 

@@ -13,6 +13,7 @@ logged on failure, never failing the diff tool.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -22,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
 from ..paging import check_page
-from . import changes, coverage, identity
+from . import changes, coverage, identity, since
 from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
 from .findings import findings_summary
-from .model import ChunkStatus, MarkResult, ReviewStatus
+from .model import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
@@ -202,11 +203,17 @@ def review_status(
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewStatus:
         marks = coverage.load_marks(conn, [ctx.review.id])
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
+        against = _since_status(conn, ctx, states)
+        labels = {c.path: since.label(s, against[1].get(c.path)) for c, s in states}
         page: list[ChunkStatus] = []
         used = 0
         stop = offset
         while stop < end:
             status = coverage.chunk_status(marks, loaded, stop + 1)
+            if against[0] is not None:
+                status = dataclasses.replace(
+                    status, file_states=tuple((p, labels[p]) for p in status.files)
+                )
             size = len(json.dumps(status.to_dict(), ensure_ascii=False)) + 2
             if max_chars is not None and page and used + size > max_chars:
                 break
@@ -224,9 +231,32 @@ def review_status(
             next_chunk=coverage.next_chunk(marks, loaded),
             next_offset=stop if stop < total else None,
             changed_files=changed[:CHANGED_LISTED],
+            since_review=against[0],
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded)
+
+
+def _since_status(
+    conn: sqlite3.Connection, ctx: Context, states: list[tuple[changes.FileChange, str]]
+) -> tuple[SinceStatus | None, dict[str, str]]:
+    """The review's standing against the revision its load was compared with (None when
+    it was compared with none), and the kept ``path -> changed | new | gone``."""
+    kept = since.stored(conn, ctx.review.id, ctx.revision.id)
+    if kept is None:
+        return None, {}
+    found = since.since_states(conn, ctx.revision.id)
+    labelled = [(c.path, since.label(s, found.get(c.path))) for c, s in states]
+    return (
+        SinceStatus(
+            revision=kept.revision,
+            history=kept.history,
+            changed=tuple(p for p, s in labelled if s == since.LABELS["changed"]),
+            new=tuple(p for p, s in labelled if s == since.LABELS["new"]),
+            listed=CHANGED_LISTED,
+        ),
+        found,
+    )
 
 
 def record_range_load(

@@ -1,0 +1,250 @@
+"""``load_git_diff`` with the review's history: what the MCP tool and ``diffchunk review
+RANGE`` call.
+
+A load of a range (:func:`diffchunk.review.range_review.load_git_diff`: write
+or reuse its diff, load it, record the review's revision) is followed by what
+the review record knows of the range's earlier revisions:
+
+1. the open findings anchored in another revision are re-anchored in this one
+   (:mod:`.anchors`): found again at their lines, or ``outdated``;
+2. when the review has a reviewed revision other than this one
+   (:func:`~diffchunk.review.record.since.reviewed_revision`), the answer
+   carries ``since_review`` (:mod:`.summary`); the comparison is kept with the
+   revision, so a load of the same revision reuses it;
+3. with ``since_review=True``, the answer is the since-review diff's
+   (:mod:`.since_diff`): its ``file_path`` is that diff, loaded with the same
+   options and recorded as a handle of the review at this revision, and
+   ``since_review.full_file_path`` names the full diff.  A review without an
+   earlier revision gets its full diff, and ``since_review`` says why; a
+   reviewed revision whose commits are gone is refused
+   (:class:`~diffchunk.errors.ReviewedRevisionGone`); a range of the working
+   tree or the index has no commits to compare and is refused.
+
+Steps 1 and 2 are best effort, as the recording of the load itself: when the
+record cannot be used the diff tools still work, and a failure is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from dataclasses import dataclass, replace
+
+from ...diff.options import LoadOptions, Progress
+from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
+from ...git.cache import DiffCache
+from ...git.repo import Repo, discover
+from ..loading import load_diff
+from ..range_review import load_git_diff as load_range
+from ..record import changes, identity
+from ..record import since as kept
+from ..record.changes import LoadedDiff
+from ..record.model import Review, Revision
+from ..record.since import SinceReview
+from ..record.store import RecordStore, default_record
+from ..results import RangeSummary
+from ..sessions import SessionStore
+from ..since_sidecar import SinceRecord
+from . import since_diff
+from .anchors import reanchor
+from .summary import refuse_gone, since_review
+
+logger = logging.getLogger(__name__)
+
+NO_EARLIER = (
+    "This review has no earlier revision: there is nothing to compare with, so this is "
+    "the full review."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Recorded:
+    review: Review
+    revision: Revision
+    reviewed: Revision | None
+    stale: bool  # open findings anchored in another revision
+    since: SinceReview | None  # kept with the revision, compared with ``reviewed``
+
+
+def _read(conn: sqlite3.Connection, diff_path: str) -> _Recorded | None:
+    handle = identity.handle_of(conn, diff_path)
+    if handle is None:
+        return None
+    review = identity.review_by_id(conn, int(handle["review_id"]))
+    row = conn.execute("SELECT * FROM revisions WHERE id = ?", (handle["revision_id"],)).fetchone()
+    if review is None or row is None:
+        return None
+    revision = identity.revision_of_row(row)
+    reviewed = kept.reviewed_revision(conn, review.id, revision.base, revision.head)
+    stale = conn.execute(
+        "SELECT 1 FROM findings WHERE review_id = ? AND status = 'open' "
+        "AND (revision_id IS NULL OR revision_id != ?) LIMIT 1",
+        (review.id, revision.id),
+    ).fetchone()
+    since = kept.stored(conn, review.id, revision.id)
+    if since is not None and (reviewed is None or since.revision.id != reviewed.id):
+        since = None
+    return _Recorded(review, revision, reviewed, stale is not None, since)
+
+
+def load_git_diff(
+    absolute_repo_path: str,
+    revision_range: str | None = "HEAD",
+    staged: bool = False,
+    options: LoadOptions | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    store: SessionStore | None = None,
+    progress: Progress | None = None,
+    since_review: bool = False,
+    record: RecordStore | None = None,
+) -> RangeSummary:
+    """Load a range (see :func:`diffchunk.review.range_review.load_git_diff`) and what
+    the record knows of its earlier revisions (see the module doc)."""
+    options = options if options is not None else LoadOptions()
+    full = load_range(
+        absolute_repo_path,
+        revision_range,
+        staged,
+        options,
+        cache_dir=cache_dir,
+        store=store,
+        progress=progress,
+    )
+    if since_review and full.head is None:
+        raise InvalidArgument(
+            f"since_review compares commits; {full.range} is not a range of commits.",
+            suggestion="Review a range such as main..feature, or leave since_review out.",
+        )
+    target = record if record is not None else default_record()
+    try:
+        recorded = target.read(lambda conn: _read(conn, os.path.realpath(full.file_path)))
+    except RecordUnavailable:
+        if since_review:
+            raise
+        logger.warning("The review record could not be read after the load of %s.", full.range)
+        return full
+    if recorded is None:
+        if since_review:
+            raise RecordUnavailable(
+                f"The load of {full.range} was not recorded, so the review it belongs to is "
+                "not known.",
+                suggestion=f"See the server's log for why; the full diff is at {full.file_path}.",
+            )
+        return full
+    now = changes.loaded(full.file_path, store)
+    repo = discover(absolute_repo_path) if full.head is not None else None
+    _reanchor(target, recorded, now, repo, full)
+    if recorded.reviewed is None or repo is None or full.head is None:
+        if since_review:
+            return replace(full, since_note=NO_EARLIER)
+        return full
+    cache = DiffCache(cache_dir)
+    since = recorded.since
+    reuse = None
+    if since_review and since is not None and since.comparison is not None:
+        reuse = since_diff.cached(
+            cache, since_diff.entry_name(repo, since.revision, full.base, full.head)
+        )
+    old: LoadedDiff | None = None
+    if since is None or (since_review and reuse is None and since.comparison is not None):
+        since, old = since_review_of(repo, recorded, full, now, cache, store)
+        _keep(target, recorded.revision.id, since)
+    if not since_review:
+        return replace(full, since_review=since)
+    if since.comparison is None:
+        raise refuse_gone(since, full.range)
+    return _since_load(repo, recorded, full, now, old, since, cache, options, store, target)
+
+
+def since_review_of(
+    repo: Repo,
+    recorded: _Recorded,
+    full: RangeSummary,
+    now: LoadedDiff,
+    cache: DiffCache,
+    store: SessionStore | None,
+) -> tuple[SinceReview, LoadedDiff | None]:
+    assert recorded.reviewed is not None and full.head is not None
+    compared = since_review(
+        repo, recorded.review.id, recorded.reviewed, full.base, full.head, now, cache, store
+    )
+    return compared.since, compared.old
+
+
+def _reanchor(
+    target: RecordStore,
+    recorded: _Recorded,
+    now: LoadedDiff,
+    repo: Repo | None,
+    full: RangeSummary,
+) -> None:
+    if not recorded.stale:
+        return
+    try:
+        reanchor(target, recorded.review.id, recorded.revision.id, now, repo, full.base, full.head)
+    except DiffchunkError as exc:
+        logger.warning("The findings of %s were not re-anchored: %s", full.range, exc)
+
+
+def _keep(target: RecordStore, revision_id: int, since: SinceReview) -> None:
+    try:
+        target.write(lambda conn: kept.store(conn, revision_id, since))
+    except RecordUnavailable as exc:
+        logger.warning("The comparison with the reviewed revision was not kept: %s", exc)
+
+
+def _since_load(
+    repo: Repo,
+    recorded: _Recorded,
+    full: RangeSummary,
+    now: LoadedDiff,
+    old: LoadedDiff | None,
+    since: SinceReview,
+    cache: DiffCache,
+    options: LoadOptions,
+    store: SessionStore | None,
+    target: RecordStore,
+) -> RangeSummary:
+    """Write (or reuse) the since-review diff, load it, and record it as a handle."""
+    reviewed, revision = since.revision, recorded.revision
+    assert full.head is not None and since.comparison is not None
+    name = since_diff.entry_name(repo, reviewed, full.base, full.head)
+    path = since_diff.cached(cache, name)
+    reused = path is not None
+    if path is None:
+        if old is None:  # the comparison was kept, but not the diff: compare again
+            since, old = since_review_of(repo, recorded, full, now, cache, store)
+        comparison = since.comparison
+        assert comparison is not None and old is not None
+        text, files = since_diff.build(repo, reviewed, full.base, full.head, old, now, comparison)
+        record = SinceRecord(
+            review_id=recorded.review.id,
+            from_revision=_revision_dict(reviewed),
+            to_revision=_revision_dict(revision),
+            files=files,
+            no_longer_changed=comparison.gone,
+        )
+        path = since_diff.write(repo, cache, name, text, record, full.head)
+    summary = load_diff(path, options, store=store)
+    target.write(
+        lambda conn: identity.record_since_handle(
+            conn, os.path.realpath(path), recorded.review, revision, reviewed.id
+        )
+    )
+    loaded = changes.loaded(path, store)
+    interdiff = tuple(p for p in loaded.paths() if loaded.since_section(p) == "interdiff")
+    return RangeSummary(
+        summary,
+        full.repo,
+        full.range,
+        full.base,
+        full.head,
+        reused,
+        since_review=since.with_since_diff(full.file_path, interdiff),
+    )
+
+
+def _revision_dict(revision: Revision) -> dict[str, object]:
+    return {"revision_id": revision.id, "base": revision.base, "head": revision.head}

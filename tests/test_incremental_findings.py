@@ -1,0 +1,169 @@
+"""Findings follow the branch: re-anchored at their shifted lines, or outdated, when a
+new revision of the review is loaded; exports show outdated findings as such."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gitrepo import commit, git
+from incrementalkit import branch_text, five_files, load
+from recordkit import numbered
+
+from diffchunk.errors import InvalidArgument
+from diffchunk.review import record as core
+from diffchunk.review.export import render
+from diffchunk.review.export.document import load_document
+from diffchunk.review.record.findings import update_finding_by_id
+from diffchunk.review.record.reanchor import find_again
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return five_files(tmp_path / "repo")
+
+
+def _findings(path: str) -> dict[str, dict[str, object]]:
+    return {f["message"]: f for f in core.list_findings(path, status="all").to_dict()["findings"]}
+
+
+def test_findings_move_with_their_lines_or_become_outdated(repo: Path) -> None:
+    first = load(repo)
+    path = first.file_path
+    shifted = core.add_finding(path, "f1.py", "Forty in words", line=40, severity="minor")
+    changed = core.add_finding(path, "f2.py", "Ten in words", line=10)
+    gone = core.add_finding(path, "f3.py", "Whole of f3", line=9, end_line=11, severity="nit")
+    old_side = core.add_finding(path, "f4.py", "Was ten", line=10, side="old")
+    on_file = core.add_finding(path, "f5.py", "Whole file")
+    closed = core.add_finding(path, "f5.py", "Done", line=10)
+    core.update_finding(path, closed.finding.id, status="resolved")
+    # The amend: ten lines more at the top of f1.py, f2.py's line 10 edited, f3.py deleted.
+    ten_more = "".join(f"new {i}\n" for i in range(10))
+    commit(
+        repo,
+        {
+            "f1.py": ten_more + branch_text("f1.py"),
+            "f2.py": branch_text("f2.py", {10: "f2 TEN"}),
+            "f5.py": branch_text("f5.py", {10: "f5 10 again"}),
+        },
+    )
+    git(repo, "rm", "-q", "f3.py")
+    git(repo, "commit", "-q", "-m", "gone")
+    git(repo, "reset", "-q", "--soft", "main")
+    git(repo, "commit", "-q", "-m", "feature, amended")
+    again = load(repo)
+    found = _findings(again.file_path)
+    moved = found["Forty in words"]
+    assert (moved["status"], moved["line"], moved["end_line"]) == ("open", 50, 50)
+    assert moved["lines"] == "f1 forty\n" and moved["chunk"] == 1
+    assert git(repo, "show", "feature:f1.py").splitlines()[49] == "f1 forty"
+    outdated = found["Ten in words"]
+    assert (outdated["status"], outdated["line"], outdated["lines"]) == ("outdated", 10, "f2 ten\n")
+    deleted = found["Whole of f3"]
+    assert (deleted["status"], deleted["line"], deleted["end_line"]) == ("outdated", 9, 11)
+    # The old side (the base's f4.py) did not change: it stays.
+    assert (found["Was ten"]["status"], found["Was ten"]["line"]) == ("open", 10)
+    assert found["Whole file"]["status"] == "open" and found["Whole file"]["line"] is None
+    assert found["Done"]["status"] == "resolved"  # closed findings stay as they are
+    summary = core.review_status(again.file_path).findings
+    assert summary.open_total == 3 and summary.outdated == 2
+    # The anchors: the moved ones point into the new revision, the outdated ones keep theirs.
+    doc = core.export_document(again.file_path).to_dict()
+    anchors = {f["id"]: f["anchor"]["head"] for f in doc["findings"]}
+    assert anchors[shifted.finding.id] == git(repo, "rev-parse", "feature")
+    assert anchors[changed.finding.id] == anchors[gone.finding.id] == first.head
+    assert anchors[old_side.finding.id] == anchors[on_file.finding.id] == again.head
+    # A later load changes nothing more.
+    assert _findings(load(repo).file_path) == found
+
+
+def test_an_outdated_finding_in_the_exports(repo: Path) -> None:
+    first = load(repo)
+    core.add_finding(first.file_path, "f2.py", "Ten in words", line=10, severity="major")
+    commit(repo, {"f2.py": branch_text("f2.py", {10: "f2 TEN"})})
+    again = load(repo)
+    doc = core.export_document(again.file_path).to_dict()
+    (finding,) = doc["findings"]
+    assert finding["status"] == "outdated" and finding["line"] == 10
+    assert finding["anchor"] == {
+        "revision_id": 1,
+        "base": first.base,
+        "head": first.head,
+    }
+    assert doc["findings_summary"]["outdated"] == 1
+    export = load_document(doc)
+    markdown = render(doc, "markdown")
+    assert f"the lines shown are as they were at commit {first.head[:12]}" in markdown  # type: ignore[index]
+    assert "f2 ten" in markdown
+    github = render(doc, "github")
+    assert '"comments": []' in github and "outdated" in github
+    (result,) = json.loads(render(doc, "sarif"))["runs"][0]["results"]
+    assert "region" not in result["locations"][0]["physicalLocation"]  # not on today's lines
+    assert result["message"]["text"].startswith("[major] Outdated (new line 10")
+    assert export.findings[0].anchor_head == first.head
+
+
+def test_an_outdated_finding_is_not_reopened(repo: Path) -> None:
+    first = load(repo)
+    finding = core.add_finding(first.file_path, "f2.py", "Ten", line=10).finding
+    commit(repo, {"f2.py": branch_text("f2.py", {10: "f2 TEN"})})
+    again = load(repo)
+    with pytest.raises(
+        InvalidArgument, match=r"outdated.*add a finding on the lines as they are now"
+    ):
+        core.update_finding(again.file_path, finding.id, status="open")
+    with pytest.raises(InvalidArgument, match="outdated"):
+        update_finding_by_id(finding.id, status="open")
+    assert core.update_finding(again.file_path, finding.id, severity="nit").status == "outdated"
+    assert (
+        core.update_finding(again.file_path, finding.id, status="dismissed").status == "dismissed"
+    )
+
+
+def test_a_finding_on_a_file_the_branch_no_longer_changes(repo: Path) -> None:
+    first = load(repo)
+    core.add_finding(first.file_path, "f4.py", "Ten", line=10)
+    core.add_finding(first.file_path, "f4.py", "All of it")
+    commit(repo, {"f4.py": numbered("f4", 60)}, "undo f4")
+    found = _findings(load(repo).file_path)
+    assert found["Ten"]["status"] == found["All of it"]["status"] == "outdated"
+
+
+def test_findings_of_a_working_tree_review_follow_its_hunks(repo: Path) -> None:
+    (repo / "f1.py").write_text(numbered("f1", 60, {10: "f1 ten", 40: "f1 forty"}))
+    first = load(repo, rng="HEAD~1")
+    finding = core.add_finding(first.file_path, "f1.py", "Forty", line=40).finding
+    (repo / "f1.py").write_text("top\n" * 2 + numbered("f1", 60, {10: "f1 ten", 40: "f1 forty"}))
+    again = load(repo, rng="HEAD~1")
+    moved = _findings(again.file_path)["Forty"]
+    assert (moved["id"], moved["status"], moved["line"]) == (finding.id, "open", 42)
+
+
+# --------------------------------------------------------------------------
+# The rules of finding lines again
+# --------------------------------------------------------------------------
+
+
+def test_find_again_prefers_the_place_with_the_same_surroundings() -> None:
+    runs = [(1, ["a\n", "}\n", "b\n", "x\n", "}\n", "y\n"])]
+    place = find_again("}\n", "x\n", "y\n", old_line=1, runs=runs)
+    assert place is not None and (place.line, place.end_line) == (5, 5)
+    # Kept context that matches nowhere: a "}" elsewhere is not the line meant.
+    assert find_again("}\n", "q\n", "r\n", old_line=2, runs=runs) is None
+    # Without context, the nearest place wins.
+    near = find_again("}\n", None, None, old_line=4, runs=runs)
+    assert near is not None and near.line == 5
+    # Several lines, at a shifted place, with their context as it is now.
+    lines = [f"l{i}\n" for i in range(1, 30)]
+    found = find_again("l20\nl21\n", "l19\n", "l22\n", old_line=10, runs=[(1, lines)])
+    assert found is not None and (found.line, found.end_line) == (20, 21)
+    assert found.before == "l17\nl18\nl19\n" and found.after == "l22\nl23\nl24\n"
+    # Line ends aside: the last line of a file without a line feed is the same line.
+    assert find_again("end\n", None, None, 1, [(1, ["a\n", "end"])]) is not None

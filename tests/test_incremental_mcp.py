@@ -1,0 +1,121 @@
+"""Incremental review end to end through the installed ``diffchunk-mcp`` and the SDK's
+stdio client: a reviewed branch is amended and rebased, then reviewed again since the
+review; its history is pruned, and the since-review load says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import commit, git, run_git
+from incrementalkit import branch_text, five_files
+from recordkit import numbered
+from test_record_mcp import Caller, serve
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return five_files(tmp_path / "repo")
+
+
+def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def first(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        seen["full"] = path = load["file_path"]
+        assert "since_review" not in load
+        await c.json("mark_reviewed", absolute_file_path=path, file_pattern="*.py")
+        seen["finding"] = await c.json(
+            "add_finding", absolute_file_path=path, file_path="f1.py", message="Forty?", line=40
+        )
+
+    serve(tmp_path, first)
+    # Upstream changes f2.py; the branch is rebased and its f3.py change amended, and
+    # ten lines are added at the top of f1.py.
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"f2.py": numbered("f2", 60, {50: "f2 upstream"})}, "upstream")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "rebase", "-q", "main")
+    commit(
+        repo,
+        {
+            "f1.py": "".join(f"top {i}\n" for i in range(10)) + branch_text("f1.py"),
+            "f3.py": branch_text("f3.py", {10: "f3 TEN"}),
+        },
+    )
+    git(repo, "reset", "-q", "--soft", "main")
+    git(repo, "commit", "-q", "-m", "feature, again")
+
+    async def second(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff",
+            absolute_repo_path=str(repo),
+            revision_range="main..feature",
+            since_review=True,
+        )
+        seen["since"] = load
+        path = load["file_path"]
+        seen["chunk"] = await c.json("get_chunk", absolute_file_path=path, chunk_number=1)
+        seen["status"] = await c.json("review_status", absolute_file_path=path)
+        seen["findings"] = await c.json("list_findings", absolute_file_path=path, status="all")
+        await c.json("mark_reviewed", absolute_file_path=path, chunk_number=1)
+        full = await c.json(
+            "review_status", absolute_file_path=load["since_review"]["full_file_path"]
+        )
+        seen["full_status"] = full
+
+    serve(tmp_path, second)
+    since = seen["since"]["since_review"]
+    assert since["history"] == "rewritten"
+    assert since["files"] == {"unchanged": 3, "changed": 2, "new": 0, "no_longer_changed": 0}
+    assert sorted(since["changed"]) == ["f1.py", "f3.py"]
+    # The full diff of the range now (other commits than the first load's), not this one.
+    assert since["full_file_path"] not in (seen["full"], seen["since"]["file_path"])
+    assert "/since-" in seen["since"]["file_path"] and "/since-" not in since["full_file_path"]
+    chunk = seen["chunk"]
+    assert "f2 upstream" not in chunk  # upstream's change is not the branch's
+    assert "+top 0" in chunk and "+f3 TEN" in chunk
+    states = seen["status"]["chunks"][0]["file_states"]
+    assert states == {"f1.py": "changed since review", "f3.py": "changed since review"}
+    (finding,) = seen["findings"]["findings"]
+    assert (finding["status"], finding["line"]) == ("open", 50)  # shifted by ten lines
+    assert seen["full_status"]["totals"]["reviewed"] == 5
+
+
+def test_pruned_history_through_the_server(repo: Path, tmp_path: Path) -> None:
+    answers: dict[str, Any] = {}
+
+    async def first(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        answers["head"] = load["head"]
+        await c.json("mark_reviewed", absolute_file_path=load["file_path"], chunk_number=1)
+
+    serve(tmp_path, first)
+    commit(repo, {"f4.py": branch_text("f4.py", {30: "f4 thirty"})})
+    git(repo, "reset", "-q", "--soft", "main")
+    git(repo, "commit", "-q", "-m", "rewritten")
+    run_git(repo, "reflog", "expire", "--expire=now", "--all")
+    run_git(repo, "gc", "-q", "--prune=now")
+
+    async def second(c: Caller) -> None:
+        answers["error"] = await c.error(
+            "load_git_diff",
+            absolute_repo_path=str(repo),
+            revision_range="main..feature",
+            since_review=True,
+        )
+        answers["full"] = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+
+    serve(tmp_path, second)
+    error = answers["error"]
+    assert "no longer in the repository" in error and answers["head"][:12] in error
+    assert "since_review=false" in error
+    assert answers["full"]["since_review"]["commits_gone"] is True
