@@ -31,7 +31,6 @@ from ..log import LazyLogger
 from . import early_start
 from .loading import load_diff
 from .range_stream import StreamedDiff, parse_while_written
-from .record.service import record_range_load
 from .results import RangeSummary
 from .sessions import SessionStore, default_store
 from .sidecar import (
@@ -119,6 +118,8 @@ def _record_load(
     and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`)."""
     if diff.repo is None:
         return
+    from .record.service import record_range_load  # the record loads with its first use
+
     session = (store if store is not None else default_store()).get(diff.diff_path)
     record_range_load(
         session,

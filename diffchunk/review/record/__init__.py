@@ -23,9 +23,27 @@ goes through :mod:`.changes`.
 
 from __future__ import annotations
 
-from .export_document import ExportDocument, export_document
-from .findings import add_finding, list_findings, update_finding
-from .service import mark_reviewed, record_range_load, record_seen, review_status
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .export_document import ExportDocument, export_document
+    from .findings import add_finding, list_findings, update_finding
+    from .service import mark_reviewed, record_range_load, record_seen, review_status
+
+# The tools, by the module that holds each: loaded when first asked for, so
+# that a module of the record (``changes``, ``identity``...) loads without them.
+_HOMES = {
+    "ExportDocument": "export_document",
+    "export_document": "export_document",
+    "add_finding": "findings",
+    "list_findings": "findings",
+    "update_finding": "findings",
+    "mark_reviewed": "service",
+    "record_range_load": "service",
+    "record_seen": "service",
+    "review_status": "service",
+}
 
 __all__ = [
     "ExportDocument",
@@ -38,3 +56,10 @@ __all__ = [
     "review_status",
     "update_finding",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{home}", __name__), name)
