@@ -17,7 +17,7 @@ from .patterns import split_patterns
 Progress = Callable[[str, float], None]
 
 #: The ways a chunk can be shown (see :mod:`diffchunk.diff.formatter`).
-FORMATS = ("raw", "annotated", "compact")
+FORMATS = ("raw", "annotated", "compact", "lean")
 
 # A chunk holds a file header (up to 4 lines for a git diff) and lines of a
 # hunk: below 10 lines a part of a cut file would be mostly headers.
