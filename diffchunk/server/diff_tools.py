@@ -27,6 +27,7 @@ async def load_diff(
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
     gitattributes_path: str | None = None,
+    order: str = "path",
 ) -> str:
     """Load a diff file with other options than the defaults (chunk size, filters, context).
 
@@ -35,7 +36,8 @@ async def load_diff(
     changes; skip_generated: lockfiles, generated and vendored files (.gitattributes
     linguist-* win); include_patterns/exclude_patterns: comma-separated globs
     ("*.py,docs/**"); context_lines: unchanged lines kept around changes;
-    gitattributes_path: a .gitattributes file to apply.
+    gitattributes_path: a .gitattributes file to apply; order: "path" (the diff's) or
+    "review" (code, each test after its source, docs, config, generated files last).
     """
 
     with tool_errors():
@@ -47,6 +49,7 @@ async def load_diff(
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
             gitattributes_path=gitattributes_path,
+            order=order,
         )
 
         def work(progress: Progress) -> dict[str, Any]:

@@ -27,6 +27,7 @@ async def load_git_diff(
     include_patterns: str | None = None,
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
+    order: str = "path",
 ) -> str:
     """Review a git range: its diff is written to a cached file and loaded; pass the
     returned "file_path" to the diff tools.
@@ -45,6 +46,7 @@ async def load_git_diff(
             include_patterns=include_patterns,
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
+            order=order,
         )
 
         def work(progress: Progress) -> dict[str, Any]:
