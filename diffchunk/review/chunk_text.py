@@ -3,7 +3,7 @@
 The text of a chunk is a valid patch on its own (``raw``), or a view of it
 (:mod:`diffchunk.diff.formatter`).  The banner's token figure is that of the
 text that follows it.  A chunk too large for one response (a single
-oversized line or unit) comes in parts when raw (:mod:`.answer_parts`);
+oversized line or unit) comes in parts when raw (:mod:`.answers`);
 in another format it is shortened line by line and then cut at a line
 boundary, and the banner says so and how to get the whole.
 """
@@ -14,13 +14,10 @@ from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
-from .answer_parts import part_spans
-from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
+from .answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
 from .loading import session
 from .sessions import SessionStore
 
-# Lines longer than this are shortened in get_chunk output of an oversized chunk.
-LONG_LINE_CHARS = 2_000
 # How many file names a banner lists.
 BANNER_FILES = 20
 
@@ -30,19 +27,6 @@ def get_chunk_bytes(
 ) -> bytes:
     """The exact text of one chunk (a valid patch on its own)."""
     return session(absolute_file_path, store).review.chunk_bytes(chunk_number)
-
-
-def _shorten_long_lines(text: str, limit: int) -> tuple[str, int]:
-    out: list[str] = []
-    shortened = 0
-    for line in text.splitlines(keepends=True):
-        if len(line) > limit:
-            shortened += 1
-            body = line.rstrip("\r\n")
-            ending = line[len(body) :]
-            line = f"{body[:limit]} … [{len(body) - limit} more characters]{ending}"
-        out.append(line)
-    return "".join(out), shortened
 
 
 def _chunk_banner(review: Review, chunk: Chunk, fmt: str, text: str) -> list[str]:
@@ -140,7 +124,7 @@ def get_chunk(
                 suggestion="Pass include_context=true for a shortened text that says what it "
                 "leaves out, or format='raw' with part=1, 2... for the exact text.",
             )
-        text, notes = _shortened(text)
+        text, notes = shortened(text)
     if not include_context:
         return text
     banner = _chunk_banner(review, chunk, fmt, text)
@@ -166,39 +150,9 @@ def _part_note(chunk_number: int, number: int, parts: int, size: int) -> str:
     )
 
 
-def _shortened(text: str) -> tuple[str, list[str]]:
-    """``text`` made to fit one answer (a format that adds to the text, or an
-    oversized unit), and the notes that say how."""
-    notes: list[str] = []
-    text, shortened = _shorten_long_lines(text, LONG_LINE_CHARS)
-    if shortened:
-        notes.append(
-            f"Note: {shortened} very long line(s) shortened to {LONG_LINE_CHARS} characters; "
-            'format="raw" gives the exact text (in parts).'
-        )
-    text, left_out = fit_response(text)
-    if left_out:
-        notes.append(
-            f"Note: cut after {text.count(chr(10))} lines to fit one response; {left_out} "
-            'more line(s) follow. format="raw" gives the whole chunk in parts; a smaller '
-            "max_chunk_lines makes chunks that fit."
-        )
-    return text, notes
-
-
 def _is_utf8(raw: bytes) -> bool:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
-
-
-def fit_response(text: str) -> tuple[str, int]:
-    """``text`` up to its last line that fits one response, and how many lines are left out."""
-    limit = RESPONSE_TOKENS * CHARS_PER_TOKEN
-    if len(text) <= limit:
-        return text, 0
-    cut = text.rfind("\n", 0, limit) + 1 or limit
-    rest = text[cut:]
-    return text[:cut], rest.count("\n") + (not rest.endswith("\n"))

@@ -16,8 +16,7 @@ from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
 from ..errors import FileNotInDiff, InvalidArgument
-from .chunk_text import fit_response
-from .listing import CHARS_PER_TOKEN
+from .answers import CHARS_PER_TOKEN, fit_response
 from .loading import session
 from .sessions import SessionStore
 

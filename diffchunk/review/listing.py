@@ -18,14 +18,11 @@ from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk, FileStatus
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
-from .answer_parts import PART_BYTES, part_spans
+from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
 from .loading import excluded_file, session
 from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
 from .sessions import Session, SessionStore
 
-# A response should stay under about 20k tokens (token ~ 4 characters).
-RESPONSE_TOKENS = 20_000
-CHARS_PER_TOKEN = 4
 # A page of the listing: small enough to read whole (about 24,000 characters).
 PAGE_TOKENS = 6_000
 
@@ -36,15 +33,21 @@ def json_size(value: Any) -> int:
 
 
 def chunk_tokens(review: Review, number: int, fmt: str) -> int:
-    """Tokens of chunk ``number``'s text in ``fmt`` (without get_chunk's banner)."""
+    """Tokens of chunk ``number``'s text as get_chunk returns it in ``fmt`` (its banner
+    aside): the whole raw text (served in parts when it is larger than one answer),
+    or the view, shortened when it is larger than one answer."""
     if fmt == "raw":
         return review.chunk(number).token_count
     raw = review.chunk_bytes(number)
     if fmt == "lean":
         from ..diff.lean import render_lean  # on first use: most listings are raw
 
-        return len(render_lean(raw).text) // CHARS_PER_TOKEN
-    return len(format_chunk(raw, fmt, review.look_ahead(number))) // CHARS_PER_TOKEN
+        text = render_lean(raw).text
+    else:
+        text = format_chunk(raw, fmt, review.look_ahead(number))
+    if len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+        text = shortened(text)[0]
+    return len(text) // CHARS_PER_TOKEN
 
 
 def raw_parts(review: Review, chunk: Chunk) -> int | None:
