@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ bench-startup: $(STAMP)
 
 bench-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_export
+
+# What reading a review costs: every chunk in each format, the listing, the lean folds, the tool list.
+bench-tokens: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_tokens
 
 bench-load: $(STAMP)
 	$(BIN)/python -m tests.property.load_mcp --clients 8 --seconds 60

@@ -11,7 +11,7 @@ public ranges below when their repositories are found, and any ``--diff`` or
 format, banners included, as a share of the raw diff; the listing's overhead
 (every ``list_chunks`` page, as the JSON a tool returns); what each kind of
 lean fold saves; and the floor of a lean reading: the added lines, one line
-per file and one per hunk.  Then the tool list an assistant receives when it
+per file and one per hunk of the chunks.  Then the tool list an assistant receives when it
 connects (every tool's name, description and input schema, and the server's
 instructions), read through the real stdio client from ``diffchunk-mcp``, or
 from the tree at ``--server-path`` (to compare with another version).
@@ -70,7 +70,8 @@ class Measured:
 
 
 def _floor(raw: bytes) -> tuple[int, int]:
-    """(added lines' characters, the floor: added lines + a line per file and per hunk)."""
+    """(added lines' characters, the floor: added lines + a line per file and per hunk)
+    of one chunk's text."""
     from diffchunk.diff.parser import parse_diff
 
     parsed = parse_diff(raw)
@@ -103,11 +104,14 @@ def measure(path: str, name: str) -> Measured:
         m.pages += 1
         offset = page.get("next_offset")
     for n in range(1, summary.chunks + 1):
-        view = render_lean(core.get_chunk_bytes(path, n))
+        text = core.get_chunk_bytes(path, n)
+        view = render_lean(text)
         for kind, stats in view.stats.items():
             m.folds[kind] += stats.saved
             m.fold_counts[kind] += stats.count
-    m.added, m.floor = _floor(raw)
+        added, floor = _floor(text)
+        m.added += added
+        m.floor += floor
     return m
 
 

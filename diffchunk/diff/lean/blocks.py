@@ -16,9 +16,9 @@ added line), which only holds when the block is one run of shown lines.
 from __future__ import annotations
 
 from . import markers as mk
-from .matching import Move, Repeats
+from .matching import Move
 from .reading import Block, Line
-from .summaries import definitions, names_text, place, places
+from .summaries import definitions, names_text, place, places, short_names
 from .view import ViewWriter
 from .words import pair_lines
 
@@ -96,41 +96,75 @@ def _reindented(block: Block) -> tuple[dict[int, int], str] | None:
     return pairs, "indented otherwise"
 
 
+def _shown_size(block: Block) -> int:
+    """About how many characters a block costs when shown (its word-level pairs made)."""
+    removed, added = block.removed, block.added
+    if not removed or not added or not all(ln.exact for ln in block.lines):
+        return len(block.raw)
+    pairs = pair_lines([ln.text[1:] for ln in removed], [ln.text[1:] for ln in added])
+    saved = sum(
+        len(removed[i].raw) + len(added[j].raw) - len(text) - 2 for i, (j, text) in pairs.items()
+    )
+    return len(block.raw) - saved
+
+
 class BlockWriter:
-    """Writes the change blocks of a view (numbered as :func:`find_moves` saw them)."""
+    """Writes the change blocks of a view (numbered as :func:`find_moves` saw them).
+
+    ``repeats``: groups of blocks with the same edit (:func:`find_repeats`); a
+    group folds when its later blocks cost more than the lines naming them.
+    Other files are named by their shortest unambiguous ending.
+    """
 
     def __init__(
-        self, out: ViewWriter, blocks: list[Block], moves: list[Move], repeats: Repeats
+        self, out: ViewWriter, blocks: list[Block], moves: list[Move], repeats: list[list[int]]
     ) -> None:
         self.out = out
         self.blocks = blocks
-        self.repeats = repeats
+        self.names = short_names(block.file.path for block in blocks)
         self._from: dict[tuple[int, int], Move] = {}
         self._to: dict[tuple[int, int], Move] = {}
         for move in moves:
             for k in range(move.length):
                 self._from[(move.src, move.src_at + k)] = move
                 self._to[(move.dst, move.dst_at + k)] = move
+        self._first: dict[int, int] = {}  # a later block of a folded group -> the first
+        self._others: dict[int, list[int]] = {}  # the first block -> the later ones
+        for group in repeats:
+            first, later = group[0], group[1:]
+            cost = len(self._repeated_note(first, later)) + sum(
+                len(self._repeat_fold(b, first)) for b in later
+            )
+            if cost < len(later) * _shown_size(blocks[first]):
+                self._others[first] = later
+                self._first.update((b, first) for b in later)
 
     def _place(self, b: int) -> tuple[str, int]:
         block = self.blocks[b]
         return block.file.path, block.lines[0].new
 
+    def _repeat_fold(self, b: int, first: int) -> str:
+        block = self.blocks[b]
+        counts = _count_text(len(block.removed), len(block.added))
+        at = place(self._place(first), block.file.path, self.names)
+        return f"{mk.FOLD}same edit ({counts}) as at {at}"
+
+    def _repeated_note(self, first: int, later: list[int]) -> str:
+        block = self.blocks[first]
+        counts = _count_text(len(block.removed), len(block.added))
+        spots = places([self._place(o) for o in later], block.file.path, self.names)
+        return f"{mk.FOLD}this edit ({counts}) is repeated at {spots}"
+
     def write(self, b: int) -> None:
         block = self.blocks[b]
         out = self.out
-        first = self.repeats.first.get(b)
+        first = self._first.get(b)
         if first is not None:
-            counts = _count_text(len(block.removed), len(block.added))
-            at = place(self._place(first), block.file.path)
-            out.fold(f"{mk.FOLD}same edit ({counts}) as at {at}", block.raw, mk.REPEATED)
+            out.fold(self._repeat_fold(b, first), block.raw, mk.REPEATED)
             return
-        others = self.repeats.others.get(b)
+        others = self._others.get(b)
         if others:
-            counts = _count_text(len(block.removed), len(block.added))
-            spots = places([self._place(o) for o in others], block.file.path)
-            text = f"{mk.FOLD}this edit ({counts}) is repeated at {spots}"
-            out.fold(text, b"", mk.REPEATED)
+            out.fold(self._repeated_note(b, others), b"", mk.REPEATED)
         if not block.ordered:
             for line in block.lines:
                 write_line(out, line)
@@ -185,7 +219,7 @@ class BlockWriter:
             dst = self.blocks[move.dst]
             to = dst.added[move.dst_at]
             how = ", re-indented" if move.reindented else ""
-            at = place((dst.file.path, to.new), block.file.path)
+            at = place((dst.file.path, to.new), block.file.path, self.names)
             text = f"{mk.FOLD}{k} line{'s' if k != 1 else ''} moved to {at}{how}"
             out.fold(text, b"".join(ln.raw for ln in removed[i : i + k]), mk.MOVED)
             i += k
@@ -196,7 +230,7 @@ class BlockWriter:
                 src = self.blocks[move.src]
                 frm = src.removed[move.src_at]
                 n = move.length
-                at = place((src.file.path, frm.old), block.file.path)
+                at = place((src.file.path, frm.old), block.file.path, self.names)
                 text = f"{mk.FOLD}{n} line{'s' if n != 1 else ''} below moved from old {at}"
                 out.fold(text, b"", mk.MOVED)
             write_line(out, added[j])

@@ -6,10 +6,11 @@ characters of text, added unchanged (leading whitespace aside) in another
 change block of the view.  The added side is shown; the removed side folds
 into a line saying where it went.
 
-*Repeated edits*: a change block whose removed and added lines are exactly
-those of an earlier block of the view (:data:`MIN_REPEATED_CHARS` or more
-characters).  The first is shown with the list of the other places; each
-later one folds into a line naming the first.
+*Repeated edits*: change blocks whose removed and added lines are exactly
+the same (:data:`MIN_REPEATED_CHARS` or more characters).  When that saves
+characters, the first is shown with the list of the other places and each
+later one folds into a line naming the first (the writer decides,
+:mod:`.blocks`).
 
 Both look only inside the view (a chunk, or one file's diff): what they
 point at is always in the same answer.
@@ -21,19 +22,15 @@ from dataclasses import dataclass
 
 from .reading import Block, Line
 
-__all__ = ["Move", "Repeats", "find_moves", "find_repeats"]
+__all__ = ["Move", "find_moves", "find_repeats"]
 
 # A moved run is at least this many lines...
 MIN_MOVED_LINES = 3
 # ...holding at least this many characters besides whitespace (git's
 # --color-moved asks for 20 alphanumeric characters; a fold line costs ~40).
 MIN_MOVED_CHARS = 80
-# A repeated edit is folded when its lines hold at least this many characters,
-# and its repeats save more than the fold lines cost: about this much a line,
-# and this much a place named.
+# A repeated edit is looked at when its lines hold at least this many characters.
 MIN_REPEATED_CHARS = 40
-FOLD_CHARS = 36
-PLACE_CHARS = 6
 # Places a common line (a closing brace, a blank line) is looked for at most.
 MAX_CANDIDATES = 32
 
@@ -117,38 +114,12 @@ def _longest(
     return best
 
 
-@dataclass(frozen=True, slots=True)
-class Repeats:
-    """Blocks whose edit is an earlier block's: ``first[b]`` is the first block with the
-    same edit, ``others[f]`` the later blocks repeating block ``f``."""
-
-    first: dict[int, int]
-    others: dict[int, list[int]]
-
-
-def find_repeats(blocks: list[Block], skip: set[int]) -> Repeats:
-    """Repeated edits among ``blocks`` (those in ``skip`` aside): see the module doc.
-
-    An edit folds when its repeats save more than the lines naming the places
-    cost (:data:`FOLD_CHARS` a repeat, :data:`PLACE_CHARS` a place).
-    """
+def find_repeats(blocks: list[Block], skip: set[int]) -> list[list[int]]:
+    """Groups of blocks (two or more, in order) with the same edit, those in ``skip``
+    aside, each edit of at least :data:`MIN_REPEATED_CHARS` characters."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for b, block in enumerate(blocks):
-        if b in skip or not block.ordered:
+        if b in skip or not block.ordered or len(block.raw) < MIN_REPEATED_CHARS:
             continue
-        key = tuple(ln.text for ln in block.lines)
-        groups.setdefault(key, []).append(b)
-    first: dict[int, int] = {}
-    others: dict[int, list[int]] = {}
-    for places in groups.values():
-        if len(places) < 2:
-            continue
-        size = len(blocks[places[0]].raw)
-        later = places[1:]
-        saved = len(later) * (size - FOLD_CHARS) - (FOLD_CHARS + PLACE_CHARS * len(later))
-        if size < MIN_REPEATED_CHARS or saved <= 0:
-            continue
-        others[places[0]] = later
-        for b in later:
-            first[b] = places[0]
-    return Repeats(first, others)
+        groups.setdefault(tuple(ln.text for ln in block.lines), []).append(b)
+    return [places for places in groups.values() if len(places) > 1]

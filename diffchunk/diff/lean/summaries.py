@@ -23,6 +23,7 @@ __all__ = [
     "file_head",
     "place",
     "places",
+    "short_names",
 ]
 
 # Names of removed definitions a fold line lists at most.
@@ -175,13 +176,31 @@ def commit_head(header: bytes, sha: str, subject: str | None) -> str:
     return text
 
 
-def place(spot: tuple[str, int], here: str) -> str:
-    """``line 12`` in the file ``here``, else ``b.py:12``."""
+def short_names(paths: Iterable[str]) -> dict[str, str]:
+    """Each path's shortest ending (whole segments) that no other of ``paths`` shares:
+    ``lib/sqlalchemy/dialects/mysql/asyncmy.py`` is ``asyncmy.py`` when no other file
+    of the view is."""
+    unique = sorted(set(paths))
+    names: dict[str, str] = {}
+    for path in unique:
+        parts = path.split("/")
+        for n in range(1, len(parts) + 1):
+            tail = "/".join(parts[-n:])
+            if not any(o != path and (o == tail or o.endswith("/" + tail)) for o in unique):
+                break
+        names[path] = tail
+    return names
+
+
+def place(spot: tuple[str, int], here: str, names: dict[str, str] | None = None) -> str:
+    """``line 12`` in the file ``here``, else ``b.py:12`` (the file by its short name)."""
     path, line = spot
-    return f"line {line}" if path == here else f"{path}:{line}"
+    if path == here:
+        return f"line {line}"
+    return f"{(names or {}).get(path, path)}:{line}"
 
 
-def places(spots: list[tuple[str, int]], here: str) -> str:
+def places(spots: list[tuple[str, int]], here: str, names: dict[str, str] | None = None) -> str:
     """``lines 12, 40; b.py:7``: places grouped by file (``here`` first named by lines)."""
     by_file: dict[str, list[str]] = {}
     for path, line in spots:
@@ -191,5 +210,5 @@ def places(spots: list[tuple[str, int]], here: str) -> str:
         if path == here:
             out.append(f"line{'s' if len(lines) > 1 else ''} {', '.join(lines)}")
         else:
-            out.append(f"{path}:{','.join(lines)}")
+            out.append(f"{(names or {}).get(path, path)}:{','.join(lines)}")
     return "; ".join(out)
