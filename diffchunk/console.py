@@ -59,6 +59,7 @@ REVIEW_VALUED = frozenset(
         "--exclude",
         "--context-lines",
         "--gitattributes",
+        "--order",
     }
 )
 
