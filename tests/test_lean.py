@@ -247,3 +247,22 @@ def test_bytes_that_are_not_utf8_and_a_missing_final_newline_come_back() -> None
 def test_text_that_is_not_a_diff_is_shown_as_text() -> None:
     view = check_view(b"just words\nand more\n")
     assert view.text == "## text outside the files (2 lines)\n| just words\n| and more\n"
+
+
+def test_a_paragraph_pasted_into_several_places_is_shown_once(repo: Path) -> None:
+    doc = (
+        "    :param hash: Specific to native dataclasses, controls if this field\n"
+        "     is included when generating the __hash__() method for the class.\n"
+        "\n"
+        "     .. versionadded:: 2.0.36\n"
+    )
+    make = "def make_{i}(x{extra}):\n    '''Make {i}.\n\n    :param x: {i}\n{doc}'''\n"
+    before = "".join(make.format(i=i, extra="", doc="") for i in range(3))
+    # each place adds its own line too: the edits differ, the pasted paragraph does not
+    after = "".join(
+        make.format(i=i, extra=", hash=None", doc=doc + f"    :param y{i}: why {i}\n")
+        for i in range(3)
+    )
+    view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
+    assert view.text.count(":param hash:") == 1
+    assert view.text.count("⋯ 4 added lines as shown at line 5") == 2

@@ -32,6 +32,12 @@ LONG_LINE_HEAD = 300
 # them, come back only re-indented (found among this many next added lines).
 MIN_REINDENTED = 2
 REINDENT_WINDOW = 4
+# A run of added lines shown again folds when it is at least this long, and
+# this many characters (a fold line costs about 40); a line is looked for in
+# this many earlier places at most.
+MIN_ECHO_LINES = 3
+MIN_ECHO_CHARS = 120
+MAX_ECHO_CANDIDATES = 16
 # A run of removed lines folds when it is at least this long...
 MIN_REMOVED_LINES = 3
 # ...and, in a block that also adds lines, at least this long and this many
@@ -96,6 +102,47 @@ def _reindented(block: Block) -> tuple[dict[int, int], str] | None:
     return pairs, "indented otherwise"
 
 
+class ShownRuns:
+    """The added lines a view has shown so far, to fold a run of them shown again.
+
+    Another block's run of at least :data:`MIN_ECHO_LINES` added lines and
+    :data:`MIN_ECHO_CHARS` characters, exactly as an earlier block showed them
+    (a docstring paragraph pasted into a dozen constructors), folds into a line
+    naming where it was shown.
+    """
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.where: list[tuple[int, str, int]] = []  # (block, path, new line) of each
+        self.index: dict[str, list[int]] = {}
+
+    def add(self, block: int, path: str, line: Line) -> None:
+        self.index.setdefault(line.text, []).append(len(self.texts))
+        self.texts.append(line.text)
+        self.where.append((block, path, line.new))
+
+    def echo(self, block: int, lines: list[Line], j: int) -> tuple[int, int] | None:
+        """``(length, index of the first shown line)`` of the longest run from
+        ``lines[j]`` that another block showed, when long enough."""
+        best: tuple[int, int] | None = None
+        for k in self.index.get(lines[j].text, ())[:MAX_ECHO_CANDIDATES]:
+            other = self.where[k][0]
+            if other == block:
+                continue
+            n = chars = 0
+            while (
+                j + n < len(lines)
+                and k + n < len(self.texts)
+                and self.where[k + n][0] == other
+                and self.texts[k + n] == lines[j + n].text
+            ):
+                chars += len(lines[j + n].raw)
+                n += 1
+            if n >= MIN_ECHO_LINES and chars >= MIN_ECHO_CHARS and (best is None or n > best[0]):
+                best = (n, k)
+        return best
+
+
 def _shown_size(block: Block) -> int:
     """About how many characters a block costs when shown (its word-level pairs made)."""
     removed, added = block.removed, block.added
@@ -128,6 +175,7 @@ class BlockWriter:
             for k in range(move.length):
                 self._from[(move.src, move.src_at + k)] = move
                 self._to[(move.dst, move.dst_at + k)] = move
+        self._shown = ShownRuns()
         self._first: dict[int, int] = {}  # a later block of a folded group -> the first
         self._others: dict[int, list[int]] = {}  # the first block -> the later ones
         for group in repeats:
@@ -176,14 +224,34 @@ class BlockWriter:
             return
         reindented = _reindented(block)
         if reindented is not None:
-            self._write_reindented(block, *reindented)
+            self._write_reindented(b, *reindented)
             return
-        self._write_plain(block)
+        self._write_plain(b)
 
-    def _write_reindented(self, block: Block, pairs: dict[int, int], how: str) -> None:
+    def _write_added(self, b: int, lines: list[Line]) -> None:
+        """Added lines, a run another block showed already folded into a line saying where."""
+        out = self.out
+        path = self.blocks[b].file.path
+        j = 0
+        while j < len(lines):
+            echo = self._shown.echo(b, lines, j)
+            if echo is None:
+                write_line(out, lines[j])
+                self._shown.add(b, path, lines[j])
+                j += 1
+                continue
+            n, k = echo
+            _, shown_in, line = self._shown.where[k]
+            at = place((shown_in, line), path, self.names)
+            text = f"{mk.FOLD}{n} added lines as shown at {at}"
+            out.fold(text, b"".join(ln.raw for ln in lines[j : j + n]), mk.REPEATED)
+            j += n
+
+    def _write_reindented(self, b: int, pairs: dict[int, int], how: str) -> None:
         """Removed lines that come back re-indented fold into lines saying so; the
         other removed lines and every added line are shown."""
         out = self.out
+        block = self.blocks[b]
         removed = block.removed
         i = 0
         while i < len(removed):
@@ -198,8 +266,7 @@ class BlockWriter:
             text = f"{mk.FOLD}{n} line{'s' if n != 1 else ''} re-indented below ({how})"
             out.fold(text, b"".join(ln.raw for ln in removed[i:j]), mk.REINDENT)
             i = j
-        for line in block.added:
-            write_line(out, line)
+        self._write_added(b, block.added)
 
     def _write_moved(self, b: int) -> None:
         block = self.blocks[b]
@@ -234,6 +301,7 @@ class BlockWriter:
                 text = f"{mk.FOLD}{n} line{'s' if n != 1 else ''} below moved from old {at}"
                 out.fold(text, b"", mk.MOVED)
             write_line(out, added[j])
+            self._shown.add(b, block.file.path, added[j])
             j += 1
 
     def _write_removed(self, lines: list[Line], path: str, *, pure: bool, added: int) -> None:
@@ -257,8 +325,9 @@ class BlockWriter:
         for line in lines:
             write_line(self.out, line)
 
-    def _write_plain(self, block: Block) -> None:
+    def _write_plain(self, b: int) -> None:
         out = self.out
+        block = self.blocks[b]
         removed, added = block.removed, block.added
         pairs: dict[int, tuple[int, str]] = {}
         if (
@@ -270,8 +339,7 @@ class BlockWriter:
             pairs = pair_lines([ln.text[1:] for ln in removed], [ln.text[1:] for ln in added])
         if not pairs:
             self._write_removed(removed, block.file.path, pure=not added, added=len(added))
-            for line in added:
-                write_line(out, line)
+            self._write_added(b, added)
             return
         i = j = 0
         for ri in sorted(pairs):
