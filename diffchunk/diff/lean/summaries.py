@@ -180,13 +180,19 @@ def short_names(paths: Iterable[str]) -> dict[str, str]:
     """Each path's shortest ending (whole segments) that no other of ``paths`` shares:
     ``lib/sqlalchemy/dialects/mysql/asyncmy.py`` is ``asyncmy.py`` when no other file
     of the view is."""
-    unique = sorted(set(paths))
+    unique = set(paths)
+    tails: dict[str, int] = {}  # an ending -> how many of the paths end so
+    for path in unique:
+        parts = path.split("/")
+        for n in range(1, len(parts) + 1):
+            tail = "/".join(parts[-n:])
+            tails[tail] = tails.get(tail, 0) + 1
     names: dict[str, str] = {}
     for path in unique:
         parts = path.split("/")
         for n in range(1, len(parts) + 1):
             tail = "/".join(parts[-n:])
-            if not any(o != path and (o == tail or o.endswith("/" + tail)) for o in unique):
+            if tails[tail] == 1:
                 break
         names[path] = tail
     return names

@@ -99,12 +99,13 @@ def _changes(
     return ops
 
 
-def pair_line(old: str, new: str) -> str | None:
+def pair_line(old: str, new: str, tokens: tuple[list[str], list[str]] | None = None) -> str | None:
     """The pair line (without its ``~``) of the contents ``old`` and ``new``, or None
-    when they do not differ in a few words (see the module doc)."""
+    when they do not differ in a few words (see the module doc).  ``tokens``: the
+    words of both, when already split."""
     if old == new or not _pairable(old) or not _pairable(new):
         return None
-    a, b = _tokens(old), _tokens(new)
+    a, b = tokens if tokens is not None else (_tokens(old), _tokens(new))
     allowed = max(MAX_CHANGED_SHARE * max(len(old.strip()), len(new.strip())), MAX_CHANGED_SHORT)
     opcodes = _changes(a, b, allowed)
     if opcodes is None:
@@ -177,11 +178,20 @@ def pair_lines(removed: list[str], added: list[str]) -> dict[int, tuple[int, str
             if _similar(old, new) and (line := pair_line(old, new)) is not None:
                 pairs[i] = (i, line)
         return pairs
+    words: dict[int, list[str]] = {}  # added index -> its words, split once
     start = 0
     for i, old in enumerate(removed):
+        mine: list[str] | None = None
         for j in range(start, min(len(added), start + PAIR_WINDOW)):
             new = added[j]
-            if _similar(old, new) and (line := pair_line(old, new)) is not None:
+            if not _similar(old, new):
+                continue
+            if mine is None:
+                mine = _tokens(old)
+            theirs = words.get(j)
+            if theirs is None:
+                theirs = words[j] = _tokens(new)
+            if (line := pair_line(old, new, (mine, theirs))) is not None:
                 pairs[i] = (j, line)
                 start = j + 1
                 break
