@@ -13,14 +13,13 @@ budget (``SIGALRM`` works only on the main thread).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from mcp.types import ToolAnnotations
 
 from ..files import service
-from .app import READ_ONLY, app
+from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -35,7 +34,7 @@ class _Result(Protocol):
 def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     with tool_errors():
         result = fn(*args, **kwargs)
-    return json.dumps(result.to_dict(), ensure_ascii=False)
+    return to_json(result.to_dict())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
