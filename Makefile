@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,10 @@ bench-export: $(STAMP)
 # mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
+
+# What reading a review costs: every chunk in each format, the listing, the lean folds, the tool list.
+bench-tokens: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_tokens
 
 bench-load: $(STAMP)
 	$(BIN)/python -m tests.property.load_mcp --clients 8 --seconds 60

@@ -61,6 +61,7 @@ REVIEW_VALUED = frozenset(
         "--exclude",
         "--context-lines",
         "--gitattributes",
+        "--order",
     }
 )
 

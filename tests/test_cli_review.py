@@ -119,6 +119,25 @@ def test_chunk_output_is_byte_exact(repo_diff: tuple[Path, Path, bytes]) -> None
     assert result.exit_code == 0 and result.stdout
 
 
+def test_lean_chunks_and_review_order_on_the_command_line(
+    repo_diff: tuple[Path, Path, bytes],
+) -> None:
+    _, diff, _ = repo_diff
+    runner = CliRunner()
+    result = runner.invoke(main, ["review", str(diff), "--chunk", "1", "--format", "lean"])
+    assert result.exit_code == 0, result.output
+    assert "## src/app.py (+1 -1)" in result.stdout
+    assert "@@ 8 app 3\n-app 7\n+app seven\n" in result.stdout  # a pair would not be shorter
+    assert "## moved.py (renamed from move_me.py)" in result.stdout
+    result = runner.invoke(main, ["review", str(diff), "--file", "crlf.txt", "--format", "lean"])
+    assert result.exit_code == 0 and b"-two\r\n+TWO\r\n" in result.stdout_bytes
+    listed = runner.invoke(main, ["review", str(diff), "--order", "review", "--json"])
+    assert listed.exit_code == 0, listed.output
+    files = [f for c in json.loads(listed.stdout)["chunks"] for f in c["files"]]
+    assert files.index("src/app.py") < files.index("crlf.txt")  # code before text files
+    assert runner.invoke(main, ["review", str(diff), "--order", "size"]).exit_code == 2
+
+
 def test_out_dir_chunks_apply_in_order(repo_diff: tuple[Path, Path, bytes], tmp_path: Path) -> None:
     repo, diff, wanted = repo_diff
     out = tmp_path / "out"

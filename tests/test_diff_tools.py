@@ -236,7 +236,7 @@ def test_corpus_listing_and_chunk_latency(store: SessionStore) -> None:
     assert f"diff --git a/{split['parent_file']}" in whole
 
 
-def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
+def test_oversized_chunk_comes_in_raw_parts_and_shortened_in_other_formats(
     tmp_path: Path, store: SessionStore
 ) -> None:
     line = "x" * 200_000
@@ -245,13 +245,28 @@ def test_oversized_chunk_lines_are_shortened_only_in_the_framed_view(
         "diff --git a/wide.txt b/wide.txt\nnew file mode 100644\nindex 0000000..1111111\n"
         f"--- /dev/null\n+++ b/wide.txt\n@@ -0,0 +1 @@\n+{line}\n"
     )
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
     listing = diff_tools.list_chunks(str(diff), store=store).to_dict()
     assert listing["chunks"][0]["oversized"] is True
-    framed = diff_tools.get_chunk(str(diff), 1, store=store)
+    parts = listing["chunks"][0]["parts"]
+    assert parts == 3
+    framed = diff_tools.get_chunk(str(diff), 1, format="annotated", store=store)
     assert "very long line(s) shortened" in framed
     assert len(framed) < 10_000
-    exact = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
+    lean = diff_tools.get_chunk(str(diff), 1, format="lean", store=store)
+    assert "199,701 more characters of this line" in lean and len(lean) < 2_000
+    first = diff_tools.get_chunk(str(diff), 1, store=store)
+    assert "Raw text part 1 of 3" in first and len(first) <= limit
+    exact = "".join(
+        diff_tools.get_chunk(str(diff), 1, include_context=False, part=n, store=store)
+        for n in range(1, parts + 1)
+    )
     assert line in exact
+    assert exact == diff.read_text()
+    with pytest.raises(InvalidArgument, match="comes in 3 parts"):
+        diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
+    with pytest.raises(InvalidArgument, match="between 1 and 3"):
+        diff_tools.get_chunk(str(diff), 1, part=4, store=store)
 
 
 def test_deleted_diff_file_is_refused_and_its_session_dropped(
@@ -295,9 +310,18 @@ def test_big_file_diffs_and_chunks_fit_one_response(tmp_path: Path, store: Sessi
     assert "more are left out" in excluded and len(excluded) < limit + 1_000
     number = diff_tools.find_chunks_for_files(path, "blob.bin", store=store)[0]
     framed = diff_tools.get_chunk(path, number, store=store)
-    assert "cut after" in framed and len(framed) < limit + 2_000
-    exact = diff_tools.get_chunk(path, number, include_context=False, store=store)
+    assert "Raw text part 1 of 3" in framed and len(framed) <= limit
+    parts = diff_tools.list_chunks(path, store=store).to_dict()["chunks"][number - 1]["parts"]
+    texts = [
+        diff_tools.get_chunk(path, number, include_context=False, part=n, store=store)
+        for n in range(1, parts + 1)
+    ]
+    assert all(len(text) <= limit for text in texts)
+    exact = "".join(texts)
     assert exact.count("\nz000") == 3000 and exact.endswith("HcmV?d00001\n\n")
+    lean = diff_tools.get_chunk(path, number, format="lean", store=store)
+    assert "GIT binary patch of 186,056 bytes left out: new 180,000 bytes" in lean
+    assert len(lean) < 2_000
 
 
 def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
@@ -452,5 +476,7 @@ def test_a_chunk_with_thousands_of_files_is_listed_within_one_response(
     assert "\x01" in listing["chunks"][0]["files"][0]
     first = listing["chunks"][0]
     assert len(json.dumps(listing)) <= limit
-    assert first["files_total"] > first["files_listed"] == len(first["files"]) > 100
+    page = len(json.dumps(listing, ensure_ascii=False, separators=(",", ":")))
+    assert page <= diff_tools.PAGE_TOKENS * diff_tools.CHARS_PER_TOKEN  # a page, not more
+    assert first["files_total"] > first["files_listed"] == len(first["files"]) > 40
     assert "find_chunks_for_files" in first["files_note"]

@@ -207,8 +207,9 @@ FILE_TOOLS = ("get_overview", "search_content", "read_content", "edit_content", 
 
 
 def _types(prop: dict[str, Any]) -> set[str]:
-    if "type" in prop:
-        return {prop["type"]}
+    if "type" in prop:  # one type, or a list of them (an optional value: [T, "null"])
+        kinds = prop["type"]
+        return set(kinds) if isinstance(kinds, list) else {kinds}
     return {str(p.get("type")) for p in prop.get("anyOf", [])}
 
 

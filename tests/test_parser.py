@@ -257,6 +257,41 @@ def test_git_diff_counts_and_paths_match_numstat(repo: Path, variant: str) -> No
         assert cafe.new_token == b'"caf\\303\\251.md"'
 
 
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_a_single_format_patch_keeps_its_message_in_its_chunk(
+    tmp_path: Path, object_format: str
+) -> None:
+    from diffchunk.diff.chunker import chunk_files, render_chunk
+    from diffchunk.diff.formatter import format_chunk
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", f"--object-format={object_format}")
+    (repo / "a.txt").write_text("a\nb\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "root")
+    for i in range(2):
+        (repo / "a.txt").write_text(f"a\n{i}\n")
+        git(repo, "commit", "-qam", f"Change {i}", "-m", f"Why change {i} was made.")
+    one = git(repo, "format-patch", "-1", "--stdout")
+    assert one.startswith(b"From ") and len(one.split(b" ", 2)[1]) == len(
+        git(repo, "rev-parse", "HEAD").strip()
+    )
+    for data, commits in (
+        (one, ["Change 1"]),
+        (git(repo, "format-patch", "--stdout", "HEAD~2"), ["Change 0", "Change 1"]),
+    ):
+        parsed = parse_checked(data)
+        assert [c.subject for c in parsed.commits] == commits
+        text = b"".join(render_chunk(parsed, c) for c in chunk_files(parsed, parsed.files))
+        heads = [bytes(parsed.raw(parsed.segments[c.segment])) for c in parsed.commits]
+        assert text.startswith(heads[0])  # the chunks hold every commit's header and message
+        assert all(head in text for head in heads)
+        assert b"Why change 1 was made." in text
+        for mode in ("annotated", "compact", "lean"):
+            assert "Why change 1 was made." in format_chunk(text, mode)
+
+
 def test_git_log_and_format_patch_streams(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     repo.mkdir()

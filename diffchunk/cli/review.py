@@ -268,7 +268,7 @@ def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
         _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
         _record_seen(diff_path, chunk_number=chunk_number)
     else:  # get_chunk records it
-        click.echo(core.get_chunk(diff_path, chunk_number, False, fmt), nl=False)
+        click.echo(core.get_chunk(diff_path, chunk_number, False, fmt, bounded=False), nl=False)
 
 
 def _print_file(diff_path: str, file_path: str, fmt: str) -> None:

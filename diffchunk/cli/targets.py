@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, LoadOptions, Progress
+from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, ORDERS, LoadOptions, Progress
 from ..paths import is_diff_file
 from . import ranges
 from .params import SafePath
@@ -35,6 +35,7 @@ TARGET_PARAMETERS = (
     "no_skip_generated",
     "context_lines",
     "gitattributes",
+    "order",
 )
 
 
@@ -84,6 +85,14 @@ def target_options(command: F) -> F:
             metavar="FILE",
             help="Apply this .gitattributes file (linguist-generated, linguist-vendored...).",
         ),
+        click.option(
+            "--order",
+            type=click.Choice(ORDERS),
+            default="path",
+            show_default=True,
+            help="Chunk files in the diff's order, or in review order (code, each test "
+            "after its source, docs, config, generated files last).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -105,6 +114,7 @@ def load_options(params: dict[str, Any]) -> LoadOptions:
         exclude_patterns=_joined(params["exclude"]),
         context_lines=params["context_lines"],
         gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
+        order=params.get("order", "path"),
     )
 
 

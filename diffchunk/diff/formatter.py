@@ -1,4 +1,4 @@
-"""Display formats of a chunk's text: ``raw``, ``annotated`` and ``compact``.
+"""Display formats of a chunk's text: ``raw``, ``annotated``, ``compact`` and ``lean``.
 
 Formats are applied when a chunk is shown; the stored text stays the raw diff.
 
@@ -9,7 +9,9 @@ context and added lines numbered as in the new file, and an ``__old hunk__``
 section of context and removed lines when the hunk removes anything.
 ``compact`` keeps only the numbered new side of each hunk, with the number of
 removed lines on its ``__new hunk__`` line.  Commit headers and messages in
-the chunk are kept, once, before their files.
+the chunk are kept, once, before their files.  ``lean`` is every changed
+line for the fewest characters, expandable back to ``raw`` (see
+:mod:`diffchunk.diff.lean`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def normalize_format(mode: str) -> str:
         raise InvalidArgument(
             f"Unknown format {mode!r}: valid formats are {', '.join(FORMATS)}.",
             suggestion="Use 'raw' for the diff text as is, 'annotated' for line numbers "
-            "and old/new sections, or 'compact' for the new side only.",
+            "and old/new sections, 'compact' for the new side only, or 'lean' for every "
+            "change in the fewest tokens.",
         )
     return value
 
@@ -43,6 +46,10 @@ def format_chunk(raw: bytes, mode: str, look_ahead: frozenset[int] = frozenset()
     line number, since a later part may still change or remove them.
     """
     fmt = normalize_format(mode)
+    if fmt == "lean":
+        from diffchunk.diff.lean import render_lean  # on first use: most calls are raw
+
+        return render_lean(raw).text
     text = raw.decode("utf-8", errors="replace")
     if fmt == "raw" or not raw.strip():
         return text

@@ -16,8 +16,13 @@ from .patterns import split_patterns
 #: Progress callback: ``(stage description, fraction done)``.
 Progress = Callable[[str, float], None]
 
+#: The orders files can be chunked in (see :mod:`diffchunk.diff.review_order`):
+#: ``path`` (the diff's own) or ``review`` (code, its tests, docs, config,
+#: generated files last).
+ORDERS = ("path", "review")
+
 #: The ways a chunk can be shown (see :mod:`diffchunk.diff.formatter`).
-FORMATS = ("raw", "annotated", "compact")
+FORMATS = ("raw", "annotated", "compact", "lean")
 
 # A chunk holds a file header (up to 4 lines for a git diff) and lines of a
 # hunk: below 10 lines a part of a cut file would be mostly headers.
@@ -59,6 +64,7 @@ class LoadOptions:
     exclude_patterns: str | None = None
     context_lines: int | None = None
     gitattributes_path: str | None = None
+    order: str = "path"
 
     def __post_init__(self) -> None:
         _check_int("max_chunk_lines", self.max_chunk_lines, MIN_CHUNK_LINES, MAX_CHUNK_LINES)
@@ -84,6 +90,14 @@ class LoadOptions:
         )
         if self.gitattributes_path is not None and not isinstance(self.gitattributes_path, str):
             raise InvalidArgument("gitattributes_path must be a path string.")
+        order = self.order.strip().lower() if isinstance(self.order, str) else None
+        if order not in ORDERS:
+            raise InvalidArgument(
+                f"Unknown order {self.order!r}: valid orders are {', '.join(ORDERS)}.",
+                suggestion="Use 'path' for the diff's own order, or 'review' for code first, "
+                "each test after its source, then docs and config, generated files last.",
+            )
+        object.__setattr__(self, "order", order)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -201,7 +201,12 @@ def _build_review(
         prescreen=prescreen,
     )
     report("chunking", 0.75)
-    chunks = chunk_files(parsed, result.kept, max_lines=options.max_chunk_lines)
+    kept: Sequence[FileDiff] = result.kept
+    if options.order == "review":
+        from .review_order import review_order  # only for this order: nothing at import
+
+        kept = review_order(kept)
+    chunks = chunk_files(parsed, kept, max_lines=options.max_chunk_lines)
     mapping: dict[str, list[int]] = {}
     for chunk in chunks:
         for part in chunk.parts:
@@ -217,7 +222,7 @@ def _build_review(
     report("done", 1.0)
     return Review(
         parsed=parsed,
-        kept=tuple(result.kept),
+        kept=tuple(kept),
         excluded=tuple(result.excluded),
         chunks=tuple(chunks),
         stats=stats,

@@ -16,7 +16,7 @@ import re
 
 _STARTS = (
     rb"(?:diff |Index: |--- [^\n]*\n\+\+\+ |Binary files |commit [0-9a-f]{7,64}(?:[ \r\n]|\Z)"
-    rb"|From [0-9a-f]{40} )"
+    rb"|From [0-9a-f]{40}(?:[0-9a-f]{24})? )"
 )
 #: A line that can start a section, matched at a line start; the parser checks
 #: the details with the specific patterns below.  ``--- `` only counts when a
@@ -40,9 +40,14 @@ UNIFIED_PAIR = re.compile(rb"--- ([^\n]*)\n\+\+\+ ([^\n]*)\n?")
 
 #: ``git log`` commit line: ``commit <sha>`` with optional decorations.
 LOG_COMMIT = re.compile(rb"commit ([0-9a-f]{7,64})(?:[ \r\n]|\Z)")
-#: ``git format-patch`` mbox separator.
-MBOX_FROM = re.compile(rb"From ([0-9a-f]{40}) Mon Sep 17 00:00:00 2001\r?(?:\n|\Z)")
-MBOX_FROM_ANYWHERE = re.compile(rb"\nFrom [0-9a-f]{40} Mon Sep 17 00:00:00 2001\r?\n")
+#: ``git format-patch`` mbox separator: a SHA-1 (40 hex digits) or, in a
+#: repository of the SHA-256 object format, 64.
+MBOX_FROM = re.compile(
+    rb"From ([0-9a-f]{40}(?:[0-9a-f]{24})?) Mon Sep 17 00:00:00 2001\r?(?:\n|\Z)"
+)
+MBOX_FROM_ANYWHERE = re.compile(
+    rb"\nFrom [0-9a-f]{40}(?:[0-9a-f]{24})? Mon Sep 17 00:00:00 2001\r?\n"
+)
 
 # ---------------------------------------------------------------------------
 # Git extended header lines (between ``diff --git`` and the first hunk)

@@ -20,7 +20,7 @@ from typing import Any
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
 from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
-from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks
+from .listing import CHARS_PER_TOKEN, PAGE_TOKENS, RESPONSE_TOKENS, list_chunks
 from .loading import load_diff, store_of
 from .loading import session as loaded_session
 from .results import LoadedDiff, Overview
@@ -28,6 +28,7 @@ from .sessions import Session, SessionStore
 
 __all__ = [
     "CHARS_PER_TOKEN",
+    "PAGE_TOKENS",
     "RESPONSE_TOKENS",
     "FileDiffText",
     "find_chunks_for_files",
@@ -47,24 +48,36 @@ def get_chunk(
     chunk_number: int,
     include_context: bool = True,
     format: str = "raw",
+    part: int | None = None,
     *,
     store: SessionStore | None = None,
+    bounded: bool = True,
 ) -> str:
     """One chunk's text (:func:`diffchunk.review.chunk_text.get_chunk`); the review
     record notes its files as seen."""
     text = chunk_text.get_chunk(
-        absolute_file_path, chunk_number, include_context, format, store=store
+        absolute_file_path,
+        chunk_number,
+        include_context,
+        format,
+        part,
+        store=store,
+        bounded=bounded,
     )
     _record_seen(absolute_file_path, store, chunk_number=chunk_number)
     return text
 
 
 def get_file_diff(
-    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+    absolute_file_path: str,
+    file_path: str,
+    format: str = "raw",
+    *,
+    store: SessionStore | None = None,
 ) -> str:
     """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`); the
     review record notes the file as seen."""
-    text = file_diffs.get_file_diff(absolute_file_path, file_path, store=store)
+    text = file_diffs.get_file_diff(absolute_file_path, file_path, format, store=store)
     loaded = store_of(store).peek(absolute_file_path)
     if loaded is not None:
         shown = file_diffs.match_file(loaded.review, file_path)

@@ -21,7 +21,7 @@ from ..fdio import replace_file
 from ..git.cache import default_cache_dir
 from .export import EXTENSIONS, normalize_format, render
 from .loading import session
-from .record import export_document
+from .record.document import export_document
 from .record.store import RecordStore
 from .sessions import SessionStore
 

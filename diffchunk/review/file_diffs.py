@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
 from ..errors import FileNotInDiff, InvalidArgument
-from .chunk_text import fit_response
-from .listing import CHARS_PER_TOKEN
+from .answers import CHARS_PER_TOKEN, fit_response
 from .loading import session
 from .sessions import SessionStore
 
@@ -135,23 +135,38 @@ def get_file_diff_bytes(
 
 
 def get_file_diff(
-    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+    absolute_file_path: str,
+    file_path: str,
+    format: str = "raw",
+    *,
+    store: SessionStore | None = None,
 ) -> str:
-    """The diff text of one file; an excluded file is served with a note saying why."""
+    """The diff text of one file in ``format`` (see :func:`~.chunk_text.get_chunk`); an
+    excluded file is served with a note saying why, a text larger than one answer is
+    cut with a note saying how to read on."""
+    fmt = normalize_format(format)
     review = session(absolute_file_path, store).review
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
-    text, left_out = fit_response(result.data.decode("utf-8", errors="replace"))
+    legend = ""
+    if fmt == "lean":
+        from ..diff.lean import render_lean  # on first use: most calls are raw
+
+        view = render_lean(result.data)
+        whole, legend = view.text, view.legend()
+    else:
+        whole = format_chunk(result.data, fmt)
+    text, left_out = fit_response(whole)
     notes = []
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         notes.append(f"{result.path} is excluded from the chunks ({why})")
     if left_out:
-        tokens = len(result.data) // CHARS_PER_TOKEN
+        tokens = len(whole) // CHARS_PER_TOKEN
         shown = text.count("\n")
         numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
         more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
-        if result.sections == 1:
+        if result.sections == 1 and fmt == "raw":
             fd = next(f for f in review.parsed.files if f.path == result.path)
             line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
             rest = (
@@ -164,7 +179,11 @@ def get_file_diff(
             f"{shown} lines follow and {left_out} more are left out"
             + (f" ({more})" if more else "")
         )
-        return f"=== {'; '.join(notes)} ===\n\n{text}"
-    if notes:
-        return f"=== {notes[0]}; its full diff follows ===\n\n{text}"
-    return text
+        head = f"=== {'; '.join(notes)} ==="
+    elif notes:
+        head = f"=== {notes[0]}; its full diff follows ==="
+    elif legend:
+        head = f"=== {result.path} | lean | ~{len(text) // CHARS_PER_TOKEN:,} tokens (raw ~{len(result.data) // CHARS_PER_TOKEN:,}) ==="
+    else:
+        return text
+    return f"{head}\n{legend}\n\n{text}" if legend else f"{head}\n\n{text}"

@@ -2,7 +2,11 @@
 
 A page only builds the entries it shows (a listing of a large diff is never
 built whole by one call), and the entries and their JSON sizes are kept with
-the session for the next page.
+the session for the next page.  A page holds about :data:`PAGE_TOKENS`
+tokens; the excluded files are listed on the first page only (later pages
+give their number).  Token figures are those of ``get_chunk``'s text in the
+format asked for (the raw text's by default; another format's are counted
+by formatting the chunks of the page, and all of them for the total).
 """
 
 from __future__ import annotations
@@ -10,21 +14,47 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk, FileStatus
 from ..diff.pipeline import Review
+from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
 from .loading import excluded_file, session
 from .paging import check_page
 from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
 from .sessions import Session, SessionStore
 
-# A response should stay under about 20k tokens (token ~ 4 characters).
-RESPONSE_TOKENS = 20_000
-CHARS_PER_TOKEN = 4
+# A page of the listing: small enough to read whole (about 24,000 characters).
+PAGE_TOKENS = 6_000
 
 
 def json_size(value: Any) -> int:
-    """The length of ``value`` as the JSON text a tool returns."""
-    return len(json.dumps(value, ensure_ascii=False))
+    """The length of ``value`` as the JSON text a tool returns (compact separators)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def chunk_tokens(review: Review, number: int, fmt: str) -> int:
+    """Tokens of chunk ``number``'s text as get_chunk returns it in ``fmt`` (its banner
+    aside): the whole raw text (served in parts when it is larger than one answer),
+    or the view, shortened when it is larger than one answer."""
+    if fmt == "raw":
+        return review.chunk(number).token_count
+    raw = review.chunk_bytes(number)
+    if fmt == "lean":
+        from ..diff.lean import render_lean  # on first use: most listings are raw
+
+        text = render_lean(raw).text
+    else:
+        text = format_chunk(raw, fmt, review.look_ahead(number))
+    if len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+        text = shortened(text)[0]
+    return len(text) // CHARS_PER_TOKEN
+
+
+def raw_parts(review: Review, chunk: Chunk) -> int | None:
+    """How many answers chunk's raw text comes in, when more than one."""
+    if chunk.char_count <= PART_BYTES:
+        return None
+    return len(part_spans(review.chunk_bytes(chunk.number)))
 
 
 def _file_detail(review: Review, file_index: int, path: str, lines: int) -> FileDetail:
@@ -55,8 +85,9 @@ def _summary(chunk: Chunk) -> str:
     return text
 
 
-def chunk_entry(review: Review, chunk: Chunk) -> ChunkEntry:
-    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail)."""
+def chunk_entry(review: Review, chunk: Chunk, fmt: str = "raw") -> ChunkEntry:
+    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail);
+    its token count is that of the chunk's text in ``fmt``."""
     order: list[str] = []
     parts: dict[str, tuple[int, int]] = {}  # path -> (file index, lines)
     for part in chunk.parts:
@@ -72,24 +103,37 @@ def chunk_entry(review: Review, chunk: Chunk) -> ChunkEntry:
         files=tuple(chunk.files),
         file_details=details,
         lines=chunk.line_count,
-        token_count=chunk.token_count,
+        token_count=chunk_tokens(review, chunk.number, fmt),
         summary=_summary(chunk),
         parent_file=chunk.parent_file,
         sub_chunk_index=chunk.sub_chunk_index if chunk.parent_file is not None else None,
         oversized=chunk.oversized,
+        parts=raw_parts(review, chunk),
     )
 
 
 class _Listing:
-    """list_chunks entries and their JSON sizes, built on demand and kept."""
+    """list_chunks entries (their tokens counted in ``fmt``) and their JSON sizes, built
+    on demand and kept."""
 
-    def __init__(self, review: Review) -> None:
+    def __init__(self, review: Review, fmt: str = "raw") -> None:
         self._review = review
+        self.format = fmt
         self._entries: list[ChunkEntry | None] = [None] * len(review.chunks)
         self._sizes: list[int] = [-1] * len(review.chunks)
-        self.total_tokens = sum(c.token_count for c in review.chunks)
+        self._total_tokens = -1
         self.excluded = tuple(excluded_file(review, ex) for ex in review.excluded)
         self._excluded_chars = -1
+
+    @property
+    def total_tokens(self) -> int:
+        """Tokens of every chunk's text in the listing's format."""
+        if self._total_tokens < 0:
+            if self.format == "raw":
+                self._total_tokens = sum(c.token_count for c in self._review.chunks)
+            else:
+                self._total_tokens = sum(e.token_count for e in map(self.entry, range(len(self))))
+        return self._total_tokens
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -106,7 +150,7 @@ class _Listing:
         entry = self._entries[i]
         if entry is None:
             # Two threads may both build it; either result is the same.
-            entry = chunk_entry(self._review, self._review.chunks[i])
+            entry = chunk_entry(self._review, self._review.chunks[i], self.format)
             self._entries[i] = entry
         return entry
 
@@ -119,12 +163,13 @@ class _Listing:
         return entry, size
 
 
-def _listing(loaded: Session) -> _Listing:
-    """The session's listing (created once per session)."""
-    cached = loaded.cache.get("listing")
+def _listing(loaded: Session, fmt: str = "raw") -> _Listing:
+    """The session's listing in ``fmt`` (created once per session and format)."""
+    key = "listing" if fmt == "raw" else f"listing:{fmt}"
+    cached = loaded.cache.get(key)
     if cached is None:
-        cached = _Listing(loaded.review)
-        loaded.cache["listing"] = cached
+        cached = _Listing(loaded.review, fmt)
+        loaded.cache[key] = cached
     assert isinstance(cached, _Listing)
     return cached
 
@@ -133,38 +178,44 @@ def list_chunks(
     absolute_file_path: str,
     offset: int = 0,
     limit: int | None = None,
+    format: str = "raw",
     *,
     store: SessionStore | None = None,
-    max_tokens: int | None = RESPONSE_TOKENS,
+    max_tokens: int | None = PAGE_TOKENS,
 ) -> ChunkListing:
     """Chunk metadata (files, lines, tokens, summaries) and what was excluded.
 
     The listing pages when it would exceed ``max_tokens``: the result then
     carries ``next_offset`` (pass it as ``offset``).  ``max_tokens=None``
-    returns everything (the CLI's ``--json``).
+    returns everything (the CLI's ``--json``).  Token figures count the
+    chunks' text in ``format`` (see the module doc).
     """
-    listing = _listing(session(absolute_file_path, store))
+    fmt = normalize_format(format)
+    listing = _listing(session(absolute_file_path, store), fmt)
     total = len(listing)
     check_page(offset, limit, total, "chunks")
     end = total if limit is None else min(total, offset + limit)
     if max_tokens is None:
         chunks = tuple(listing.entry(i) for i in range(offset, end))
-        return ChunkListing(chunks, listing.total_tokens, total, listing.excluded)
+        return ChunkListing(chunks, listing.total_tokens, total, listing.excluded, format=fmt)
 
     budget = max_tokens * CHARS_PER_TOKEN
-    excluded, excluded_total = _excluded_part(listing, budget // 2)
-    head = ChunkListing((), listing.total_tokens, total, excluded, excluded_total)
-    used = json_size(head.to_dict()) + 64  # room for next_offset
+    if offset == 0:
+        excluded, excluded_total = _excluded_part(listing, budget // 2)
+    else:  # listed on the first page; later pages give their number
+        excluded, excluded_total = (), (len(listing.excluded) or None)
+    head = ChunkListing((), listing.total_tokens, total, excluded, excluded_total, format=fmt)
+    used = json_size(head.to_dict()) + 24  # room for next_offset
     page: list[ChunkEntry] = []
     stop = offset
     while stop < end:
         entry, size = listing.sized_entry(stop)
-        if page and used + size + 2 > budget:
+        if page and used + size + 1 > budget:
             break
-        if not page and used + size + 2 > budget:
-            entry, size = _shortened_entry(entry, size, budget - used - 2)
+        if not page and used + size + 1 > budget:
+            entry, size = _shortened_entry(entry, size, budget - used - 1)
         page.append(entry)
-        used += size + 2
+        used += size + 1
         stop += 1
     return ChunkListing(
         tuple(page),
@@ -173,6 +224,7 @@ def list_chunks(
         excluded,
         excluded_total,
         next_offset=stop if stop < total else None,
+        format=fmt,
     )
 
 
@@ -183,7 +235,7 @@ def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ..
     kept: list[ExcludedFile] = []
     used = 0
     for item in listing.excluded:
-        size = json_size(item.to_dict()) + 2
+        size = json_size(item.to_dict()) + 1
         if used + size > room:
             break
         kept.append(item)
@@ -211,6 +263,7 @@ def _shortened_entry(entry: ChunkEntry, size: int, room: int) -> tuple[ChunkEntr
             sub_chunk_index=entry.sub_chunk_index,
             oversized=entry.oversized,
             files_total=len(files),
+            parts=entry.parts,
         )
         size = json_size(shortened.to_dict())
     return shortened, size

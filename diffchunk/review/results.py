@@ -143,6 +143,7 @@ class ChunkEntry:
     sub_chunk_index: int | None = None
     oversized: bool = False
     files_total: int | None = None  # set when the file lists are cut to fit a response
+    parts: int | None = None  # answers the raw text comes in, when more than one
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -158,6 +159,8 @@ class ChunkEntry:
             entry["sub_chunk_index"] = self.sub_chunk_index
         if self.oversized:
             entry["oversized"] = True
+        if self.parts is not None:
+            entry["parts"] = self.parts
         if self.files_total is not None:
             entry["files_listed"] = len(self.files)
             entry["files_total"] = self.files_total
@@ -178,6 +181,7 @@ class ChunkListing:
     excluded: tuple[ExcludedFile, ...]
     excluded_total: int | None = None  # set when ``excluded`` is cut to fit the page
     next_offset: int | None = None
+    format: str = "raw"  # the format whose text the token figures count
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -191,6 +195,8 @@ class ChunkListing:
             result["excluded_truncated"] = True
         if self.next_offset is not None:
             result["next_offset"] = self.next_offset
+        if self.format != "raw":
+            result["format"] = self.format
         return result
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import (
     CallToolResult,
+    Icon,
     InputRequiredResult,
     ListRootsRequest,
     ListRootsResult,
@@ -25,6 +27,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
+from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from .. import __version__
@@ -43,33 +46,23 @@ from .errors import (
 from .sdk import can_send_request, connection_key, on_notification, tool_schema
 
 INSTRUCTIONS = """\
-diffchunk lets you review diffs too large for your context window, and work in
-large files, piece by piece.
+diffchunk reviews diffs too large for your context, and works in large files,
+piece by piece.
 
-Diffs: pass the ABSOLUTE path of a diff file (git diff, git log -p,
-format-patch, diff -u) to any diff tool; it is loaded automatically on first
-use and reloaded when the file changes. Typical flow: list_chunks -> get_chunk
-for each chunk number (1-based) -> get_file_diff or find_chunks_for_files to
-jump to a file. Use load_diff only to change options (chunk size, filters,
-context lines). Files left out (generated, vendored, whitespace-only, by
-pattern) are listed under "excluded" with a reason; get_file_diff still
-serves them.
+Diffs: pass the ABSOLUTE path of a diff file (git diff, git log -p, format-patch,
+diff -u) to any diff tool; it loads on first use. Flow: list_chunks, then
+get_chunk for each chunk (format="lean" shows every change for about half the
+tokens of raw); get_file_diff or find_chunks_for_files jump to a file.
+load_git_diff(absolute_repo_path, revision_range) reviews a git range and gives
+the file_path for the diff tools.
 
-Git: load_git_diff(absolute_repo_path, revision_range) reviews a range such
-as main..feature, main...feature (from the merge base), C^! (one commit) or
-the uncommitted changes; it returns file_path, a cached diff to pass to every
-diff tool above.
+Record as you go, it outlives the conversation: mark_reviewed after each chunk,
+add_finding for each problem; after a context reset, review_status gives
+next_chunk.
 
-Record the review as you go; it outlives the conversation: get_chunk and
-get_file_diff note what you read, mark_reviewed after each chunk you finish,
-add_finding for each problem. After a context reset, review_status gives
-next_chunk and list_findings what you found.
-
-Large files: get_overview first (size, outline, search hints), then
-search_content / read_content (line ranges, head, tail, or mode="semantic" for
-a whole function) instead of reading the file whole. edit_content takes
-search/replace blocks and only previews until preview=false; each write is
-backed up and revert_edit restores the previous version.
+Large files: get_overview first, then search_content and read_content instead
+of reading the file whole; edit_content only previews until preview=false, and
+revert_edit undoes an edit.
 """
 
 logger = logging.getLogger(__name__)
@@ -77,14 +70,74 @@ logger = logging.getLogger(__name__)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 
+def compact_schema(schema: Any) -> Any:
+    """``schema`` as short as it says the same: without the titles the SDK derives from
+    names ("Chunk Number" for ``chunk_number``, "get_chunkArguments"), and with an
+    optional value's ``anyOf: [{type: T}, {type: null}]`` written ``type: [T, null]``.
+    Every conversation pays for the tool list."""
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: compact_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = compact_schema(value)
+    options = out.get("anyOf")
+    if (
+        isinstance(options, list)
+        and all(isinstance(o, dict) and set(o) == {"type"} for o in options)
+        and all(isinstance(o["type"], str) for o in options)
+    ):
+        del out["anyOf"]
+        out["type"] = [o["type"] for o in options]
+    return out
+
+
 class DiffchunkServer(MCPServer[Any]):
-    """The SDK's server with clearer messages for malformed tool calls.
+    """The SDK's server with clearer messages for malformed tool calls, and a shorter
+    tool list.
 
     Arguments are checked for unknown names and booleans passed as integers;
     schema validation failures are reported per parameter without the
     validator's boilerplate; a crash names its exception type (the traceback
     goes to the server log) instead of the bare "Error executing tool".
+    The tool list sends each description without its docstring's indentation
+    and each input schema in its shortest form (see :func:`compact_schema`).
     """
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
+        super().add_tool(
+            fn,
+            name=name,
+            title=title,
+            description=text,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            structured_output=structured_output,
+        )
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        return [
+            t.model_copy(update={"input_schema": compact_schema(t.input_schema)}) for t in tools
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -290,8 +343,9 @@ async def policy_for_call(
 
 
 def to_json(value: Any) -> str:
-    """Tool results are JSON text (the tools are unstructured on purpose)."""
-    return json.dumps(value, ensure_ascii=False)
+    """Tool results are JSON text (the tools are unstructured on purpose), without the
+    spaces after separators that nobody reads but every answer pays for."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def run_with_progress(ctx: Context, work: Callable[[Progress], Any]) -> Any:

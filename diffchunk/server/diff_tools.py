@@ -27,27 +27,17 @@ async def load_diff(
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
     gitattributes_path: str | None = None,
+    order: str = "path",
 ) -> str:
-    """Load a diff file with explicit options and return its summary.
+    """Load a diff file with other options than the defaults (chunk size, filters, context).
 
-    Optional: every other diff tool loads the file automatically with the
-    defaults. Call this to change how the diff is cut; the options stay in
-    effect for later calls on the same file.
-
-    - absolute_file_path: absolute path of the diff file (git diff, git log -p,
-      git format-patch, diff -u output). `~` is expanded.
-    - max_chunk_lines: line budget per chunk (default 1000; chunks aim at ~80%).
-    - skip_trivial: leave out whitespace-only changes (default true).
-    - skip_generated: leave out lockfiles, minified/generated code, vendored
-      trees (default true; .gitattributes linguist-* attributes win).
-    - include_patterns / exclude_patterns: comma-separated, case-insensitive
-      globs, e.g. "*.py,docs/**" ("*.py" matches at any depth).
-    - context_lines: keep at most N unchanged lines around each change
-      (0 = changed lines only; unset = as in the file).
-    - gitattributes_path: absolute path of a .gitattributes file to apply.
-
-    Returns JSON: {"chunks", "files", "total_lines", "file_path",
-    "files_excluded", "excluded": [{"path", "reason", "detail"}]}.
+    Optional: the diff tools load a file on first use with the defaults; options set
+    here stay for later calls on the file. skip_trivial: leave out whitespace-only
+    changes; skip_generated: lockfiles, generated and vendored files (.gitattributes
+    linguist-* win); include_patterns/exclude_patterns: comma-separated globs
+    ("*.py,docs/**"); context_lines: unchanged lines kept around changes;
+    gitattributes_path: a .gitattributes file to apply; order: "path" (the diff's) or
+    "review" (code, each test after its source, docs, config, generated files last).
     """
 
     with tool_errors():
@@ -59,6 +49,7 @@ async def load_diff(
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
             gitattributes_path=gitattributes_path,
+            order=order,
         )
 
         def work(progress: Progress) -> dict[str, Any]:
@@ -68,27 +59,18 @@ async def load_diff(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def list_chunks(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
-    """List the chunks of a diff: files, line and token counts, a summary each.
+def list_chunks(
+    absolute_file_path: str, offset: int = 0, limit: int | None = None, format: str = "raw"
+) -> str:
+    """List a diff's chunks (files, lines, tokens): start a review here.
 
-    Start here. The diff is loaded automatically (default options) on first
-    use. Chunks are numbered from 1; pass a number to get_chunk. A file too big
-    for one chunk is split: its chunks carry parent_file and sub_chunk_index.
-    "excluded" lists files left out of the chunks and why (generated,
-    vendored, trivial, pattern); get_file_diff still shows them.
-
-    Long listings are paged to stay under ~20k tokens: when "next_offset" is
-    present, call again with offset=next_offset. limit caps the chunks per page.
-
-    Returns JSON: {"chunks": [{"chunk", "files", "file_details": [{"path",
-    "lines"}], "lines", "token_count", "summary"}], "total_token_count",
-    "total_chunks", "excluded": [{"path", "reason"}], "next_offset"?}.
-    A file detail may also carry "status" and "from" (renamed, added...),
-    "binary", "metadata_only", or "binary_by_attributes" (.gitattributes
-    says -diff/binary: git would show it as binary; its text is still here).
+    Chunks are numbered from 1 for get_chunk. "excluded" (first page) lists the
+    files left out and why; get_file_diff still shows them. When "next_offset" is
+    present, call again with offset=next_offset. format: count tokens as get_chunk
+    returns that format (default raw). "parts": the raw text comes in that many answers.
     """
     with tool_errors():
-        return to_json(core.list_chunks(absolute_file_path, offset, limit).to_dict())
+        return to_json(core.list_chunks(absolute_file_path, offset, limit, format).to_dict())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -97,58 +79,43 @@ def get_chunk(
     chunk_number: int,
     include_context: bool = True,
     format: str = "raw",
+    part: int | None = None,
 ) -> str:
-    """Get the diff text of one chunk (chunk numbers start at 1).
+    """Read one chunk (numbered from 1).
 
-    - include_context: prefix a short header (chunk N of M, files, part of a
-      split file). false returns only the diff text.
-    - format: "raw" (default, the diff exactly as stored), "annotated"
-      (per-file sections with new-file line numbers, __new hunk__/__old hunk__
-      blocks and function context) or "compact" (new-side lines only, fewest
-      tokens).
-
-    Each chunk is a valid patch on its own. Use list_chunks first to see what
-    each chunk holds.
+    format: "raw" (default, the exact patch), "lean" (every change for the fewest
+    tokens: unchanged lines, moved or repeated code, binary data and long lines are
+    folded, each fold saying what it stands for), "annotated" (new and old hunks with
+    line numbers) or "compact" (new side only). part: a raw text larger than one
+    answer comes in parts (list_chunks says how many), numbered from 1.
+    include_context=false: no header.
     """
     with tool_errors():
-        return core.get_chunk(absolute_file_path, chunk_number, include_context, format)
+        return core.get_chunk(absolute_file_path, chunk_number, include_context, format, part)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
-    """Find which chunks contain files matching a glob pattern.
-
-    pattern: case-insensitive glob(s), comma-separated; without a "/" it
-    matches at any depth ("*.py", "test_*"), with one it matches the path
-    ("src/api/*", "docs/**"); a path exactly as list_chunks shows it matches
-    too ("app/[id]/page.tsx"). Returns a JSON array of chunk numbers, e.g.
-    [2, 5] ([] when no chunked file matches; excluded files are in no chunk).
+    """Chunk numbers of the files matching a glob ("*.py", "src/api/*", comma-separated)
+    or a path as listed; [] when none (excluded files are in no chunk).
     """
     with tool_errors():
         return to_json(core.find_chunks_for_files(absolute_file_path, pattern))
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def get_file_diff(absolute_file_path: str, file_path: str) -> str:
-    """Get the complete diff of one file (its header and all its hunks).
+def get_file_diff(absolute_file_path: str, file_path: str, format: str = "raw") -> str:
+    """One file's whole diff, also when it is split over chunks or excluded.
 
-    file_path: the exact path as listed by list_chunks, or a glob that matches
-    exactly one file of the diff (case-insensitive). Zero or several matches
-    return an error listing candidate paths. Works for files split across
-    several chunks and for excluded files (the reply says why it was excluded).
+    file_path: a path as listed, or a glob matching one file. format: as get_chunk.
     """
     with tool_errors():
-        return core.get_file_diff(absolute_file_path, file_path)
+        return core.get_file_diff(absolute_file_path, file_path, format)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def get_current_overview() -> str:
-    """List every diff loaded in this server: path, chunk/file/line counts, options.
-
-    Returns JSON: {"loaded_diffs": [{"file_path", "chunks", "files",
-    "total_lines", "files_excluded", "total_token_count", "options"}],
-    "total_sessions"}.
-    """
+    """The diffs loaded in this server, with their counts and options."""
     with tool_errors():
         return to_json(core.get_current_overview().to_dict())
 

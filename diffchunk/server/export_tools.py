@@ -11,16 +11,10 @@ from .errors import tool_errors
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def export_review(absolute_file_path: str, format: str = "markdown", status: str = "open") -> str:
-    """Export the recorded review of a diff for people and tools to read.
-
-    - format: "markdown" (a pull request or chat), "html" (one page with the
-      diff and the findings under their lines), "sarif" (code scanning),
-      "rdjson" (reviewdog), "github" (the body of GitHub's create-review
-      call), "json" (the whole record).
-    - status: "open" (default) or "all" findings.
-
-    Returns the text; one larger than an answer is written to a file and the
-    answer names it.
+    """Export the recorded review: format "markdown" (a pull request, a chat),
+    "html" (one page), "sarif" (code scanning), "rdjson" (reviewdog), "github" (a
+    create-review body) or "json"; status: "open" (default) or "all" findings. An
+    export larger than an answer is written to a file the answer names.
     """
     with tool_errors():
         exported = core_export_review(absolute_file_path, format, status)

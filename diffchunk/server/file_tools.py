@@ -13,14 +13,13 @@ budget (``SIGALRM`` works only on the main thread).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from mcp.types import ToolAnnotations
 
 from ..files import service
-from .app import READ_ONLY, app
+from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -35,23 +34,13 @@ class _Result(Protocol):
 def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     with tool_errors():
         result = fn(*args, **kwargs)
-    return json.dumps(result.to_dict(), ensure_ascii=False)
+    return to_json(result.to_dict())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 async def get_overview(absolute_file_path: str) -> str:
-    """Start here for any large file: size, line count, encoding, outline, search hints.
-
-    - absolute_file_path: absolute path of the file (`~` is expanded).
-
-    Returns JSON: {"line_count", "file_size", "encoding", "is_binary",
-    "binary_hint", "line_ending", "long_lines": {"has_long_lines", "count",
-    "max_length", "threshold"}, "outline": [{"name", "type", "line_number",
-    "end_line", "line_count", "changes", "children"}], "changed_symbols",
-    "search_hints"}. In a git work tree each outline item's "changes" says
-    whether the symbol was added/modified/removed against HEAD. Binary files
-    are recognised ("is_binary") and refused by the other tools.
-    """
+    """Start here with a large file: size, lines, encoding, an outline (symbols changed
+    against git HEAD marked) and search hints."""
     return _call(service.get_overview, absolute_file_path)
 
 
@@ -67,24 +56,10 @@ async def search_content(
     invert: bool = False,
     count_only: bool = False,
 ) -> str:
-    """Find lines in a large file: exact, fuzzy (default, tolerates typos) or regex.
+    """Search a large file: fuzzy by default (tolerates typos), exact (fuzzy=false) or
+    a regex (regex=true, fuzzy=false); matches come with context and their symbol.
 
-    - pattern: text to find (one line). With regex=True a Python regular
-      expression; set fuzzy=False with regex (they cannot be combined).
-    - fuzzy: approximate, case-insensitive match, ranked by similarity;
-      finds a misspelt word inside a long line. fuzzy=False for exact text.
-    - case_sensitive: for exact and regex searches.
-    - invert: lines NOT matching (like grep -v); exact match.
-    - count_only: just the number of matching lines (like grep -c) - fast
-      even on a 1 GB file.
-    - max_results (default 20), context_lines (default 3).
-
-    Returns JSON: {"results": [{"line_number", "match", "context_before",
-    "context_after", "semantic_context", "similarity_score", "truncated",
-    "match_type", "submatches": [{"start", "end"}]}], "total_matches",
-    "pattern", "fuzzy_enabled", "regex_enabled", "case_sensitive", "inverted",
-    "warnings"}; with count_only {"count", ...}. Lines over 500 characters
-    are cut around the match ("truncated": true, "match_offset").
+    invert: the lines not matching; count_only: the count alone (fast on GB files).
     """
     return _call(
         service.search_content,
@@ -108,19 +83,9 @@ async def read_content(
     pattern: str | None = None,
     mode: str = "lines",
 ) -> str:
-    """Read part of a large file by line number, from either end, or a whole code block.
-
-    - mode "lines" (default): `limit` lines from line `offset` (1-based), or
-      from the line `pattern` matches (exact first, then fuzzy).
-    - mode "semantic": the complete function/class containing `offset` (or
-      the `pattern` match).
-    - mode "head" / "tail": the first / last `limit` lines (tail reads from
-      the end without scanning the file: use it for logs).
-
-    Returns JSON: {"content", "start_line", "end_line", "lines_returned",
-    "total_lines", "mode", "truncated", "warnings"} plus {"pattern",
-    "match_line", "similarity_score"} when a pattern was used. Line numbers
-    match `sed -n`; "truncated" means more lines follow.
+    """Read part of a large file. mode "lines": limit lines from offset (1-based) or
+    from where pattern matches; "semantic": the whole function or class at offset or
+    pattern; "head"/"tail": the first/last limit lines (tail reads from the end: logs).
     """
     return _call(
         service.read_content,
@@ -139,19 +104,10 @@ async def edit_content(
     fuzzy: bool = True,
     preview: bool = True,
 ) -> str:
-    """Edit a file by search/replace blocks; preview first, then apply with preview=False.
-
-    - changes: [{"search": "exact text to replace (may span lines)",
-      "replace": "new text", "fuzzy": optional bool}], applied all or nothing.
-    - fuzzy: allow approximate matches of `search` (default true).
-    - preview: true (default) shows the diff without writing; false writes
-      it, after saving a backup (see revert_edit).
-
-    A search text found more than once is refused: include more surrounding
-    lines to make it unique. Returns JSON: {"success", "changes_applied",
-    "changes_failed", "results": [{"index", "success", "line_number",
-    "match_type", "similarity", "error", "similar_matches"}], "preview",
-    "backup_created"}.
+    """Edit a file with search/replace blocks, all or nothing: changes=[{"search":
+    exact text, "replace": new text}]. preview=true (default) only shows the diff;
+    preview=false writes it after a backup (revert_edit undoes it). A search text
+    found more than once is refused: add surrounding lines.
     """
     from ..files import edit
 
@@ -162,14 +118,8 @@ async def edit_content(
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
 async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
-    """Undo an edit by restoring a backup; the current content is saved first.
-
-    - backup_id: the backup to restore (an "id" from available_backups);
-      default the most recent one.
-
-    Returns JSON: {"success", "reverted_to", "current_saved_as",
-    "available_backups": [{"id", "timestamp", "size", "path"}]}.
-    """
+    """Undo an edit: restore a backup (the latest, or backup_id from
+    available_backups); the current content is saved first."""
     from ..files import revert
 
     return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)

@@ -27,35 +27,19 @@ async def load_git_diff(
     include_patterns: str | None = None,
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
+    order: str = "path",
     since_review: bool = False,
 ) -> str:
-    """Review a git range of a repository: writes its diff to a cached file and loads it.
+    """Review a git range: its diff is written to a cached file and loaded; pass the
+    returned "file_path" to the diff tools.
 
-    Use the returned "file_path" with every other diff tool (list_chunks,
-    get_chunk, get_file_diff, find_chunks_for_files). The repository's
-    .gitattributes (linguist-generated, linguist-vendored, -diff) decide which
-    files are generated or vendored. Reviewing the same two commits again reuses
-    the cached diff.
-
-    - absolute_repo_path: absolute path of the working tree (or of a bare
-      repository, for commit ranges).
-    - revision_range, as for `git diff`: "main..feature" (two commits),
-      "main...feature" (from their merge base), "abc123^!" (one commit vs its
-      parent), "HEAD" (default: uncommitted changes in the working tree), or
-      any single revision (working tree vs that commit).
-    - staged: true reviews the index (staged changes) vs HEAD, or vs the single
-      revision given.
-    - max_chunk_lines, skip_trivial, skip_generated, include_patterns,
-      exclude_patterns, context_lines: as for load_diff.
-    - since_review: true loads only what changed since your last review of this
-      range (new commits, an amend, a rebase: never upstream's changes); files
-      whose change you reviewed are left out. Use it to review a branch again.
-
-    Returns JSON: {"chunks", "files", "total_lines", "file_path",
-    "files_excluded", "excluded": [{"path", "reason", "detail"}], "repo",
-    "range", "base", "head", "cached", "since_review"?: {"revision", "history",
-    "files": {"unchanged", "changed", "new", "no_longer_changed"}, ...}} when
-    the range was reviewed at an earlier commit.
+    revision_range, as for git diff: "main..feature", "main...feature" (from the
+    merge base), "abc123^!" (one commit), "HEAD" (default: uncommitted changes) or a
+    revision (working tree vs it); staged=true: the index instead. absolute_repo_path:
+    a work tree, or a bare repository for commit ranges. Other options as load_diff.
+    since_review=true: only what changed since your last review of this range
+    (new commits, an amend, a rebase; never upstream's changes), to review a
+    moved branch again.
     """
 
     with tool_errors():
@@ -66,6 +50,7 @@ async def load_git_diff(
             include_patterns=include_patterns,
             exclude_patterns=exclude_patterns,
             context_lines=context_lines,
+            order=order,
         )
 
         def work(progress: Progress) -> dict[str, Any]:

@@ -34,13 +34,9 @@ def mark_reviewed(
     file_pattern: str | None = None,
     reviewed: bool = True,
 ) -> str:
-    """Record that you reviewed the files of a chunk (chunk_number) or the files matching
-    file_pattern (a glob or an exact path); reviewed=false takes the mark back. Call it
-    after each chunk you finish. Marks follow each file's change, not chunk numbers: they
-    survive reloads with other options, and a file edited later shows as "changed".
-
-    Returns JSON: {"marked": [paths], "reviewed", "totals", "next_chunk",
-    "partly"?: [split files whose other parts are not marked yet]}.
+    """Mark the files of a chunk (chunk_number), or those matching file_pattern, as
+    reviewed: call it after each chunk you finish. reviewed=false takes it back.
+    Marks follow each file's change, so they survive reloads.
     """
     with tool_errors():
         return to_json(
@@ -59,16 +55,12 @@ def add_finding(
     severity: str = "major",
     suggestion: str | None = None,
 ) -> str:
-    """Record a problem you found, so it outlives this conversation.
+    """Record a problem found in the diff, so it outlives the conversation.
 
-    - file_path: as list_chunks shows it.
-    - line, end_line: line numbers of the new version (side="new") or the old one
-      (side="old"), inside one hunk of that file; omit line for the whole file.
-    - severity: blocker, major, minor, nit or question.
-    - suggestion: replacement text for those new-side lines.
-
-    Returns JSON: {"id", "file_path", "side", "line", "end_line", "chunk",
-    "severity", "lines"}; "lines" is the text pointed at: check it is what you meant.
+    file_path: as listed. line/end_line: lines of the new side (side="new") or the
+    old side ("old") inside a hunk; no line: the whole file. severity: blocker, major,
+    minor, nit or question. suggestion: replacement text for those new lines. Check
+    that the returned "lines" are the ones you meant.
     """
     with tool_errors():
         return to_json(
@@ -93,9 +85,8 @@ def update_finding(
     severity: str | None = None,
     message: str | None = None,
 ) -> str:
-    """Change a finding: status "resolved" (fixed), "dismissed" (not a problem) or "open"
-    (not for an "outdated" one: its lines changed; add a new finding), or its severity or
-    message. Returns the finding as JSON."""
+    """Change a finding's status ("resolved", "dismissed", "open"; an "outdated" one
+    cannot reopen: add a new finding), severity or message."""
     with tool_errors():
         return to_json(
             core.update_finding(absolute_file_path, finding_id, status, severity, message).to_dict()
@@ -111,12 +102,9 @@ def list_findings(
     offset: int = 0,
     limit: int | None = None,
 ) -> str:
-    """List the review's findings in diff order. status: open (default), resolved,
-    dismissed or all; severity: one or more, comma-separated; file_pattern: a glob.
-
-    Returns JSON: {"findings": [{"id", "file_path", "side", "line", "end_line",
-    "severity", "status", "message", "suggestion", "lines", "chunk", ...}], "total",
-    "next_offset"?} (when present, call again with offset=next_offset).
+    """The review's findings in diff order. status: open (default), resolved,
+    dismissed or all; severity: comma-separated; file_pattern: a glob. Pages: call
+    again with offset=next_offset.
     """
     with tool_errors():
         return to_json(
@@ -128,15 +116,8 @@ def list_findings(
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
 def review_status(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
-    """Where the review of this diff stands. Call it first when resuming a review (e.g.
-    after your context was reset): next_chunk is the first chunk not reviewed yet.
-
-    Returns JSON: {"review": {"id", "source", "revision"}, "totals": {"files",
-    "reviewed", "seen", "unseen", "changed", "excluded", "excluded_by_reason"},
-    "chunks": [{"chunk", "status": reviewed|partly|seen|unseen, "files"}],
-    "total_chunks", "findings": {"open": {severity: count}, "resolved",
-    "dismissed"}, "next_chunk", "changed_files"?, "next_offset"?} (paged like
-    list_chunks).
+    """Where the review stands (files reviewed, seen, unseen; each chunk's state;
+    open findings; next_chunk). Call it first when resuming a review.
     """
     with tool_errors():
         return to_json(core.review_status(absolute_file_path, offset, limit).to_dict())

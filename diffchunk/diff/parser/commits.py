@@ -3,9 +3,10 @@
 Grammar::
 
     log-commit  = "commit " sha [SP decorations] LF *header-line LF message
-    mbox-commit = "From " sha40 " Mon Sep 17 00:00:00 2001" LF mail-headers LF
+    mbox-commit = "From " mbox-sha " Mon Sep 17 00:00:00 2001" LF mail-headers LF
                   message "---" LF [diffstat]
     sha         = 7*64HEXDIG
+    mbox-sha    = 40HEXDIG / 64HEXDIG       ; SHA-1, or SHA-256 object format
 
 A commit runs to the next section start; in a format-patch mail, text
 before the ``---`` line is message even when it looks like a diff.  The

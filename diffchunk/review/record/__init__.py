@@ -12,7 +12,7 @@ and the pre-push hook (:mod:`.store`, schema in :mod:`.migrations`):
   change within its file; a file edited after its mark is ``changed``;
 - **what was found** (:mod:`.findings`): comments anchored to a file, a side
   and lines inside the diff's hunks, checked when they are written;
-- **the export document** (:mod:`.export_document`), the input of every
+- **the export document** (:mod:`.document`), the input of every
   export format.
 
 The tools as plain functions are in :mod:`.service` and :mod:`.findings`;
@@ -27,15 +27,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .export_document import ExportDocument, export_document
+    from .document import ExportDocument, export_document
     from .findings import add_finding, list_findings, update_finding
     from .service import mark_reviewed, record_range_load, record_seen, review_status
 
 # The tools, by the module that holds each: loaded when first asked for, so
 # that a module of the record (``changes``, ``identity``...) loads without them.
 _HOMES = {
-    "ExportDocument": "export_document",
-    "export_document": "export_document",
+    "ExportDocument": "document",
+    "export_document": "document",
     "add_finding": "findings",
     "list_findings": "findings",
     "update_finding": "findings",

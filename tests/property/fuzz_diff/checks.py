@@ -20,6 +20,7 @@ from diffchunk.diff.context import reduce_context
 from diffchunk.diff.filters import FilterResult, Prescreen, filter_files
 from diffchunk.diff.formatter import FORMATS, format_chunk
 from diffchunk.diff.gitattributes import GitattributesFile
+from diffchunk.diff.lean import expand, render_lean
 from diffchunk.diff.model import (
     Chunk,
     DiffKind,
@@ -54,6 +55,13 @@ def timed(name: str, fn: Callable[..., T], *args: object, **kwargs: object) -> T
     elapsed = time.perf_counter() - start
     require(elapsed < TIME_LIMIT, f"{name} took {elapsed:.3f}s")
     return result
+
+
+def check_lean(data: bytes) -> None:
+    """The lean view of ``data`` expands back to ``data`` exactly."""
+    view = timed("render_lean", render_lean, data)
+    back = timed("expand", expand, view.text, view.originals)
+    require(back == data, "the lean view does not expand back to its raw text")
 
 
 def check_tiling(parsed: ParsedDiff, data: bytes) -> None:
@@ -224,6 +232,7 @@ def check_chunks(
         for mode in FORMATS:
             out = timed(f"format_chunk[{mode}]", format_chunk, text, mode)
             require(isinstance(out, str), "format_chunk returned a non-string")
+        check_lean(text)
     want = [f.index for f in kept]
     # each file once, its parts together; only copies move (before their source's change)
     require(sorted(order) == want, f"chunks hold files {order[:20]}, expected {want[:20]}")
@@ -337,6 +346,7 @@ def check_input(
     result = CaseResult()
     for mode in FORMATS:
         timed(f"format_chunk[{mode}] on the input", format_chunk, data, mode)
+    check_lean(data)
     try:
         parsed = timed("parse_diff", parse_diff, data)
     except NotADiffError:

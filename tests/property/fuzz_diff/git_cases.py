@@ -12,6 +12,7 @@ from pathlib import Path
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.context import reduce_context
 from diffchunk.diff.parser import parse_diff
+from diffchunk.diff.review_order import review_order
 
 from .checks import PropertyFailure, check_input, require
 from .draws import Source, chance, pick
@@ -251,4 +252,10 @@ def check_git_case(src: Source, case: GitCase, workdir: Path) -> bytes | None:
         f"{case.command} chunks (max_lines={max_lines}, max_tokens={max_tokens}, context={context})"
     )
     _apply_in_order(repo, index, texts, zero, what, **opts)
+    # the same chunks in review order (code, tests, docs, config, generated last)
+    ordered = chunk_files(
+        parsed, review_order(parsed.files), max_lines=max_lines, max_tokens=max_tokens
+    )
+    texts = [render_chunk(parsed, c) for c in ordered]
+    _apply_in_order(repo, index, texts, zero, f"{what} in review order", **opts)
     return data

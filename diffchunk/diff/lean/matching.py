@@ -1,0 +1,125 @@
+"""Edits seen more than once in a view: moved lines and repeated edits.
+
+*Moved lines* (as ``git diff --color-moved`` finds them): a run of at least
+:data:`MIN_MOVED_LINES` removed lines, with :data:`MIN_MOVED_CHARS`
+characters of text, added unchanged (leading whitespace aside) in another
+change block of the view.  The added side is shown; the removed side folds
+into a line saying where it went.
+
+*Repeated edits*: change blocks whose removed and added lines are exactly
+the same (:data:`MIN_REPEATED_CHARS` or more characters).  When that saves
+characters, the first is shown with the list of the other places and each
+later one folds into a line naming the first (the writer decides,
+:mod:`.blocks`).
+
+Both look only inside the view (a chunk, or one file's diff): what they
+point at is always in the same answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .reading import Block, Line
+
+__all__ = ["Move", "find_moves", "find_repeats"]
+
+# A moved run is at least this many lines...
+MIN_MOVED_LINES = 3
+# ...holding at least this many characters besides whitespace (git's
+# --color-moved asks for 20 alphanumeric characters; a fold line costs ~40).
+MIN_MOVED_CHARS = 80
+# A repeated edit is looked at when its lines hold at least this many characters.
+MIN_REPEATED_CHARS = 40
+# Places a common line (a closing brace, a blank line) is looked for at most.
+MAX_CANDIDATES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``length`` lines removed in block ``src`` (from its removed line ``src_at``)
+    and added in block ``dst`` (from its added line ``dst_at``)."""
+
+    src: int
+    src_at: int
+    dst: int
+    dst_at: int
+    length: int
+    reindented: bool
+
+
+def _key(line: Line) -> str:
+    return line.content.strip()
+
+
+def find_moves(blocks: list[Block]) -> list[Move]:
+    """Moved runs between the change blocks of a view (see the module doc)."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    removed = [b.removed for b in blocks]
+    for b, lines in enumerate(removed):
+        for i, line in enumerate(lines):
+            key = _key(line)
+            if key:
+                places = index.setdefault(key, [])
+                if len(places) < MAX_CANDIDATES:
+                    places.append((b, i))
+    if not index:
+        return []
+    used: set[tuple[int, int]] = set()
+    moves: list[Move] = []
+    for d, block in enumerate(blocks):
+        added = block.added
+        j = 0
+        while j < len(added):
+            best = _longest(removed, added, j, d, index.get(_key(added[j]), ()), used)
+            if best is None:
+                j += 1
+                continue
+            b, i, length = best
+            pairs = zip(removed[b][i : i + length], added[j : j + length], strict=True)
+            reindented = any(old.content != new.content for old, new in pairs)
+            moves.append(Move(b, i, d, j, length, reindented))
+            used.update((b, i + k) for k in range(length))
+            j += length
+    return moves
+
+
+def _longest(
+    removed: list[list[Line]],
+    added: list[Line],
+    j: int,
+    d: int,
+    places: tuple[tuple[int, int], ...] | list[tuple[int, int]],
+    used: set[tuple[int, int]],
+) -> tuple[int, int, int] | None:
+    """The longest moved run starting at added line ``j`` of block ``d``, if long enough."""
+    best: tuple[int, int, int] | None = None
+    for b, i in places:
+        if b == d or (b, i) in used:
+            continue
+        lines = removed[b]
+        length = 0
+        chars = 0
+        while (
+            j + length < len(added)
+            and i + length < len(lines)
+            and (b, i + length) not in used
+            and _key(lines[i + length]) == _key(added[j + length])
+        ):
+            chars += len(_key(added[j + length]).replace(" ", ""))
+            length += 1
+        long_enough = length >= MIN_MOVED_LINES and chars >= MIN_MOVED_CHARS
+        if long_enough and (best is None or length > best[2]):
+            best = (b, i, length)
+    return best
+
+
+def find_repeats(blocks: list[Block], skip: set[int]) -> list[list[int]]:
+    """Groups of blocks (two or more, in order) with the same edit, those in ``skip``
+    aside, each edit of at least :data:`MIN_REPEATED_CHARS` characters."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for b, block in enumerate(blocks):
+        if b in skip or not block.ordered or len(block.raw) < MIN_REPEATED_CHARS:
+            continue
+        groups.setdefault(tuple(ln.text for ln in block.lines), []).append(b)
+    return [places for places in groups.values() if len(places) > 1]
