@@ -148,10 +148,12 @@ async def edit_content(
       it, after saving a backup (see revert_edit).
 
     A search text found more than once is refused: include more surrounding
-    lines to make it unique. Returns JSON: {"success", "changes_applied",
-    "changes_failed", "results": [{"index", "success", "line_number",
-    "match_type", "similarity", "error", "similar_matches"}], "preview",
-    "backup_created"}.
+    lines to make it unique. Returns JSON: {"success", "changes_applied"
+    (what the batch applies; written only when "written" is true),
+    "changes_matched" (changes found in the file), "changes_failed",
+    "results": [{"index", "success", "line_number", "match_type",
+    "similarity", "error", "similar_matches"}], "preview", "backup_created",
+    "written"}.
     """
     from ..files import edit
 
