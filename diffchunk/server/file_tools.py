@@ -39,20 +39,26 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def get_overview(absolute_file_path: str) -> str:
+async def get_overview(
+    absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
+) -> str:
     """Start here for any large file: size, line count, encoding, outline, search hints.
 
     - absolute_file_path: absolute path of the file (`~` is expanded).
+    - outline_offset: the outline comes in pages of 400 items in file order
+      (a class with its members); pass "outline_next_offset" for the next.
+    - symbol: a name or glob ("createProgram", "Parser.*") to list the
+      matching definitions at any depth with their lines, instead of a page.
 
     Returns JSON: {"line_count", "file_size", "encoding", "is_binary",
     "binary_hint", "line_ending", "long_lines": {"has_long_lines", "count",
     "max_length", "threshold"}, "outline": [{"name", "type", "line_number",
-    "end_line", "line_count", "changes", "children"}], "changed_symbols",
-    "search_hints"}. In a git work tree each outline item's "changes" says
+    "end_line", "line_count", "changes", "children"}], "outline_total",
+    "outline_next_offset"?, "symbols"?, "changed_symbols", "search_hints"}. In a git work tree each outline item's "changes" says
     whether the symbol was added/modified/removed against HEAD. Binary files
     are recognised ("is_binary") and refused by the other tools.
     """
-    return _call(service.get_overview, absolute_file_path)
+    return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
