@@ -96,7 +96,8 @@ def render_overview(
 
 
 def _json_overview(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
-    head = {k: v for k, v in summary.items() if k not in ("excluded", "excluded_more")}
+    dropped = ("excluded", "excluded_more", "excluded_summary")  # "excluded" lists them all
+    head = {k: v for k, v in summary.items() if k not in dropped}
     head.setdefault("warnings", [])
     return {
         "summary": head,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
 from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
-from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks
+from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks, list_excluded
 from .loading import load_diff, store_of
 from .loading import session as loaded_session
 from .record.service import record_seen
@@ -36,6 +36,7 @@ __all__ = [
     "get_file_diff",
     "get_file_diff_bytes",
     "list_chunks",
+    "list_excluded",
     "load_diff",
     "loaded_session",
 ]

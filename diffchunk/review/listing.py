@@ -13,6 +13,7 @@ from typing import Any
 from ..diff.model import Chunk, FileStatus
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
 from .loading import excluded_file, session
 from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
 from .sessions import Session, SessionStore
@@ -89,6 +90,7 @@ class _Listing:
         self._sizes: list[int] = [-1] * len(review.chunks)
         self.total_tokens = sum(c.token_count for c in review.chunks)
         self.excluded = tuple(excluded_file(review, ex) for ex in review.excluded)
+        self.excluded_summary = summarise(self.excluded)
         self._excluded_chars = -1
 
     def __len__(self) -> int:
@@ -168,11 +170,20 @@ def list_chunks(
     end = total if limit is None else min(total, offset + limit)
     if max_tokens is None:
         chunks = tuple(listing.entry(i) for i in range(offset, end))
-        return ChunkListing(chunks, listing.total_tokens, total, listing.excluded)
+        return ChunkListing(
+            chunks,
+            listing.total_tokens,
+            total,
+            listing.excluded,
+            excluded_summary=listing.excluded_summary,
+        )
 
     budget = max_tokens * CHARS_PER_TOKEN
-    excluded, excluded_total = _excluded_part(listing, budget // 2)
-    head = ChunkListing((), listing.total_tokens, total, excluded, excluded_total)
+    excluded, excluded_total = _excluded_part(listing, min(budget // 2, LISTED_CHARS))
+    summary = listing.excluded_summary
+    head = ChunkListing(
+        (), listing.total_tokens, total, excluded, excluded_total, excluded_summary=summary
+    )
     used = json_size(head.to_dict()) + 64  # room for next_offset
     page: list[ChunkEntry] = []
     stop = offset
@@ -192,6 +203,7 @@ def list_chunks(
         excluded,
         excluded_total,
         next_offset=stop if stop < total else None,
+        excluded_summary=summary,
     )
 
 
@@ -199,15 +211,23 @@ def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ..
     """The excluded files that fit in ``room`` characters, and their total when cut."""
     if listing.excluded_chars <= room:
         return listing.excluded, None
-    kept: list[ExcludedFile] = []
-    used = 0
-    for item in listing.excluded:
-        size = json_size(item.to_dict()) + 2
-        if used + size > room:
-            break
-        kept.append(item)
-        used += size
-    return tuple(kept), len(listing.excluded)
+    return listed_part(listing.excluded, room)[0], len(listing.excluded)
+
+
+def list_excluded(
+    absolute_file_path: str,
+    offset: int = 0,
+    limit: int | None = None,
+    *,
+    store: SessionStore | None = None,
+    max_tokens: int | None = RESPONSE_TOKENS,
+) -> ExcludedListing:
+    """The files left out of the chunks, with their reasons, paged like the chunks
+    (``list_chunks(..., excluded=True)`` over MCP)."""
+    listing = _listing(session(absolute_file_path, store))
+    check_page(offset, limit, len(listing.excluded), "excluded files")
+    budget = None if max_tokens is None else max_tokens * CHARS_PER_TOKEN
+    return excluded_page(listing.excluded, listing.excluded_summary, offset, limit, budget)
 
 
 def _shortened_entry(entry: ChunkEntry, size: int, room: int) -> tuple[ChunkEntry, int]:

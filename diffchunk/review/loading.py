@@ -18,10 +18,12 @@ from ..diff.parser import parse_diff
 from ..diff.pipeline import Review
 from ..errors import NotADiffError, PathError
 from ..paths import fingerprint, resolve_regular_file
+from .excluded import listed_part, summarise
 from .results import ExcludedFile, LoadSummary
 from .sessions import Session, SessionStore, default_store
 
-# How many excluded files a load summary lists (list_chunks lists them all).
+# How many excluded files a load summary lists at most (within excluded.LISTED_CHARS
+# of JSON; its excluded_summary counts them all, list_chunks(excluded=True) pages them).
 LOAD_EXCLUDED_LISTED = 50
 # How many parser warnings a load summary carries.
 MAX_WARNINGS = 20
@@ -110,10 +112,12 @@ def excluded_file(review: Review, ex: Excluded) -> ExcludedFile:
 
 
 def load_summary(session: Session) -> LoadSummary:
-    """The summary of a loaded diff (at most :data:`LOAD_EXCLUDED_LISTED` excluded files)."""
+    """The summary of a loaded diff: its counts, and the excluded files summarised (and
+    listed up to :data:`LOAD_EXCLUDED_LISTED` within ``excluded.LISTED_CHARS``)."""
     review = session.review
     stats = review.stats
-    excluded = tuple(excluded_file(review, ex) for ex in review.excluded[:LOAD_EXCLUDED_LISTED])
+    every = [excluded_file(review, ex) for ex in review.excluded]
+    excluded = listed_part(every[:LOAD_EXCLUDED_LISTED])[0]
     return LoadSummary(
         chunks=stats.chunks_count,
         files=stats.total_files,
@@ -123,6 +127,7 @@ def load_summary(session: Session) -> LoadSummary:
         excluded=excluded,
         excluded_more=stats.files_excluded - len(excluded),
         warnings=tuple(review.parsed.warnings[:MAX_WARNINGS]),
+        excluded_summary=summarise(every),
     )
 
 

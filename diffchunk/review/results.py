@@ -9,9 +9,12 @@ do not apply, never sent as null).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diff.options import LoadOptions
+
+if TYPE_CHECKING:
+    from .excluded import ExcludedSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,7 @@ class LoadSummary:
     excluded: tuple[ExcludedFile, ...]
     excluded_more: int = 0  # excluded files not listed in ``excluded``
     warnings: tuple[str, ...] = ()
+    excluded_summary: ExcludedSummary | None = None  # counts by reason and top directory
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -56,6 +60,8 @@ class LoadSummary:
         }
         if self.excluded_more:
             result["excluded_more"] = self.excluded_more
+        if self.excluded_summary is not None:
+            result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.warnings:
             result["warnings"] = list(self.warnings)
         return result
@@ -167,6 +173,7 @@ class ChunkListing:
     excluded: tuple[ExcludedFile, ...]
     excluded_total: int | None = None  # set when ``excluded`` is cut to fit the page
     next_offset: int | None = None
+    excluded_summary: ExcludedSummary | None = None  # counts by reason and top directory
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -178,6 +185,8 @@ class ChunkListing:
         if self.excluded_total is not None:
             result["excluded_total"] = self.excluded_total
             result["excluded_truncated"] = True
+        if self.excluded_summary is not None:
+            result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.next_offset is not None:
             result["next_offset"] = self.next_offset
         return result

@@ -68,26 +68,33 @@ async def load_diff(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def list_chunks(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
+def list_chunks(
+    absolute_file_path: str, offset: int = 0, limit: int | None = None, excluded: bool = False
+) -> str:
     """List the chunks of a diff: files, line and token counts, a summary each.
 
     Start here. The diff is loaded automatically (default options) on first
     use. Chunks are numbered from 1; pass a number to get_chunk. A file too big
     for one chunk is split: its chunks carry parent_file and sub_chunk_index.
-    "excluded" lists files left out of the chunks and why (generated,
-    vendored, trivial, pattern); get_file_diff still shows them.
+    Files left out of the chunks (generated, vendored, trivial, pattern) are
+    counted in "excluded_summary" (by reason and top directory) and the first
+    few listed in "excluded"; excluded=true pages all of them instead of the
+    chunks. get_file_diff still shows them.
 
     Long listings are paged to stay under ~20k tokens: when "next_offset" is
     present, call again with offset=next_offset. limit caps the chunks per page.
 
     Returns JSON: {"chunks": [{"chunk", "files", "file_details": [{"path",
     "lines"}], "lines", "token_count", "summary"}], "total_token_count",
-    "total_chunks", "excluded": [{"path", "reason"}], "next_offset"?}.
+    "total_chunks", "excluded": [{"path", "reason"}], "excluded_summary"?,
+    "next_offset"?}.
     A file detail may also carry "status" and "from" (renamed, added...),
     "binary", "metadata_only", or "binary_by_attributes" (.gitattributes
     says -diff/binary: git would show it as binary; its text is still here).
     """
     with tool_errors():
+        if excluded:
+            return to_json(core.list_excluded(absolute_file_path, offset, limit).to_dict())
         return to_json(core.list_chunks(absolute_file_path, offset, limit).to_dict())
 
 
