@@ -173,6 +173,24 @@ def test_find_chunks_for_files_is_case_insensitive(diff_path: Path, store: Sessi
         diff_tools.find_chunks_for_files(path, "  ", store=store)
 
 
+def test_found_chunks_name_their_matching_files_and_lines(
+    diff_path: Path, store: SessionStore
+) -> None:
+    path = str(diff_path)
+    _load(diff_path, store)
+    found = diff_tools.find_chunks_with_files(path, "big.py,docs/*", store=store)
+    numbers = diff_tools.find_chunks_for_files(path, "big.py,docs/*", store=store)
+    assert [item.chunk for item in found] == numbers and len(numbers) >= 3
+    review = store.get(path).review
+    for item in found:
+        counts = review.chunks[item.chunk - 1].file_line_counts
+        assert {p for p, _ in item.files} <= {"big.py", "docs/Guide.md"}
+        assert all(counts[p] == lines for p, lines in item.files)
+    big = [lines for item in found for p, lines in item.files if p == "big.py"]
+    assert len(big) >= 2 and sum(big) > 600  # a split file: its part in each chunk
+    assert found[0].to_dict()["files"][0].keys() == {"path", "lines"}
+
+
 def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
     path = str(diff_path)
     _load(diff_path, store)

@@ -131,7 +131,9 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
     assert out["chunk"].is_error is False
     assert _text(out["chunk"]).startswith("diff --git a/app.py b/app.py")
     notes_chunks = json.loads(_text(out["find"]))
-    assert notes_chunks == [summary["chunks"]]
+    assert [found["chunk"] for found in notes_chunks] == [summary["chunks"]]
+    assert [f["path"] for f in notes_chunks[0]["files"]] == ["notes.md"]
+    assert notes_chunks[0]["files"][0]["lines"] > 0
 
     assert out["bad_chunk"].is_error
     assert f"numbered 1..{summary['chunks']}" in _text(out["bad_chunk"])

@@ -17,7 +17,13 @@ from __future__ import annotations
 
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
-from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
+from .file_diffs import (
+    ChunkFiles,
+    FileDiffText,
+    find_chunks_for_files,
+    find_chunks_with_files,
+    get_file_diff_bytes,
+)
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, list_chunks, list_excluded
 from .loading import load_diff, store_of
 from .loading import session as loaded_session
@@ -28,8 +34,10 @@ from .sessions import SessionStore
 __all__ = [
     "CHARS_PER_TOKEN",
     "RESPONSE_TOKENS",
+    "ChunkFiles",
     "FileDiffText",
     "find_chunks_for_files",
+    "find_chunks_with_files",
     "get_chunk",
     "get_chunk_bytes",
     "get_current_overview",

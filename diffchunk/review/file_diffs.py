@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
@@ -58,6 +59,41 @@ def find_chunks_for_files(
         if patterns.matches(path) or patterns.names(path) or whole.names(path):
             found.update(numbers)
     return sorted(found)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFiles:
+    """A chunk holding files that match a query: those files and their lines in it."""
+
+    chunk: int
+    files: tuple[tuple[str, int], ...]  # (path, lines of diff text in this chunk)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk,
+            "files": [{"path": path, "lines": lines} for path, lines in self.files],
+        }
+
+
+def find_chunks_with_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> tuple[ChunkFiles, ...]:
+    """The chunks holding files that match ``pattern`` (as :func:`find_chunks_for_files`
+    matches them), each with the matching files it holds and their lines in it."""
+    patterns = _patterns(pattern)
+    whole = PathPatterns([pattern.strip()], name="pattern")
+    review = session(absolute_file_path, store).review
+    wanted = {
+        path
+        for path in review.file_to_chunks
+        if patterns.matches(path) or patterns.names(path) or whole.names(path)
+    }
+    numbers = sorted({n for path in wanted for n in review.file_to_chunks[path]})
+    found = []
+    for number in numbers:
+        counts = review.chunks[number - 1].file_line_counts
+        found.append(ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted)))
+    return tuple(found)
 
 
 def _closest(query: str, paths: Iterable[str]) -> list[str]:

@@ -128,11 +128,14 @@ def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
     pattern: case-insensitive glob(s), comma-separated; without a "/" it
     matches at any depth ("*.py", "test_*"), with one it matches the path
     ("src/api/*", "docs/**"); a path exactly as list_chunks shows it matches
-    too ("app/[id]/page.tsx"). Returns a JSON array of chunk numbers, e.g.
-    [2, 5] ([] when no chunked file matches; excluded files are in no chunk).
+    too ("app/[id]/page.tsx"). Returns a JSON array of the chunks holding
+    them, each with the matching files and their lines in it, e.g.
+    [{"chunk": 2, "files": [{"path": "src/a.py", "lines": 40}]}] ([] when no
+    chunked file matches; excluded files are in no chunk).
     """
     with tool_errors():
-        return to_json(core.find_chunks_for_files(absolute_file_path, pattern))
+        found = core.find_chunks_with_files(absolute_file_path, pattern)
+        return to_json([item.to_dict() for item in found])
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
