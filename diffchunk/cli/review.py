@@ -30,7 +30,8 @@ FILES_COLUMN = 64
 
 def _file_label(detail: dict[str, Any]) -> str:
     """A path with a short note for anything but a plain modification."""
-    notes = [detail["status"]] if "status" in detail else []
+    status = detail.get("status", "modified")
+    notes = [status] if status not in ("modified", "binary") else []
     if detail.get("binary"):
         notes.append("binary")
     elif detail.get("metadata_only"):

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diff.model import Chunk, FileStatus
+from ..diff.model import Chunk
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
 from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
+from .file_details import file_detail, part_counts
 from .loading import excluded_file, session
-from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
+from .results import ChunkEntry, ChunkListing, ExcludedFile
 from .sessions import Session, SessionStore
 
 # A response should stay under about 20k tokens (token ~ 4 characters).
@@ -26,20 +27,6 @@ CHARS_PER_TOKEN = 4
 def json_size(value: Any) -> int:
     """The length of ``value`` as the JSON text a tool returns."""
     return len(json.dumps(value, ensure_ascii=False))
-
-
-def _file_detail(review: Review, file_index: int, path: str, lines: int) -> FileDetail:
-    fd = review.parsed.files[file_index]
-    renamed = fd.status in (FileStatus.RENAMED, FileStatus.COPIED) and bool(fd.old_path)
-    return FileDetail(
-        path=path,
-        lines=lines,
-        status=None if fd.status is FileStatus.MODIFIED else fd.status.value,
-        renamed_from=fd.old_path if renamed else None,
-        binary=fd.is_binary,
-        metadata_only=fd.metadata_only,
-        binary_by_attributes=path in review.binary_by_attributes,
-    )
 
 
 def _summary(chunk: Chunk) -> str:
@@ -59,19 +46,24 @@ def _summary(chunk: Chunk) -> str:
 def chunk_entry(review: Review, chunk: Chunk) -> ChunkEntry:
     """The list_chunks entry of one chunk (a file's parts in the chunk are one detail)."""
     order: list[str] = []
-    parts: dict[str, tuple[int, int]] = {}  # path -> (file index, lines)
+    # path -> (file index, lines, added, removed)
+    parts: dict[str, tuple[int, int, int, int]] = {}
     for part in chunk.parts:
+        added, removed = part_counts(review, part)
         seen = parts.get(part.path)
         if seen is None:
             order.append(part.path)
-            parts[part.path] = (part.file_index, part.lines)
+            parts[part.path] = (part.file_index, part.lines, added, removed)
         else:
-            parts[part.path] = (seen[0], seen[1] + part.lines)
-    details = tuple(_file_detail(review, parts[path][0], path, parts[path][1]) for path in order)
+            parts[part.path] = (seen[0], seen[1] + part.lines, seen[2] + added, seen[3] + removed)
+    details = []
+    for path in order:
+        file_index, lines, added, removed = parts[path]
+        details.append(file_detail(review, file_index, path, lines, added, removed))
     return ChunkEntry(
         chunk=chunk.number,
         files=tuple(chunk.files),
-        file_details=details,
+        file_details=tuple(details),
         lines=chunk.line_count,
         token_count=chunk.token_count,
         summary=_summary(chunk),

@@ -99,20 +99,29 @@ class RangeSummary:
 
 @dataclass(frozen=True, slots=True)
 class FileDetail:
-    """One file of a chunk in a listing: its lines in that chunk and what kind of change."""
+    """One file of a chunk in a listing: its lines in that chunk and what kind of change.
+
+    ``added``/``removed``: its ``+``/``-`` lines in that chunk (both left out
+    when both are 0: a rename, a mode change, a binary file).
+    """
 
     path: str
     lines: int
-    status: str | None = None  # left out for a plain modification
+    status: str | None = None  # added, deleted, modified, renamed, copied, mode, binary
     renamed_from: str | None = None
     binary: bool = False
     metadata_only: bool = False
     binary_by_attributes: bool = False  # -diff/binary: git would not show this text
+    added: int = 0
+    removed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         detail: dict[str, Any] = {"path": self.path, "lines": self.lines}
         if self.status is not None:
             detail["status"] = self.status
+        if self.added or self.removed:
+            detail["added"] = self.added
+            detail["removed"] = self.removed
         if self.renamed_from is not None:
             detail["from"] = self.renamed_from
         if self.binary:
