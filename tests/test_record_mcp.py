@@ -151,11 +151,16 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
 
     async def two(c: Caller) -> None:
         second["status"] = await c.json("review_status", absolute_file_path=path)
-        # Another chunk size and other filters in this server: the marks hold.
-        await c.json(
+        # Another chunk size and other filters in this server: a view of the same
+        # review, whose marks hold; the diff's own path keeps its default view.
+        view = await c.json(
             "load_diff", absolute_file_path=path, max_chunk_lines=40, exclude_patterns="docs/**"
         )
-        second["small"] = await c.json("review_status", absolute_file_path=path, limit=2)
+        second["view"] = view["file_path"]
+        second["small"] = await c.json(
+            "review_status", absolute_file_path=view["file_path"], limit=2
+        )
+        second["whole"] = await c.json("review_status", absolute_file_path=path)
         second["findings"] = await c.json("list_findings", absolute_file_path=path, limit=2)
         second["rest"] = await c.json(
             "list_findings", absolute_file_path=path, offset=second["findings"]["next_offset"]
@@ -184,7 +189,10 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
         "nit": 1,
         "question": 0,
     }
+    assert second["view"].endswith(".diffview") and second["view"] != path
+    assert second["whole"]["total_chunks"] == 1 and second["whole"]["review"] == status["review"]
     small = second["small"]
+    assert small["review"] == status["review"]  # the view is the same review
     assert small["total_chunks"] > 2 and small["next_offset"] == 2
     assert [c["status"] for c in small["chunks"]] == ["reviewed", "reviewed"]
     assert small["totals"]["excluded_by_reason"] == {"generated": 1, "pattern": 1}

@@ -58,7 +58,13 @@ def render_range_overview(
     lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
-    lines.append(f"Cached diff: {path}")
+    if path.endswith(".diffview"):  # a view: these options, of the cached diff
+        from ..review.views import read_view
+
+        lines.append(f"View (these options): {path}")
+        lines.append(f"Cached diff (default options): {read_view(path).diff}")
+    else:
+        lines.append(f"Cached diff: {path}")
     if listing["chunks"]:
         lines.append(f"Read chunk N:  diffchunk review --chunk N {path}")
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')

@@ -86,13 +86,14 @@ def get_current_overview(*, store: SessionStore | None = None) -> Overview:
         stats = review.stats
         loaded.append(
             LoadedDiff(
-                file_path=session.path,
+                file_path=session.handle,
                 chunks=stats.chunks_count,
                 files=stats.total_files,
                 total_lines=stats.total_lines,
                 files_excluded=stats.files_excluded,
                 total_token_count=sum(c.token_count for c in review.chunks),
                 options=review.options,
+                view_of=session.path if session.view is not None else None,
             )
         )
     return Overview(tuple(loaded))

@@ -174,7 +174,8 @@ def get_file_diff(
     absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
 ) -> str:
     """The diff text of one file; an excluded file is served with a note saying why."""
-    review = session(absolute_file_path, store).review
+    loaded = session(absolute_file_path, store)
+    review = loaded.review
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
     text, left_out = fit_response(result.data.decode("utf-8", errors="replace"))
     notes = []
@@ -187,11 +188,12 @@ def get_file_diff(
         shown = text.count("\n")
         numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
         more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
-        if result.sections == 1:
+        # The diff file's own lines: not those of a view with its context reduced.
+        if result.sections == 1 and loaded.options.context_lines is None:
             fd = next(f for f in review.parsed.files if f.path == result.path)
             line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
             rest = (
-                f'read_content(absolute_file_path="{absolute_file_path}", offset={line}) '
+                f'read_content(absolute_file_path="{loaded.path}", offset={line}) '
                 "reads on from there"
             )
             more = f"{more}; {rest}" if more else rest

@@ -42,6 +42,7 @@ from .sidecar import (
     sidecar_path,
     write_sidecar,
 )
+from .views import view_for
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -106,20 +107,26 @@ def load_git_diff(
         store=store,
         progress=progress,
     )
-    # An adopted session is fresh: this neither reads nor parses the file again.
+    # An adopted session is fresh: this neither reads nor parses the file again.  With
+    # options other than the defaults, file_path is a view handle of the cached diff.
     summary = load_diff(diff.diff_path, options, store=store, progress=progress)
-    _record_load(diff, revision_range, staged, store)
+    _record_load(diff, summary.file_path, revision_range, staged, store)
     return RangeSummary(summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached)
 
 
 def _record_load(
-    diff: GitDiff, revision_range: str | None, staged: bool, store: SessionStore | None
+    diff: GitDiff,
+    handle: str,
+    revision_range: str | None,
+    staged: bool,
+    store: SessionStore | None,
 ) -> None:
     """The review record notes this load: the review of the range as given, its revision,
-    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`)."""
+    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`).
+    ``handle``: the path the load returned (the diff, or a view of it)."""
     if diff.repo is None:
         return
-    session = (store if store is not None else default_store()).get(diff.diff_path)
+    session = (store if store is not None else default_store()).get(handle)
     record_range_load(
         session,
         common_dir=diff.repo.common_dir,
@@ -236,8 +243,10 @@ def write_range(
         writing.stop()
         _drop_orphan_sidecar(final)
         raise
+    wanted = options or LoadOptions()
+    view = None if wanted == LoadOptions() else view_for(os.path.realpath(path), wanted)
     (store if store is not None else default_store()).adopt(
-        str(path), streamed.parsed.data, streamed.digest, review, streamed.identity
+        str(path), streamed.parsed.data, streamed.digest, review, streamed.identity, view
     )
     return _result(repo, resolved, str(path), cached=False, review=review)
 

@@ -212,9 +212,10 @@ class LoadedDiff:
     files_excluded: int
     total_token_count: int
     options: LoadOptions
+    view_of: str | None = None  # the diff a view handle (``file_path``) shows
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        result = {
             "file_path": self.file_path,
             "chunks": self.chunks,
             "files": self.files,
@@ -223,6 +224,9 @@ class LoadedDiff:
             "total_token_count": self.total_token_count,
             "options": self.options.as_dict(),
         }
+        if self.view_of is not None:
+            result["view_of"] = self.view_of
+        return result
 
 
 @dataclass(frozen=True, slots=True)

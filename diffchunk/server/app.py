@@ -50,10 +50,11 @@ Diffs: pass the ABSOLUTE path of a diff file (git diff, git log -p,
 format-patch, diff -u) to any diff tool; it is loaded automatically on first
 use and reloaded when the file changes. Typical flow: list_chunks -> get_chunk
 for each chunk number (1-based) -> get_file_diff or find_chunks_for_files to
-jump to a file. Use load_diff only to change options (chunk size, filters,
-context lines). Files left out (generated, vendored, whitespace-only, by
-pattern) are listed under "excluded" with a reason; get_file_diff still
-serves them.
+jump to a file. Use load_diff only to cut it otherwise (chunk size, filters,
+context lines): it returns a view handle (file_path) for that view, and the
+diff's own path keeps the default one. Files left out (generated, vendored,
+whitespace-only, by pattern) are counted in "excluded_summary"; get_file_diff
+still serves them.
 
 Git: load_git_diff(absolute_repo_path, revision_range) reviews a range such
 as main..feature, main...feature (from the merge base), C^! (one commit) or
@@ -245,6 +246,21 @@ async def _roots_changed(ctx: Any, params: NotificationParams) -> None:
 on_notification(app, "notifications/roots/list_changed", _roots_changed)
 
 
+def viewed_diffs(paths: list[str]) -> list[str]:
+    """The diff files that view handles among ``paths`` show: a handle lies in diffchunk's
+    cache, but the diff it names must pass the roots as the diff itself would."""
+    from ..review.views import is_view_path, read_view
+
+    shown = []
+    for path in paths:
+        if is_view_path(path):
+            try:
+                shown.append(read_view(path).diff)
+            except PathError:
+                continue  # not a usable handle: the tool itself refuses it
+    return shown
+
+
 def own_directories() -> tuple[str, ...]:
     """Directories diffchunk itself writes (the git diff cache): readable regardless."""
     from ..git.cache import default_cache_dir
@@ -265,6 +281,7 @@ async def enforce_policy(
     paths = [arguments[key] for key in PATH_PARAMETERS if isinstance(arguments.get(key), str)]
     if not paths:
         return None
+    paths += viewed_diffs(paths)
     policy = await policy_for_call(context)
     if policy is None or isinstance(policy, InputRequiredResult):
         return policy

@@ -31,8 +31,10 @@ async def load_diff(
     """Load a diff file with explicit options and return its summary.
 
     Optional: every other diff tool loads the file automatically with the
-    defaults. Call this to change how the diff is cut; the options stay in
-    effect for later calls on the same file.
+    defaults. Call this to cut it otherwise: with options other than the
+    defaults, "file_path" is a view handle (a .diffview file) to pass to the
+    other tools for that view, while the diff's own path keeps its default
+    view (both work at once; no reload needed to go back).
 
     - absolute_file_path: absolute path of the diff file (git diff, git log -p,
       git format-patch, diff -u output). `~` is expanded.
@@ -47,7 +49,8 @@ async def load_diff(
     - gitattributes_path: absolute path of a .gitattributes file to apply.
 
     Returns JSON: {"chunks", "files", "total_lines", "file_path",
-    "files_excluded", "excluded": [{"path", "reason", "detail"}]}.
+    "files_excluded", "excluded": [{"path", "reason", "detail"}],
+    "excluded_summary"?}.
     """
 
     with tool_errors():

@@ -31,7 +31,9 @@ async def load_git_diff(
     """Review a git range of a repository: writes its diff to a cached file and loads it.
 
     Use the returned "file_path" with every other diff tool (list_chunks,
-    get_chunk, get_file_diff, find_chunks_for_files). The repository's
+    get_chunk, get_file_diff, find_chunks_for_files): the cached diff, or with
+    options other than the defaults a view handle of it (the cached diff keeps
+    its default view). The repository's
     .gitattributes (linguist-generated, linguist-vendored, -diff) decide which
     files are generated or vendored. Reviewing the same two commits again reuses
     the cached diff.
@@ -48,8 +50,8 @@ async def load_git_diff(
       exclude_patterns, context_lines: as for load_diff.
 
     Returns JSON: {"chunks", "files", "total_lines", "file_path",
-    "files_excluded", "excluded": [{"path", "reason", "detail"}], "repo",
-    "range", "base", "head", "cached"}.
+    "files_excluded", "excluded": [{"path", "reason", "detail"}],
+    "excluded_summary"?, "repo", "range", "base", "head", "cached"}.
     """
 
     with tool_errors():
