@@ -7,6 +7,7 @@ current directory); these helpers load the range and print its overview.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -22,8 +23,11 @@ def load_range(
     staged: bool,
     options: LoadOptions,
     progress: Progress | None,
+    paths: Sequence[str] = (),
 ) -> tuple[str, dict[str, Any]]:
-    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``."""
+    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``.
+
+    ``paths`` (relative to the repository's top) limit the range."""
     from ..review.range_review import load_git_diff
 
     if options.gitattributes_path is not None:
@@ -32,7 +36,9 @@ def load_range(
             "own .gitattributes."
         )
     try:
-        summary = load_git_diff(review_repo_path(repo), target, staged, options, progress=progress)
+        summary = load_git_diff(
+            review_repo_path(repo), target, staged, options, progress=progress, paths=paths or None
+        )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
@@ -55,7 +61,8 @@ def render_range_overview(
         :12
     ]
     reused = " (cached diff reused)" if summary.get("cached") else ""
-    lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
+    limited = f" -- {' '.join(summary['paths'])}" if summary.get("paths") else ""
+    lines = [f"{summary['range']}{limited} in {summary['repo']}: {base}..{head}{reused}"]
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
     if path.endswith(".diffview"):  # a view: these options, of the cached diff

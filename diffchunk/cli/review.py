@@ -229,9 +229,11 @@ def review(
     An existing file is read as a diff; anything else is a git RANGE of the
     repository (--repo, default: here), as for `git diff`: A..B, A...B
     (from the merge base), C^! (one commit), A (working tree vs A), nothing
-    (uncommitted changes), --staged (the index). A range's diff is cached, so
-    reviewing the same commits again does not run git again; its path is
-    printed and works with --chunk/--file and the MCP tools.
+    (uncommitted changes), --staged (the index). Paths after `--` limit a
+    range to those files and directories (relative to the repository's top).
+    A range's diff is cached, so reviewing the same commits again does not
+    run git again; its path is printed and works with --chunk/--file and the
+    MCP tools.
 
     \b
     Examples:
@@ -244,6 +246,7 @@ def review(
       diffchunk review changes.diff --out review/   # then: git apply review/*.diff
       diffchunk review main..feature
       diffchunk review main...feature --chunk 2 --repo ~/src/project
+      diffchunk review main..feature -- src/api docs/index.md
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
 

@@ -82,6 +82,7 @@ class RangeSummary:
     base: str | None
     head: str | None
     cached: bool
+    paths: tuple[str, ...] = ()  # the paths the range is limited to (none: all)
 
     @property
     def file_path(self) -> str:
@@ -94,6 +95,8 @@ class RangeSummary:
         result["base"] = self.base
         result["head"] = self.head
         result["cached"] = self.cached
+        if self.paths:
+            result["paths"] = list(self.paths)
         return result
 
 

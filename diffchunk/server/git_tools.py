@@ -27,6 +27,7 @@ async def load_git_diff(
     include_patterns: str | None = None,
     exclude_patterns: str | None = None,
     context_lines: int | None = None,
+    paths: list[str] | None = None,
 ) -> str:
     """Review a git range of a repository: writes its diff to a cached file and loads it.
 
@@ -48,10 +49,13 @@ async def load_git_diff(
       revision given.
     - max_chunk_lines, skip_trivial, skip_generated, include_patterns,
       exclude_patterns, context_lines: as for load_diff.
+    - paths: limit the range to these files or directories (relative to the
+      repository's top, as the diff shows them): `git diff A B -- PATH...`.
+      Another cached diff; the same review in the record.
 
     Returns JSON: {"chunks", "files", "total_lines", "file_path",
     "files_excluded", "excluded": [{"path", "reason", "detail"}],
-    "excluded_summary"?, "repo", "range", "base", "head", "cached"}.
+    "excluded_summary"?, "repo", "range", "base", "head", "cached", "paths"?}.
     """
 
     with tool_errors():
@@ -66,7 +70,7 @@ async def load_git_diff(
 
         def work(progress: Progress) -> dict[str, Any]:
             summary = core_load_git_diff(
-                absolute_repo_path, revision_range, staged, options, progress=progress
+                absolute_repo_path, revision_range, staged, options, progress=progress, paths=paths
             )
             return summary.to_dict()
 
