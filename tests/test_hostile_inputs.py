@@ -186,6 +186,7 @@ EXPECTED_TOOLS = {
     "list_findings",
     "review_status",
     "export_review",
+    "open_file_version",
 }
 RECORD_TOOLS = (
     "mark_reviewed",
@@ -201,6 +202,7 @@ DIFF_TOOLS = (
     "get_chunk",
     "find_chunks_for_files",
     "get_file_diff",
+    "open_file_version",
     *RECORD_TOOLS,
 )
 FILE_TOOLS = ("get_overview", "search_content", "read_content", "edit_content", "revert_edit")
@@ -241,6 +243,11 @@ def _valid_args(tool: str) -> dict[str, Any]:
         "list_findings": {"absolute_file_path": "{diff}"},
         "review_status": {"absolute_file_path": "{diff}"},
         "export_review": {"absolute_file_path": "{diff}"},
+        "open_file_version": {
+            "absolute_file_path": "{diff}",
+            "file_path": "src/app.py",
+            "absolute_repo_path": "{repo}",
+        },
     }
     return dict(base[tool])
 
@@ -440,6 +447,17 @@ def _value_cases() -> list[Case]:
             expect,
             "file_path|matches|no file|empty",
         )
+    # open_file_version (the diff's blob ids 1111111/2222222 are in no repository)
+    o = {**d, "absolute_repo_path": "{repo}"}
+    for label, extra, needle in (
+        ("side", {"file_path": "src/app.py", "side": "left"}, "side"),
+        ("side-nul", {"file_path": "src/app.py", "side": "new\x00"}, "side"),
+        ("file-traversal", {"file_path": "../../etc/passwd"}, "no file"),
+        ("file-glob-several", {"file_path": "*.nothing"}, "no file"),
+        ("blob-missing", {"file_path": "src/app.py"}, "not in"),
+        ("no-repository", {"file_path": "src/app.py", "absolute_repo_path": None}, "repository"),
+    ):
+        add(f"open_file_version-{label}", "open_file_version", {**o, **extra}, ERR, needle)
     # load_git_diff
     r = {"absolute_repo_path": "{repo}"}
     for label, value in (

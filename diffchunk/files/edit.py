@@ -57,6 +57,7 @@ from typing import Any
 from .. import paths
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range, write_all
+from ..snapshots import refuse_edit
 from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
 from .changeset import parse_changes
@@ -119,6 +120,7 @@ def edit_content(
     """
     parsed = parse_changes(changes, fuzzy)
     realpath, _ = paths.resolve_regular_file(absolute_file_path)
+    refuse_edit(realpath)  # a snapshot of a revision: the error names the real file
     threshold = fuzzy_block.fuzzy_threshold()
     if preview:
         with open_snapshot(realpath) as snap:

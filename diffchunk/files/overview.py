@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
 from .outline_item import count_items
 from .outline_page import PAGE_ITEMS, SymbolMatches, find_symbols, outline_page
@@ -213,6 +214,8 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
         if reason:
             warnings.append(reason.capitalize() + ".")
         return outline, 0
+    if snapshot_of(version.realpath) is not None:
+        return outline, 0  # a revision's snapshot: nothing to compare with HEAD
     try:
         from .changes import mark_changes
 

@@ -239,7 +239,7 @@ def attributes_for_diff(
 class RecordedRange(NamedTuple):
     """What a generated diff shows, as its sidecar records it.
 
-    ``head`` is None for the working tree or the index (``index`` says
+    ``head`` is None for the working tree or the index (``staged`` says
     which); ``base`` is None when the old side is the empty tree or the
     sidecar predates its record (``has_base`` says which).
     """
@@ -247,7 +247,7 @@ class RecordedRange(NamedTuple):
     repo: str
     base: str | None
     head: str | None
-    index: bool
+    staged: bool
     paths: tuple[str, ...]
     has_base: bool
 
@@ -264,7 +264,7 @@ def range_of(diff_path: str) -> RecordedRange | None:
         repo=payload["repo"],
         base=base if isinstance(base, str) else None,
         head=treeish if isinstance(treeish, str) else None,
-        index=bool(payload.get("index")),
+        staged=bool(payload.get("index")),
         paths=tuple(p for p in paths if isinstance(p, str)) if isinstance(paths, list) else (),
         has_base=isinstance(recorded, dict),
     )

@@ -186,3 +186,15 @@ def other_views(sessions: list[tuple[str, LoadOptions, int]], current: str) -> s
         if handle != current
     ]
     return "; ".join(shown)
+
+
+def clear_views() -> int:
+    """Remove every view handle; returns how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(views_dir()):
+            if entry.name.endswith(SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed

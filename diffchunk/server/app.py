@@ -31,6 +31,7 @@ from .. import __version__
 from ..diff.options import Progress
 from ..errors import PathError
 from ..paths import PathPolicy, expand, within
+from ..snapshots import snapshot_of
 from .errors import (
     as_tool_error,
     check_arguments,
@@ -292,6 +293,8 @@ async def enforce_policy(
             continue  # not a usable path: the tool itself refuses it, with its own message
         if read_only and any(within(real, own) for own in own_directories()):
             continue
+        if not read_only and snapshot_of(real) is not None:
+            continue  # an edit of a snapshot: the tool refuses it, naming the real file
         try:
             policy.check(path)
         except PathError as exc:
