@@ -68,11 +68,16 @@ def get_chunk(
 
 
 def get_file_diff(
-    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+    absolute_file_path: str,
+    file_path: str,
+    *,
+    store: SessionStore | None = None,
+    context: str = "hunks",
 ) -> str:
-    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`); the
-    review record notes the file as seen."""
-    text = file_diffs.get_file_diff(absolute_file_path, file_path, store=store)
+    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`; with
+    ``context="symbol"`` each hunk widened to the definition around it); the review
+    record notes the file as seen."""
+    text = file_diffs.get_file_diff(absolute_file_path, file_path, store=store, context=context)
     loaded = loaded_session(absolute_file_path, store)
     record_seen(loaded, file_path=file_diffs.match_file(loaded.review, file_path))
     return text

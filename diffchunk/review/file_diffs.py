@@ -8,21 +8,17 @@ matches no file, or several, gets an error naming the closest paths.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
-from ..diff.pipeline import Review
-from ..errors import FileNotInDiff, InvalidArgument
+from ..errors import InvalidArgument
 from .chunk_text import fit_response
+from .file_match import match_file
 from .listing import CHARS_PER_TOKEN
 from .loading import session
 from .sessions import SessionStore
-
-# How many candidate paths an error names.
-MAX_CANDIDATES = 20
 
 
 def _patterns(pattern: str) -> PathPatterns:
@@ -32,13 +28,6 @@ def _patterns(pattern: str) -> PathPatterns:
             suggestion="Pass a glob such as '*.py', 'src/**' or an exact path from list_chunks.",
         )
     return PathPatterns(pattern, name="pattern")
-
-
-def _all_paths(review: Review) -> list[str]:
-    seen: dict[str, None] = {}
-    for fd in review.parsed.files:
-        seen.setdefault(fd.path, None)
-    return list(seen)
 
 
 def find_chunks_for_files(
@@ -96,58 +85,6 @@ def find_chunks_with_files(
     return tuple(found)
 
 
-def _closest(query: str, paths: Iterable[str]) -> list[str]:
-    pool = list(paths)
-    if len(pool) <= MAX_CANDIDATES:
-        return pool
-    try:
-        from rapidfuzz import fuzz, process
-
-        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=MAX_CANDIDATES)
-        return [str(item[0]) for item in ranked]
-    except ImportError:  # pragma: no cover - rapidfuzz is a dependency
-        import difflib
-
-        return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
-
-
-def match_file(review: Review, file_path: str) -> str:
-    if not isinstance(file_path, str) or not file_path.strip():
-        raise InvalidArgument(
-            "file_path is empty.",
-            suggestion="Pass a path from list_chunks (e.g. 'src/main.py') or a glob "
-            "matching exactly one file.",
-        )
-    query = file_path.strip()
-    paths = _all_paths(review)
-    renamed_from = {fd.old_path: fd.path for fd in review.parsed.files if fd.old_path}
-    glob = PathPatterns([query], name="file_path")
-    for candidates in (
-        [p for p in paths if p == query],
-        [p for p in paths if p.lower() == query.lower()],
-        [renamed_from[query]] if query in renamed_from else [],
-        [p for p in paths if glob.matches(p)],
-    ):
-        if len(candidates) == 1:
-            return candidates[0]
-        if len(candidates) > 1:
-            shown = candidates[:MAX_CANDIDATES]
-            more = (
-                f" (and {len(candidates) - len(shown)} more)"
-                if len(candidates) > len(shown)
-                else ""
-            )
-            raise FileNotInDiff(
-                f"{query!r} matches {len(candidates)} files of the diff: {', '.join(shown)}{more}.",
-                suggestion="Pass one exact path, or a more specific glob.",
-            )
-    raise FileNotInDiff(
-        f"No file of the diff matches {query!r}. "
-        f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
-        suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class FileDiffText:
     path: str
@@ -170,15 +107,44 @@ def get_file_diff_bytes(
     return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
 
 
+#: What ``get_file_diff`` shows around each change: the hunks as the diff has
+#: them, or widened to the whole definition around them (:mod:`.symbol_context`).
+CONTEXTS = ("hunks", "symbol")
+
+
 def get_file_diff(
-    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+    absolute_file_path: str,
+    file_path: str,
+    *,
+    store: SessionStore | None = None,
+    context: str = "hunks",
 ) -> str:
-    """The diff text of one file; an excluded file is served with a note saying why."""
+    """The diff text of one file; an excluded file is served with a note saying why.
+
+    ``context="symbol"`` widens each hunk to the whole function or class around
+    it at the new revision (a valid patch still)."""
+    if context not in CONTEXTS:
+        raise InvalidArgument(
+            f"context must be one of {', '.join(CONTEXTS)}, got {context!r}.",
+            suggestion="'hunks' shows the diff as it is; 'symbol' widens each hunk to the "
+            "whole definition around it.",
+        )
     loaded = session(absolute_file_path, store)
     review = loaded.review
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
-    text, left_out = fit_response(result.data.decode("utf-8", errors="replace"))
     notes = []
+    data = result.data
+    widened = None
+    if context == "symbol":
+        from .symbol_context import symbol_context
+
+        widened, note = symbol_context(absolute_file_path, loaded, result.path, store)
+        if widened is not None:
+            data = widened
+            result = FileDiffText(result.path, widened, 1, result.excluded)
+        if note:
+            notes.append(note)
+    text, left_out = fit_response(data.decode("utf-8", errors="replace"))
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
@@ -189,7 +155,7 @@ def get_file_diff(
         numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
         more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
         # The diff file's own lines: not those of a view with its context reduced.
-        if result.sections == 1 and loaded.options.context_lines is None:
+        if result.sections == 1 and loaded.options.context_lines is None and widened is None:
             fd = next(f for f in review.parsed.files if f.path == result.path)
             line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
             rest = (
@@ -204,5 +170,5 @@ def get_file_diff(
         )
         return f"=== {'; '.join(notes)} ===\n\n{text}"
     if notes:
-        return f"=== {notes[0]}; its full diff follows ===\n\n{text}"
+        return f"=== {'; '.join(notes)}; its full diff follows ===\n\n{text}"
     return text

@@ -38,7 +38,7 @@ from ..errors import FileNotInDiff, FileToolError, InvalidArgument
 from ..git.blobs import blob_at, cleaned_blob_id, resolve_blob, stream_blob
 from ..git.repo import Repo, discover
 from ..snapshots import Snapshot, SnapshotWriter, existing
-from .file_diffs import match_file
+from .file_match import match_file
 from .loading import session
 from .sessions import Session, SessionStore
 from .sidecar import range_of
@@ -100,6 +100,8 @@ def _where(loaded: Session, absolute_repo_path: str | None) -> _Where:
     """Where the blobs of the diff come from (kept with the session)."""
     key = f"file_versions.where:{absolute_repo_path}"
     cached = loaded.cache.get(key)
+    if absolute_repo_path is None and cached is None:
+        cached = loaded.cache.get("file_versions.where")  # the repository given last time
     if isinstance(cached, _Where):
         return cached
     recorded = range_of(loaded.path)
@@ -116,7 +118,7 @@ def _where(loaded: Session, absolute_repo_path: str | None) -> _Where:
             "'index' lines name the blobs to read there); or review the range itself with "
             "load_git_diff.",
         )
-    loaded.cache[key] = where
+    loaded.cache[key] = loaded.cache["file_versions.where"] = where
     return where
 
 

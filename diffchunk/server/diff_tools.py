@@ -142,16 +142,18 @@ def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def get_file_diff(absolute_file_path: str, file_path: str) -> str:
+def get_file_diff(absolute_file_path: str, file_path: str, context: str = "hunks") -> str:
     """Get the complete diff of one file (its header and all its hunks).
 
     file_path: the exact path as listed by list_chunks, or a glob that matches
     exactly one file of the diff (case-insensitive). Zero or several matches
     return an error listing candidate paths. Works for files split across
     several chunks and for excluded files (the reply says why it was excluded).
+    context: "hunks" (default, as in the diff) or "symbol": each hunk widened
+    to the whole function/class around it at the new revision (still a patch).
     """
     with tool_errors():
-        return core.get_file_diff(absolute_file_path, file_path)
+        return core.get_file_diff(absolute_file_path, file_path, context=context)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
