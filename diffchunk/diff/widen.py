@@ -60,6 +60,40 @@ def changed_new_lines(data: DiffData, hunk: Hunk) -> list[int]:
     return changed
 
 
+def new_side_changes(
+    data: DiffData, hunks: Sequence[Hunk]
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """The new-side line ranges the hunks add (inclusive), and the points where they only
+    remove lines (``p``: lines were removed between new lines ``p`` and ``p + 1``)."""
+    ranges: list[tuple[int, int]] = []
+    deletions: list[int] = []
+    for hunk in hunks:
+        number = hunk.new_start if hunk.new_count else hunk.new_start + 1
+        run_start = -1
+        removed = False
+        for line in [*_body_lines(data, hunk), b" "]:
+            kind = line[:1]
+            if kind == b"\\":
+                continue
+            if kind == b"+":
+                if run_start < 0:
+                    run_start = number
+                number += 1
+                continue
+            if run_start >= 0:
+                ranges.append((run_start, number - 1))
+                run_start = -1
+                removed = False
+            if kind == b"-":
+                removed = True
+                continue
+            if removed:
+                deletions.append(number - 1)
+                removed = False
+            number += 1
+    return ranges, deletions
+
+
 @dataclass(frozen=True, slots=True)
 class _Span:
     hunk: Hunk

@@ -1,4 +1,4 @@
-"""Blobs of a repository: find them, and stream one into a file.
+"""Blobs of a repository: find them, stream one into a file, or read a batch of small ones.
 
 Object names reach git only as the argument of ``rev-parse --verify
 --end-of-options``, which reads them as revisions, never as options
@@ -11,7 +11,7 @@ runs without ``-w``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..errors import GitError
 from .repo import Repo
@@ -65,3 +65,45 @@ def cleaned_blob_id(repo: Repo, path: str, fd: int) -> str | None:
     found = proc.finish(check=False)
     text = found.stdout.decode("ascii", "replace").strip()
     return text if found.returncode == 0 and _FULL_ID.fullmatch(text) else None
+
+
+def read_blobs(repo: Repo, ids: Sequence[str], max_bytes: int, max_total: int) -> dict[str, bytes]:
+    """The content of each blob of ``ids`` (full ids) at most ``max_bytes`` long, while
+    their total stays within ``max_total``; larger ones (and missing ones) are left out.
+
+    Two processes whatever the count: ``cat-file --batch-check`` for the sizes,
+    then ``cat-file --batch`` for the blobs kept.
+    """
+    wanted = [i for i in dict.fromkeys(ids) if _FULL_ID.fullmatch(i)]
+    if not wanted:
+        return {}
+    checked = repo.git.run(
+        ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
+        input="".join(f"{i}\n" for i in wanted).encode("ascii"),
+    )
+    keep: list[str] = []
+    total = 0
+    for line in checked.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) != 3 or parts[1] != "blob":
+            continue
+        size = int(parts[2])
+        if size <= max_bytes and total + size <= max_total:
+            keep.append(parts[0])
+            total += size
+    if not keep:
+        return {}
+    out = repo.git.run(
+        ["cat-file", "--batch"], input="".join(f"{i}\n" for i in keep).encode("ascii")
+    ).stdout
+    found: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(out):
+        eol = out.index(b"\n", pos)
+        name, kind, size_text = out[pos:eol].decode("ascii").split()
+        start = eol + 1
+        end = start + int(size_text)
+        if kind == "blob":
+            found[name] = out[start:end]
+        pos = end + 1  # the newline after each object
+    return found

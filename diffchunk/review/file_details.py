@@ -16,10 +16,19 @@ import re
 from ..diff.model import ChunkPart, FileStatus, change_status
 from ..diff.pipeline import Review
 from .results import FileDetail
+from .symbols import FileSymbols
 
 _FIRST_HUNK = re.compile(rb"^@@", re.MULTILINE)
 _ADDED = re.compile(rb"^\+", re.MULTILINE)
 _REMOVED = re.compile(rb"^-", re.MULTILINE)
+
+
+def part_text(review: Review, part: ChunkPart) -> bytes:
+    """The diff text of one chunk part (its pieces joined)."""
+    data = review.parsed.data
+    return b"".join(
+        piece if isinstance(piece, bytes) else data[piece[0] : piece[1]] for piece in part.pieces
+    )
 
 
 def part_counts(review: Review, part: ChunkPart) -> tuple[int, int]:
@@ -27,10 +36,7 @@ def part_counts(review: Review, part: ChunkPart) -> tuple[int, int]:
     fd = review.parsed.files[part.file_index]
     if part.parts is None:
         return fd.added, fd.removed
-    data = review.parsed.data
-    text = b"".join(
-        piece if isinstance(piece, bytes) else data[piece[0] : piece[1]] for piece in part.pieces
-    )
+    text = part_text(review, part)
     first = _FIRST_HUNK.search(text)
     if first is None:
         return 0, 0
@@ -39,9 +45,17 @@ def part_counts(review: Review, part: ChunkPart) -> tuple[int, int]:
 
 
 def file_detail(
-    review: Review, file_index: int, path: str, lines: int, added: int, removed: int
+    review: Review,
+    file_index: int,
+    path: str,
+    lines: int,
+    added: int,
+    removed: int,
+    symbols: FileSymbols | None = None,
 ) -> FileDetail:
-    """The listing's detail of one file of a chunk."""
+    """The listing's detail of one file of a chunk (``symbols``: those of its share of
+    the chunk, when computed)."""
+    listed, more = symbols.listed() if symbols is not None else ((), 0)
     fd = review.parsed.files[file_index]
     renamed = fd.status in (FileStatus.RENAMED, FileStatus.COPIED) and bool(fd.old_path)
     return FileDetail(
@@ -54,4 +68,7 @@ def file_detail(
         binary_by_attributes=path in review.binary_by_attributes,
         added=added,
         removed=removed,
+        symbols=listed,
+        symbols_more=more,
+        symbols_from=symbols.source if symbols is not None and listed else None,
     )

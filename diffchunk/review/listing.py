@@ -8,16 +8,19 @@ the session for the next page.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
 from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
-from .file_details import file_detail, part_counts
+from .file_details import file_detail, part_counts, part_text
 from .loading import excluded_file, session
 from .results import ChunkEntry, ChunkListing, ExcludedFile
 from .sessions import Session, SessionStore
+from .symbols import FileSymbols, for_part, merged
+from .symbols import compute as compute_symbols
 
 # A response should stay under about 20k tokens (token ~ 4 characters).
 RESPONSE_TOKENS = 20_000
@@ -43,11 +46,15 @@ def _summary(chunk: Chunk) -> str:
     return text
 
 
-def chunk_entry(review: Review, chunk: Chunk) -> ChunkEntry:
-    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail)."""
+def chunk_entry(
+    review: Review, chunk: Chunk, symbols: Mapping[int, FileSymbols] | None = None
+) -> ChunkEntry:
+    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail);
+    ``symbols``: the changed definitions of its files by file index, when computed."""
     order: list[str] = []
     # path -> (file index, lines, added, removed)
     parts: dict[str, tuple[int, int, int, int]] = {}
+    shown: dict[str, list[FileSymbols]] = {}
     for part in chunk.parts:
         added, removed = part_counts(review, part)
         seen = parts.get(part.path)
@@ -56,10 +63,14 @@ def chunk_entry(review: Review, chunk: Chunk) -> ChunkEntry:
             parts[part.path] = (part.file_index, part.lines, added, removed)
         else:
             parts[part.path] = (seen[0], seen[1] + part.lines, seen[2] + added, seen[3] + removed)
+        if symbols is not None and part.file_index in symbols:
+            text = part_text(review, part) if part.parts is not None else None
+            shown.setdefault(part.path, []).append(for_part(symbols[part.file_index], part, text))
     details = []
     for path in order:
         file_index, lines, added, removed = parts[path]
-        details.append(file_detail(review, file_index, path, lines, added, removed))
+        found = merged(shown[path]) if path in shown else None
+        details.append(file_detail(review, file_index, path, lines, added, removed, found))
     return ChunkEntry(
         chunk=chunk.number,
         files=tuple(chunk.files),
@@ -84,6 +95,7 @@ class _Listing:
         self.excluded = tuple(excluded_file(review, ex) for ex in review.excluded)
         self.excluded_summary = summarise(self.excluded)
         self._excluded_chars = -1
+        self._symbolled: set[int] = set()  # entries that carry their symbols
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -111,6 +123,23 @@ class _Listing:
         if size < 0:
             size = self._sizes[i] = json_size(entry.to_dict())
         return entry, size
+
+    def add_symbols(self, loaded: Session, first: int, stop: int) -> bool:
+        """Give the entries of chunk indexes ``first..stop-1`` their files' changed
+        symbols (computed for all of them at once); whether any entry changed."""
+        todo = [i for i in range(first, stop) if i not in self._symbolled]
+        if not todo:
+            return False
+        chunks = [self._review.chunks[i] for i in todo]
+        found = compute_symbols(loaded, [p.file_index for c in chunks for p in c.parts])
+        for i, chunk in zip(todo, chunks, strict=True):
+            entry = chunk_entry(self._review, chunk, found)
+            # The size first: a reader between the two sees a size too large, never
+            # too small (its page may end early, never overrun).
+            self._sizes[i] = json_size(entry.to_dict())
+            self._entries[i] = entry
+            self._symbolled.add(i)
+        return True
 
 
 def _listing(loaded: Session) -> _Listing:
@@ -156,7 +185,8 @@ def list_chunks(
     carries ``next_offset`` (pass it as ``offset``).  ``max_tokens=None``
     returns everything (the CLI's ``--json``).
     """
-    listing = _listing(session(absolute_file_path, store))
+    loaded = session(absolute_file_path, store)
+    listing = _listing(loaded)
     total = len(listing)
     check_page(offset, limit, total)
     end = total if limit is None else min(total, offset + limit)
@@ -177,6 +207,25 @@ def list_chunks(
         (), listing.total_tokens, total, excluded, excluded_total, excluded_summary=summary
     )
     used = json_size(head.to_dict()) + 64  # room for next_offset
+    page, stop = _page(listing, offset, end, used, budget)
+    if listing.add_symbols(loaded, offset, stop):  # the page's files, in one go
+        page, stop = _page(listing, offset, end, used, budget)
+    return ChunkListing(
+        tuple(page),
+        listing.total_tokens,
+        total,
+        excluded,
+        excluded_total,
+        next_offset=stop if stop < total else None,
+        excluded_summary=summary,
+    )
+
+
+def _page(
+    listing: _Listing, offset: int, end: int, used: int, budget: int
+) -> tuple[list[ChunkEntry], int]:
+    """The entries from ``offset`` that fit in ``budget`` characters (``used`` taken by
+    the rest of the page), and the index after the last one."""
     page: list[ChunkEntry] = []
     stop = offset
     while stop < end:
@@ -188,15 +237,7 @@ def list_chunks(
         page.append(entry)
         used += size + 2
         stop += 1
-    return ChunkListing(
-        tuple(page),
-        listing.total_tokens,
-        total,
-        excluded,
-        excluded_total,
-        next_offset=stop if stop < total else None,
-        excluded_summary=summary,
-    )
+    return page, stop
 
 
 def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ...], int | None]:

@@ -15,6 +15,7 @@ from ..diff.options import LoadOptions
 
 if TYPE_CHECKING:
     from .excluded import ExcludedSummary
+    from .symbols import SymbolChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,10 @@ class FileDetail:
     """One file of a chunk in a listing: its lines in that chunk and what kind of change.
 
     ``added``/``removed``: its ``+``/``-`` lines in that chunk (both left out
-    when both are 0: a rename, a mode change, a binary file).
+    when both are 0: a rename, a mode change, a binary file).  ``symbols``: the
+    definitions the change touches (:mod:`diffchunk.review.symbols`; at most a
+    few, ``symbols_more`` counting the rest), from ``symbols_from``
+    (``outline`` or ``hunks``); left out when there are none.
     """
 
     path: str
@@ -117,6 +121,9 @@ class FileDetail:
     binary_by_attributes: bool = False  # -diff/binary: git would not show this text
     added: int = 0
     removed: int = 0
+    symbols: tuple[SymbolChange, ...] = ()
+    symbols_more: int = 0
+    symbols_from: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         detail: dict[str, Any] = {"path": self.path, "lines": self.lines}
@@ -125,6 +132,11 @@ class FileDetail:
         if self.added or self.removed:
             detail["added"] = self.added
             detail["removed"] = self.removed
+        if self.symbols:
+            detail["symbols"] = [s.to_json() for s in self.symbols]
+            if self.symbols_more:
+                detail["symbols_more"] = self.symbols_more
+            detail["symbols_from"] = self.symbols_from
         if self.renamed_from is not None:
             detail["from"] = self.renamed_from
         if self.binary:
