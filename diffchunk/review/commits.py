@@ -13,7 +13,7 @@
 - Any other diff: an error saying what holds commits.
 
 Pages of ``limit`` commits (newest first, as git lists them; a stream in its
-own order) from ``offset``; each commit lists at most :data:`FILES_LISTED`
+own order) from ``offset``, fewer when they would not fit one response; each commit lists at most :data:`FILES_LISTED`
 files, with their total.  The list is read once per session and query.
 """
 
@@ -29,6 +29,7 @@ from ..git.log import range_commits
 from ..git.repo import discover
 from ..git.revisions import resolve_commit
 from .file_match import match_file
+from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
 from .loading import session
 from .sessions import Session, SessionStore
 from .sidecar import range_of
@@ -157,6 +158,16 @@ def _range_commits(
     return [CommitEntry(c.id, c.subject, c.author, c.date, c.files) for c in logged], label, note
 
 
+def _fitting(commits: list[CommitEntry]) -> tuple[CommitEntry, ...]:
+    """As many of ``commits`` as one response holds (at least one)."""
+    used = 0
+    for count, entry in enumerate(commits):
+        used += json_size(entry.to_dict()) + 2
+        if count and used > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+            return tuple(commits[:count])
+    return tuple(commits)
+
+
 def list_commits(
     absolute_file_path: str,
     file_path: str | None = None,
@@ -193,7 +204,7 @@ def list_commits(
             )
         loaded.cache[key] = cached
     commits, source, note = cached
-    page = tuple(commits[offset : offset + limit])
+    page = _fitting(commits[offset : offset + limit])
     following = offset + len(page)
     return CommitListing(
         page,

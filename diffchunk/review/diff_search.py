@@ -40,7 +40,8 @@ from .sessions import Session, SessionStore
 SIDES = ("both", "new", "old")
 #: Characters of a hit's line shown (around the match when the line is longer).
 TEXT_CHARS = 200
-#: Hits a page holds at most (about 60 characters each plus their text).
+#: Hits a page holds at most (about 80 characters each plus their text, at most
+#: TEXT_CHARS: 200 hits stay under the ~20k tokens of one response).
 MAX_RESULTS = 200
 #: Seconds a search may take before it is stopped (a regex that backtracks).
 TIME_BUDGET = 5.0
