@@ -62,6 +62,11 @@ as main..feature, main...feature (from the merge base), C^! (one commit) or
 the uncommitted changes; it returns file_path, a cached diff to pass to every
 diff tool above.
 
+Code outside the hunks: open_file_version gives a file at either side of the
+diff as a read-only snapshot for the file tools (same line numbers);
+get_file_diff(context="symbol") shows whole functions; search_diff and
+list_commits search the diff and list its commits.
+
 Record the review as you go; it outlives the conversation: get_chunk and
 get_file_diff note what you read, mark_reviewed after each chunk you finish,
 add_finding for each problem. After a context reset, review_status gives
