@@ -161,3 +161,45 @@ def test_a_handle_does_not_open_a_diff_outside_the_roots(tmp_path: Path, diff: P
     for result in results:
         assert result.is_error and "outside the allowed roots" in _text(result)
         assert str(diff.resolve()) in json.loads(_text(result))["error"]
+
+
+def test_a_repository_outside_the_roots_is_not_read_through_its_diff(
+    tmp_path: Path, repo: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
+    configure_policy(PathPolicy.from_paths([str(root)], "--allow-root"))
+    try:
+
+        async def go() -> list[Any]:
+            async with Client(app) as session:
+                reads = [
+                    await session.call_tool(
+                        "open_file_version", {"absolute_file_path": diff, "file_path": "src/m01.py"}
+                    ),
+                    await session.call_tool("list_commits", {"absolute_file_path": diff}),
+                    await session.call_tool(
+                        "get_file_diff",
+                        {
+                            "absolute_file_path": diff,
+                            "file_path": "src/m01.py",
+                            "context": "symbol",
+                        },
+                    ),
+                ]
+                # The diff itself stays readable (diffchunk's own cache).
+                reads.append(
+                    await session.call_tool(
+                        "get_file_diff", {"absolute_file_path": diff, "file_path": "src/m01.py"}
+                    )
+                )
+                return reads
+
+        results = anyio.run(go)
+    finally:
+        configure_policy(None)
+    for result in results[:3]:
+        assert result.is_error and "outside the allowed roots" in _text(result)
+        assert str(repo) in json.loads(_text(result))["error"]
+    assert not results[3].is_error

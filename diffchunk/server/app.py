@@ -267,6 +267,26 @@ def viewed_diffs(paths: list[str]) -> list[str]:
     return shown
 
 
+# Tools that read the repository a generated diff was written from (its sidecar
+# names it): that repository must pass the roots too, as load_git_diff's does.
+REPOSITORY_READERS = frozenset({"open_file_version", "list_commits"})
+
+
+def recorded_repositories(paths: list[str]) -> list[str]:
+    """The repositories the diffs among ``paths`` were written from (by their sidecars)."""
+    from ..review.sidecar import range_of
+
+    found = []
+    for path in paths:
+        try:
+            recorded = range_of(os.path.realpath(expand(path)))
+        except PathError:
+            continue
+        if recorded is not None:
+            found.append(recorded.repo)
+    return found
+
+
 def own_directories() -> tuple[str, ...]:
     """Directories diffchunk itself writes (the git diff cache): readable regardless."""
     from ..git.cache import default_cache_dir
@@ -288,6 +308,8 @@ async def enforce_policy(
     if not paths:
         return None
     paths += viewed_diffs(paths)
+    if name in REPOSITORY_READERS or arguments.get("context") == "symbol":
+        paths += recorded_repositories(paths)
     policy = await policy_for_call(context)
     if policy is None or isinstance(policy, InputRequiredResult):
         return policy
