@@ -29,17 +29,21 @@ import anyio
 
 from benchmarks.record_session import Session
 
+# A listing's symbol from outlines: "Parser.run (method, modified, 12-40)".
+_SYMBOL = re.compile(r"^(\S+) \((\w+), modified, (\d+)(?:-\d+)?\)$")
 
-def _python_change(listing: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+
+def _python_change(listing: dict[str, Any]) -> tuple[int, dict[str, Any], str, int] | None:
     """The first chunk with a Python file whose change touches a definition: (chunk,
-    file detail, symbol)."""
+    file detail, the definition's name, its first line)."""
     for chunk in listing["chunks"]:
         for detail in chunk["file_details"]:
             if not detail["path"].endswith(".py"):
                 continue
             for symbol in detail.get("symbols", []):
-                if isinstance(symbol, dict) and symbol["change"] == "modified":
-                    return chunk["chunk"], detail, symbol
+                m = _SYMBOL.match(symbol)
+                if m is not None:
+                    return chunk["chunk"], detail, m.group(1), int(m.group(3))
     return None
 
 
@@ -78,20 +82,20 @@ async def review(repo: str, rng: str) -> Session:
             listing = await s.call("list_chunks", **at)
             found = _python_change(listing)
             assert found is not None, "no changed Python definition in this range"
-            number, detail, symbol = found
+            number, detail, name, first_line = found
             file_path = detail["path"]
             await s.call("get_chunk", **at, chunk_number=number)
             new = await s.call("open_file_version", **at, file_path=file_path)
             await s.call(
                 "read_content",
                 absolute_file_path=new["path"],
-                offset=symbol["lines"][0],
+                offset=first_line,
                 mode="semantic",
             )
             old = await s.call("open_file_version", **at, file_path=file_path, side="old")
             await s.call("read_content", absolute_file_path=old["path"], mode="head", limit=40)
             # The definitions of the class around the change (or the definition itself).
-            owner, dot, _ = symbol["name"].partition(".")
+            owner, dot, _ = name.partition(".")
             query = f"{owner}.*" if dot else owner
             await s.call("get_overview", absolute_file_path=new["path"], symbol=query)
             widened = await s.call("get_file_diff", **at, file_path=file_path, context="symbol")

@@ -74,21 +74,20 @@ def test_symbols_from_both_revisions_of_a_range(repo: Path) -> None:
     svc = details["svc.py"]
     assert svc["symbols_from"] == "outline"
     new, old = NEW["svc.py"], OLD["svc.py"]
+
+    def span(text: str, first: str, last: str) -> str:
+        return f"{_line(text, first)}-{_line(text, last) + 2}"
+
     assert svc["symbols"] == [
-        {"name": "edit", "kind": "function", "change": "modified",
-         "lines": [_line(new, "def edit"), _line(new, "def edit") + 2]},
-        {"name": "fresh", "kind": "function", "change": "added",
-         "lines": [_line(new, "def fresh"), _line(new, "def fresh") + 2]},
-        {"name": "Box.open", "kind": "method", "change": "modified",
-         "lines": [_line(new, "def open"), _line(new, "def open") + 2]},
-        {"name": "Lid", "kind": "class", "change": "added",
-         "lines": [_line(new, "class Lid"), _line(new, "def close") + 2]},
-        {"name": "gone", "kind": "function", "change": "removed",
-         "lines": [_line(old, "def gone"), _line(old, "def gone") + 2]},
-    ]  # fmt: skip
+        f"edit (function, modified, {span(new, 'def edit', 'def edit')})",
+        f"fresh (function, added, {span(new, 'def fresh', 'def fresh')})",
+        f"Box.open (method, modified, {span(new, 'def open', 'def open')})",
+        f"Lid (class, added, {span(new, 'class Lid', 'def close')})",
+        f"gone (function, removed, old {span(old, 'def gone', 'def gone')})",
+    ]
     many = details["many.py"]
     assert len(many["symbols"]) == MAX_LISTED and many["symbols_more"] == 12 - MAX_LISTED
-    assert [s["name"] for s in many["symbols"]] == [f"f{i}" for i in range(MAX_LISTED)]
+    assert [s.split(" ")[0] for s in many["symbols"]] == [f"f{i}" for i in range(MAX_LISTED)]
     assert "symbols" not in details["notes.txt"]  # no grammar, no function context
 
 
@@ -118,5 +117,5 @@ def test_symbols_are_computed_for_the_page_asked_and_per_part(repo: Path) -> Non
     parts = [c for c in whole["chunks"] if c.get("parent_file") == "many.py"]
     assert len(parts) >= 2 and first["chunks"][0] == whole["chunks"][0]
     # Each part of the cut file lists the definitions its own lines touch.
-    names = [[s["name"] for s in c["file_details"][0]["symbols"]] for c in parts]
+    names = [[s.split(" ")[0] for s in c["file_details"][0]["symbols"]] for c in parts]
     assert names == [[f"f{i}", f"f{i + 1}"] for i in range(0, 12, 2)]

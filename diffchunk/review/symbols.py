@@ -9,7 +9,8 @@ Two sources, and each file's entry says which (``symbols_from``):
   (:func:`diffchunk.files.changes.compare_outlines`): ``added``,
   ``modified`` or ``removed`` definitions, each with its lines (a removed
   one's are its old lines), the innermost changed ones (a class whose method
-  changed lists the method; an added class lists the class alone).
+  changed lists the method; an added class lists the class alone); in JSON
+  ``"Parser.run (method, modified, 12-40)"``.
 - ``hunks``: otherwise (a diff file, a file type without a grammar, a blob
   over :data:`MAX_BLOB_BYTES`), the function context of the hunks
   (``@@ … @@ def foo():``): in JSON plain strings, the lines as git found
@@ -28,7 +29,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..diff.hunk import Hunk, LazyHunks
 from ..diff.model import ChunkPart, DiffKind, FileDiff
@@ -74,18 +75,19 @@ class SymbolChange:
     kind: str | None = None  # function, method, class... (None from function context)
     lines: tuple[int, int] | None = None  # new-side lines (old-side for a removed one)
 
-    def to_json(self) -> dict[str, Any] | str:
-        """An object ``{"name", "kind", "change", "lines"}``; a function-context line
-        (no kind, no lines) is just its text."""
+    def to_json(self) -> str:
+        """``name (kind, change, lines)``, e.g. ``Parser.run (method, modified, 12-40)``
+        (a removed one's lines are ``old 12-40``); a function-context line (no kind,
+        no lines) is just its text.  Text, not an object: a listing names hundreds."""
         if self.kind is None and self.lines is None:
             return self.name
-        entry: dict[str, Any] = {"name": self.name}
-        if self.kind is not None:
-            entry["kind"] = self.kind
-        entry["change"] = self.change
+        parts = [self.kind] if self.kind else []
+        parts.append(self.change)
         if self.lines is not None:
-            entry["lines"] = list(self.lines)
-        return entry
+            first, last = self.lines
+            span = str(first) if first == last else f"{first}-{last}"
+            parts.append(f"old {span}" if self.change == "removed" else span)
+        return f"{self.name} ({', '.join(parts)})"
 
 
 @dataclass(frozen=True, slots=True)

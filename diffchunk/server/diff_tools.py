@@ -88,12 +88,17 @@ def list_chunks(
     present, call again with offset=next_offset. limit caps the chunks per page.
 
     Returns JSON: {"chunks": [{"chunk", "files", "file_details": [{"path",
-    "lines"}], "lines", "token_count", "summary"}], "total_token_count",
+    "lines", "status", "added", "removed", "symbols"?, "symbols_from"?}],
+    "lines", "token_count", "summary"}], "total_token_count",
     "total_chunks", "excluded": [{"path", "reason"}], "excluded_summary"?,
     "next_offset"?}.
-    A file detail may also carry "status" and "from" (renamed, added...),
-    "binary", "metadata_only", or "binary_by_attributes" (.gitattributes
-    says -diff/binary: git would show it as binary; its text is still here).
+    "status": added, deleted, modified, renamed (with "from"), copied, mode,
+    binary; "added"/"removed": its +/- lines in that chunk; "symbols": the
+    definitions its change touches, e.g. "Parser.run (method, modified,
+    12-40)" (symbols_from "outline"; removed: old lines) or the hunks'
+    function context lines ("hunks"), at most 5 ("symbols_more"). A detail
+    may also carry "binary", "metadata_only", or "binary_by_attributes"
+    (.gitattributes says -diff/binary; its text is still here).
     """
     with tool_errors():
         if excluded:
