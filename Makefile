@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,25 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) chromium
+unit: $(STAMP) chromium test-data
 	$(BIN)/pytest
+
+# Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
+# once into .test-data/ (tests/test_files_outline.py says how when it is missing). Without
+# npm its tests skip; a failed fetch is reported here and the test then fails saying so.
+TEST_DATA  := .test-data
+TYPESCRIPT := $(TEST_DATA)/typescript5/package/lib/typescript.js
+test-data:
+	@if [ -f $(TYPESCRIPT) ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+		echo "npm is not installed: the typescript.js outline tests will skip"; \
+	else \
+		echo "fetching typescript.js for the outline tests (npm pack typescript@5)"; \
+		rm -rf $(TEST_DATA)/typescript5 && mkdir -p $(TEST_DATA)/typescript5 && \
+		( cd $(TEST_DATA)/typescript5 && npm pack --silent typescript@5 >/dev/null && \
+		  tar xzf typescript-*.tgz package/lib/typescript.js && rm -f typescript-*.tgz ) \
+		|| echo "typescript.js could not be fetched (npm pack typescript@5 failed)"; \
+	fi
 
 # The HTML export is tested in Debian's headless chromium: installed here when it is missing
 # and this runs as root with apt-get; otherwise (or when the install fails) that test skips
@@ -95,4 +112,4 @@ fuzz-coverage: $(STAMP)
 	$(BIN)/python -m tests.property.fuzz_atheris --runs 100000
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(TEST_DATA) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

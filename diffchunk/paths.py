@@ -1,7 +1,8 @@
 """Validation of user-supplied file paths, shared by the diff and file tools.
 
 Also where diffchunk keeps its state (:func:`state_dir`: the review record,
-the backups of edited files).
+the backups of edited files) and its cache (:func:`cache_dir`: generated
+diffs, view handles, file snapshots).
 
 Rules: absolute paths only (``~`` is expanded first), resolved with
 ``realpath`` so one file has one key, and only regular files: directories,
@@ -43,6 +44,22 @@ def state_dir(environ: Mapping[str, str] | None = None) -> str:
     if xdg and os.path.isabs(xdg):
         return os.path.join(xdg, "diffchunk")
     return os.path.join(os.path.expanduser("~"), ".local", "state", "diffchunk")
+
+
+def cache_dir() -> str:
+    """diffchunk's cache directory (not created): ``$DIFFCHUNK_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/diffchunk``, else ``~/.cache/diffchunk``.
+
+    A relative ``DIFFCHUNK_CACHE_DIR`` is taken from the current directory (as
+    a shell user means it); a relative ``XDG_CACHE_HOME`` is ignored.
+    """
+    explicit = os.environ.get("DIFFCHUNK_CACHE_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "diffchunk")
+    return os.path.join(os.path.expanduser("~"), ".cache", "diffchunk")
 
 
 def is_diff_file(target: str | None, staged: bool) -> bool:

@@ -14,6 +14,7 @@ from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
 from diffchunk.review import diff_tools
 from diffchunk.review.sessions import SessionStore
+from diffchunk.review.views import read_view
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -68,12 +69,19 @@ def _load(path: Path, store: SessionStore, **kw: Any) -> dict[str, Any]:
     return diff_tools.load_diff(str(path), options, store=store).to_dict()
 
 
+def _view(path: Path, store: SessionStore, **kw: Any) -> str:
+    """The handle of the view ``_load`` returns (other options than the defaults)."""
+    return str(_load(path, store, **kw)["file_path"])
+
+
 def test_load_diff_summary_shape(diff_path: Path, store: SessionStore) -> None:
     result = _load(diff_path, store)
     assert {"chunks", "files", "total_lines", "file_path", "files_excluded", "excluded"} <= set(
         result
     )
-    assert result["file_path"] == str(diff_path.resolve())
+    # Not the defaults: a view of the diff, which keeps its own path for its default view.
+    view = read_view(result["file_path"])
+    assert view.diff == str(diff_path.resolve()) and view.options.max_chunk_lines == 100
     assert result["files"] == 35
     assert result["files_excluded"] == 2
     reasons = {e["path"]: e["reason"] for e in result["excluded"]}
@@ -83,8 +91,7 @@ def test_load_diff_summary_shape(diff_path: Path, store: SessionStore) -> None:
 def test_list_chunks_entries_follow_the_documented_shape(
     diff_path: Path, store: SessionStore
 ) -> None:
-    _load(diff_path, store)
-    listing = diff_tools.list_chunks(str(diff_path), store=store).to_dict()
+    listing = diff_tools.list_chunks(_view(diff_path, store), store=store).to_dict()
     assert "next_offset" not in listing
     chunks = listing["chunks"]
     assert [c["chunk"] for c in chunks] == list(range(1, listing["total_chunks"] + 1))
@@ -101,45 +108,45 @@ def test_list_chunks_entries_follow_the_documented_shape(
 
 
 def test_list_chunks_pages_under_the_token_budget(diff_path: Path, store: SessionStore) -> None:
-    _load(diff_path, store)
-    whole = diff_tools.list_chunks(str(diff_path), store=store, max_tokens=None).to_dict()["chunks"]
+    view = _view(diff_path, store)
+    whole = diff_tools.list_chunks(view, store=store, max_tokens=None).to_dict()["chunks"]
     seen: list[int] = []
     offset: int | None = 0
     pages = 0
     while offset is not None:
-        page = diff_tools.list_chunks(str(diff_path), offset, store=store, max_tokens=200).to_dict()
-        assert len(json.dumps(page)) // 4 <= 200 or len(page["chunks"]) == 1
+        page = diff_tools.list_chunks(view, offset, store=store, max_tokens=200).to_dict()
+        compact = json.dumps(page, separators=(",", ":"))  # as the tool answers it
+        assert len(compact) // 4 <= 200 or len(page["chunks"]) == 1
         seen += [c["chunk"] for c in page["chunks"]]
         offset = page.get("next_offset")
         pages += 1
     assert pages > 1
     assert seen == [c["chunk"] for c in whole]
-    limited = diff_tools.list_chunks(str(diff_path), 1, 2, store=store).to_dict()
+    limited = diff_tools.list_chunks(view, 1, 2, store=store).to_dict()
     assert [c["chunk"] for c in limited["chunks"]] == [2, 3]
     assert limited["next_offset"] == 3
     with pytest.raises(InvalidArgument, match="past the end"):
-        diff_tools.list_chunks(str(diff_path), 10_000, store=store).to_dict()
+        diff_tools.list_chunks(view, 10_000, store=store).to_dict()
     with pytest.raises(InvalidArgument, match="non-negative"):
-        diff_tools.list_chunks(str(diff_path), -1, store=store).to_dict()
+        diff_tools.list_chunks(view, -1, store=store).to_dict()
 
 
 def test_get_chunk_banner_and_exact_text(diff_path: Path, store: SessionStore) -> None:
-    _load(diff_path, store)
-    exact = diff_tools.get_chunk_bytes(str(diff_path), 1, store=store)
-    bare = diff_tools.get_chunk(str(diff_path), 1, include_context=False, store=store)
+    view = _view(diff_path, store)
+    exact = diff_tools.get_chunk_bytes(view, 1, store=store)
+    bare = diff_tools.get_chunk(view, 1, include_context=False, store=store)
     assert bare == exact.decode()
-    total = diff_tools.list_chunks(str(diff_path), store=store).to_dict()["total_chunks"]
-    framed = diff_tools.get_chunk(str(diff_path), 1, store=store)
+    total = diff_tools.list_chunks(view, store=store).to_dict()["total_chunks"]
+    framed = diff_tools.get_chunk(view, 1, store=store)
     assert framed.startswith(f"=== Chunk 1 of {total} ===\nFiles: ")
     assert framed.endswith(bare)
-    numbers = diff_tools.find_chunks_for_files(str(diff_path), "big.py", store=store)
-    part = diff_tools.get_chunk(str(diff_path), numbers[1], store=store)
+    numbers = diff_tools.find_chunks_for_files(view, "big.py", store=store)
+    part = diff_tools.get_chunk(view, numbers[1], store=store)
     assert "Part 2 of" in part and "big.py" in part
 
 
 def test_get_chunk_formats_and_errors(diff_path: Path, store: SessionStore) -> None:
-    path = str(diff_path)
-    _load(diff_path, store)
+    path = _view(diff_path, store)
     annotated = diff_tools.get_chunk(
         path, 1, include_context=False, format="annotated", store=store
     )
@@ -154,14 +161,13 @@ def test_get_chunk_formats_and_errors(diff_path: Path, store: SessionStore) -> N
 
 
 def test_no_chunks_error_says_why(diff_path: Path, store: SessionStore) -> None:
-    _load(diff_path, store, include_patterns="*.rs")
+    view = _view(diff_path, store, include_patterns="*.rs")
     with pytest.raises(ChunkNotFound, match="excluded"):
-        diff_tools.get_chunk(str(diff_path), 1, store=store)
+        diff_tools.get_chunk(view, 1, store=store)
 
 
 def test_find_chunks_for_files_is_case_insensitive(diff_path: Path, store: SessionStore) -> None:
-    path = str(diff_path)
-    _load(diff_path, store)
+    path = _view(diff_path, store)
     guide = diff_tools.find_chunks_for_files(path, "docs/guide.MD", store=store)
     assert len(guide) == 1
     assert diff_tools.find_chunks_for_files(path, "*.md", store=store) == guide
@@ -173,9 +179,25 @@ def test_find_chunks_for_files_is_case_insensitive(diff_path: Path, store: Sessi
         diff_tools.find_chunks_for_files(path, "  ", store=store)
 
 
+def test_found_chunks_name_their_matching_files_and_lines(
+    diff_path: Path, store: SessionStore
+) -> None:
+    path = _view(diff_path, store)
+    found = diff_tools.find_chunks_with_files(path, "big.py,docs/*", store=store)
+    numbers = diff_tools.find_chunks_for_files(path, "big.py,docs/*", store=store)
+    assert [item.chunk for item in found] == numbers and len(numbers) >= 3
+    review = store.get(path).review
+    for item in found:
+        counts = review.chunks[item.chunk - 1].file_line_counts
+        assert {p for p, _ in item.files} <= {"big.py", "docs/Guide.md"}
+        assert all(counts[p] == lines for p, lines in item.files)
+    big = [lines for item in found for p, lines in item.files if p == "big.py"]
+    assert len(big) >= 2 and sum(big) > 600  # a split file: its part in each chunk
+    assert found[0].to_dict()["files"][0].keys() == {"path", "lines"}
+
+
 def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
-    path = str(diff_path)
-    _load(diff_path, store)
+    path = _view(diff_path, store)
     whole = diff_tools.get_file_diff(path, "big.py", store=store)
     assert whole.startswith("diff --git a/big.py b/big.py\n")
     assert whole.count("\n+new ") == 300  # all hunks, though split over chunks
@@ -190,8 +212,7 @@ def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
 
 
 def test_excluded_file_is_served_with_the_reason(diff_path: Path, store: SessionStore) -> None:
-    _load(diff_path, store)
-    text = diff_tools.get_file_diff(str(diff_path), "yarn.lock", store=store)
+    text = diff_tools.get_file_diff(_view(diff_path, store), "yarn.lock", store=store)
     assert text.startswith("=== yarn.lock is excluded from the chunks (generated")
     assert "diff --git a/yarn.lock b/yarn.lock" in text
 
@@ -446,12 +467,12 @@ def test_an_annotated_chunk_fits_one_response_too(tmp_path: Path, store: Session
         f"diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,3000 +1,3000 @@\n{body}"
     )
     limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
-    diff_tools.load_diff(
+    view = diff_tools.load_diff(
         str(diff), options=LoadOptions(max_chunk_lines=5000), store=store
-    ).to_dict()
-    raw = diff_tools.get_chunk(str(diff), 1, include_context=False, store=store)
+    ).file_path
+    raw = diff_tools.get_chunk(view, 1, include_context=False, store=store)
     assert len(raw) < limit * 1.1
-    annotated = diff_tools.get_chunk(str(diff), 1, format="annotated", store=store)
+    annotated = diff_tools.get_chunk(view, 1, format="annotated", store=store)
     assert len(annotated) < limit + 2_000 and "cut after" in annotated
 
 
@@ -469,10 +490,10 @@ def test_a_chunk_with_thousands_of_files_is_listed_within_one_response(
     diff = tmp_path / "modes.diff"
     diff.write_text(sections)
     limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
-    diff_tools.load_diff(
+    view = diff_tools.load_diff(
         str(diff), options=LoadOptions(max_chunk_lines=5000), store=store
-    ).to_dict()
-    listing = diff_tools.list_chunks(str(diff), store=store).to_dict()
+    ).file_path
+    listing = diff_tools.list_chunks(view, store=store).to_dict()
     assert "\x01" in listing["chunks"][0]["files"][0]
     first = listing["chunks"][0]
     assert len(json.dumps(listing)) <= limit

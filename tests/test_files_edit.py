@@ -73,6 +73,8 @@ def test_preview_is_default_and_writes_nothing(tmp_path: Path) -> None:
     result = _edit(f, [{"search": "return data", "replace": "return data.strip()"}])
     assert result["success"] is True
     assert result["written"] is False
+    # changes_applied says what a write would apply; changes_matched what was found
+    assert (result["changes_applied"], result["changes_matched"]) == (1, 1)
     assert result["backup_created"] is None
     assert f.read_text() == SAMPLE
     assert list_backups(str(f)) == []
@@ -231,6 +233,7 @@ def test_all_or_nothing_leaves_file_identical_and_no_backup(
     )
     assert result["success"] is False
     assert result["changes_applied"] == 0
+    assert result["changes_matched"] == 1  # the first was found; the batch writes nothing
     assert result["changes_failed"] == 1
     assert result["results"][0]["success"] is True
     assert f.read_bytes() == before

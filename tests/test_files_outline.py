@@ -20,6 +20,7 @@ from diffchunk.files.outline import (
     outline_for_file,
     outline_skip_reason,
 )
+from tests.support.test_data import typescript_bundle
 
 
 def src(text: str) -> bytes:
@@ -704,10 +705,7 @@ def test_large_python_file_uses_a_skeleton_with_correct_lines() -> None:
 
 def test_typescript_bundle_outline_timing_is_reported() -> None:
     # Not a timed assertion: prints the numbers for the record.
-    bundle = Path("/tmp/package/lib/typescript.js")
-    if not bundle.is_file():
-        pytest.skip("typescript.js not available (npm pack typescript@5 into /tmp)")
-    data = bundle.read_bytes()
+    data = typescript_bundle().read_bytes()
     started = time.perf_counter()
     result = build_outline(data, "javascript")
     elapsed = time.perf_counter() - started

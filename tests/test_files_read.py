@@ -73,6 +73,7 @@ def test_tail_without_trailing_newline(tmp_path: Path) -> None:
     assert result["content"] == "c\nlast line"
     assert (result["start_line"], result["end_line"], result["total_lines"]) == (3, 4, 4)
     assert result["mode"] == "tail"
+    assert result["truncated"] is False  # it ends at the last line: nothing follows
     everything = read_content(str(path), mode="tail", limit=50).to_dict()
     assert everything["content"] == "a\nb\nc\nlast line"
     assert everything["truncated"] is False
@@ -236,3 +237,19 @@ def test_a_line_over_64_kib_is_cut_without_decoding_it_whole(tmp_path: Path) -> 
     content = read_content(str(path), 1, 1).to_dict()["content"]
     kept, _, marker = content.partition("… [line truncated: ")
     assert marker == f"{200_000 - len(kept.encode())} more bytes]"
+
+
+def test_a_tail_cut_to_fit_a_reply_still_ends_at_the_last_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diffchunk.files import content_read
+
+    path = tmp_path / "wide.log"
+    path.write_text("".join(f"{i:04d} " + "x" * 95 + "\n" for i in range(1, 2001)))
+    monkeypatch.setattr(content_read, "MAX_CONTENT_CHARS", 10_000)
+    result = read_content(str(path), mode="tail", limit=500).to_dict()
+    assert result["end_line"] == result["total_lines"] == 2000
+    assert result["content"].endswith("2000 " + "x" * 95)
+    assert result["start_line"] == 2000 - result["lines_returned"] + 1 > 1500
+    assert result["truncated"] is False
+    assert any("Output stopped" in w for w in result["warnings"])

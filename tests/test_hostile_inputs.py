@@ -186,6 +186,9 @@ EXPECTED_TOOLS = {
     "list_findings",
     "review_status",
     "export_review",
+    "open_file_version",
+    "search_diff",
+    "list_commits",
 }
 RECORD_TOOLS = (
     "mark_reviewed",
@@ -201,6 +204,9 @@ DIFF_TOOLS = (
     "get_chunk",
     "find_chunks_for_files",
     "get_file_diff",
+    "open_file_version",
+    "search_diff",
+    "list_commits",
     *RECORD_TOOLS,
 )
 FILE_TOOLS = ("get_overview", "search_content", "read_content", "edit_content", "revert_edit")
@@ -242,6 +248,13 @@ def _valid_args(tool: str) -> dict[str, Any]:
         "list_findings": {"absolute_file_path": "{diff}"},
         "review_status": {"absolute_file_path": "{diff}"},
         "export_review": {"absolute_file_path": "{diff}"},
+        "open_file_version": {
+            "absolute_file_path": "{diff}",
+            "file_path": "src/app.py",
+            "absolute_repo_path": "{repo}",
+        },
+        "search_diff": {"absolute_file_path": "{diff}", "pattern": "return"},
+        "list_commits": {"absolute_file_path": "{diff}"},
     }
     return dict(base[tool])
 
@@ -441,6 +454,43 @@ def _value_cases() -> list[Case]:
             expect,
             "file_path|matches|no file|empty",
         )
+    # open_file_version (the diff's blob ids 1111111/2222222 are in no repository)
+    o = {**d, "absolute_repo_path": "{repo}"}
+    for label, extra, needle in (
+        ("side", {"file_path": "src/app.py", "side": "left"}, "side"),
+        ("side-nul", {"file_path": "src/app.py", "side": "new\x00"}, "side"),
+        ("file-traversal", {"file_path": "../../etc/passwd"}, "no file"),
+        ("file-glob-several", {"file_path": "*.nothing"}, "no file"),
+        ("blob-missing", {"file_path": "src/app.py"}, "not in"),
+        ("no-repository", {"file_path": "src/app.py", "absolute_repo_path": None}, "repository"),
+    ):
+        add(f"open_file_version-{label}", "open_file_version", {**o, **extra}, ERR, needle)
+    # search_diff
+    for label, extra, expect, needle in (
+        ("pattern-empty", {"pattern": ""}, ERR, "empty"),
+        ("pattern-newline", {"pattern": "a\nb"}, ERR, "line break"),
+        ("pattern-huge", {"pattern": "x" * 100_000}, ERR, "longer"),
+        ("regex-invalid", {"pattern": "(", "regex": True}, ERR, "regular expression"),
+        ("regex-backtracking", {"pattern": "(a|a)*$", "regex": True}, ANY, "stopped"),
+        ("side", {"side": "left"}, ERR, "side"),
+        ("max_results-0", {"max_results": 0}, ERR, "max_results"),
+        ("max_results-huge", {"max_results": 10**9}, ERR, "max_results"),
+        ("offset-negative", {"offset": -1}, ERR, "offset"),
+        ("offset-huge", {"offset": 10**18}, OK, ""),
+        ("file_pattern-big", {"file_pattern": BIG_GLOB}, ANY, "pattern"),
+        ("file_pattern-bracket", {"file_pattern": "["}, ANY, "pattern"),
+    ):
+        args = {**d, "pattern": "return", **extra}
+        add(f"search_diff-{label}", "search_diff", args, expect, needle)
+    # list_commits (the diff is a plain diff: it holds no commits)
+    for label, extra, needle in (
+        ("plain-diff", {}, "holds no commits"),
+        ("file-traversal", {"file_path": "../../etc/passwd"}, "no file"),
+        ("limit-0", {"limit": 0}, "limit"),
+        ("limit-huge", {"limit": 10**9}, "limit"),
+        ("offset-negative", {"offset": -1}, "offset"),
+    ):
+        add(f"list_commits-{label}", "list_commits", {**d, **extra}, ERR, needle)
     # load_git_diff
     r = {"absolute_repo_path": "{repo}"}
     for label, value in (
@@ -477,6 +527,17 @@ def _value_cases() -> list[Case]:
         ERR,
         "context_lines",
     )
+    for label, value, needle in (
+        ("traversal", ["../outside"], "leads out"),
+        ("absolute-outside", ["/etc"], "outside the repository"),
+        ("empty", [""], "empty"),
+        ("nul", ["a\x00b"], "NUL"),
+        ("option", ["--output=/tmp/pwned"], ""),
+        ("magic", [":(top)*"], ""),
+        ("many", [f"p{i}" for i in range(5000)], "at most"),
+    ):
+        expect = ANY if label in ("option", "magic") else ERR
+        add(f"load_git_diff-paths-{label}", "load_git_diff", {**r, "paths": value}, expect, needle)
     add(
         "load_git_diff-include-big",
         "load_git_diff",

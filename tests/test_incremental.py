@@ -23,6 +23,7 @@ from recordkit import numbered
 from diffchunk.errors import InvalidArgument, ReviewedRevisionGone
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
+from diffchunk.review.views import read_view
 
 
 @pytest.fixture(autouse=True)
@@ -301,8 +302,8 @@ def test_every_tool_works_on_the_since_review_diff(repo: Path) -> None:
     f2 = numbered("f2", 60, {10: "f2 TEN", 14: "f2 upstream fourteen"}) + numbered("y", 40)
     commit(repo, {"f1.py": f1, "f2.py": f2})
     only = load(repo, since=True, max_chunk_lines=30)
-    path = only.file_path
-    data = Path(path).read_bytes()
+    path = only.file_path  # a view handle of the since-review diff (other options)
+    data = Path(read_view(path).diff).read_bytes()
     listing = diff_tools.list_chunks(path).to_dict()
     # f1.py's 80 new lines and the interdiff of f2.py's change are cut into parts.
     parts = {c["parent_file"] for c in listing["chunks"] if c.get("parent_file")}
@@ -351,5 +352,10 @@ def test_the_since_review_diff_is_reused(repo: Path) -> None:
     commit(repo, {"f3.py": branch_text("f3.py", {50: "f3 fifty"})}, "one more")
     first = load(repo, since=True)
     again = load(repo, since=True, max_chunk_lines=50)
-    assert again.file_path == first.file_path and again.cached and not first.cached
-    assert again.to_dict()["since_review"] == first.to_dict()["since_review"]
+    # The same since-review diff (with other options, through a view of it).
+    assert read_view(again.file_path).diff == first.file_path
+    assert again.cached and not first.cached
+    since_again, since_first = again.to_dict()["since_review"], first.to_dict()["since_review"]
+    # The full diff it names is shown with the same options: a view of the same diff.
+    assert read_view(since_again.pop("full_file_path")).diff == since_first.pop("full_file_path")
+    assert since_again == since_first

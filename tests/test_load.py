@@ -159,14 +159,14 @@ def test_listing_entry_size_is_visible_to_a_reader_interleaved_mid_build(
     path.write_bytes(generate(40_000, seed=3))
     store = SessionStore(max_sessions=2, max_bytes=1 << 30)
     ref_store = SessionStore()
-    diff_tools.load_diff(
+    view = diff_tools.load_diff(
         str(path), options=LoadOptions(max_chunk_lines=40), store=ref_store
-    ).to_dict()
+    ).file_path
     diff_tools.load_diff(str(path), options=LoadOptions(max_chunk_lines=40), store=store).to_dict()
-    reference = diff_tools.list_chunks(str(path), store=ref_store).to_dict()
+    reference = diff_tools.list_chunks(view, store=ref_store).to_dict()
     assert "next_offset" in reference  # the listing pages
 
-    session = store.get(str(path))
+    session = store.get(view)
     listing = listing_module._listing(session)
     real_size = listing_module.json_size
     seen: list[int] = []
@@ -182,4 +182,4 @@ def test_listing_entry_size_is_visible_to_a_reader_interleaved_mid_build(
     listing.sized_entry(0)
     assert seen and seen[0] > 0
     monkeypatch.setattr(listing_module, "json_size", real_size)
-    assert diff_tools.list_chunks(str(path), store=store).to_dict() == reference
+    assert diff_tools.list_chunks(view, store=store).to_dict() == reference

@@ -88,16 +88,21 @@ async def _session_checks(diff: Path) -> dict[str, Any]:
                 progress_callback=on_progress,
             )
             out["progress"] = seen
-            out["list"] = await session.call_tool("list_chunks", {"absolute_file_path": str(diff)})
+            # Not the default options: the load answers a view handle to read it through.
+            view = json.loads(_text(out["load"]))["file_path"]
+            out["list"] = await session.call_tool("list_chunks", {"absolute_file_path": view})
             out["chunk"] = await session.call_tool(
                 "get_chunk",
-                {"absolute_file_path": str(diff), "chunk_number": 1, "include_context": False},
+                {"absolute_file_path": view, "chunk_number": 1, "include_context": False},
             )
             out["find"] = await session.call_tool(
-                "find_chunks_for_files", {"absolute_file_path": str(diff), "pattern": "*.MD"}
+                "find_chunks_for_files", {"absolute_file_path": view, "pattern": "*.MD"}
             )
             out["bad_chunk"] = await session.call_tool(
-                "get_chunk", {"absolute_file_path": str(diff), "chunk_number": 999}
+                "get_chunk", {"absolute_file_path": view, "chunk_number": 999}
+            )
+            out["default"] = await session.call_tool(
+                "list_chunks", {"absolute_file_path": str(diff)}
             )
             out["relative"] = await session.call_tool(
                 "list_chunks", {"absolute_file_path": "change.diff"}
@@ -123,7 +128,9 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
 
     assert not out["load"].is_error, _text(out["load"])
     summary = json.loads(_text(out["load"]))
-    assert summary["file_path"] == str(diff.resolve()) and summary["files"] == 2
+    assert summary["file_path"].endswith(".diffview") and summary["files"] == 2
+    # The diff's own path still serves its default view (one chunk of 1000 lines).
+    assert json.loads(_text(out["default"]))["total_chunks"] == 1
     assert out["progress"] and out["progress"][-1] == 100
 
     listing = json.loads(_text(out["list"]))
@@ -131,7 +138,9 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
     assert out["chunk"].is_error is False
     assert _text(out["chunk"]).startswith("diff --git a/app.py b/app.py")
     notes_chunks = json.loads(_text(out["find"]))
-    assert notes_chunks == [summary["chunks"]]
+    assert [found["chunk"] for found in notes_chunks] == [summary["chunks"]]
+    assert [f["path"] for f in notes_chunks[0]["files"]] == ["notes.md"]
+    assert notes_chunks[0]["files"][0]["lines"] > 0
 
     assert out["bad_chunk"].is_error
     assert f"numbered 1..{summary['chunks']}" in _text(out["bad_chunk"])
@@ -140,8 +149,11 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
 
     contents = out["resource"].contents[0]
     overview = json.loads(contents.text)
-    assert overview["total_sessions"] == 1
-    assert overview["loaded_diffs"][0]["options"]["max_chunk_lines"] == 20
+    assert overview["total_sessions"] == 2  # the view and the diff's default view
+    loaded = {d["file_path"]: d for d in overview["loaded_diffs"]}
+    assert loaded[summary["file_path"]]["options"]["max_chunk_lines"] == 20
+    assert loaded[summary["file_path"]]["view_of"] == str(diff.resolve())
+    assert loaded[str(diff.resolve())]["options"]["max_chunk_lines"] == 1000
 
 
 async def _failures(diff: Path, tmp_path: Path) -> dict[str, types.CallToolResult]:

@@ -291,17 +291,33 @@ async def _mcp_calls(h: Hostile) -> list[tuple[str, bool, str, list[str]]]:
                 {"absolute_file_path": changed, "pattern": "function_3", "fuzzy": False},
             )
             await call("read_content", "read_content", {"absolute_file_path": changed})
+            # The code around the change: blobs, outlines, the log (log.showSignature
+            # and a signed tip would run gpg.program in a plain git log).
+            await call("list_commits", "list_commits", diff)
+            await call(
+                "open_file_version",
+                "open_file_version",
+                {**diff, "file_path": "a.py", "side": "old"},
+            )
+            await call(
+                "get_file_diff symbol",
+                "get_file_diff",
+                {**diff, "file_path": "a.py", "context": "symbol"},
+            )
+            await call("search_diff", "search_diff", {**diff, "pattern": "function"})
     return done
 
 
 def test_mcp_tools_runs_no_repository_program(hostile: Hostile) -> None:
     calls = anyio.run(_mcp_calls, hostile)
-    assert len(calls) == 10
+    assert len(calls) == 14
     for what, is_error, text, markers in calls:
         assert not is_error, f"{what}: {text}"
         assert not markers, f"{what} ran programs of the repository: {markers}"
     texts = {what: text for what, _, text, _ in calls}
     assert json.loads(texts["get_overview"])["changed_symbols"] > 0
+    assert json.loads(texts["list_commits"])["total"] == 1
+    assert json.loads(texts["open_file_version"])["line_count"] > 0
     assert "function_3" in texts["search_content"]
     assert "+++ b/a.py" in texts["get_file_diff"]
 
@@ -338,6 +354,8 @@ def test_the_tools_in_this_process_runs_no_repository_program(
     from diffchunk.files import service
     from diffchunk.git.repo import discover
     from diffchunk.review import diff_tools, push_hook
+    from diffchunk.review.commits import list_commits
+    from diffchunk.review.file_versions import open_file_version
     from diffchunk.review.range_review import load_git_diff
     from diffchunk.review.sessions import SessionStore
 
@@ -365,6 +383,19 @@ def test_the_tools_in_this_process_runs_no_repository_program(
         ("search_content", lambda: service.search_content(changed, "function_3", fuzzy=False)),
         ("read_content", lambda: service.read_content(changed)),
         ("review_push", lambda: push_hook.review_push(discover(str(h.work)), "origin", pushed)),
+        ("load_git_diff bare range again", lambda: load(str(h.bare), "main~1..main")),
+        ("list_commits", lambda: list_commits(loaded["file_path"], store=store)),
+        (
+            "open_file_version",
+            lambda: open_file_version(loaded["file_path"], "a.py", "old", store=store),
+        ),
+        (
+            "get_file_diff symbol",
+            lambda: diff_tools.get_file_diff(
+                loaded["file_path"], "a.py", store=store, context="symbol"
+            ),
+        ),
+        ("list_chunks symbols", lambda: diff_tools.list_chunks(loaded["file_path"], store=store)),
     ]
     results = {}
     for what, call in calls:

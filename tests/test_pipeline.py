@@ -146,18 +146,18 @@ def test_files_marked_binary_by_attributes_are_flagged_in_the_listing(
     path = tmp_path / "mixed.diff"
     path.write_bytes(mixed_diff)
     store = SessionStore()
-    diff_tools.load_diff(
+    view = diff_tools.load_diff(
         str(path),
         options=LoadOptions(gitattributes_path=str(attrs), skip_generated=False),
         store=store,
-    ).to_dict()
-    listing = diff_tools.list_chunks(str(path), store=store).to_dict()
+    ).file_path
+    listing = diff_tools.list_chunks(view, store=store).to_dict()
     details = {d["path"]: d for c in listing["chunks"] for d in c["file_details"]}
     assert details["big.txt"].get("binary_by_attributes") is True
     assert details["src/a.py"].get("binary_by_attributes") is True
     assert "binary_by_attributes" not in details["package-lock.json"]
     whole = b"".join(
-        diff_tools.get_chunk_bytes(str(path), n, store=store)
+        diff_tools.get_chunk_bytes(view, n, store=store)
         for n in range(1, listing["total_chunks"] + 1)
     )
     assert b"+value_1197\n" in whole  # big.txt's text is still served

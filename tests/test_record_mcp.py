@@ -3,74 +3,17 @@ a review that outlives its server, on a git range and on a diff file."""
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from gitrepo import commit, git
 from mcp import types
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpkit import Caller, serve
 from recordkit import feature_repo, numbered, write_diff
 
 RECORD_TOOLS = {"mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status"}
-
-Script = Callable[["Caller"], Awaitable[None]]
-
-
-class Caller:
-    """Calls tools of one server session; ``json`` decodes a successful answer."""
-
-    def __init__(self, session: ClientSession) -> None:
-        self.session = session
-
-    async def raw(self, tool: str, **args: Any) -> types.CallToolResult:
-        return await self.session.call_tool(tool, args)
-
-    async def json(self, tool: str, **args: Any) -> Any:
-        result = await self.raw(tool, **args)
-        block = result.content[0]
-        assert isinstance(block, types.TextContent)
-        assert not result.is_error, block.text
-        return json.loads(block.text) if block.text[:1] in "[{" else block.text
-
-    async def error(self, tool: str, **args: Any) -> str:
-        result = await self.raw(tool, **args)
-        block = result.content[0]
-        assert isinstance(block, types.TextContent)
-        assert result.is_error, block.text
-        return block.text
-
-
-def _server(tmp_path: Path, *args: str) -> StdioServerParameters:
-    command = Path(sys.executable).with_name("diffchunk-mcp")
-    if not command.exists():
-        pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
-    env = {
-        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
-        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    return StdioServerParameters(command=str(command), args=list(args), env=env)
-
-
-def serve(tmp_path: Path, script: Script, *args: str) -> None:
-    """Run ``script`` against a fresh server process (it ends with the script)."""
-
-    async def go() -> None:
-        with open(tmp_path / "server.log", "a") as errlog:
-            async with (
-                stdio_client(_server(tmp_path, *args), errlog=errlog) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                await script(Caller(session))
-
-    anyio.run(go)
 
 
 @pytest.fixture
@@ -151,11 +94,16 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
 
     async def two(c: Caller) -> None:
         second["status"] = await c.json("review_status", absolute_file_path=path)
-        # Another chunk size and other filters in this server: the marks hold.
-        await c.json(
+        # Another chunk size and other filters in this server: a view of the same
+        # review, whose marks hold; the diff's own path keeps its default view.
+        view = await c.json(
             "load_diff", absolute_file_path=path, max_chunk_lines=40, exclude_patterns="docs/**"
         )
-        second["small"] = await c.json("review_status", absolute_file_path=path, limit=2)
+        second["view"] = view["file_path"]
+        second["small"] = await c.json(
+            "review_status", absolute_file_path=view["file_path"], limit=2
+        )
+        second["whole"] = await c.json("review_status", absolute_file_path=path)
         second["findings"] = await c.json("list_findings", absolute_file_path=path, limit=2)
         second["rest"] = await c.json(
             "list_findings", absolute_file_path=path, offset=second["findings"]["next_offset"]
@@ -184,7 +132,10 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
         "nit": 1,
         "question": 0,
     }
+    assert second["view"].endswith(".diffview") and second["view"] != path
+    assert second["whole"]["total_chunks"] == 1 and second["whole"]["review"] == status["review"]
     small = second["small"]
+    assert small["review"] == status["review"]  # the view is the same review
     assert small["total_chunks"] > 2 and small["next_offset"] == 2
     assert [c["status"] for c in small["chunks"]] == ["reviewed", "reviewed"]
     assert small["totals"]["excluded_by_reason"] == {"generated": 1, "pattern": 1}

@@ -14,6 +14,7 @@ from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
 from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.views import is_view_path, read_view
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +30,11 @@ def repo(tmp_path: Path) -> Path:
 
 def _load(repo: Path, rng: str = "main..feature", **options: Any) -> str:
     return load_git_diff(str(repo), rng, options=LoadOptions(**options)).file_path
+
+
+def _diff_of(path: str) -> str:
+    """The diff file a load's file_path shows (itself, or the diff a view handle names)."""
+    return read_view(path).diff if is_view_path(path) else path
 
 
 def _states(path: str) -> dict[str, str]:
@@ -96,7 +102,10 @@ def test_marks_survive_other_options_and_filters(repo: Path) -> None:
         {"skip_generated": False},
     ):
         again = _load(repo, **options)
-        assert again == path  # the same cached diff, loaded otherwise
+        # the same cached diff, loaded otherwise (a view of it, besides its default view)
+        assert _diff_of(again) == _diff_of(path) and again.endswith(".diffview") == (
+            options != {"max_chunk_lines": 1000}
+        )
         status = core.review_status(again)
         assert status.review.id == 1
         states = _states(again)

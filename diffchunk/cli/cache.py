@@ -11,11 +11,13 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
 def cache() -> None:
-    """The cache of diffs generated from git ranges.
+    """The cache of diffs generated from git ranges, view handles and file snapshots.
 
     Location: $DIFFCHUNK_CACHE_DIR, else $XDG_CACHE_HOME/diffchunk, else
     ~/.cache/diffchunk. It is bounded (least recently used entries go first);
-    the pre-push hook keeps its diffs under .git/diffchunk/ instead.
+    the pre-push hook keeps its diffs under .git/diffchunk/ instead. views/
+    holds the handles of diffs loaded with other options, blobs/ the files
+    open_file_version wrote.
     """
 
 
@@ -29,7 +31,15 @@ def path() -> None:
 
 @cache.command(context_settings=CONTEXT_SETTINGS)
 def clear() -> None:
-    """Remove every cached diff."""
+    """Remove every cached diff, view handle and file snapshot."""
+    from ..review.views import clear_views
+    from ..snapshots import clear as clear_snapshots
+
     store = DiffCache()
     removed = store.clear()
-    click.echo(f"Removed {removed} cached diff(s) from {store.directory}.")
+    views = clear_views()
+    snapshots = clear_snapshots()
+    click.echo(
+        f"Removed {removed} cached diff(s), {views} view handle(s) and {snapshots} file "
+        f"snapshot(s) from {store.directory}."
+    )

@@ -74,9 +74,17 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 @file.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def overview(path: str, as_json: bool) -> None:
+@click.option(
+    "--outline-offset",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Show the outline from its item N (pages of 400 items).",
+)
+@click.option("--symbol", metavar="NAME", help="List the definitions NAME (or a glob) names.")
+def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
-    data = service.get_overview(_target(path)).to_dict()
+    data = service.get_overview(_target(path), outline_offset, symbol).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -98,6 +106,11 @@ def overview(path: str, as_json: bool) -> None:
     if data["outline"]:
         click.echo(f"outline ({data['changed_symbols']} changed symbols):")
         _print_outline(data["outline"], 1)
+    for item in data.get("symbols", []):
+        click.echo(
+            f"{item['type']} {item.get('qualified_name', item['name'])}  "
+            f"(lines {item['line_number']}-{item['end_line']})"
+        )
     if data["search_hints"]:
         click.echo("try searching: " + ", ".join(data["search_hints"]))
     _warnings(data)

@@ -7,6 +7,7 @@ current directory); these helpers load the range and print its overview.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -23,9 +24,11 @@ def load_range(
     options: LoadOptions,
     progress: Progress | None,
     since_review: bool = False,
+    paths: Sequence[str] = (),
 ) -> tuple[str, dict[str, Any]]:
     """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``
-    (``since_review``: the diff of what changed since the range's last review)."""
+    (``since_review``: the diff of what changed since the range's last review;
+    ``paths``, relative to the repository's top, limit the range)."""
     from ..review.incremental.load import load_git_diff
 
     if options.gitattributes_path is not None:
@@ -41,6 +44,7 @@ def load_range(
             options,
             progress=progress,
             since_review=since_review,
+            paths=paths or None,
         )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
@@ -64,11 +68,18 @@ def render_range_overview(
         :12
     ]
     reused = " (cached diff reused)" if summary.get("cached") else ""
-    lines = [f"{summary['range']} in {summary['repo']}: {base}..{head}{reused}"]
+    limited = f" -- {' '.join(summary['paths'])}" if summary.get("paths") else ""
+    lines = [f"{summary['range']}{limited} in {summary['repo']}: {base}..{head}{reused}"]
     lines.extend(since_lines(summary.get("since_review")))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
-    lines.append(f"Cached diff: {path}")
+    if path.endswith(".diffview"):  # a view: these options, of the cached diff
+        from ..review.views import read_view
+
+        lines.append(f"View (these options): {path}")
+        lines.append(f"Cached diff (default options): {read_view(path).diff}")
+    else:
+        lines.append(f"Cached diff: {path}")
     if listing["chunks"]:
         lines.append(f"Read chunk N:  diffchunk review --chunk N {path}")
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')

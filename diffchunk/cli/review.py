@@ -28,7 +28,8 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_
 
 def _file_label(detail: dict[str, Any]) -> str:
     """A path with a short note for anything but a plain modification."""
-    notes = [detail["status"]] if "status" in detail else []
+    status = detail.get("status", "modified")
+    notes = [status] if status not in ("modified", "binary") else []
     if detail.get("binary"):
         notes.append("binary")
     elif detail.get("metadata_only"):
@@ -85,7 +86,8 @@ def render_overview(
 
 
 def _json_overview(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
-    head = {k: v for k, v in summary.items() if k not in ("excluded", "excluded_more")}
+    dropped = ("excluded", "excluded_more", "excluded_summary")  # "excluded" lists them all
+    head = {k: v for k, v in summary.items() if k not in dropped}
     head.setdefault("warnings", [])
     return {
         "summary": head,
@@ -206,9 +208,11 @@ def review(
     An existing file is read as a diff; anything else is a git RANGE of the
     repository (--repo, default: here), as for `git diff`: A..B, A...B
     (from the merge base), C^! (one commit), A (working tree vs A), nothing
-    (uncommitted changes), --staged (the index). A range's diff is cached, so
-    reviewing the same commits again does not run git again; its path is
-    printed and works with --chunk/--file and the MCP tools.
+    (uncommitted changes), --staged (the index). Paths after `--` limit a
+    range to those files and directories (relative to the repository's top).
+    A range's diff is cached, so reviewing the same commits again does not
+    run git again; its path is printed and works with --chunk/--file and the
+    MCP tools.
 
     \b
     Examples:
@@ -221,6 +225,7 @@ def review(
       diffchunk review changes.diff --out review/   # then: git apply review/*.diff
       diffchunk review main..feature
       diffchunk review main...feature --chunk 2 --repo ~/src/project
+      diffchunk review main..feature -- src/api docs/index.md
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
       diffchunk review main..feature --since-review   # after the branch moved

@@ -36,13 +36,16 @@ TARGET_PARAMETERS = (
     "context_lines",
     "gitattributes",
     "order",
+    "paths",
 )
 
 
 def target_options(command: F) -> F:
-    """Add ``[RANGE|DIFF_FILE]``, ``--repo``, ``--staged`` and the load options."""
+    """Add ``[RANGE|DIFF_FILE]``, ``--repo``, ``--staged``, the load options and
+    ``[-- PATH...]`` (paths that limit a range)."""
     options = [
         click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False),
+        click.argument("paths", metavar="[-- PATH...]", nargs=-1),
         click.option(
             "--repo",
             type=SafePath(file_okay=False),
@@ -147,10 +150,18 @@ def load_target(
     options = load_options(params)
     target, staged = params["target"], params["staged"]
     since_review = bool(params.get("since_review"))
+    paths = params.get("paths") or ()
     if not is_diff_file(target, staged):
-        return ranges.load_range(target, params["repo"], staged, options, progress, since_review)
+        return ranges.load_range(
+            target, params["repo"], staged, options, progress, since_review, paths
+        )
     if since_review:
         raise click.UsageError("--since-review applies to a git range, not to a diff file.")
+    if paths:
+        raise click.UsageError(
+            f"Paths ({', '.join(paths)}) limit a git range; {target} is a diff file: "
+            "use --include to keep some of its files."
+        )
     from ..review import diff_tools as core
 
     assert target is not None

@@ -36,6 +36,7 @@ __all__ = [
     "Piece",
     "Segment",
     "SegmentKind",
+    "change_status",
     "new_file_diff",
 ]
 
@@ -105,6 +106,19 @@ class FileDiff:
     def metadata_only(self) -> bool:
         """A real change without content lines: rename, copy, mode, binary, empty file."""
         return not self.hunks
+
+
+def change_status(fd: FileDiff) -> str:
+    """What kind of change a section is, as the listings and the record name it:
+    ``added``, ``deleted``, ``renamed``, ``copied``, else ``binary``, ``mode`` (a mode
+    change without content lines) or ``modified``."""
+    if fd.status is not FileStatus.MODIFIED:
+        return fd.status.value
+    if fd.is_binary:
+        return "binary"
+    if not fd.hunks and fd.old_mode and fd.new_mode and fd.old_mode != fd.new_mode:
+        return "mode"
+    return "modified"
 
 
 #: ``FileDiff(...)`` at half the cost, for the parser's per-file hot path

@@ -202,6 +202,21 @@ def _keyed(outline: Sequence[OutlineItem]) -> list[tuple[Key, OutlineItem, Outli
     return out
 
 
+def compare_outlines(
+    outline: list[OutlineItem],
+    old_outline: list[OutlineItem] | None,
+    changed: list[tuple[int, int]],
+    deletions: list[int],
+) -> int:
+    """Mark ``outline`` (the new version's, in place) against ``old_outline`` with the
+    new-side ``changed`` line ranges (sorted, inclusive) and pure-deletion points, by the
+    rules of this module; return how many symbols changed.  Removed symbols are added
+    with their old lines."""
+    _clear_marks(outline)
+    _apply(outline, old_outline, sorted(changed), sorted(deletions))
+    return _count_changed(outline)
+
+
 def _apply(
     outline: list[OutlineItem],
     head_outline: list[OutlineItem] | None,

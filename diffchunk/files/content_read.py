@@ -175,7 +175,9 @@ def _read_end(
             "total_lines is not computed for head reads of files this large; "
             "get_overview counts them."
         )
-    truncated = False if total is None else (lines.count < total)
+    # "truncated" says that more lines follow: never after a tail, which ends at
+    # the file's last line (its start_line says what comes before).
+    truncated = False if total is None or mode == "tail" else (lines.count < total)
     return _result(lines, total, mode, truncated, warnings, None)
 
 
@@ -256,7 +258,7 @@ def _result(
             if end_line is not None:
                 end_line -= dropped
         count -= dropped
-        truncated = True
+        truncated = mode != "tail"  # a tail cut at its start still ends at the last line
         warnings.append(
             f"Output stopped at about {MAX_CONTENT_CHARS} characters ({count} lines); "
             "read the rest with a further call."

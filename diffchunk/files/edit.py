@@ -24,8 +24,11 @@ preview (:mod:`.preview`) and the write transaction shared with
   encoding cannot hold are refused.  Binary files are refused.
 - ``preview=True`` (the default) only reports: a unified diff of the changed
   regions with three lines of context and real line numbers.  Besides the
-  documented fields the result has ``written`` (whether the file changed)
-  and ``error`` (a summary when a change failed).  Read-only files (no write
+  documented fields the result has ``written`` (whether the file changed),
+  ``changes_matched`` (the changes located in the file, in a failed batch
+  too) and ``error`` (a summary when a change failed).  ``changes_applied``
+  counts what the batch applies: written when ``written`` is true, else what
+  ``preview=False`` would write (0 when any change failed).  Read-only files (no write
   bit) are refused; a batch whose replacements equal their targets writes
   nothing and makes no backup.
 - Writing: under a per-file lock (:mod:`.locking`) the file is re-read, the
@@ -54,6 +57,7 @@ from typing import Any
 from .. import paths
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range, write_all
+from ..snapshots import refuse_edit
 from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
 from .changeset import parse_changes
@@ -72,6 +76,8 @@ class EditResult:
     """The result of ``edit_content``."""
 
     success: bool
+    # What the batch applies: written when ``written``, else what preview=false
+    # would write (0 when a change failed: a batch is all or nothing).
     changes_applied: int
     changes_failed: int
     results: tuple[ChangeResult, ...]
@@ -80,12 +86,14 @@ class EditResult:
     written: bool
     error: str | None
     warnings: tuple[str, ...] = ()
+    changes_matched: int = 0  # changes located in the file, in a failed batch too
 
     def to_dict(self) -> dict[str, Any]:
         """The tool's JSON (``warnings`` only when there are some)."""
         data: dict[str, Any] = {
             "success": self.success,
             "changes_applied": self.changes_applied,
+            "changes_matched": self.changes_matched,
             "changes_failed": self.changes_failed,
             "results": [item.to_dict() for item in self.results],
             "preview": self.preview,
@@ -112,6 +120,7 @@ def edit_content(
     """
     parsed = parse_changes(changes, fuzzy)
     realpath, _ = paths.resolve_regular_file(absolute_file_path)
+    refuse_edit(realpath)  # a snapshot of a revision: the error names the real file
     threshold = fuzzy_block.fuzzy_threshold()
     if preview:
         with open_snapshot(realpath) as snap:
@@ -222,4 +231,5 @@ def _result(
         written=written,
         error=error,
         warnings=tuple(warnings or ()),
+        changes_matched=len(ok),
     )

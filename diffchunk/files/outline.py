@@ -127,12 +127,19 @@ def _compile_query(language: str, lang_obj: Any) -> Any | None:
     return Query(lang_obj, "\n".join(kept))
 
 
-def build_outline(source: bytes | bytearray | memoryview, language: str) -> list[OutlineItem]:
+def build_outline(
+    source: bytes | bytearray | memoryview,
+    language: str,
+    *,
+    skeleton_above: int = SKELETON_MIN_BYTES,
+) -> list[OutlineItem]:
     """The outline of ``source`` written in ``language`` (see module doc).
 
     Returns ``[]`` for an unknown language, a missing grammar, or a source
     above :data:`OUTLINE_MAX_BYTES`.  Syntax errors do not prevent an
-    outline: whatever tree-sitter recovers is listed.
+    outline: whatever tree-sitter recovers is listed.  ``skeleton_above``:
+    the size above which function bodies are elided first (lines kept; a
+    caller outlining many files at once may ask for it sooner).
     """
     if language not in QUERIES or len(source) > OUTLINE_MAX_BYTES:
         return []
@@ -146,7 +153,7 @@ def build_outline(source: bytes | bytearray | memoryview, language: str) -> list
     if language == "markdown" and len(data) > SKELETON_MIN_BYTES:
         return nest_headings(scan_headings(data), data)
     skeleton = SKELETONS.get(language)
-    text = skeleton(data) if skeleton is not None and len(data) > SKELETON_MIN_BYTES else data
+    text = skeleton(data) if skeleton is not None and len(data) > skeleton_above else data
 
     from tree_sitter import Parser, QueryCursor
 

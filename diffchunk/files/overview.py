@@ -4,9 +4,10 @@ The first call on any large file.  A binary file gets its size and kind
 only.  A text file gets its line count (``wc -l`` for large files, see
 :meth:`.FileVersion.line_count`), its encoding and dominant line ending,
 long-line statistics (exact up to :data:`LONG_LINE_SAMPLE_ABOVE` bytes,
-sampled beyond), its outline marked against git HEAD (:mod:`.changes`; at
-most :data:`MAX_OUTLINE_ITEMS` items, shallow levels first) and searches
-worth trying next.  Trouble with git or the parser becomes a warning, never
+sampled beyond), its outline marked against git HEAD (:mod:`.changes`;
+paged in file order, :data:`MAX_OUTLINE_ITEMS` items a page, or the
+definitions a ``symbol`` query names at any depth: :mod:`.outline_page`) and
+searches worth trying next.  Trouble with git or the parser becomes a warning, never
 an error.
 """
 
@@ -18,7 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
+from .outline_item import count_items
+from .outline_page import PAGE_ITEMS, SymbolMatches, find_symbols, outline_page
 from .read import LONG_LINE_CHARS
 from .reader import Window
 from .version_outline import outline_of, skip_reason
@@ -28,8 +32,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_OUTLINE_ITEMS = 400
-"""get_overview lists at most this many outline items (deeper levels go first)."""
+MAX_OUTLINE_ITEMS = PAGE_ITEMS
+"""get_overview lists at most this many outline items a page (``outline_offset`` pages)."""
 LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
 """Long-line statistics are sampled (not exact) for files larger than this."""
 _SAMPLE_WINDOWS = 16
@@ -62,9 +66,11 @@ class LongLines:
 class Overview:
     """The result of ``get_overview``.
 
-    ``outline`` is already JSON (the shortened tree, with ``children_omitted``
-    where levels were cut); ``line_ending`` is None for a binary file, whose
-    JSON has no such key but always ``warnings``.
+    ``outline`` is already JSON (one page of the tree: ``outline_total``
+    items in all, the next page at ``outline_next_offset``); with a
+    ``symbol`` query it is empty and ``symbols`` lists the matching
+    definitions (``symbols_total`` of them).  ``line_ending`` is None for a
+    binary file, whose JSON has no such key but always ``warnings``.
     """
 
     line_count: int | None
@@ -78,6 +84,10 @@ class Overview:
     changed_symbols: int
     search_hints: tuple[str, ...]
     warnings: tuple[str, ...]
+    outline_total: int = 0
+    outline_next_offset: int | None = None
+    symbols: tuple[dict[str, Any], ...] | None = None  # set for a ``symbol`` query
+    symbols_total: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -91,6 +101,13 @@ class Overview:
             data["line_ending"] = self.line_ending
         data["long_lines"] = self.long_lines.to_dict()
         data["outline"] = list(self.outline)
+        if not self.is_binary:
+            data["outline_total"] = self.outline_total
+        if self.outline_next_offset is not None:
+            data["outline_next_offset"] = self.outline_next_offset
+        if self.symbols is not None:
+            data["symbols"] = list(self.symbols)
+            data["symbols_total"] = self.symbols_total
         data["changed_symbols"] = self.changed_symbols
         data["search_hints"] = list(self.search_hints)
         if self.warnings or self.is_binary:
@@ -98,8 +115,17 @@ class Overview:
         return data
 
 
-def get_overview(absolute_file_path: str) -> Overview:
-    """Size, line count, encoding, long lines, outline and search hints of a file."""
+def get_overview(
+    absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
+) -> Overview:
+    """Size, line count, encoding, long lines, outline and search hints of a file.
+
+    ``outline_offset`` pages the outline (items in file order, parents first);
+    ``symbol`` (a name or glob) lists the matching definitions at any depth
+    instead of a page of the outline.
+    """
+    if symbol is not None and not symbol.strip():
+        symbol = None
     version = open_version(absolute_file_path)
     if version.is_binary:
         return Overview(
@@ -123,12 +149,7 @@ def get_overview(absolute_file_path: str) -> Overview:
             "long_lines is estimated from samples of this large file; count and max_length "
             "may be higher."
         )
-    shown, dropped = _limit_outline([item.to_dict() for item in outline], MAX_OUTLINE_ITEMS)
-    if dropped:
-        warnings.append(
-            f"Outline shortened to {MAX_OUTLINE_ITEMS} items ({dropped} nested or later items "
-            "left out); use read_content(mode='semantic') or search_content to go deeper."
-        )
+    view = _outline_view(outline, outline_offset, symbol, warnings)
     return Overview(
         line_count=version.line_count(),
         file_size=version.size,
@@ -137,11 +158,51 @@ def get_overview(absolute_file_path: str) -> Overview:
         binary_hint=None,
         line_ending="crlf" if version.newline == b"\r\n" else "lf",
         long_lines=long_lines,
-        outline=tuple(shown),
+        outline=view.items,
         changed_symbols=changed,
         search_hints=tuple(_search_hints(version, outline)),
         warnings=tuple(warnings),
+        outline_total=view.total,
+        outline_next_offset=view.next_offset,
+        symbols=view.symbols.items if view.symbols is not None else None,
+        symbols_total=view.symbols.total if view.symbols is not None else 0,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _OutlineView:
+    items: tuple[dict[str, Any], ...]
+    total: int
+    next_offset: int | None
+    symbols: SymbolMatches | None
+
+
+def _outline_view(
+    outline: list[OutlineItem], offset: int, symbol: str | None, warnings: list[str]
+) -> _OutlineView:
+    """The page of the outline at ``offset``, or the definitions ``symbol`` names
+    (notes on what is left out go to ``warnings``)."""
+    if symbol is not None:
+        found = find_symbols(outline, symbol)
+        if found.ignored_case:
+            warnings.append(f"No definition matches {symbol!r} with its case; case ignored.")
+        if found.total > len(found.items):
+            warnings.append(
+                f"{found.total} definitions match; the first {len(found.items)} are listed: "
+                "pass a narrower symbol."
+            )
+        return _OutlineView((), count_items(outline), None, found)
+    page = outline_page(outline, offset, MAX_OUTLINE_ITEMS)
+    if page.total > page.shown:
+        following = (
+            f"; the next page: outline_offset={page.next_offset}" if page.next_offset else ""
+        )
+        warnings.append(
+            f"Outline items {page.offset + 1}-{page.offset + page.shown} of {page.total} "
+            f"(file order, a class with its members){following}; symbol='name' (or a glob) "
+            "finds a definition at any depth."
+        )
+    return _OutlineView(page.items, page.total, page.next_offset, None)
 
 
 def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[OutlineItem], int]:
@@ -153,6 +214,8 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
         if reason:
             warnings.append(reason.capitalize() + ".")
         return outline, 0
+    if snapshot_of(version.realpath) is not None:
+        return outline, 0  # a revision's snapshot: nothing to compare with HEAD
     try:
         from .changes import mark_changes
 
@@ -165,36 +228,6 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
         logger.debug("mark_changes failed", exc_info=True)
         warnings.append(f"Changed symbols not marked: {exc}")
         return outline, 0
-
-
-def _limit_outline(items: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]], int]:
-    """Keep the outline within ``budget`` items: shallow levels first, then file order."""
-
-    def size(nodes: list[dict[str, Any]]) -> int:
-        return sum(1 + size(n["children"]) for n in nodes)
-
-    total = size(items)
-    if total <= budget:
-        return items, 0
-    depth = 3
-    while depth > 1:
-        pruned = _prune(items, depth)
-        if size(pruned) <= budget:
-            return pruned, total - size(pruned)
-        depth -= 1
-    pruned = _prune(items, 1)[:budget]
-    return pruned, total - len(pruned)
-
-
-def _prune(items: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
-    out = []
-    for item in items:
-        copy = dict(item)
-        copy["children"] = _prune(item["children"], depth - 1) if depth > 1 else []
-        if depth == 1 and item["children"]:
-            copy["children_omitted"] = len(item["children"])
-        out.append(copy)
-    return out
 
 
 def _sample_windows(version: FileVersion) -> tuple[list[tuple[int, int]], bool]:

@@ -19,6 +19,7 @@ from typing import Any
 from .. import paths
 from ..errors import FileToolError, PathError
 from ..fdio import copy_range, sha256_fd
+from ..snapshots import refuse_edit
 from . import backups
 from .locking import file_lock
 from .transaction import WriteTransaction
@@ -58,6 +59,7 @@ def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> Revert
     except PathError:
         _backups_of_a_missing_file(absolute_file_path)
         raise
+    refuse_edit(realpath)  # a snapshot of a revision: the error names the real file
     with file_lock(backups.lock_dir(), realpath):
         available = backups.backups_for(realpath)
         if not available:

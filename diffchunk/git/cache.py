@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
+from ..paths import cache_dir
 
 MAX_ENTRIES = 200
 MAX_BYTES = 2 * 1024**3
@@ -85,15 +86,9 @@ _UNLOCKED_TMP_SECONDS = 10
 
 
 def default_cache_dir() -> Path:
-    """The cache directory chosen from the environment (not created)."""
-    explicit = os.environ.get("DIFFCHUNK_CACHE_DIR")
-    if explicit:
-        # A relative one is taken from the current directory, as a shell user means it.
-        return Path(os.path.abspath(os.path.expanduser(explicit)))
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "diffchunk"
-    return Path.home() / ".cache" / "diffchunk"
+    """The cache directory chosen from the environment (not created; see
+    :func:`diffchunk.paths.cache_dir`)."""
+    return Path(cache_dir())
 
 
 def _write_error(directory: Path, exc: OSError) -> CacheWriteError:

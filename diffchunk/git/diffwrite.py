@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import GitError
@@ -97,34 +97,47 @@ class DiffWriting(NamedTuple):
             self.entry.abort()
 
 
-def start_diff(repo: Repo, resolved: ResolvedRange, cache: DiffCache, name: str) -> DiffWriting:
+def start_diff(
+    repo: Repo,
+    resolved: ResolvedRange,
+    cache: DiffCache,
+    name: str,
+    paths: Sequence[str] = (),
+) -> DiffWriting:
     """Start ``git diff`` for ``resolved`` writing into a new entry ``name`` of ``cache``.
 
+    ``paths`` (checked by :func:`~diffchunk.git.pathspecs.check_paths`) limit
+    the diff; they follow ``--`` and are read literally (``--literal-pathspecs``).
     The caller reads :meth:`DiffWriting.blocks` to the end and then commits
     the entry, or calls :meth:`DiffWriting.stop`.
     """
     entry = cache.begin(name)
     since_ns = time.time_ns() - _CLOCK_MARGIN_NS
     try:
-        args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--"]
-        stream = repo.git.start_into(args, entry.fd, block_size=STREAM_BLOCK, what="git diff")
+        args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--", *paths]
+        git = repo.git.with_options("--literal-pathspecs") if paths else repo.git
+        stream = git.start_into(args, entry.fd, block_size=STREAM_BLOCK, what="git diff")
     except BaseException:
         entry.abort()
         raise
     return DiffWriting(entry, stream, since_ns)
 
 
-def cache_name(repo: Repo, resolved: ResolvedRange) -> str:
-    """The cache entry name for ``resolved`` in ``repo``."""
+def cache_name(repo: Repo, resolved: ResolvedRange, paths: Sequence[str] = ()) -> str:
+    """The cache entry name for ``resolved`` in ``repo`` (limited to ``paths``: another
+    entry for each set of paths)."""
     repo_key = hashlib.sha256(repo.common_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    limit = ("\0paths\0" + "\0".join(paths)) if paths else ""
     if not resolved.is_commit_pair:
-        # one name per work tree, mode and base: a review against another
+        # one name per work tree, mode, base and paths: a review against another
         # commit never rewrites the file a session of this one reads
-        identity = f"{repo.git_dir}\0{resolved.old}".encode("utf-8", "surrogateescape")
+        identity = f"{repo.git_dir}\0{resolved.old}{limit}".encode("utf-8", "surrogateescape")
         worktree = hashlib.sha256(identity).hexdigest()
         return f"{resolved.mode.value}-{worktree[:16]}"
     assert resolved.head is not None
     parts = (repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION), *_shaping(repo))
+    if paths:
+        parts = (*parts, limit)
     key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
     base = resolved.base[:12] if resolved.base else "root"
     return f"{base}..{resolved.head[:12]}-{key[:16]}"

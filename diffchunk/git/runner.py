@@ -34,10 +34,11 @@ working tree (``rev-parse``, ``config``), or work in a repository made by
 diffchunk itself.  Other programs a config can name cannot run in the
 commands diffchunk uses (``diff``, ``rev-parse``, ``rev-list``,
 ``merge-base``, ``cat-file``, ``check-attr``, ``read-tree``, ``config``,
-``symbolic-ref``, ``hash-object``), so they are left alone:
-``core.editor``/``sequence.editor`` (no message is edited), ``gpg.program``
-(nothing is signed or verified; ``log.showSignature`` concerns ``log`` and
-``show``), ``credential.helper``, ``core.askPass``, ``core.gitProxy`` and
+``symbolic-ref``, ``hash-object``, and ``log``, which
+:mod:`~diffchunk.git.log` runs with ``--no-show-signature``), so they are
+left alone: ``core.editor``/``sequence.editor`` (no message is edited),
+``gpg.program`` (nothing is signed or verified; ``log.showSignature``
+concerns ``log``, which is told not to, and ``show``), ``credential.helper``, ``core.askPass``, ``core.gitProxy`` and
 ``ext::`` remotes (no transport), ``uploadpack.packObjectsHook``
 (``upload-pack`` only) and aliases (git never lets one shadow a command).
 ``tests/test_no_repository_programs.py`` runs every entry point against

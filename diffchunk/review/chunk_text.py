@@ -10,13 +10,17 @@ boundary, and the banner says so and how to get the whole.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
-from ..errors import InvalidArgument
+from ..errors import ChunkNotFound, InvalidArgument
 from .answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
-from .loading import session
-from .sessions import SessionStore
+from .loading import session, store_of
+from .sessions import Session, SessionStore
+from .views import describe, other_views
 
 # How many file names a banner lists.
 BANNER_FILES = 20
@@ -26,7 +30,40 @@ def get_chunk_bytes(
     absolute_file_path: str, chunk_number: int, *, store: SessionStore | None = None
 ) -> bytes:
     """The exact text of one chunk (a valid patch on its own)."""
-    return session(absolute_file_path, store).review.chunk_bytes(chunk_number)
+    loaded = session(absolute_file_path, store)
+    with which_view(loaded, store):
+        return loaded.review.chunk_bytes(chunk_number)
+
+
+@contextmanager
+def which_view(loaded: Session, store: SessionStore | None) -> Iterator[None]:
+    """A chunk number this view lacks is explained: the view read (the diff's own
+    default view, or a view handle and its options) and the other views of the diff
+    loaded here, so the caller can go back to one without loading anything."""
+    try:
+        yield
+    except ChunkNotFound as exc:
+        if loaded.view is None and len(store_of(store).sessions()) < 2:
+            raise
+        others = [
+            (s.handle, s.options, len(s.review.chunks))
+            for s in store_of(store).sessions()
+            if s.path == loaded.path
+        ]
+        if loaded.view is not None:
+            read = f"the view {loaded.view} of {loaded.path} ({describe(loaded.options)})"
+            back = f"The diff's own path {loaded.path} serves its default view"
+        else:
+            read = f"{loaded.path} with {describe(loaded.options)}"
+            back = ""
+        listed = other_views(others, loaded.handle)
+        if listed:
+            more = f"Other views of this diff loaded here: {listed}."
+            back = f"{back}; {more}" if back else more
+        elif back:
+            back += "."
+        suggestion = " ".join(part for part in (exc.suggestion, back) if part)
+        raise ChunkNotFound(f"{exc.message} (read from {read})", suggestion=suggestion) from None
 
 
 def _chunk_banner(review: Review, chunk: Chunk, fmt: str, text: str) -> list[str]:
@@ -92,8 +129,10 @@ def get_chunk(
     gives the whole text in one piece.
     """
     fmt = normalize_format(format)
-    review = session(absolute_file_path, store).review
-    chunk = review.chunk(chunk_number)
+    loaded = session(absolute_file_path, store)
+    review = loaded.review
+    with which_view(loaded, store):
+        chunk = review.chunk(chunk_number)
     raw = review.chunk_bytes(chunk_number)
     spans = part_spans(raw) if fmt == "raw" and bounded else [(0, len(raw))]
     number = _check_part(part, len(spans), fmt, chunk_number)

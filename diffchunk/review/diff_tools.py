@@ -19,8 +19,14 @@ from typing import Any
 
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
-from .file_diffs import FileDiffText, find_chunks_for_files, get_file_diff_bytes
-from .listing import CHARS_PER_TOKEN, PAGE_TOKENS, RESPONSE_TOKENS, list_chunks
+from .file_diffs import (
+    ChunkFiles,
+    FileDiffText,
+    find_chunks_for_files,
+    find_chunks_with_files,
+    get_file_diff_bytes,
+)
+from .listing import CHARS_PER_TOKEN, PAGE_TOKENS, RESPONSE_TOKENS, list_chunks, list_excluded
 from .loading import load_diff, store_of
 from .loading import session as loaded_session
 from .results import LoadedDiff, Overview
@@ -30,14 +36,17 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "PAGE_TOKENS",
     "RESPONSE_TOKENS",
+    "ChunkFiles",
     "FileDiffText",
     "find_chunks_for_files",
+    "find_chunks_with_files",
     "get_chunk",
     "get_chunk_bytes",
     "get_current_overview",
     "get_file_diff",
     "get_file_diff_bytes",
     "list_chunks",
+    "list_excluded",
     "load_diff",
     "loaded_session",
 ]
@@ -74,10 +83,14 @@ def get_file_diff(
     format: str = "raw",
     *,
     store: SessionStore | None = None,
+    context: str = "hunks",
 ) -> str:
-    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`); the
-    review record notes the file as seen."""
-    text = file_diffs.get_file_diff(absolute_file_path, file_path, format, store=store)
+    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`; with
+    ``context="symbol"`` each hunk widened to the definition around it); the review
+    record notes the file as seen."""
+    text = file_diffs.get_file_diff(
+        absolute_file_path, file_path, format, store=store, context=context
+    )
     loaded = store_of(store).peek(absolute_file_path)
     if loaded is not None:
         shown = file_diffs.match_file(loaded.review, file_path)
@@ -115,13 +128,14 @@ def get_current_overview(*, store: SessionStore | None = None) -> Overview:
         stats = review.stats
         loaded.append(
             LoadedDiff(
-                file_path=session.path,
+                file_path=session.handle,
                 chunks=stats.chunks_count,
                 files=stats.total_files,
                 total_lines=stats.total_lines,
                 files_excluded=stats.files_excluded,
                 total_token_count=sum(c.token_count for c in review.chunks),
                 options=review.options,
+                view_of=session.path if session.view is not None else None,
             )
         )
     return Overview(tuple(loaded))

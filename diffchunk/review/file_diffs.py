@@ -8,20 +8,17 @@ matches no file, or several, gets an error naming the closest paths.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
-from ..diff.pipeline import Review
-from ..errors import FileNotInDiff, InvalidArgument
+from ..errors import InvalidArgument
 from .answers import CHARS_PER_TOKEN, fit_response
+from .file_match import match_file
 from .loading import session
-from .sessions import SessionStore
-
-# How many candidate paths an error names.
-MAX_CANDIDATES = 20
+from .sessions import Session, SessionStore
 
 
 def _patterns(pattern: str) -> PathPatterns:
@@ -31,13 +28,6 @@ def _patterns(pattern: str) -> PathPatterns:
             suggestion="Pass a glob such as '*.py', 'src/**' or an exact path from list_chunks.",
         )
     return PathPatterns(pattern, name="pattern")
-
-
-def _all_paths(review: Review) -> list[str]:
-    seen: dict[str, None] = {}
-    for fd in review.parsed.files:
-        seen.setdefault(fd.path, None)
-    return list(seen)
 
 
 def find_chunks_for_files(
@@ -60,56 +50,39 @@ def find_chunks_for_files(
     return sorted(found)
 
 
-def _closest(query: str, paths: Iterable[str]) -> list[str]:
-    pool = list(paths)
-    if len(pool) <= MAX_CANDIDATES:
-        return pool
-    try:
-        from rapidfuzz import fuzz, process
+@dataclass(frozen=True, slots=True)
+class ChunkFiles:
+    """A chunk holding files that match a query: those files and their lines in it."""
 
-        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=MAX_CANDIDATES)
-        return [str(item[0]) for item in ranked]
-    except ImportError:  # pragma: no cover - rapidfuzz is a dependency
-        import difflib
+    chunk: int
+    files: tuple[tuple[str, int], ...]  # (path, lines of diff text in this chunk)
 
-        return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk,
+            "files": [{"path": path, "lines": lines} for path, lines in self.files],
+        }
 
 
-def match_file(review: Review, file_path: str) -> str:
-    if not isinstance(file_path, str) or not file_path.strip():
-        raise InvalidArgument(
-            "file_path is empty.",
-            suggestion="Pass a path from list_chunks (e.g. 'src/main.py') or a glob "
-            "matching exactly one file.",
-        )
-    query = file_path.strip()
-    paths = _all_paths(review)
-    renamed_from = {fd.old_path: fd.path for fd in review.parsed.files if fd.old_path}
-    glob = PathPatterns([query], name="file_path")
-    for candidates in (
-        [p for p in paths if p == query],
-        [p for p in paths if p.lower() == query.lower()],
-        [renamed_from[query]] if query in renamed_from else [],
-        [p for p in paths if glob.matches(p)],
-    ):
-        if len(candidates) == 1:
-            return candidates[0]
-        if len(candidates) > 1:
-            shown = candidates[:MAX_CANDIDATES]
-            more = (
-                f" (and {len(candidates) - len(shown)} more)"
-                if len(candidates) > len(shown)
-                else ""
-            )
-            raise FileNotInDiff(
-                f"{query!r} matches {len(candidates)} files of the diff: {', '.join(shown)}{more}.",
-                suggestion="Pass one exact path, or a more specific glob.",
-            )
-    raise FileNotInDiff(
-        f"No file of the diff matches {query!r}. "
-        f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
-        suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
-    )
+def find_chunks_with_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> tuple[ChunkFiles, ...]:
+    """The chunks holding files that match ``pattern`` (as :func:`find_chunks_for_files`
+    matches them), each with the matching files it holds and their lines in it."""
+    patterns = _patterns(pattern)
+    whole = PathPatterns([pattern.strip()], name="pattern")
+    review = session(absolute_file_path, store).review
+    wanted = {
+        path
+        for path in review.file_to_chunks
+        if patterns.matches(path) or patterns.names(path) or whole.names(path)
+    }
+    numbers = sorted({n for path in wanted for n in review.file_to_chunks[path]})
+    found = []
+    for number in numbers:
+        counts = review.chunks[number - 1].file_line_counts
+        found.append(ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted)))
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,19 +107,44 @@ def get_file_diff_bytes(
     return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
 
 
+#: What ``get_file_diff`` shows around each change: the hunks as the diff has
+#: them, or widened to the whole definition around them (:mod:`.symbol_context`).
+CONTEXTS = ("hunks", "symbol")
+
+
 def get_file_diff(
     absolute_file_path: str,
     file_path: str,
     format: str = "raw",
     *,
     store: SessionStore | None = None,
+    context: str = "hunks",
 ) -> str:
     """The diff text of one file in ``format`` (see :func:`~.chunk_text.get_chunk`); an
     excluded file is served with a note saying why, a text larger than one answer is
-    cut with a note saying how to read on."""
+    cut with a note saying how to read on.
+
+    ``context="symbol"`` widens each hunk to the whole function or class around
+    it at the new revision (a valid patch still)."""
     fmt = normalize_format(format)
-    review = session(absolute_file_path, store).review
+    if context not in CONTEXTS:
+        raise InvalidArgument(
+            f"context must be one of {', '.join(CONTEXTS)}, got {context!r}.",
+            suggestion="'hunks' shows the diff as it is; 'symbol' widens each hunk to the "
+            "whole definition around it.",
+        )
+    loaded = session(absolute_file_path, store)
     result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
+    notes = []
+    widened = None
+    if context == "symbol":
+        from .symbol_context import symbol_context
+
+        widened, note = symbol_context(absolute_file_path, loaded, result.path, store)
+        if widened is not None:
+            result = FileDiffText(result.path, widened, 1, result.excluded)
+        if note:
+            notes.append(note)
     legend = ""
     if fmt == "lean":
         from ..diff.lean import render_lean  # on first use: most calls are raw
@@ -156,34 +154,52 @@ def get_file_diff(
     else:
         whole = format_chunk(result.data, fmt)
     text, left_out = fit_response(whole)
-    notes = []
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         notes.append(f"{result.path} is excluded from the chunks ({why})")
     if left_out:
-        tokens = len(whole) // CHARS_PER_TOKEN
-        shown = text.count("\n")
-        numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
-        more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
-        if result.sections == 1 and fmt == "raw":
-            fd = next(f for f in review.parsed.files if f.path == result.path)
-            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
-            rest = (
-                f'read_content(absolute_file_path="{absolute_file_path}", offset={line}) '
-                "reads on from there"
-            )
-            more = f"{more}; {rest}" if more else rest
-        notes.append(
-            f"{result.path}: ~{tokens} tokens, more than one response holds; the first "
-            f"{shown} lines follow and {left_out} more are left out"
-            + (f" ({more})" if more else "")
-        )
+        notes.append(_read_on(absolute_file_path, loaded, result, text, left_out, whole, fmt))
         head = f"=== {'; '.join(notes)} ==="
     elif notes:
-        head = f"=== {notes[0]}; its full diff follows ==="
+        head = f"=== {'; '.join(notes)}; its full diff follows ==="
     elif legend:
-        head = f"=== {result.path} | lean | ~{len(text) // CHARS_PER_TOKEN:,} tokens (raw ~{len(result.data) // CHARS_PER_TOKEN:,}) ==="
+        tokens, raw_tokens = len(text) // CHARS_PER_TOKEN, len(result.data) // CHARS_PER_TOKEN
+        head = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
     else:
         return text
     return f"{head}\n{legend}\n\n{text}" if legend else f"{head}\n\n{text}"
+
+
+def _read_on(
+    absolute_file_path: str,
+    loaded: Session,
+    result: FileDiffText,
+    text: str,
+    left_out: int,
+    whole: str,
+    fmt: str,
+) -> str:
+    """The note of a file's diff cut to fit one answer: how much is left out, where it
+    is served whole, and (raw text of the diff file's own lines) where to read on."""
+    review = loaded.review
+    tokens = len(whole) // CHARS_PER_TOKEN
+    shown = text.count("\n")
+    numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
+    more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
+    # The diff file's own lines: not those of a view with its context reduced,
+    # nor of a widened diff or another format.
+    own_lines = fmt == "raw" and loaded.options.context_lines is None
+    if result.sections == 1 and own_lines:
+        fd = next((f for f in review.parsed.files if f.path == result.path), None)
+        if fd is not None and review.parsed.raw(fd) == result.data:
+            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
+            rest = (
+                f'read_content(absolute_file_path="{loaded.path}", offset={line}) '
+                "reads on from there"
+            )
+            more = f"{more}; {rest}" if more else rest
+    return (
+        f"{result.path}: ~{tokens} tokens, more than one response holds; the first "
+        f"{shown} lines follow and {left_out} more are left out" + (f" ({more})" if more else "")
+    )

@@ -3,25 +3,35 @@
 A page only builds the entries it shows (a listing of a large diff is never
 built whole by one call), and the entries and their JSON sizes are kept with
 the session for the next page.  A page holds about :data:`PAGE_TOKENS`
-tokens; the excluded files are listed on the first page only (later pages
-give their number).  Token figures are those of ``get_chunk``'s text in the
-format asked for (the raw text's by default; another format's are counted
-by formatting the chunks of the page, and all of them for the total).
+tokens; the excluded files are summarised (by reason and top directory) on
+every page and listed on the first page only as far as
+:data:`~diffchunk.review.excluded.LISTED_CHARS` (``list_excluded`` pages them
+all).  Token figures are those of ``get_chunk``'s text in the format asked
+for (the raw text's by default; another format's are counted by formatting
+the chunks of the page, and all of them for the total).  The files' changed
+symbols are computed for a page's files at once, when the page is built.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..diff.formatter import format_chunk, normalize_format
-from ..diff.model import Chunk, FileStatus
+from ..diff.model import Chunk
 from ..diff.pipeline import Review
 from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
+from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
+from .file_details import file_detail, part_counts, part_text
 from .loading import excluded_file, session
 from .paging import check_page
-from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
+from .results import ChunkEntry, ChunkListing, ExcludedFile
 from .sessions import Session, SessionStore
+from .symbols import FileSymbols, for_part, merged
+from .symbols import compute as compute_symbols
+
+__all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
 
 # A page of the listing: small enough to read whole (about 24,000 characters).
 PAGE_TOKENS = 6_000
@@ -57,20 +67,6 @@ def raw_parts(review: Review, chunk: Chunk) -> int | None:
     return len(part_spans(review.chunk_bytes(chunk.number)))
 
 
-def _file_detail(review: Review, file_index: int, path: str, lines: int) -> FileDetail:
-    fd = review.parsed.files[file_index]
-    renamed = fd.status in (FileStatus.RENAMED, FileStatus.COPIED) and bool(fd.old_path)
-    return FileDetail(
-        path=path,
-        lines=lines,
-        status=None if fd.status is FileStatus.MODIFIED else fd.status.value,
-        renamed_from=fd.old_path if renamed else None,
-        binary=fd.is_binary,
-        metadata_only=fd.metadata_only,
-        binary_by_attributes=path in review.binary_by_attributes,
-    )
-
-
 def _summary(chunk: Chunk) -> str:
     files = chunk.files
     lines = f"{chunk.line_count} line{'s' if chunk.line_count != 1 else ''}"
@@ -85,23 +81,39 @@ def _summary(chunk: Chunk) -> str:
     return text
 
 
-def chunk_entry(review: Review, chunk: Chunk, fmt: str = "raw") -> ChunkEntry:
-    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail);
-    its token count is that of the chunk's text in ``fmt``."""
+def chunk_entry(
+    review: Review,
+    chunk: Chunk,
+    fmt: str = "raw",
+    symbols: Mapping[int, FileSymbols] | None = None,
+) -> ChunkEntry:
+    """The list_chunks entry of one chunk (a file's parts in the chunk are one detail):
+    its token count is that of the chunk's text in ``fmt``; ``symbols``: the changed
+    definitions of its files by file index, when computed."""
     order: list[str] = []
-    parts: dict[str, tuple[int, int]] = {}  # path -> (file index, lines)
+    # path -> (file index, lines, added, removed)
+    parts: dict[str, tuple[int, int, int, int]] = {}
+    shown: dict[str, list[FileSymbols]] = {}
     for part in chunk.parts:
+        added, removed = part_counts(review, part)
         seen = parts.get(part.path)
         if seen is None:
             order.append(part.path)
-            parts[part.path] = (part.file_index, part.lines)
+            parts[part.path] = (part.file_index, part.lines, added, removed)
         else:
-            parts[part.path] = (seen[0], seen[1] + part.lines)
-    details = tuple(_file_detail(review, parts[path][0], path, parts[path][1]) for path in order)
+            parts[part.path] = (seen[0], seen[1] + part.lines, seen[2] + added, seen[3] + removed)
+        if symbols is not None and part.file_index in symbols:
+            text = part_text(review, part) if part.parts is not None else None
+            shown.setdefault(part.path, []).append(for_part(symbols[part.file_index], part, text))
+    details = []
+    for path in order:
+        file_index, lines, added, removed = parts[path]
+        found = merged(shown[path]) if path in shown else None
+        details.append(file_detail(review, file_index, path, lines, added, removed, found))
     return ChunkEntry(
         chunk=chunk.number,
         files=tuple(chunk.files),
-        file_details=details,
+        file_details=tuple(details),
         lines=chunk.line_count,
         token_count=chunk_tokens(review, chunk.number, fmt),
         summary=_summary(chunk),
@@ -123,7 +135,9 @@ class _Listing:
         self._sizes: list[int] = [-1] * len(review.chunks)
         self._total_tokens = -1
         self.excluded = tuple(excluded_file(review, ex) for ex in review.excluded)
+        self.excluded_summary = summarise(self.excluded)
         self._excluded_chars = -1
+        self._symbolled: set[int] = set()  # entries that carry their symbols
 
     @property
     def total_tokens(self) -> int:
@@ -162,6 +176,23 @@ class _Listing:
             size = self._sizes[i] = json_size(entry.to_dict())
         return entry, size
 
+    def add_symbols(self, loaded: Session, first: int, stop: int) -> bool:
+        """Give the entries of chunk indexes ``first..stop-1`` their files' changed
+        symbols (computed for all of them at once); whether any entry changed."""
+        todo = [i for i in range(first, stop) if i not in self._symbolled]
+        if not todo:
+            return False
+        chunks = [self._review.chunks[i] for i in todo]
+        found = compute_symbols(loaded, [p.file_index for c in chunks for p in c.parts])
+        for i, chunk in zip(todo, chunks, strict=True):
+            entry = chunk_entry(self._review, chunk, self.format, found)
+            # The size first: a reader between the two sees a size too large, never
+            # too small (its page may end early, never overrun).
+            self._sizes[i] = json_size(entry.to_dict())
+            self._entries[i] = entry
+            self._symbolled.add(i)
+        return True
+
 
 def _listing(loaded: Session, fmt: str = "raw") -> _Listing:
     """The session's listing in ``fmt`` (created once per session and format)."""
@@ -183,29 +214,68 @@ def list_chunks(
     store: SessionStore | None = None,
     max_tokens: int | None = PAGE_TOKENS,
 ) -> ChunkListing:
-    """Chunk metadata (files, lines, tokens, summaries) and what was excluded.
+    """Chunk metadata (files, lines, tokens, summaries, changed symbols) and what was
+    excluded.
 
     The listing pages when it would exceed ``max_tokens``: the result then
     carries ``next_offset`` (pass it as ``offset``).  ``max_tokens=None``
-    returns everything (the CLI's ``--json``).  Token figures count the
-    chunks' text in ``format`` (see the module doc).
+    returns everything (the CLI's ``--json``; no symbols there, which would
+    mean outlining every file).  Token figures count the chunks' text in
+    ``format`` (see the module doc).
     """
     fmt = normalize_format(format)
-    listing = _listing(session(absolute_file_path, store), fmt)
+    loaded = session(absolute_file_path, store)
+    listing = _listing(loaded, fmt)
     total = len(listing)
     check_page(offset, limit, total, "chunks")
     end = total if limit is None else min(total, offset + limit)
+    summary = listing.excluded_summary
     if max_tokens is None:
         chunks = tuple(listing.entry(i) for i in range(offset, end))
-        return ChunkListing(chunks, listing.total_tokens, total, listing.excluded, format=fmt)
+        return ChunkListing(
+            chunks,
+            listing.total_tokens,
+            total,
+            listing.excluded,
+            format=fmt,
+            excluded_summary=summary,
+        )
 
     budget = max_tokens * CHARS_PER_TOKEN
     if offset == 0:
-        excluded, excluded_total = _excluded_part(listing, budget // 2)
+        excluded, excluded_total = _excluded_part(listing, min(budget // 2, LISTED_CHARS))
     else:  # listed on the first page; later pages give their number
         excluded, excluded_total = (), (len(listing.excluded) or None)
-    head = ChunkListing((), listing.total_tokens, total, excluded, excluded_total, format=fmt)
+    head = ChunkListing(
+        (),
+        listing.total_tokens,
+        total,
+        excluded,
+        excluded_total,
+        format=fmt,
+        excluded_summary=summary,
+    )
     used = json_size(head.to_dict()) + 24  # room for next_offset
+    page, stop = _page(listing, offset, end, used, budget)
+    if listing.add_symbols(loaded, offset, stop):  # the page's files, in one go
+        page, stop = _page(listing, offset, end, used, budget)
+    return ChunkListing(
+        tuple(page),
+        listing.total_tokens,
+        total,
+        excluded,
+        excluded_total,
+        next_offset=stop if stop < total else None,
+        format=fmt,
+        excluded_summary=summary,
+    )
+
+
+def _page(
+    listing: _Listing, offset: int, end: int, used: int, budget: int
+) -> tuple[list[ChunkEntry], int]:
+    """The entries from ``offset`` that fit in ``budget`` characters (``used`` taken by
+    the rest of the page), and the index after the last one."""
     page: list[ChunkEntry] = []
     stop = offset
     while stop < end:
@@ -217,30 +287,30 @@ def list_chunks(
         page.append(entry)
         used += size + 1
         stop += 1
-    return ChunkListing(
-        tuple(page),
-        listing.total_tokens,
-        total,
-        excluded,
-        excluded_total,
-        next_offset=stop if stop < total else None,
-        format=fmt,
-    )
+    return page, stop
 
 
 def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ...], int | None]:
     """The excluded files that fit in ``room`` characters, and their total when cut."""
     if listing.excluded_chars <= room:
         return listing.excluded, None
-    kept: list[ExcludedFile] = []
-    used = 0
-    for item in listing.excluded:
-        size = json_size(item.to_dict()) + 1
-        if used + size > room:
-            break
-        kept.append(item)
-        used += size
-    return tuple(kept), len(listing.excluded)
+    return listed_part(listing.excluded, room)[0], len(listing.excluded)
+
+
+def list_excluded(
+    absolute_file_path: str,
+    offset: int = 0,
+    limit: int | None = None,
+    *,
+    store: SessionStore | None = None,
+    max_tokens: int | None = PAGE_TOKENS,
+) -> ExcludedListing:
+    """The files left out of the chunks, with their reasons, paged like the chunks
+    (``list_chunks(..., excluded=True)`` over MCP)."""
+    listing = _listing(session(absolute_file_path, store))
+    check_page(offset, limit, len(listing.excluded), "excluded files")
+    budget = None if max_tokens is None else max_tokens * CHARS_PER_TOKEN
+    return excluded_page(listing.excluded, listing.excluded_summary, offset, limit, budget)
 
 
 def _shortened_entry(entry: ChunkEntry, size: int, room: int) -> tuple[ChunkEntry, int]:
@@ -249,10 +319,10 @@ def _shortened_entry(entry: ChunkEntry, size: int, room: int) -> tuple[ChunkEntr
     as fit and the counts."""
     files = entry.files
     keep = len(files)
-    shortened = entry
+    shortened_entry = entry
     while keep > 1 and size > room:
         keep = max(1, min(keep - 1, keep * room // size))
-        shortened = ChunkEntry(
+        shortened_entry = ChunkEntry(
             chunk=entry.chunk,
             files=files[:keep],
             file_details=entry.file_details[:keep],
@@ -265,5 +335,5 @@ def _shortened_entry(entry: ChunkEntry, size: int, room: int) -> tuple[ChunkEntr
             files_total=len(files),
             parts=entry.parts,
         )
-        size = json_size(shortened.to_dict())
-    return shortened, size
+        size = json_size(shortened_entry.to_dict())
+    return shortened_entry, size

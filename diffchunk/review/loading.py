@@ -18,10 +18,13 @@ from ..diff.parser import parse_diff
 from ..diff.pipeline import Review
 from ..errors import NotADiffError, PathError
 from ..paths import fingerprint, resolve_regular_file
+from .excluded import listed_part, summarise
 from .results import ExcludedFile, LoadSummary
 from .sessions import Session, SessionStore, default_store
+from .views import is_view_path, read_view, view_for
 
-# How many excluded files a load summary lists (list_chunks lists them all).
+# How many excluded files a load summary lists at most (within excluded.LISTED_CHARS
+# of JSON; its excluded_summary counts them all, list_chunks(excluded=True) pages them).
 LOAD_EXCLUDED_LISTED = 50
 # How many parser warnings a load summary carries.
 MAX_WARNINGS = 20
@@ -77,9 +80,10 @@ def _refuse_large_non_diff(path: str) -> None:
 
 
 def checked(path: str, store: SessionStore | None) -> None:
-    """Refuse a large non-diff early; a path that is gone also drops its session."""
+    """Refuse a large non-diff early; a path that is gone also drops its session.
+    A view handle is read first: the diff it names is the one checked."""
     try:
-        _refuse_large_non_diff(path)
+        _refuse_large_non_diff(read_view(path).diff if is_view_path(path) else path)
     except PathError:
         store_of(store).forget(path)
         raise
@@ -110,19 +114,22 @@ def excluded_file(review: Review, ex: Excluded) -> ExcludedFile:
 
 
 def load_summary(session: Session) -> LoadSummary:
-    """The summary of a loaded diff (at most :data:`LOAD_EXCLUDED_LISTED` excluded files)."""
+    """The summary of a loaded diff: its counts, and the excluded files summarised (and
+    listed up to :data:`LOAD_EXCLUDED_LISTED` within ``excluded.LISTED_CHARS``)."""
     review = session.review
     stats = review.stats
-    excluded = tuple(excluded_file(review, ex) for ex in review.excluded[:LOAD_EXCLUDED_LISTED])
+    every = [excluded_file(review, ex) for ex in review.excluded]
+    excluded = listed_part(every[:LOAD_EXCLUDED_LISTED])[0]
     return LoadSummary(
         chunks=stats.chunks_count,
         files=stats.total_files,
         total_lines=stats.total_lines,
-        file_path=session.path,
+        file_path=session.handle,
         files_excluded=stats.files_excluded,
         excluded=excluded,
         excluded_more=stats.files_excluded - len(excluded),
         warnings=tuple(review.parsed.warnings[:MAX_WARNINGS]),
+        excluded_summary=summarise(every),
     )
 
 
@@ -133,12 +140,22 @@ def load_diff(
     store: SessionStore | None = None,
     progress: Progress | None = None,
 ) -> LoadSummary:
-    """Load (or reload with new options) a diff file; return its summary.
+    """Load a diff file (cut with ``options``, default: the defaults); return its summary.
 
-    ``options`` (default: the defaults) become the file's options for later
-    calls; a ``gitattributes_path`` is checked and taken as its real path.
+    The diff's own path serves its default view: with other options the
+    summary's ``file_path`` is a view handle (:mod:`~diffchunk.review.views`)
+    that the other tools take in its place, and the default view stays as it
+    was.  ``absolute_file_path`` may itself be a view handle: with the default
+    options that view is loaded, with others a view of its diff.  A
+    ``gitattributes_path`` is checked and taken as its real path.
     """
-    options = options if options is not None else LoadOptions()
+    if options is None or options == LoadOptions():
+        if is_view_path(absolute_file_path):
+            checked(absolute_file_path, store)
+            return load_summary(store_of(store).get(absolute_file_path, progress=progress))
+        options = LoadOptions()
+    elif is_view_path(absolute_file_path):
+        absolute_file_path = read_view(absolute_file_path).diff
     attrs = options.gitattributes_path
     if attrs is not None and not attrs.strip():
         options = dataclasses.replace(options, gitattributes_path=None)
@@ -146,7 +163,9 @@ def load_diff(
         real, _ = resolve_regular_file(attrs, what=".gitattributes file")
         options = dataclasses.replace(options, gitattributes_path=real)
     checked(absolute_file_path, store)
-    loaded = store_of(store).get(
-        absolute_file_path, options, reload_options=True, progress=progress
-    )
+    target = absolute_file_path
+    if options != LoadOptions():
+        real, _ = resolve_regular_file(absolute_file_path, what="diff file")
+        target = view_for(real, options)
+    loaded = store_of(store).get(target, options, reload_options=True, progress=progress)
     return load_summary(loaded)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..diff.options import LoadOptions, Progress
@@ -25,6 +25,7 @@ from ..diff.pipeline import Review, build_review
 from ..errors import InvalidArgument
 from ..git.cache import DiffCache
 from ..git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
+from ..git.pathspecs import check_paths
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, parse_range, resolve_range
 from ..log import LazyLogger
@@ -37,10 +38,13 @@ from .sidecar import (
     SidecarAttributes,
     attributes_for_diff,
     drop_stale,
+    range_of,
+    record_range,
     recorded_attribute_files,
     sidecar_path,
     write_sidecar,
 )
+from .views import view_for
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -67,6 +71,7 @@ class GitDiff:
     mode: Mode = Mode.COMMITS
     repo: Repo | None = field(default=None, compare=False, repr=False)
     review: Review | None = field(default=None, compare=False, repr=False)
+    paths: tuple[str, ...] = ()  # the paths the diff is limited to (none: all)
 
     @property
     def size(self) -> int:
@@ -82,12 +87,15 @@ def load_git_diff(
     cache_dir: str | os.PathLike[str] | None = None,
     store: SessionStore | None = None,
     progress: Progress | None = None,
+    paths: Sequence[str] | None = None,
 ) -> RangeSummary:
     """Load ``revision_range`` of the repository at ``absolute_repo_path``.
 
     Returns the ``load_diff`` summary (its ``file_path`` is the cached diff,
     usable with every other diff tool) with the range, its commits and
-    whether the cached diff was reused.
+    whether the cached diff was reused.  ``paths`` limit the range to those
+    files and directories (relative to the repository's top; see
+    :mod:`diffchunk.git.pathspecs`): another cached diff, the same review.
     """
     options = options if options is not None else LoadOptions()
     if options.gitattributes_path is not None:
@@ -104,23 +112,32 @@ def load_git_diff(
         options=options,
         store=store,
         progress=progress,
+        paths=paths,
     )
-    # An adopted session is fresh: this neither reads nor parses the file again.
+    # An adopted session is fresh: this neither reads nor parses the file again.  With
+    # options other than the defaults, file_path is a view handle of the cached diff.
     summary = load_diff(diff.diff_path, options, store=store, progress=progress)
-    _record_load(diff, revision_range, staged, store)
-    return RangeSummary(summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached)
+    _record_load(diff, summary.file_path, revision_range, staged, store)
+    return RangeSummary(
+        summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached, paths=diff.paths
+    )
 
 
 def _record_load(
-    diff: GitDiff, revision_range: str | None, staged: bool, store: SessionStore | None
+    diff: GitDiff,
+    handle: str,
+    revision_range: str | None,
+    staged: bool,
+    store: SessionStore | None,
 ) -> None:
     """The review record notes this load: the review of the range as given, its revision,
-    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`)."""
+    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`).
+    ``handle``: the path the load returned (the diff, or a view of it)."""
     if diff.repo is None:
         return
     from .record.service import record_range_load  # the record loads with its first use
 
-    session = (store if store is not None else default_store()).get(diff.diff_path)
+    session = (store if store is not None else default_store()).get(handle)
     record_range_load(
         session,
         common_dir=diff.repo.common_dir,
@@ -142,6 +159,7 @@ def load_git_range(
     options: LoadOptions | None = None,
     store: SessionStore | None = None,
     progress: Progress | None = None,
+    paths: Sequence[str] | None = None,
 ) -> GitDiff:
     """The diff of ``revision_range`` in the repository at ``repo_path``, in the cache.
 
@@ -151,10 +169,23 @@ def load_git_range(
     ``store`` (default: the process-wide one).  Raises ``GitError`` /
     ``RefusedRange``.  A review begun by
     :func:`~diffchunk.review.early_start.start_early` with the same arguments
-    is taken over.
+    is taken over (none is begun for ``paths``).
     """
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
     cache = DiffCache(cache_dir)
+    if paths:
+        early_start.discard()
+        repo = discover(repo_path)
+        limited = check_paths(repo, paths)
+        return write_range(
+            repo,
+            resolve_range(repo, request),
+            cache,
+            options,
+            store=store,
+            progress=progress,
+            paths=limited,
+        )
     early = early_start.take((repo_path, revision_range, staged, cache.directory))
     if early is None:
         repo = discover(repo_path)
@@ -186,6 +217,12 @@ def review_resolved(repo: Repo, resolved: ResolvedRange, cache: DiffCache) -> Gi
     return write_range(repo, resolved, cache, None)
 
 
+def recorded_range(diff_path: str) -> bool:
+    """Whether the sidecar of a cached diff records the range it holds."""
+    recorded = range_of(diff_path)
+    return recorded is not None and recorded.has_base
+
+
 def cached_entry_is_current(repo: Repo, diff_path: str) -> bool:
     """Whether a cached entry of a commit range may be reused: no nested
     ``.gitattributes`` changed since it was written (see the sidecar's record)."""
@@ -202,13 +239,15 @@ def write_range(
     progress: Progress | None = None,
     writing: DiffWriting | None = None,
     checked: bool = False,
+    paths: tuple[str, ...] = (),
 ) -> GitDiff:
     """The cached diff for ``resolved``, running ``git diff`` only when needed.
 
     ``writing``: that git diff, already started (early start); ``checked``:
-    the early start found the entry there and current.
+    the early start found the entry there and current; ``paths``: checked
+    paths that limit the diff.
     """
-    name = cache_name(repo, resolved)
+    name = cache_name(repo, resolved, paths)
     if resolved.is_commit_pair:
         hit = cache.lookup(name)
         if hit is not None and not checked and not cached_entry_is_current(repo, str(hit)):
@@ -220,15 +259,17 @@ def write_range(
             if writing is not None:
                 writing.stop()
             if not os.path.exists(sidecar_path(str(hit))):
-                _write_sidecar(repo, resolved, str(hit))
-            return _result(repo, resolved, str(hit), cached=True)
+                _write_sidecar(repo, resolved, str(hit), paths)
+            elif not recorded_range(str(hit)):
+                record_range(str(hit), resolved.base, paths)  # a sidecar of an older version
+            return _result(repo, resolved, str(hit), cached=True, paths=paths)
     if writing is None:
-        writing = start_diff(repo, resolved, cache, name)
+        writing = start_diff(repo, resolved, cache, name, paths)
     final = str(writing.entry.final)
     try:
         # The sidecar before the entry appears: whoever loads the new diff
         # then asks git for its attributes.
-        _write_sidecar(repo, resolved, final)
+        _write_sidecar(repo, resolved, final, paths)
         streamed = parse_while_written(repo, resolved, writing, _git_progress(progress))
         # Built while the entry is flushed to disk (parse_while_written started it).
         review = _build(final, streamed, options or LoadOptions(), progress)
@@ -237,10 +278,12 @@ def write_range(
         writing.stop()
         _drop_orphan_sidecar(final)
         raise
+    wanted = options or LoadOptions()
+    view = None if wanted == LoadOptions() else view_for(os.path.realpath(path), wanted)
     (store if store is not None else default_store()).adopt(
-        str(path), streamed.parsed.data, streamed.digest, review, streamed.identity
+        str(path), streamed.parsed.data, streamed.digest, review, streamed.identity, view
     )
-    return _result(repo, resolved, str(path), cached=False, review=review)
+    return _result(repo, resolved, str(path), cached=False, review=review, paths=paths)
 
 
 def _git_progress(progress: Progress | None) -> Callable[[int], None] | None:
@@ -290,12 +333,15 @@ def _drop_orphan_sidecar(diff_path: str) -> None:
             os.unlink(sidecar_path(diff_path))
 
 
-def _write_sidecar(repo: Repo, resolved: ResolvedRange, diff_path: str) -> None:
+def _write_sidecar(
+    repo: Repo, resolved: ResolvedRange, diff_path: str, paths: tuple[str, ...] = ()
+) -> None:
     write_sidecar(
         diff_path,
         repo=repo.path,
         treeish=resolved.head,
         index=resolved.mode is Mode.INDEX,
+        range_record={"base": resolved.base, "paths": list(paths)},
     )
 
 
@@ -306,6 +352,7 @@ def _result(
     *,
     cached: bool,
     review: Review | None = None,
+    paths: tuple[str, ...] = (),
 ) -> GitDiff:
     return GitDiff(
         diff_path=path,
@@ -317,4 +364,5 @@ def _result(
         mode=resolved.mode,
         repo=repo,
         review=review,
+        paths=paths,
     )

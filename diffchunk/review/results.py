@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from ..diff.options import LoadOptions
 
 if TYPE_CHECKING:
+    from .excluded import ExcludedSummary
     from .record.since import SinceReview
+    from .symbols import SymbolChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class LoadSummary:
     excluded: tuple[ExcludedFile, ...]
     excluded_more: int = 0  # excluded files not listed in ``excluded``
     warnings: tuple[str, ...] = ()
+    excluded_summary: ExcludedSummary | None = None  # counts by reason and top directory
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -59,6 +62,8 @@ class LoadSummary:
         }
         if self.excluded_more:
             result["excluded_more"] = self.excluded_more
+        if self.excluded_summary is not None:
+            result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.warnings:
             result["warnings"] = list(self.warnings)
         return result
@@ -83,6 +88,7 @@ class RangeSummary:
     cached: bool
     since_review: SinceReview | None = None
     since_note: str | None = None
+    paths: tuple[str, ...] = ()  # the paths the range is limited to (none: all)
 
     @property
     def file_path(self) -> str:
@@ -99,25 +105,47 @@ class RangeSummary:
             result["since_review"] = self.since_review.to_dict()
         elif self.since_note is not None:
             result["since_review"] = {"revision": None, "note": self.since_note}
+        if self.paths:
+            result["paths"] = list(self.paths)
         return result
 
 
 @dataclass(frozen=True, slots=True)
 class FileDetail:
-    """One file of a chunk in a listing: its lines in that chunk and what kind of change."""
+    """One file of a chunk in a listing: its lines in that chunk and what kind of change.
+
+    ``added``/``removed``: its ``+``/``-`` lines in that chunk (both left out
+    when both are 0: a rename, a mode change, a binary file).  ``symbols``: the
+    definitions the change touches (:mod:`diffchunk.review.symbols`; at most a
+    few, ``symbols_more`` counting the rest), from ``symbols_from``
+    (``outline`` or ``hunks``); left out when there are none.
+    """
 
     path: str
     lines: int
-    status: str | None = None  # left out for a plain modification
+    status: str | None = None  # added, deleted, modified, renamed, copied, mode, binary
     renamed_from: str | None = None
     binary: bool = False
     metadata_only: bool = False
     binary_by_attributes: bool = False  # -diff/binary: git would not show this text
+    added: int = 0
+    removed: int = 0
+    symbols: tuple[SymbolChange, ...] = ()
+    symbols_more: int = 0
+    symbols_from: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         detail: dict[str, Any] = {"path": self.path, "lines": self.lines}
         if self.status is not None:
             detail["status"] = self.status
+        if self.added or self.removed:
+            detail["added"] = self.added
+            detail["removed"] = self.removed
+        if self.symbols:
+            detail["symbols"] = [s.to_json() for s in self.symbols]
+            if self.symbols_more:
+                detail["symbols_more"] = self.symbols_more
+            detail["symbols_from"] = self.symbols_from
         if self.renamed_from is not None:
             detail["from"] = self.renamed_from
         if self.binary:
@@ -182,6 +210,7 @@ class ChunkListing:
     excluded_total: int | None = None  # set when ``excluded`` is cut to fit the page
     next_offset: int | None = None
     format: str = "raw"  # the format whose text the token figures count
+    excluded_summary: ExcludedSummary | None = None  # counts by reason and top directory
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -193,6 +222,8 @@ class ChunkListing:
         if self.excluded_total is not None:
             result["excluded_total"] = self.excluded_total
             result["excluded_truncated"] = True
+        if self.excluded_summary is not None:
+            result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.next_offset is not None:
             result["next_offset"] = self.next_offset
         if self.format != "raw":
@@ -211,9 +242,10 @@ class LoadedDiff:
     files_excluded: int
     total_token_count: int
     options: LoadOptions
+    view_of: str | None = None  # the diff a view handle (``file_path``) shows
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        result = {
             "file_path": self.file_path,
             "chunks": self.chunks,
             "files": self.files,
@@ -222,6 +254,9 @@ class LoadedDiff:
             "total_token_count": self.total_token_count,
             "options": self.options.as_dict(),
         }
+        if self.view_of is not None:
+            result["view_of"] = self.view_of
+        return result
 
 
 @dataclass(frozen=True, slots=True)

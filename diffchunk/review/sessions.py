@@ -11,6 +11,11 @@ new hash (or new options) rebuilds the review.  A file that vanished or became
 a directory raises :class:`~diffchunk.errors.PathError`; stale chunks are never
 served.
 
+A view (:mod:`diffchunk.review.views`) is a session of its own, kept under
+its handle's path: the diff's path keeps its default view meanwhile.  A view
+of a diff whose default view is loaded and current shares that session's
+buffer, digest and parse (when no context reduction stands between them).
+
 Memory is bounded by a session count and a buffer byte total (environment
 variables ``DIFFCHUNK_MAX_SESSIONS`` and ``DIFFCHUNK_MAX_SESSION_BYTES``);
 least recently used sessions go first, never the one being returned.  A large
@@ -40,6 +45,7 @@ from ..fdio import BackgroundHash
 from ..git.cache import default_cache_dir, is_private_entry
 from ..paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
+from .views import is_view_path, read_view
 
 logger = logging.getLogger(__name__)
 
@@ -139,10 +145,21 @@ class Session:
     loaded_at: float = field(default_factory=time.time)
     # Derived data computed once per session (listing entries and their sizes...).
     cache: dict[str, Any] = field(default_factory=dict)
+    view: str | None = None  # the view handle this session serves (None: the diff's own)
 
     @property
     def key(self) -> str:
         return f"{self.path}#{self.digest[:16]}"
+
+    @property
+    def slot(self) -> str:
+        """Where the store keeps it: the view handle, or the diff's own real path."""
+        return self.view if self.view is not None else self.path
+
+    @property
+    def handle(self) -> str:
+        """The path a caller names this view by (the handle, or the diff's path)."""
+        return self.slot
 
     @property
     def options(self) -> LoadOptions:
@@ -203,25 +220,41 @@ class SessionStore:
 
         ``options=None`` reuses the loaded session's options (defaults on first
         load); ``reload_options=True`` makes ``options`` (or the defaults when
-        None) authoritative even for an already-loaded file.
+        None) authoritative even for an already-loaded file.  A view handle
+        (:mod:`~diffchunk.review.views`) gives its own session, cut with the
+        view's options (``options`` are then ignored).
         """
+        view = None
+        if is_view_path(path):
+            try:
+                view = read_view(path)
+            except PathError:
+                self.forget(path)
+                raise
+            path, options, reload_options = view.diff, view.options, True
         try:
             real, st = resolve_regular_file(path, what="diff file")
         except PathError:
             self.forget(path)
             raise
         fp = fingerprint(st)
+        slot = view.handle if view is not None else real
         with self._lock:
-            lock = self._path_locks.setdefault(real, threading.Lock())
-        # One load at a time per file; other files proceed in parallel.
+            lock = self._path_locks.setdefault(slot, threading.Lock())
+        # One load at a time per view of a file; other files proceed in parallel.
         with lock:
-            current = self._peek(real)
+            current = self._peek(slot)
             wanted = self._wanted_options(current, options, reload_options)
             if current is not None and current.options == wanted:
                 attr_fp = _attributes_fingerprint(wanted)
                 if current.fingerprint == fp and current.attributes_fingerprint == attr_fp:
                     return self._touch(current)
-            return self._load(real, current, wanted, progress)
+            shared = self._peek(real) if view is not None else None
+            if shared is not None and shared.fingerprint != fp:
+                shared = None
+            return self._load(
+                real, current, wanted, progress, view=slot if view else None, shared=shared
+            )
 
     def adopt(
         self,
@@ -230,8 +263,10 @@ class SessionStore:
         digest: str,
         review: Review,
         identity: tuple[int, int] | None = None,
+        view: str | None = None,
     ) -> Session | None:
-        """Make ``review`` (built from ``data``) the session of the diff file ``path``.
+        """Make ``review`` (built from ``data``) the session of the diff file ``path``
+        (of its view handle ``view``, when given).
 
         For a file just written by the caller, whose content ``data`` and its
         sha256 ``digest`` are known: the file is not read again; the
@@ -251,13 +286,15 @@ class SessionStore:
             fingerprint=fingerprint(st),
             review=review,
             attributes_fingerprint=_attributes_fingerprint(review.options),
+            view=view,
         )
+        slot = session.slot
         with self._lock:
-            lock = self._path_locks.setdefault(real, threading.Lock())
+            lock = self._path_locks.setdefault(slot, threading.Lock())
         with lock, self._lock:
-            self._sessions.pop(real, None)
-            self._sessions[real] = session
-            self._evict(keep=real)
+            self._sessions.pop(slot, None)
+            self._sessions[slot] = session
+            self._evict(keep=slot)
         return session
 
     def peek(self, path: str) -> Session | None:
@@ -303,19 +340,23 @@ class SessionStore:
         # server keeps about one response's worth of each diff resident.
         release(session.review.parsed.data)
         with self._lock:
-            if self._sessions.get(session.path) is session:
-                self._sessions.move_to_end(session.path)
+            if self._sessions.get(session.slot) is session:
+                self._sessions.move_to_end(session.slot)
         return session
 
     def forget(self, path: str) -> None:
-        """Drop the session of a path that is no longer a readable regular file."""
+        """Drop the session of a path that is no longer a readable regular file (a
+        diff's views go with it)."""
         try:
             real = os.path.realpath(expand(path))
         except PathError:
             return
         with self._lock:
-            if self._sessions.pop(real, None) is not None:
-                logger.info("Dropped the session of %s: the file is gone.", real)
+            gone = [k for k, s in self._sessions.items() if k == real or s.path == real]
+            for key in gone:
+                del self._sessions[key]
+        if gone:
+            logger.info("Dropped the session of %s: the file is gone.", real)
 
     def _load(
         self,
@@ -323,7 +364,15 @@ class SessionStore:
         current: Session | None,
         options: LoadOptions,
         progress: Progress | None,
+        *,
+        view: str | None = None,
+        shared: Session | None = None,
     ) -> Session:
+        """Build the session of ``real`` (of its view ``view``) with ``options``;
+        ``shared``: the diff's default session, current, whose buffer, digest and
+        parse a view takes instead of reading the file again."""
+        if shared is not None:
+            return self._load_shared(real, options, progress, view, shared)
         if progress is not None:
             progress("reading", 0.0)
         try:
@@ -360,7 +409,7 @@ class SessionStore:
         except BaseException:
             # The file's new content cannot be served: drop what was loaded before.
             with self._lock:
-                self._sessions.pop(real, None)
+                self._sessions.pop(view if view is not None else real, None)
             if isinstance(data, DiffBuffer):
                 data.stop_digest()
             raise
@@ -376,18 +425,49 @@ class SessionStore:
             fingerprint=fp,
             review=review,
             attributes_fingerprint=attr_fp,
+            view=view,
         )
         logger.info(
             "Loaded %s: %d files, %d chunks in %.3fs.",
-            real,
+            session.slot,
             review.stats.total_files,
             review.stats.chunks_count,
             time.perf_counter() - started,
         )
+        return self._keep(session)
+
+    def _load_shared(
+        self,
+        real: str,
+        options: LoadOptions,
+        progress: Progress | None,
+        view: str | None,
+        shared: Session,
+    ) -> Session:
+        """A view built from the buffer (and, when no context reduction stands between
+        them, the parse) of the diff's current default session."""
+        data = shared.review.parsed.data
+        parsed = shared.review.parsed if shared.options.context_lines is None else None
+        if parsed is not None and parsed.data is not data:
+            parsed = None
+        attributes = None if options.gitattributes_path else attributes_for_diff(real)
+        review = build_review(data, options, attributes, progress=progress, parsed=parsed)
+        session = Session(
+            path=real,
+            digest=shared.digest,
+            fingerprint=shared.fingerprint,
+            review=review,
+            attributes_fingerprint=_attributes_fingerprint(options),
+            view=view,
+        )
+        return self._keep(session)
+
+    def _keep(self, session: Session) -> Session:
+        slot = session.slot
         with self._lock:
-            self._sessions.pop(real, None)
-            self._sessions[real] = session
-            self._evict(keep=real)
+            self._sessions.pop(slot, None)
+            self._sessions[slot] = session
+            self._evict(keep=slot)
         return session
 
     def _evict(self, keep: str) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..diff.attributes import WANTED, Attributes, AttributeSource, AttrValue
 from ..errors import DiffchunkError
@@ -43,9 +43,14 @@ def write_sidecar(
     index: bool,
     attributes: Mapping[str, Attributes] | None = None,
     attribute_files: Mapping[str, str] | None = None,
+    range_record: Mapping[str, Any] | None = None,
 ) -> None:
     """Write (atomically) the sidecar of ``diff_path`` with the ``attributes`` known so far
-    and the stat of the nested attribute files when the diff was written."""
+    and the stat of the nested attribute files when the diff was written.
+
+    ``range_record``: ``{"base": old commit or None, "paths": [...]}``, what
+    the range holds (:func:`range_of`); a sidecar written before it was
+    recorded has none."""
     payload: dict[str, Any] = {
         "format": FORMAT,
         "diff": os.path.basename(diff_path),
@@ -53,6 +58,8 @@ def write_sidecar(
         "treeish": treeish,
         "index": index,
     }
+    if range_record is not None:
+        payload["range"] = dict(range_record)
     if attributes is not None:
         payload["attributes"] = {p: dict(a) for p, a in attributes.items()}
     if attribute_files is not None:
@@ -134,6 +141,7 @@ class SidecarAttributes:
         self.git_lookups = 0
         self.attribute_files = attribute_files  # kept in the sidecar when it is rewritten
         self._files_written = False  # attribute_files are in the sidecar
+        self.range: dict[str, Any] | None = None  # base and paths, kept when rewritten
 
     def lookup(self, paths: Sequence[str]) -> Mapping[str, Attributes]:
         missing = list(dict.fromkeys(p for p in paths if p not in self.recorded))
@@ -166,6 +174,10 @@ class SidecarAttributes:
         if self.attribute_files is not None and not self._files_written:
             self._write()
 
+    def rewrite(self) -> None:
+        """Write the sidecar again with what this object holds."""
+        self._write()
+
     def _write(self) -> None:
         try:
             write_sidecar(
@@ -175,6 +187,7 @@ class SidecarAttributes:
                 index=self.index,
                 attributes=self.recorded,
                 attribute_files=self.attribute_files,
+                range_record=self.range,
             )
             self._files_written = self.attribute_files is not None
         except OSError as exc:
@@ -199,7 +212,7 @@ def attributes_for_diff(
     recorded = payload.get("attributes")
     treeish = payload.get("treeish")
     files = attribute_files if attribute_files is not None else payload.get("attribute_files")
-    return SidecarAttributes(
+    found = SidecarAttributes(
         diff_path,
         payload["repo"],
         treeish if isinstance(treeish, str) else None,
@@ -208,3 +221,49 @@ def attributes_for_diff(
         source,
         files if isinstance(files, dict) else None,
     )
+    recorded_range = payload.get("range")
+    found.range = recorded_range if isinstance(recorded_range, dict) else None
+    return found
+
+
+class RecordedRange(NamedTuple):
+    """What a generated diff shows, as its sidecar records it.
+
+    ``head`` is None for the working tree or the index (``staged`` says
+    which); ``base`` is None when the old side is the empty tree or the
+    sidecar predates its record (``has_base`` says which).
+    """
+
+    repo: str
+    base: str | None
+    head: str | None
+    staged: bool
+    paths: tuple[str, ...]
+    has_base: bool
+
+
+def range_of(diff_path: str) -> RecordedRange | None:
+    """The repository and range a generated diff shows; None for any other diff file."""
+    payload = _read(diff_path)
+    if payload is None:
+        return None
+    treeish, recorded = payload.get("treeish"), payload.get("range")
+    record = recorded if isinstance(recorded, dict) else {}
+    base, paths = record.get("base"), record.get("paths")
+    return RecordedRange(
+        repo=payload["repo"],
+        base=base if isinstance(base, str) else None,
+        head=treeish if isinstance(treeish, str) else None,
+        staged=bool(payload.get("index")),
+        paths=tuple(p for p in paths if isinstance(p, str)) if isinstance(paths, list) else (),
+        has_base=isinstance(recorded, dict),
+    )
+
+
+def record_range(diff_path: str, base: str | None, paths: Sequence[str]) -> None:
+    """Add what the range holds to a sidecar written before it was recorded (its
+    attributes kept); nothing when the diff has no sidecar."""
+    attributes = attributes_for_diff(diff_path)
+    if isinstance(attributes, SidecarAttributes) and attributes.range is None:
+        attributes.range = {"base": base, "paths": list(paths)}
+        attributes.rewrite()

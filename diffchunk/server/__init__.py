@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import PathError
 from ..paths import ROOTS_ENV, PathPolicy
-from . import diff_tools, export_tools, file_tools, git_tools, record_tools
+from . import code_tools, diff_tools, export_tools, file_tools, git_tools, record_tools
 from .app import app, configure_policy
 
 __all__ = [
     "app",
+    "code_tools",
     "diff_tools",
     "export_tools",
     "file_tools",

@@ -34,6 +34,7 @@ from .. import __version__
 from ..diff.options import Progress
 from ..errors import PathError
 from ..paths import PathPolicy, expand, within
+from ..snapshots import snapshot_of
 from .errors import (
     as_tool_error,
     check_arguments,
@@ -54,11 +55,17 @@ diff -u) to any diff tool; it loads on first use. Flow: list_chunks, then
 get_chunk for each chunk (format="lean" shows every change for about half the
 tokens of raw); get_file_diff or find_chunks_for_files jump to a file.
 load_git_diff(absolute_repo_path, revision_range) reviews a git range and gives
-the file_path for the diff tools.
+the file_path for the diff tools. A load with other options than the defaults
+gives a view handle as file_path; the diff's own path keeps its default view.
 
 Record as you go, it outlives the conversation: mark_reviewed after each chunk,
 add_finding for each problem; after a context reset, review_status gives
 next_chunk.
+
+Code outside the hunks: open_file_version gives a file at either side of the
+diff as a read-only snapshot for the file tools (same line numbers);
+get_file_diff(context="symbol") shows whole functions; search_diff and
+list_commits search the diff and list its commits.
 
 Large files: get_overview first, then search_content and read_content instead
 of reading the file whole; edit_content only previews until preview=false, and
@@ -298,6 +305,41 @@ async def _roots_changed(ctx: Any, params: NotificationParams) -> None:
 on_notification(app, "notifications/roots/list_changed", _roots_changed)
 
 
+def viewed_diffs(paths: list[str]) -> list[str]:
+    """The diff files that view handles among ``paths`` show: a handle lies in diffchunk's
+    cache, but the diff it names must pass the roots as the diff itself would."""
+    from ..review.views import is_view_path, read_view
+
+    shown = []
+    for path in paths:
+        if is_view_path(path):
+            try:
+                shown.append(read_view(path).diff)
+            except PathError:
+                continue  # not a usable handle: the tool itself refuses it
+    return shown
+
+
+# Tools that read the repository a generated diff was written from (its sidecar
+# names it): that repository must pass the roots too, as load_git_diff's does.
+REPOSITORY_READERS = frozenset({"open_file_version", "list_commits"})
+
+
+def recorded_repositories(paths: list[str]) -> list[str]:
+    """The repositories the diffs among ``paths`` were written from (by their sidecars)."""
+    from ..review.sidecar import range_of
+
+    found = []
+    for path in paths:
+        try:
+            recorded = range_of(os.path.realpath(expand(path)))
+        except PathError:
+            continue
+        if recorded is not None:
+            found.append(recorded.repo)
+    return found
+
+
 def own_directories() -> tuple[str, ...]:
     """Directories diffchunk itself writes (the git diff cache): readable regardless."""
     from ..git.cache import default_cache_dir
@@ -318,6 +360,9 @@ async def enforce_policy(
     paths = [arguments[key] for key in PATH_PARAMETERS if isinstance(arguments.get(key), str)]
     if not paths:
         return None
+    paths += viewed_diffs(paths)
+    if name in REPOSITORY_READERS or arguments.get("context") == "symbol":
+        paths += recorded_repositories(paths)
     policy = await policy_for_call(context)
     if policy is None or isinstance(policy, InputRequiredResult):
         return policy
@@ -328,6 +373,8 @@ async def enforce_policy(
             continue  # not a usable path: the tool itself refuses it, with its own message
         if read_only and any(within(real, own) for own in own_directories()):
             continue
+        if not read_only and snapshot_of(real) is not None:
+            continue  # an edit of a snapshot: the tool refuses it, naming the real file
         try:
             policy.check(path)
         except PathError as exc:

@@ -31,13 +31,15 @@ async def load_diff(
 ) -> str:
     """Load a diff file with other options than the defaults (chunk size, filters, context).
 
-    Optional: the diff tools load a file on first use with the defaults; options set
-    here stay for later calls on the file. skip_trivial: leave out whitespace-only
-    changes; skip_generated: lockfiles, generated and vendored files (.gitattributes
-    linguist-* win); include_patterns/exclude_patterns: comma-separated globs
-    ("*.py,docs/**"); context_lines: unchanged lines kept around changes;
-    gitattributes_path: a .gitattributes file to apply; order: "path" (the diff's) or
-    "review" (code, each test after its source, docs, config, generated files last).
+    Optional: the diff tools load a file on first use with the defaults. With other
+    options, "file_path" is a view handle for that view (pass it to the other tools);
+    the diff's own path keeps its default view. skip_trivial: leave out
+    whitespace-only changes; skip_generated: lockfiles, generated and vendored files
+    (.gitattributes linguist-* win); include_patterns/exclude_patterns:
+    comma-separated globs ("*.py,docs/**"); context_lines: unchanged lines kept
+    around changes; gitattributes_path: a .gitattributes file to apply; order: "path"
+    (the diff's) or "review" (code, each test after its source, docs, config,
+    generated files last).
     """
 
     with tool_errors():
@@ -60,16 +62,24 @@ async def load_diff(
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def list_chunks(
-    absolute_file_path: str, offset: int = 0, limit: int | None = None, format: str = "raw"
+    absolute_file_path: str,
+    offset: int = 0,
+    limit: int | None = None,
+    format: str = "raw",
+    excluded: bool = False,
 ) -> str:
-    """List a diff's chunks (files, lines, tokens): start a review here.
+    """List a diff's chunks (files with status, +/- lines and changed symbols; lines,
+    tokens): start a review here.
 
-    Chunks are numbered from 1 for get_chunk. "excluded" (first page) lists the
-    files left out and why; get_file_diff still shows them. When "next_offset" is
-    present, call again with offset=next_offset. format: count tokens as get_chunk
-    returns that format (default raw). "parts": the raw text comes in that many answers.
+    Chunks are numbered from 1 for get_chunk. Files left out are counted in
+    "excluded_summary" (the first few in "excluded"); excluded=true pages all of
+    them instead; get_file_diff still shows them. When "next_offset" is present,
+    call again with offset=next_offset. format: count tokens as get_chunk returns
+    that format (default raw). "parts": the raw text comes in that many answers.
     """
     with tool_errors():
+        if excluded:
+            return to_json(core.list_excluded(absolute_file_path, offset, limit).to_dict())
         return to_json(core.list_chunks(absolute_file_path, offset, limit, format).to_dict())
 
 
@@ -96,21 +106,28 @@ def get_chunk(
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
-    """Chunk numbers of the files matching a glob ("*.py", "src/api/*", comma-separated)
-    or a path as listed; [] when none (excluded files are in no chunk).
+    """The chunks holding files that match a glob ("*.py", "src/api/*", comma-separated)
+    or a path as listed, each with those files and their lines in it:
+    [{"chunk", "files": [{"path", "lines"}]}]; [] when none (excluded files are in
+    no chunk).
     """
     with tool_errors():
-        return to_json(core.find_chunks_for_files(absolute_file_path, pattern))
+        found = core.find_chunks_with_files(absolute_file_path, pattern)
+        return to_json([item.to_dict() for item in found])
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def get_file_diff(absolute_file_path: str, file_path: str, format: str = "raw") -> str:
+def get_file_diff(
+    absolute_file_path: str, file_path: str, format: str = "raw", context: str = "hunks"
+) -> str:
     """One file's whole diff, also when it is split over chunks or excluded.
 
     file_path: a path as listed, or a glob matching one file. format: as get_chunk.
+    context="symbol": each hunk widened to the whole function or class around it
+    at the new revision (still a patch).
     """
     with tool_errors():
-        return core.get_file_diff(absolute_file_path, file_path, format)
+        return core.get_file_diff(absolute_file_path, file_path, format, context=context)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)

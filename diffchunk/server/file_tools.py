@@ -38,10 +38,14 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def get_overview(absolute_file_path: str) -> str:
+async def get_overview(
+    absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
+) -> str:
     """Start here with a large file: size, lines, encoding, an outline (symbols changed
-    against git HEAD marked) and search hints."""
-    return _call(service.get_overview, absolute_file_path)
+    against git HEAD marked) and search hints. The outline comes in pages of 400 items
+    (outline_offset: the "outline_next_offset" of the last page); symbol: a name or
+    glob ("Parser.*") lists the matching definitions at any depth instead."""
+    return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -108,6 +112,8 @@ async def edit_content(
     exact text, "replace": new text}]. preview=true (default) only shows the diff;
     preview=false writes it after a backup (revert_edit undoes it). A search text
     found more than once is refused: add surrounding lines.
+    "changes_applied" counts what the batch applies (written only when "written"
+    is true), "changes_matched" the changes found in the file.
     """
     from ..files import edit
 

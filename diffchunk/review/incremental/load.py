@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...diff.options import LoadOptions, Progress
@@ -46,6 +47,7 @@ from ..record.store import RecordStore, default_record
 from ..results import RangeSummary
 from ..sessions import SessionStore
 from ..since_sidecar import SinceRecord
+from ..views import is_view_path, read_view
 from . import since_diff
 from .anchors import reanchor
 from .summary import refuse_gone, since_review
@@ -65,6 +67,11 @@ class _Recorded:
     reviewed: Revision | None
     stale: bool  # open findings anchored in another revision
     since: SinceReview | None  # kept with the revision, compared with ``reviewed``
+
+
+def _diff_of(file_path: str) -> str:
+    """The real path of the diff a load's ``file_path`` shows (a view handle's diff)."""
+    return read_view(file_path).diff if is_view_path(file_path) else os.path.realpath(file_path)
 
 
 def _read(conn: sqlite3.Connection, diff_path: str) -> _Recorded | None:
@@ -99,10 +106,17 @@ def load_git_diff(
     progress: Progress | None = None,
     since_review: bool = False,
     record: RecordStore | None = None,
+    paths: Sequence[str] | None = None,
 ) -> RangeSummary:
-    """Load a range (see :func:`diffchunk.review.range_review.load_git_diff`) and what
-    the record knows of its earlier revisions (see the module doc)."""
+    """Load a range (see :func:`diffchunk.review.range_review.load_git_diff`; ``paths``
+    limit it) and what the record knows of its earlier revisions (see the module doc)."""
     options = options if options is not None else LoadOptions()
+    if since_review and paths:
+        raise InvalidArgument(
+            "since_review compares whole revisions of the range; it cannot be limited to paths.",
+            suggestion="Leave paths out (the since-review diff is small), or narrow the result "
+            "with include_patterns.",
+        )
     full = load_range(
         absolute_repo_path,
         revision_range,
@@ -111,6 +125,7 @@ def load_git_diff(
         cache_dir=cache_dir,
         store=store,
         progress=progress,
+        paths=paths,
     )
     if since_review and full.head is None:
         raise InvalidArgument(
@@ -119,7 +134,7 @@ def load_git_diff(
         )
     target = record if record is not None else default_record()
     try:
-        recorded = target.read(lambda conn: _read(conn, os.path.realpath(full.file_path)))
+        recorded = target.read(lambda conn: _read(conn, _diff_of(full.file_path)))
     except RecordUnavailable:
         if since_review:
             raise

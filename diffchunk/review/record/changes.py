@@ -42,7 +42,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
-from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, LazyHunks
+from ...diff.model import (
+    ChunkPart,
+    DiffKind,
+    FileDiff,
+    FileStatus,
+    Hunk,
+    LazyHunks,
+    change_status,
+)
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
 from ..since_sidecar import SinceRecord, read_since
@@ -126,13 +134,7 @@ class Located:
 
 
 def _status(fd: FileDiff) -> str:
-    if fd.status is not FileStatus.MODIFIED:
-        return fd.status.value
-    if fd.is_binary:
-        return "binary"
-    if not fd.hunks and fd.old_mode and fd.new_mode and fd.old_mode != fd.new_mode:
-        return "mode"
-    return "modified"
+    return change_status(fd)
 
 
 def _hunk_spans(fd: FileDiff) -> Sequence[Hunk]:

@@ -78,6 +78,13 @@ def _expect(call: Callable[[], Any], as_json: bool) -> Check:
     return _equal_text(value)
 
 
+def _found_chunks(path: str, pattern: str, store: SessionStore) -> list[dict[str, Any]]:
+    """find_chunks_for_files as the tool answers: each chunk with its matching files."""
+    return [
+        item.to_dict() for item in diff_tools.find_chunks_with_files(path, pattern, store=store)
+    ]
+
+
 def diff_ops(path: str, store: SessionStore, rng: random.Random, samples: int) -> list[Op]:
     """Calls of every diff tool on ``path`` with answers computed in-process."""
     ops: list[Op] = []
@@ -126,7 +133,7 @@ def diff_ops(path: str, store: SessionStore, rng: random.Random, samples: int) -
         add(
             "find_chunks_for_files",
             {"pattern": pattern},
-            partial(diff_tools.find_chunks_for_files, path, pattern, store=store),
+            partial(_found_chunks, path, pattern, store),
             True,
         )
     return ops

@@ -1,0 +1,74 @@
+"""Paths that limit a range's diff (``git diff A B -- PATH...``), checked before git sees them.
+
+A path is relative to the top of the repository, as a diff shows it
+(``src/app.py``, ``docs/``); an absolute path inside the work tree is taken
+relative to its top.  Paths reach git after ``--`` with
+``--literal-pathspecs``: data, never an option or pathspec magic (a name
+starting with ``-`` or ``:`` is just a name).  Refused before git runs: an
+empty path, a NUL or line break, and a path that leads out of the
+repository (``../x``, an absolute path elsewhere) — git would refuse it too,
+with a message about pathspecs that says less.  The paths are normalised
+(``./src//a`` is ``src/a``), kept in the order given without repeats; they
+are part of a range's cache key, so another set of paths is another entry.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Sequence
+
+from ..errors import InvalidArgument
+from .repo import Repo
+
+#: More paths than any review needs (a command line holds about this many).
+MAX_PATHS = 1000
+
+
+def _refused(path: str, why: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"The path {path!r} cannot limit the diff: {why}.",
+        suggestion="Pass paths relative to the top of the repository, as the diff shows them "
+        "(e.g. 'src/app.py' or 'docs/'), or absolute paths inside its work tree.",
+    )
+
+
+def check_paths(repo: Repo, paths: Sequence[str] | None) -> tuple[str, ...]:
+    """``paths`` normalised relative to the repository's top (see the module docstring)."""
+    if paths is None:
+        return ()
+    if isinstance(paths, str):
+        paths = [paths]
+    if len(paths) > MAX_PATHS:
+        raise InvalidArgument(
+            f"{len(paths)} paths were given; at most {MAX_PATHS} limit a diff.",
+            suggestion="Pass their common directories instead.",
+        )
+    out: dict[str, None] = {}
+    for raw in paths:
+        if not isinstance(raw, str):
+            raise _refused(repr(raw), "it is not text")
+        if any(c in raw for c in "\0\n\r"):
+            raise _refused(raw, "it holds a NUL or a line break")
+        text = raw.strip()
+        if not text:
+            raise _refused(raw, "it is empty")
+        out.setdefault(_relative(repo, text, raw), None)
+    return tuple(out)
+
+
+def _relative(repo: Repo, text: str, raw: str) -> str:
+    if os.path.isabs(text):
+        if repo.root is None:
+            raise _refused(raw, "a bare repository has no work tree for an absolute path")
+        real = os.path.realpath(text)
+        rel = os.path.relpath(real, repo.root)
+        if rel == os.curdir:
+            return "."
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            raise _refused(raw, f"it is outside the repository at {repo.root}")
+        return rel.replace(os.sep, "/")
+    normal = posixpath.normpath(text.replace(os.sep, "/"))
+    if normal == ".." or normal.startswith("../"):
+        raise _refused(raw, "it leads out of the repository")
+    return normal

@@ -1,0 +1,216 @@
+"""``list_commits``: the commits a diff holds — of its range, or of its stream.
+
+- **A range** (a diff written by ``load_git_diff``; its sidecar names the
+  repository, base and head): ``git log base..head`` (:mod:`diffchunk.git.log`),
+  limited to the paths the range was limited to, and to ``file_path`` when
+  given (a renamed file: its old path too, renames are not followed).  A
+  review of the working tree or the index against a commit shows the
+  commits from that commit to ``HEAD`` (the uncommitted changes are no
+  commit); against ``HEAD`` there are none.
+- **A ``git log -p`` or ``format-patch`` stream**: the commits it holds
+  (id, subject, author and date from their headers, the files of their
+  sections).
+- Any other diff: an error saying what holds commits.
+
+Pages of ``limit`` commits (newest first, as git lists them; a stream in its
+own order) from ``offset``, fewer when they would not fit one response; each commit lists at most :data:`FILES_LISTED`
+files, with their total.  The list is read once per session and query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..diff.buffer import DiffData
+from ..errors import InvalidArgument
+from ..git.log import range_commits
+from ..git.repo import discover
+from ..git.revisions import resolve_commit
+from .file_match import match_file
+from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
+from .loading import session
+from .sessions import Session, SessionStore
+from .sidecar import range_of
+
+#: Files listed per commit (the rest are counted).
+FILES_LISTED = 20
+#: Commits a page holds at most, and the default.
+MAX_LIMIT = 200
+DEFAULT_LIMIT = 50
+#: Commits read from a range at most (a review of a release range has hundreds).
+MAX_COMMITS = 5000
+
+_AUTHOR = re.compile(rb"^(?:Author|From): *([^\n<]*?) *(?:<[^\n>]*>)?[ \t]*\r?$", re.MULTILINE)
+_DATE = re.compile(rb"^(?:Date|AuthorDate): *([^\n]*?)[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class CommitEntry:
+    """One commit of the list."""
+
+    id: str | None
+    subject: str
+    author: str | None
+    date: str | None
+    files: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {}
+        if self.id is not None:
+            entry["id"] = self.id
+        entry["subject"] = self.subject
+        if self.author:
+            entry["author"] = self.author
+        if self.date:
+            entry["date"] = self.date
+        entry["files"] = list(self.files[:FILES_LISTED])
+        if len(self.files) > FILES_LISTED:
+            entry["files_total"] = len(self.files)
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class CommitListing:
+    """One page of ``list_commits``."""
+
+    commits: tuple[CommitEntry, ...]
+    total: int
+    source: str  # "range base..head" or "stream"
+    file_path: str | None = None
+    note: str | None = None
+    next_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "commits": [c.to_dict() for c in self.commits],
+            "total": self.total,
+            "source": self.source,
+        }
+        if self.file_path is not None:
+            result["file_path"] = self.file_path
+        if self.note is not None:
+            result["note"] = self.note
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+
+def _header_field(pattern: re.Pattern[bytes], data: DiffData, start: int, end: int) -> str | None:
+    m = pattern.search(data, start, end)
+    return m.group(1).decode("utf-8", "replace").strip() or None if m else None
+
+
+def _stream_commits(loaded: Session, wanted: set[str] | None) -> list[CommitEntry]:
+    parsed = loaded.review.parsed
+    files: dict[int, list[str]] = {}
+    for fd in parsed.files:
+        if fd.commit is not None:
+            files.setdefault(fd.commit, []).append(fd.path)
+    out = []
+    for commit in parsed.commits:
+        paths = tuple(dict.fromkeys(files.get(commit.index, [])))
+        if wanted is not None and not wanted & set(paths):
+            continue
+        segment = parsed.segments[commit.segment]
+        # The header runs to the first blank line (the message follows).
+        blank = parsed.data.find(b"\n\n", segment.start, segment.end)
+        end = segment.end if blank < 0 else blank
+        out.append(
+            CommitEntry(
+                commit.sha,
+                commit.subject,
+                _header_field(_AUTHOR, parsed.data, segment.start, end),
+                _header_field(_DATE, parsed.data, segment.start, end),
+                paths,
+            )
+        )
+    return out
+
+
+def _range_commits(
+    loaded: Session, wanted: tuple[str, ...] | None
+) -> tuple[list[CommitEntry], str, str | None] | None:
+    """The commits of the range the diff shows, its label and a note; None for a diff
+    not written from a range."""
+    recorded = range_of(loaded.path)
+    if recorded is None:
+        return None
+    if not recorded.has_base:
+        raise InvalidArgument(
+            f"{loaded.path} was written by an older diffchunk that did not record its range.",
+            suggestion="Load the range again with load_git_diff: its commits are then known.",
+        )
+    repo = discover(recorded.repo)
+    head, note = recorded.head, None
+    if head is None:  # the working tree or the index, against ``base``
+        head = resolve_commit(repo, "HEAD", "HEAD", allow_unborn=True)
+        where = "index" if recorded.staged else "working tree"
+        note = f"The {where}'s uncommitted changes are part of the diff but no commit."
+        if head is None or head == recorded.base:
+            return [], f"{where} vs {(recorded.base or 'empty tree')[:12]}", note
+    paths = wanted if wanted is not None else recorded.paths
+    logged = range_commits(repo, recorded.base, head, paths, limit=MAX_COMMITS)
+    label = f"{recorded.base or 'root'}..{head}"
+    if len(logged) == MAX_COMMITS:
+        note = f"Only the newest {MAX_COMMITS} commits are listed."
+    return [CommitEntry(c.id, c.subject, c.author, c.date, c.files) for c in logged], label, note
+
+
+def _fitting(commits: list[CommitEntry]) -> tuple[CommitEntry, ...]:
+    """As many of ``commits`` as one response holds (at least one)."""
+    used = 0
+    for count, entry in enumerate(commits):
+        used += json_size(entry.to_dict()) + 2
+        if count and used > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+            return tuple(commits[:count])
+    return tuple(commits)
+
+
+def list_commits(
+    absolute_file_path: str,
+    file_path: str | None = None,
+    offset: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    store: SessionStore | None = None,
+) -> CommitListing:
+    """The commits of the diff (touching ``file_path`` when given); see the module docstring."""
+    for name, value, low, high in (("offset", offset, 0, None), ("limit", limit, 1, MAX_LIMIT)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
+        if high is not None and value > high:
+            raise InvalidArgument(f"{name} is at most {high}, got {value}.")
+    loaded = session(absolute_file_path, store)
+    path = None
+    wanted: tuple[str, ...] | None = None
+    if file_path is not None and file_path.strip():
+        path = match_file(loaded.review, file_path)
+        olds = {fd.old_path for fd in loaded.review.parsed.files if fd.path == path}
+        wanted = tuple(dict.fromkeys([path, *(p for p in olds if p)]))
+    key = f"commits:{wanted}"
+    cached = loaded.cache.get(key)
+    if cached is None:
+        cached = _range_commits(loaded, wanted)
+        if cached is None and loaded.review.parsed.commits:
+            cached = (_stream_commits(loaded, set(wanted) if wanted else None), "stream", None)
+        if cached is None:
+            raise InvalidArgument(
+                f"{loaded.path} holds no commits: it is neither a range loaded from a "
+                "repository nor a git log -p / format-patch stream.",
+                suggestion="Load the range with load_git_diff (then list_commits on its "
+                "file_path), or pass a diff made by git log -p or git format-patch.",
+            )
+        loaded.cache[key] = cached
+    commits, source, note = cached
+    page = _fitting(commits[offset : offset + limit])
+    following = offset + len(page)
+    return CommitListing(
+        page,
+        len(commits),
+        source,
+        file_path=path,
+        note=note,
+        next_offset=following if following < len(commits) else None,
+    )

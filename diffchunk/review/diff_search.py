@@ -1,0 +1,297 @@
+"""``search_diff``: lines of a diff that match a pattern, by file, side and kind of line.
+
+Only the lines inside hunks are searched: ``+`` lines (the new side), ``-``
+lines (the old side) and context lines (both sides); headers never match.
+The pattern is matched against a line's text without its ``+``/``-``/space
+prefix and its line ending, as ``re.search(pattern, line)`` (``regex``) or
+as a substring; a line counts once however many times it matches, so the
+total agrees with ``grep -c`` over the diff's lines of that kind.
+
+- ``side``: ``both`` (every line), ``new`` (``+`` and context lines, with
+  their new-side numbers) or ``old`` (``-`` and context lines, with their
+  old-side numbers); ``changed_only`` leaves out the context lines.
+- ``file_pattern``: globs (or exact paths as listed) of the files to search.
+- Each hit: the file, the chunk holding the line (left out for a file
+  excluded from the chunks, which says why), the side and line number in
+  that side's revision, the kind (``+``, ``-``, `` `` for context) and the
+  text (cut to :data:`TEXT_CHARS` characters around the match).
+- Hits come in diff order, ``max_results`` a page from ``offset``; the
+  answer says the total and ``next_offset``.  A search runs at most
+  :data:`TIME_BUDGET` seconds (a regular expression that backtracks without
+  end is stopped with an error).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..diff.hunk import Hunk, LazyHunks
+from ..diff.model import DiffKind, FileDiff
+from ..diff.patterns import PathPatterns
+from ..diff.pipeline import Review
+from ..errors import InvalidArgument
+from .loading import session
+from .sessions import Session, SessionStore
+
+SIDES = ("both", "new", "old")
+#: Characters of a hit's line shown (around the match when the line is longer).
+TEXT_CHARS = 200
+#: Hits a page holds at most (about 80 characters each plus their text, at most
+#: TEXT_CHARS: 200 hits stay under the ~20k tokens of one response).
+MAX_RESULTS = 200
+#: Seconds a search may take before it is stopped (a regex that backtracks).
+TIME_BUDGET = 5.0
+MAX_PATTERN_CHARS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class DiffHit:
+    """One matching line of the diff."""
+
+    file: str
+    chunk: int | None
+    side: str  # "new" or "old": whose line number ``line`` is
+    line: int | None  # None: an old-side line of a merge's combined diff
+    kind: str  # "+", "-" or " "
+    text: str
+    excluded: str | None = None  # why the file is in no chunk
+
+    def to_dict(self) -> dict[str, Any]:
+        hit: dict[str, Any] = {"file": self.file}
+        if self.chunk is not None:
+            hit["chunk"] = self.chunk
+        if self.excluded is not None:
+            hit["excluded"] = self.excluded
+        hit["side"] = self.side
+        if self.line is not None:
+            hit["line"] = self.line
+        hit["kind"] = self.kind
+        hit["text"] = self.text
+        return hit
+
+
+@dataclass(frozen=True, slots=True)
+class DiffSearch:
+    """One page of ``search_diff``."""
+
+    hits: tuple[DiffHit, ...]
+    total: int
+    files_matched: int
+    next_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "hits": [h.to_dict() for h in self.hits],
+            "total": self.total,
+            "files_matched": self.files_matched,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    kind: str
+    old: int | None
+    new: int | None
+    text: str
+    offset: int  # where the line starts in the diff buffer
+
+
+def _hunks(fd: FileDiff) -> Sequence[Hunk]:
+    hunks = fd.hunks
+    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks
+
+
+def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
+    """The lines of a section's hunks, numbered on both sides."""
+    data = review.parsed.data
+    combined = fd.kind is DiffKind.COMBINED
+    for hunk in _hunks(fd):
+        columns = max(len(hunk.parents), 1)
+        old, new = hunk.old_start, hunk.new_start
+        pos, end = hunk.body_start, hunk.end
+        while pos < end:
+            nl = data.find(b"\n", pos, end)
+            stop = end if nl < 0 else nl
+            raw = bytes(data[pos:stop])
+            start, pos = pos, stop + 1
+            if raw.startswith(b"\\"):
+                continue
+            prefix = raw[:columns]
+            kind = "+" if b"+" in prefix else "-" if b"-" in prefix else " "
+            text = raw[columns:].removesuffix(b"\r").decode("utf-8", "replace")
+            if kind == "+":
+                yield _Line(kind, None, new, text, start)
+                new += 1
+            elif kind == "-":
+                yield _Line(kind, None if combined else old, None, text, start)
+                old += 1
+            else:
+                yield _Line(kind, None if combined else old, new, text, start)
+                old += 1
+                new += 1
+
+
+def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
+    if not isinstance(pattern, str) or pattern == "":
+        raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
+    if "\n" in pattern or "\r" in pattern:
+        raise InvalidArgument(
+            "The pattern holds a line break: diff lines are searched one at a time.",
+            suggestion="Search for one line of it.",
+        )
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
+    flags = 0 if case_sensitive else re.IGNORECASE
+    try:
+        return re.compile(pattern if regex else re.escape(pattern), flags)
+    except re.error as exc:
+        raise InvalidArgument(
+            f"Invalid regular expression {pattern!r}: {exc}.",
+            suggestion="Fix the pattern (Python re syntax), or pass regex=false to search "
+            "for the text as it is.",
+        ) from None
+
+
+def _check(side: str, max_results: int, offset: int) -> None:
+    if side not in SIDES:
+        raise InvalidArgument(f"side must be one of {', '.join(SIDES)}, got {side!r}.")
+    for name, value, low in (("max_results", max_results, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
+    if max_results > MAX_RESULTS:
+        raise InvalidArgument(
+            f"max_results={max_results} is more than a page holds ({MAX_RESULTS}).",
+            suggestion="Page with offset=next_offset instead.",
+        )
+
+
+def _shown(text: str, match: re.Match[str]) -> str:
+    if len(text) <= TEXT_CHARS:
+        return text
+    start = max(0, min(match.start() - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
+    cut = text[start : start + TEXT_CHARS]
+    return ("…" if start else "") + cut + ("…" if start + TEXT_CHARS < len(text) else "")
+
+
+class _Chunks:
+    """The chunk that holds a byte of a file's text (kept with the session)."""
+
+    def __init__(self, review: Review) -> None:
+        self.review = review
+        self.spans: dict[str, list[tuple[int, int, int]]] = {}
+        for chunk in review.chunks:
+            for part in chunk.parts:
+                for piece in part.pieces:
+                    if isinstance(piece, tuple):
+                        self.spans.setdefault(part.path, []).append((*piece, chunk.number))
+
+    def of(self, path: str, offset: int) -> int | None:
+        numbers = self.review.file_to_chunks.get(path)
+        if not numbers:
+            return None
+        if len(numbers) > 1:
+            for begin, end, number in self.spans.get(path, ()):
+                if begin <= offset < end:
+                    return number
+        return numbers[0]
+
+
+def _chunks(loaded: Session) -> _Chunks:
+    found = loaded.cache.get("diff_search.chunks")
+    if not isinstance(found, _Chunks):
+        found = loaded.cache["diff_search.chunks"] = _Chunks(loaded.review)
+    return found
+
+
+def _matches(
+    review: Review,
+    compiled: re.Pattern[str],
+    kinds: str,
+    files: tuple[PathPatterns, PathPatterns] | None,
+    literal: bytes | None,
+) -> Iterator[tuple[FileDiff, _Line, re.Match[str]]]:
+    """Every matching line of the chosen files and kinds, in diff order (within the
+    time budget)."""
+    deadline = time.monotonic() + TIME_BUDGET
+    data = review.parsed.data
+    for fd in review.parsed.files:
+        if files is not None and not (
+            files[0].matches(fd.path) or files[0].names(fd.path) or files[1].names(fd.path)
+        ):
+            continue
+        if not fd.hunks or (literal is not None and data.find(literal, fd.header_end, fd.end) < 0):
+            continue
+        for line in _lines(review, fd):
+            if time.monotonic() > deadline:
+                raise InvalidArgument(
+                    f"The search stopped after {TIME_BUDGET:g} s in {fd.path}: the pattern is "
+                    "too costly for this diff.",
+                    suggestion="Use a simpler pattern (regex=false for plain text), or narrow "
+                    "it with file_pattern.",
+                )
+            if line.kind in kinds:
+                found = compiled.search(line.text)
+                if found is not None:
+                    yield fd, line, found
+
+
+def search_diff(
+    absolute_file_path: str,
+    pattern: str,
+    regex: bool = False,
+    case_sensitive: bool = True,
+    file_pattern: str | None = None,
+    side: str = "both",
+    changed_only: bool = False,
+    max_results: int = 50,
+    offset: int = 0,
+    *,
+    store: SessionStore | None = None,
+) -> DiffSearch:
+    """The lines of the diff that match ``pattern`` (see the module docstring)."""
+    _check(side, max_results, offset)
+    compiled = _compiled(pattern, regex, case_sensitive)
+    loaded = session(absolute_file_path, store)
+    review = loaded.review
+    files = None
+    if file_pattern:
+        files = (
+            PathPatterns(file_pattern, name="file_pattern"),
+            PathPatterns([file_pattern.strip()], name="file_pattern"),
+        )
+    kinds = {"both": "+- ", "new": "+ ", "old": "- "}[side]
+    if changed_only:
+        kinds = kinds.replace(" ", "")
+    literal = None if regex or not case_sensitive else pattern.encode("utf-8")
+    excluded = {ex.path: ex.reason.value for ex in review.excluded}
+    chunks = _chunks(loaded)
+    hits: list[DiffHit] = []
+    total = 0
+    matched: set[str] = set()
+    for fd, line, found in _matches(review, compiled, kinds, files, literal):
+        total += 1
+        matched.add(fd.path)
+        if not offset < total <= offset + max_results:
+            continue
+        on_new = line.kind == "+" or (line.kind == " " and side != "old")
+        chunk = chunks.of(fd.path, line.offset)
+        hits.append(
+            DiffHit(
+                file=fd.path,
+                chunk=chunk,
+                side="new" if on_new else "old",
+                line=line.new if on_new else line.old,
+                kind=line.kind,
+                text=_shown(line.text, found),
+                excluded=excluded.get(fd.path, "excluded") if chunk is None else None,
+            )
+        )
+    following = offset + len(hits)
+    return DiffSearch(tuple(hits), total, len(matched), following if following < total else None)

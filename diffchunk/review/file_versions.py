@@ -1,0 +1,332 @@
+"""``open_file_version``: a file as it is on one side of a diff, readable by the file tools.
+
+The file is written to a read-only snapshot in the cache (:mod:`diffchunk.snapshots`)
+whose lines are the diff's lines for that side, so ``read_content``,
+``search_content`` and ``get_overview`` work on it with the hunks' line
+numbers.  Where its bytes come from:
+
+- **A range** (a diff written by ``load_git_diff``; its sidecar names the
+  repository): the blob ids of the diff's ``index`` lines (written with
+  ``--full-index``), streamed from the object store with ``git cat-file`` —
+  in a bare repository too, without touching any work tree.  A section
+  without an ``index`` line (a pure rename, a mode change) takes the blob of
+  the path in the range's commit.
+- **The index** (``staged``): the new side is the index's blob, as the
+  diff's ``index`` line names it.
+- **The working tree**: the new side is the file on disk, snapshotted and
+  checked against the blob id of the diff's ``index`` line (git's line-ending
+  conversion allowed for); a file changed since the diff was loaded is
+  refused, saying how to load it again.
+- **A diff file**: its ``index`` lines' (possibly abbreviated) ids are
+  looked up in ``absolute_repo_path``; a new side not in the object store
+  (a working-tree diff) is the work tree's file when its content has that
+  id.  Without a repository, or without ``index`` lines, the error says what
+  to pass.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..diff.model import DiffKind, FileDiff
+from ..diff.paths import encode_path, is_escaped_path
+from ..diff.syntax import INDEX_LINE
+from ..errors import FileNotInDiff, FileToolError, InvalidArgument
+from ..git.blobs import blob_at, cleaned_blob_id, resolve_blob, stream_blob
+from ..git.repo import Repo, discover
+from ..snapshots import Snapshot, SnapshotWriter, existing
+from .file_match import match_file
+from .loading import session
+from .sessions import Session, SessionStore
+from .sidecar import range_of
+
+SIDES = ("new", "old")
+_ZERO = re.compile(r"0+")
+_INDEX = re.compile(rb"^" + INDEX_LINE.pattern, re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedVersion:
+    """What ``open_file_version`` returns: the snapshot and what it is."""
+
+    path: str  # the snapshot (absolute, read-only)
+    revision: str | None  # a commit id, "index", "working tree"; None when unknown
+    blob: str  # the blob id the diff gives that side
+    line_count: int
+    size: int
+    file_path: str  # the file's path in the repository on that side
+    side: str
+    binary: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "path": self.path,
+            "revision": self.revision,
+            "blob": self.blob,
+            "line_count": self.line_count,
+            "size": self.size,
+            "file_path": self.file_path,
+            "side": self.side,
+        }
+        if self.binary:
+            result["binary"] = True
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """The repository of a diff and what its sides are."""
+
+    repo: Repo
+    kind: str  # "commits", "index", "worktree" (a range's), or "file" (a diff file's)
+    base: str | None
+    head: str | None
+
+
+def index_ids(data: bytes | Any, fd: FileDiff) -> tuple[str | None, str | None]:
+    """The old and new blob ids of a section's ``index`` line (None without one; the old
+    one None for a merge's combined section, which has several)."""
+    m = _INDEX.search(data, fd.start, fd.header_end)
+    if m is None:
+        return None, None
+    old = m.group(1).decode("ascii")
+    return (None if "," in old else old), m.group(2).decode("ascii")
+
+
+def _where(loaded: Session, absolute_repo_path: str | None) -> _Where:
+    """Where the blobs of the diff come from (kept with the session)."""
+    key = f"file_versions.where:{absolute_repo_path}"
+    cached = loaded.cache.get(key)
+    if absolute_repo_path is None and cached is None:
+        cached = loaded.cache.get("file_versions.where")  # the repository given last time
+    if isinstance(cached, _Where):
+        return cached
+    recorded = range_of(loaded.path)
+    if recorded is not None:
+        kind = "index" if recorded.staged else ("commits" if recorded.head else "worktree")
+        where = _Where(discover(recorded.repo), kind, recorded.base, recorded.head)
+    elif absolute_repo_path is not None:
+        where = _Where(discover(absolute_repo_path), "file", None, None)
+    else:
+        raise InvalidArgument(
+            f"{loaded.path} is a diff file, not a range loaded from a repository, so the "
+            "repository holding its files is not known.",
+            suggestion="Pass absolute_repo_path: the repository the diff was made in (its "
+            "'index' lines name the blobs to read there); or review the range itself with "
+            "load_git_diff.",
+        )
+    loaded.cache[key] = loaded.cache["file_versions.where"] = where
+    return where
+
+
+def _section(loaded: Session, file_path: str, side: str) -> tuple[str, FileDiff, str]:
+    """The diff's path of the file, the section that gives ``side``, and the file's
+    path in the repository on that side."""
+    if side not in SIDES:
+        raise InvalidArgument(f"side must be 'new' or 'old', got {side!r}.")
+    review = loaded.review
+    path = match_file(review, file_path)
+    sections = [fd for fd in review.parsed.files if fd.path == path]
+    fd = sections[-1] if side == "new" else sections[0]
+    on_side = fd.new_path if side == "new" else fd.old_path
+    if on_side is None:
+        how = "added" if side == "old" else "deleted"
+        other = "new" if side == "old" else "old"
+        raise FileNotInDiff(
+            f"{path} is {how} in this diff: it has no {side} side.",
+            suggestion=f"Open its {other} side (side='{other}').",
+        )
+    if fd.is_submodule:
+        raise InvalidArgument(
+            f"{path} is a submodule: its sides are commits of another repository, not files."
+        )
+    if fd.kind is DiffKind.COMBINED and side == "old":
+        raise InvalidArgument(
+            f"{path} is a merge's combined diff: it has several old sides.",
+            suggestion="Open its new side, or review the merge against one parent (C^1..C).",
+        )
+    return path, fd, on_side
+
+
+def _disk_name(path: str) -> str:
+    return os.fsdecode(encode_path(path)) if is_escaped_path(path) else path
+
+
+def _revision(loaded: Session, where: _Where, fd: FileDiff, side: str) -> str | None:
+    if where.kind == "file":
+        commits = loaded.review.parsed.commits
+        sha = commits[fd.commit].sha if fd.commit is not None and commits else None
+        return None if sha is None else (sha if side == "new" else f"{sha}^")
+    if side == "old":
+        return where.base
+    return {"commits": where.head, "index": "index", "worktree": "working tree"}[where.kind]
+
+
+def open_file_version(
+    absolute_file_path: str,
+    file_path: str,
+    side: str = "new",
+    absolute_repo_path: str | None = None,
+    *,
+    store: SessionStore | None = None,
+) -> OpenedVersion:
+    """Snapshot ``file_path`` as it is on ``side`` of the diff (see the module docstring)."""
+    loaded = session(absolute_file_path, store)
+    _, fd, on_side = _section(loaded, file_path, side)
+    where = _where(loaded, absolute_repo_path)
+    old_id, new_id = index_ids(loaded.review.parsed.data, fd)
+    wanted = new_id if side == "new" else old_id
+    revision = _revision(loaded, where, fd, side)
+    source = {
+        "repo": where.repo.path,
+        "root": where.repo.root,
+        "path": on_side,
+        "revision": revision,
+        "side": side,
+    }
+    name = os.path.basename(_disk_name(on_side))
+    found = (
+        None
+        if side == "new" and where.kind == "worktree"
+        else _blob_id(where, side, on_side, wanted)
+    )
+    if found is None:  # the work tree's file: checked against the diff's blob id
+        fallback = where.kind == "file"
+        snap = _from_work_tree(where.repo, on_side, wanted, name, source, fallback=fallback)
+    else:
+        snap = _from_object_store(where.repo, found, name, source)
+    return OpenedVersion(
+        path=snap.path,
+        revision=revision,
+        blob=found or (wanted if wanted is not None and len(wanted) in (40, 64) else snap.blob),
+        line_count=snap.line_count,
+        size=snap.size,
+        file_path=on_side,
+        side=side,
+        binary=fd.is_binary,
+    )
+
+
+def _blob_id(where: _Where, side: str, on_side: str, wanted: str | None) -> str | None:
+    """The full blob id of ``side``; None when only the work tree can give it (a diff
+    file's new side that is not in the object store)."""
+    if wanted is not None and not _ZERO.fullmatch(wanted):
+        if where.kind != "file" and len(wanted) in (40, 64):
+            return wanted
+        found = resolve_blob(where.repo, wanted)
+        if found is not None:
+            return found
+        if where.kind == "file" and side == "new" and where.repo.root is not None:
+            return None
+        raise FileToolError(
+            f"The blob {wanted} of {on_side} ({side} side) is not in {where.repo.path}.",
+            suggestion="Pass as absolute_repo_path the repository the diff was made in "
+            "(fetch the commits it shows first).",
+        )
+    if where.kind == "file":
+        raise FileToolError(
+            f"The diff gives no blob id for {on_side} ({side} side): its section has no "
+            "'index' line.",
+            suggestion="Review a diff made by git (git diff, git log -p, format-patch), or "
+            "the range itself with load_git_diff.",
+        )
+    treeish = where.head if side == "new" else where.base
+    if side == "new" and where.kind == "index":
+        treeish = None  # the index
+    if treeish is None and not (side == "new" and where.kind == "index"):
+        raise FileToolError(f"{on_side} has no {side} side in this range.")
+    found = blob_at(where.repo, treeish, on_side)
+    if found is None:
+        raise FileToolError(f"{on_side} is not in {treeish or 'the index'} of {where.repo.path}.")
+    return found
+
+
+def _from_object_store(repo: Repo, blob: str, name: str, source: dict[str, Any]) -> Snapshot:
+    """The snapshot of ``blob`` (written from the object store unless it is there)."""
+    found = existing(blob, name, source)
+    if found is not None:
+        return found
+    writer = SnapshotWriter(name, "sha256" if len(blob) == 64 else "sha1")
+    try:
+        for block in stream_blob(repo, blob, writer.fd):
+            writer.feed(block)
+        if writer.blob != blob:
+            raise FileToolError(f"git cat-file gave other content than the blob {blob}.")
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.commit(source)
+
+
+def _from_work_tree(
+    repo: Repo,
+    on_side: str,
+    wanted: str | None,
+    name: str,
+    source: dict[str, Any],
+    *,
+    fallback: bool = False,
+) -> Snapshot:
+    """The snapshot of the work tree's file, checked against the diff's blob id
+    ``wanted`` (a prefix of it for a diff file: ``fallback``)."""
+    if repo.root is None:
+        raise FileToolError(f"{repo.path} is a bare repository: it has no work tree.")
+    disk = os.path.join(repo.root, _disk_name(on_side))
+    algorithm = "sha256" if wanted is not None and len(wanted) == 64 else "sha1"
+    writer = SnapshotWriter(name, algorithm)
+    try:
+        try:
+            _copy_file(disk, writer)
+        except FileToolError:
+            if fallback and wanted is not None:  # not on disk either
+                raise _changed(on_side, wanted, fallback, repo) from None
+            raise
+        content_id = writer.blob
+        if wanted is not None and not _matches(content_id, wanted, fallback):
+            with open(disk, "rb") as fh:
+                cleaned = cleaned_blob_id(repo, on_side, fh.fileno())
+            if cleaned is None or not _matches(cleaned, wanted, fallback):
+                raise _changed(on_side, wanted, fallback, repo)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.commit(source)
+
+
+def _matches(found: str, wanted: str, prefix: bool) -> bool:
+    return found.startswith(wanted) if prefix else found == wanted
+
+
+def _changed(on_side: str, wanted: str, fallback: bool, repo: Repo) -> FileToolError:
+    if fallback:
+        return FileToolError(
+            f"The blob {wanted} of {on_side} is not in {repo.path}, and its work tree has "
+            "no such file with that content.",
+            suggestion="Pass as absolute_repo_path the repository the diff was made in.",
+        )
+    return FileToolError(
+        f"{on_side} changed since the diff was loaded: the work tree's file is not the "
+        f"blob {wanted[:12]} the diff shows, so its lines would not be the diff's.",
+        suggestion=f"Load the working tree again (load_git_diff(absolute_repo_path="
+        f'"{repo.path}")) and open the file from the new diff.',
+    )
+
+
+def _copy_file(disk: str, writer: SnapshotWriter) -> None:
+    """Copy the work tree's file (a symbolic link: its target, as git stores it)."""
+    try:
+        if os.path.islink(disk):
+            writer.write(os.fsencode(os.readlink(disk)))
+            return
+        with open(disk, "rb") as fh:
+            while block := fh.read(1 << 20):
+                writer.write(block)
+    except OSError as exc:
+        raise FileToolError(
+            f"Cannot read {disk}: {exc.strerror or exc}.",
+            suggestion="The file may have been moved or deleted since the diff was loaded: "
+            "load the working tree again.",
+        ) from None
