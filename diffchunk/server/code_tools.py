@@ -22,21 +22,10 @@ def open_file_version(
     side: str = "new",
     absolute_repo_path: str | None = None,
 ) -> str:
-    """Make a file of the diff readable as it is on one side, to see code outside the hunks.
-
-    Writes a read-only snapshot (in diffchunk's cache, by blob id) whose line
-    numbers are the diff's for that side: read it with read_content (e.g.
-    mode="semantic", offset=<a hunk's line>), search_content or get_overview.
-    Works for ranges (bare repositories too), staged changes and the working
-    tree; for a diff file pass absolute_repo_path (the repository whose
-    objects its "index" lines name).
-
-    - file_path: a path as list_chunks shows it (or a glob matching one file).
-    - side: "new" (default) or "old".
-
-    Returns JSON: {"path", "revision", "blob", "line_count", "size",
-    "file_path", "side"}.
-    """
+    """To see code outside the hunks: a file of the diff as it is on one side ("new" or
+    "old"), as a read-only snapshot whose "path" the file tools read with the diff's
+    line numbers (read_content mode="semantic", search_content, get_overview). A diff
+    file needs absolute_repo_path, the repository its "index" lines name."""
     with tool_errors():
         found = core_open_file_version(absolute_file_path, file_path, side, absolute_repo_path)
         return to_json(found.to_dict())
@@ -54,19 +43,10 @@ def search_diff(
     max_results: int = 50,
     offset: int = 0,
 ) -> str:
-    """Find lines of a diff (inside its hunks) that match a text or regex.
-
-    - side: "both" (default), "new" (+ and context lines, new line numbers)
-      or "old" (- and context lines, old line numbers); changed_only=true
-      leaves out context lines.
-    - file_pattern: globs of the files to search (e.g. "src/**,*.py").
-    - max_results (at most 200) and offset page the hits.
-
-    Returns JSON: {"hits": [{"file", "chunk", "side", "line", "kind" ("+",
-    "-", " "), "text"}], "total" (matching lines, as grep -c counts them),
-    "files_matched", "next_offset"?}; a hit in an excluded file has
-    "excluded" instead of "chunk".
-    """
+    """Find the lines of a diff's hunks that match a text (or regex): each hit's file,
+    chunk, side, line number in that side's revision, kind ("+", "-", " ") and text.
+    side: "both", "new" or "old"; changed_only leaves out context lines;
+    file_pattern: globs of the files to search; max_results and offset page."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,
@@ -86,13 +66,8 @@ def search_diff(
 def list_commits(
     absolute_file_path: str, file_path: str | None = None, offset: int = 0, limit: int = 50
 ) -> str:
-    """List the commits of a diff: a range's (loaded with load_git_diff) or those a
-    git log -p / format-patch file holds; with file_path, only those touching it.
-
-    Returns JSON: {"commits": [{"id", "subject", "author", "date", "files"}],
-    "total", "source", "next_offset"?}, newest first for a range. Renames are
-    not followed (a renamed file: commits touching its old or new path).
-    """
+    """The commits of a diff (a range's, or those a git log -p / format-patch file
+    holds): id, subject, author, date, files; with file_path, only those touching it."""
     with tool_errors():
         found = core_list_commits(absolute_file_path, file_path, offset, limit)
         return to_json(found.to_dict())
