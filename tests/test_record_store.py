@@ -16,6 +16,7 @@ from diffchunk.errors import RecordUnavailable
 from diffchunk.paths import state_dir
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
+from diffchunk.review.exporting import export_review
 from diffchunk.review.record.migrations import MIGRATIONS
 from diffchunk.review.record.store import DB_NAME, RecordStore, applied_migrations, default_path
 
@@ -257,3 +258,38 @@ def test_lock_held_past_the_timeout(diff: Path, tmp_path: Path) -> None:
         released.join()
     finally:
         holder.close()
+
+
+def test_reads_take_no_lock_and_wait_for_no_writer(diff: Path, tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    record = RecordStore(str(path), wait=0.3)
+    core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing
+    try:
+        assert core.review_status(str(diff), record=record).findings.open_total == 1
+        assert core.list_findings(str(diff), record=record).total == 1
+        assert core.export_document(str(diff), record=record).findings[0].message == "Ten"
+        exported = export_review(str(diff), "json", record=record)
+        assert exported.findings == 1
+        # A writer still waits for the lock, and says that nothing was recorded.
+        with pytest.raises(RecordUnavailable, match=r"locked.*nothing was recorded"):
+            core.mark_reviewed(str(diff), chunk_number=1, record=record)
+    finally:
+        holder.close()
+
+
+def test_a_read_that_fails_does_not_speak_of_recording(diff: Path, tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    path.write_bytes(b"this is not an SQLite database\n" * 200)
+    record = RecordStore(str(path), wait=0.3)
+    for read in (
+        lambda: core.review_status(str(diff), record=record),
+        lambda: core.list_findings(str(diff), record=record),
+        lambda: export_review(str(diff), "markdown", record=record),
+    ):
+        with pytest.raises(RecordUnavailable) as caught:
+            read()
+        assert "damaged" in str(caught.value) and "recorded" not in str(caught.value)
+    with pytest.raises(RecordUnavailable, match=r"damaged.*nothing was recorded"):
+        core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)

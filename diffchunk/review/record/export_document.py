@@ -131,4 +131,4 @@ def export_document(
             },
         )
 
-    return in_review(absolute_file_path, work, store=store, record=record)
+    return in_review(absolute_file_path, work, store=store, record=record, writes=False)

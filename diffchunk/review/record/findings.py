@@ -449,4 +449,4 @@ def list_findings(
             next_offset=stop if stop < len(found) else None,
         )
 
-    return in_review(absolute_file_path, work, store=store, record=record)
+    return in_review(absolute_file_path, work, store=store, record=record, writes=False)

@@ -234,7 +234,7 @@ def review_status(
             since_review=against[0],
         )
 
-    return in_review(absolute_file_path, work, record=record, loaded=loaded)
+    return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
 
 
 def _since_status(
