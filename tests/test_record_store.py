@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from diffchunk.paths import state_dir
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
 from diffchunk.review.exporting import export_review
+from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.record.migrations import MIGRATIONS
 from diffchunk.review.record.store import DB_NAME, RecordStore, applied_migrations, default_path
 
@@ -293,3 +295,47 @@ def test_a_read_that_fails_does_not_speak_of_recording(diff: Path, tmp_path: Pat
         assert "damaged" in str(caught.value) and "recorded" not in str(caught.value)
     with pytest.raises(RecordUnavailable, match=r"damaged.*nothing was recorded"):
         core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
+
+
+def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
+    """Another process's write: the record's write lock held for ``seconds``."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        holder = sqlite3.connect(path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            taken.set()
+            time.sleep(seconds)
+            holder.execute("ROLLBACK")
+        finally:
+            holder.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert taken.wait(10)
+    return thread
+
+
+def test_what_the_diff_tools_record_waits_little_for_the_lock(
+    diff: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
+    repo = tmp_path / "repo"
+    assert core.review_status(str(diff)).totals.seen == 0  # the record exists
+    # A writer holds the lock for 2 s: the diff tools answer without waiting for it
+    # (a full write would wait, then succeed); what they record is skipped and logged.
+    holder = _hold_write_lock(state / DB_NAME, 2.0)
+    try:
+        assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
+        loaded = load_git_diff(str(repo), "main..feature")
+    finally:
+        holder.join()
+    assert "Not recorded as seen" in caplog.text
+    assert "was not recorded in the review record" in caplog.text
+    assert core.review_status(str(diff)).totals.seen == 0
+    assert core.review_status(loaded.file_path).review.source.kind == "file"  # no handle
+    # Once the lock is free, the same call records what it returned.
+    diff_tools.get_chunk(str(diff), 1)
+    assert core.review_status(str(diff)).totals.seen > 0

@@ -28,7 +28,7 @@ from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
 from .findings import findings_summary
 from .model import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
-from .store import RecordStore, default_record
+from .store import BEST_EFFORT_WAIT_SECONDS, RecordStore, default_record
 
 if TYPE_CHECKING:
     from ..sessions import Session, SessionStore
@@ -130,8 +130,11 @@ def record_seen(
     """Record the files a diff tool just returned as seen: the shares of chunk
     ``chunk_number``, or the whole file ``file_path`` (a path of the diff).
 
-    Best effort: a failure is logged, never raised.  What this process has
-    recorded once (same record, diff content, chunk or file) is not written again.
+    Best effort: the write waits for the record's lock at most
+    :data:`~.store.BEST_EFFORT_WAIT_SECONDS` (the diff tool's answer does not
+    wait for the record), and a failure is logged, never raised.  What this
+    process has recorded once (same record, diff content, chunk or file) is not
+    written again.
     """
     target = record if record is not None else default_record()
     try:
@@ -152,7 +155,7 @@ def record_seen(
             review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
             coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen")
 
-        target.write(work)
+        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
         with _seen_lock:
             _seen_done[key] = None
             while len(_seen_done) > _SEEN_KEPT:
@@ -271,7 +274,8 @@ def record_range_load(
     head: str | None,
     record: RecordStore | None = None,
 ) -> None:
-    """Record a range load (see :mod:`.identity`).  Best effort: logged on failure."""
+    """Record a range load (see :mod:`.identity`).  Best effort, as :func:`record_seen`:
+    a short wait for the lock, logged on failure."""
     target = record if record is not None else default_record()
     try:
         source = identity.git_source(common_dir, repository_path, revision_range, staged, worktree)
@@ -279,7 +283,7 @@ def record_range_load(
         def work(conn: sqlite3.Connection) -> None:
             identity.record_load(conn, session.path, source, base, head, session.digest)
 
-        target.write(work)
+        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
     except Exception as exc:  # the load's answer must not depend on the record
         logger.warning(
             "The load of %s was not recorded in the review record: %s", session.path, exc
