@@ -167,6 +167,19 @@ def test_get_chunk_and_get_file_diff_record_seen(repo: Path) -> None:
     assert status.totals.seen >= 1
 
 
+def test_seen_is_recorded_after_a_reload_with_other_options(repo: Path, tmp_path: Path) -> None:
+    diff = str(write_diff(repo, tmp_path / "x.diff", "main", "feature"))
+    diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=10))
+    diff_tools.get_chunk(diff, 1)  # the first part of src/a.py
+    assert core.review_status(diff).totals.seen == 1
+    # Loaded again with larger chunks: chunk 1 now holds other files, whole.
+    diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=4000))
+    files = core.review_status(diff).chunks[0].files
+    assert len(files) > 1
+    diff_tools.get_chunk(diff, 1)
+    assert {p: s for p, s in _states(diff).items() if p in files} == dict.fromkeys(files, "seen")
+
+
 # --------------------------------------------------------------------------
 # Identity
 # --------------------------------------------------------------------------

@@ -116,7 +116,8 @@ def mark_reviewed(
 # --------------------------------------------------------------------------
 
 _SEEN_KEPT = 4096
-_seen_done: OrderedDict[tuple[str, str, str, int | None, str | None], None] = OrderedDict()
+# What this process recorded as seen: (record, diff file, its digest, the shares).
+_seen_done: OrderedDict[tuple[str, str, str, tuple[PartRef, ...]], None] = OrderedDict()
 _seen_lock = threading.Lock()
 
 
@@ -133,16 +134,12 @@ def record_seen(
     Best effort: the write waits for the record's lock at most
     :data:`~.store.BEST_EFFORT_WAIT_SECONDS` (the diff tool's answer does not
     wait for the record), and a failure is logged, never raised.  What this
-    process has recorded once (same record, diff content, chunk or file) is not
-    written again.
+    process has recorded once (same record, diff content and shares: files and
+    parts, whatever chunk numbers the load's options give them) is not written
+    again.
     """
     target = record if record is not None else default_record()
     try:
-        key = (target.path, session.path, session.digest, chunk_number, file_path)
-        with _seen_lock:
-            if key in _seen_done:
-                _seen_done.move_to_end(key)
-                return
         loaded = changes.of_session(session)
         if chunk_number is not None:
             shares = loaded.chunk_parts(chunk_number)
@@ -150,6 +147,11 @@ def record_seen(
             shares = [PartRef(file_path, None)]
         else:
             return
+        key = (target.path, loaded.path, loaded.sha256, tuple(shares))
+        with _seen_lock:
+            if key in _seen_done:
+                _seen_done.move_to_end(key)
+                return
 
         def work(conn: sqlite3.Connection) -> None:
             review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
