@@ -5,7 +5,9 @@ diff tools keep working."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -20,7 +22,13 @@ from diffchunk.review import record as core
 from diffchunk.review.exporting import export_review
 from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.record.migrations import MIGRATIONS
-from diffchunk.review.record.store import DB_NAME, RecordStore, applied_migrations, default_path
+from diffchunk.review.record.store import (
+    DB_NAME,
+    RecordStore,
+    applied_migrations,
+    default_path,
+    unavailable,
+)
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -339,3 +347,30 @@ def test_what_the_diff_tools_record_waits_little_for_the_lock(
     # Once the lock is free, the same call records what it returned.
     diff_tools.get_chunk(str(diff), 1)
     assert core.review_status(str(diff)).totals.seen > 0
+
+
+def test_following_the_damaged_file_advice_keeps_what_the_log_holds(
+    diff: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / DB_NAME
+    record = RecordStore(str(path))
+    for i in range(5):
+        core.add_finding(str(diff), "src/a.py", f"kept {i}", line=10, record=record)
+    # The acknowledged writes are still in the write-ahead log, not in the file.
+    alone = tmp_path / "alone.sqlite3"
+    shutil.copyfile(path, alone)
+    assert sqlite3.connect(alone).execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+    advice = unavailable(str(path), sqlite3.DatabaseError("file is not a database")).suggestion
+    assert advice is not None and "-wal" in advice
+    command = advice.split("starts a new record: ", 1)[1]
+    subprocess.run(["sh", "-c", command], check=True)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(DB_NAME)) == [
+        f"{DB_NAME}.damaged",
+        f"{DB_NAME}.damaged-shm",
+        f"{DB_NAME}.damaged-wal",
+    ]
+    moved = sqlite3.connect(tmp_path / f"{DB_NAME}.damaged")
+    assert moved.execute("SELECT count(*) FROM findings").fetchone() == (5,)
+    moved.close()
+    # diffchunk starts a new record where the old one was.
+    assert core.list_findings(str(diff), record=record).total == 0

@@ -21,7 +21,10 @@ user at once: the MCP server, the CLI, the pre-push hook.  Rules:
 - The schema is brought forward on first use by the migrations of
   :mod:`diffchunk.review.record.migrations`, once per process and file.
 - Any failure to open, read or write becomes :class:`RecordUnavailable`
-  whose message says what to do; the file is never deleted or rewritten.
+  whose message says what to do; the file is never deleted or rewritten.  A
+  damaged file is to be moved aside with its ``-wal`` and ``-shm`` files, to
+  one new name (:func:`set_aside_advice`): moved alone, the next open of the
+  name would discard the commits its write-ahead log still held.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import shlex
 import sqlite3
 import threading
 import time
@@ -95,9 +99,7 @@ def unavailable(
     if any(word in lowered for word in ("not a database", "malformed", "corrupt")):
         return RecordUnavailable(
             f"The review record {path} is damaged ({text}); {outcome}.",
-            suggestion=f"Move it aside (mv {path} {path}.damaged) and diffchunk starts a new "
-            "one; keep the old file to recover what it holds (sqlite3 .recover). The diff "
-            "tools work meanwhile.",
+            suggestion="The diff tools work meanwhile. " + set_aside_advice(path),
         )
     if isinstance(exc, OSError) or any(
         word in lowered for word in ("readonly", "read-only", "unable to open", "permission")
@@ -112,6 +114,19 @@ def unavailable(
         f"The review record {path} cannot be used ({text}); {outcome}.",
         suggestion=f"Set {STATE_ENV} to another directory to start a new record; the diff "
         "tools work meanwhile.",
+    )
+
+
+def set_aside_advice(path: str) -> str:
+    """How to move the record at ``path`` aside: with its ``-wal`` and ``-shm`` files, to
+    one new name, so that what its write-ahead log holds (acknowledged writes not yet
+    copied into the file) stays with it; a shell command that does it."""
+    old, new = shlex.quote(path), shlex.quote(path + ".damaged")
+    return (
+        "Move it aside together with its -wal and -shm files (its write-ahead log holds "
+        "recent writes) and keep them to recover what they hold (sqlite3 .recover); "
+        f"diffchunk then starts a new record: for s in '' -wal -shm; do [ ! -e {old}\"$s\" ] "
+        f'|| mv {old}"$s" {new}"$s"; done'
     )
 
 
