@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,9 @@ from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
+from diffchunk.review.exporting import export_review
 from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.record import hunk_lines
 
 
 @pytest.fixture(autouse=True)
@@ -424,3 +427,39 @@ def test_export_document_of_a_diff_file(repo: Path, tmp_path: Path) -> None:
     assert doc["review"]["source"] == {"kind": "file", "diff_file": str(diff), "sha256": sha}
     assert doc["review"]["revision"]["base"] is None and doc["review"]["revision"]["head"] is None
     assert doc["review"]["revision"]["sha256"] == sha
+
+
+def test_findings_in_one_long_hunk_number_its_lines_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count = 5000
+    diff = tmp_path / "big.diff"
+    diff.write_text(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{count} @@\n"
+        + "".join(f"+line {i}\n" for i in range(1, count + 1))
+    )
+    path = str(diff)
+    diff_tools.load_diff(path, LoadOptions(max_chunk_lines=1000))  # the file in parts
+    numbered: list[int] = []
+    real = hunk_lines.number_lines
+
+    def counting(*args: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, int]]:
+        for item in real(*args, **kwargs):
+            numbered.append(item[2])
+            yield item
+
+    monkeypatch.setattr(hunk_lines, "number_lines", counting)
+    first = core.add_finding(path, "big.txt", "Early", line=10, end_line=11)
+    assert first.finding.lines == "line 10\nline 11\n" and first.finding.chunk == 1
+    assert len(numbered) <= 11 + 3  # read as far as the lines and their context
+    for k in range(100):
+        core.add_finding(path, "big.txt", f"At {count - 49 * k}", line=count - 49 * k)
+    core.list_findings(path, limit=10)
+    core.review_status(path)
+    core.export_document(path)
+    export_review(path, "html")
+    assert sorted(numbered) == list(range(1, count + 1))  # each line numbered once
+    for finding in core.list_findings(path, status="all").findings:
+        assert finding.chunk is not None
+        assert f"+line {finding.line}\n" in diff_tools.get_chunk(path, finding.chunk)

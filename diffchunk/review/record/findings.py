@@ -45,6 +45,7 @@ from ..paging import check_page
 from . import changes
 from .changes import LoadedDiff
 from .context import Context, in_review
+from .hunk_lines import Located
 from .model import SEVERITIES, SIDES, STATUSES, Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
@@ -106,8 +107,7 @@ def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int 
     """The chunk of the current load holding ``line`` of ``path`` on ``side``."""
     if line is None or not loaded.has(path) or loaded.file(path).excluded_reason is not None:
         return None
-    located = loaded.locate(path, side, line, line)
-    return None if located is None else loaded.chunk_of(path, located.offset)
+    return loaded.chunk_at(path, side, line)
 
 
 def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
@@ -163,9 +163,7 @@ def _ranges(spans: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
-def _check_lines(
-    loaded: LoadedDiff, path: str, side: str, line: int, end_line: int
-) -> changes.Located:
+def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: int) -> Located:
     change = loaded.file(path)
     if not change.hunks:
         raise InvalidArgument(
