@@ -141,15 +141,24 @@ def lines_text(finding: ExportFinding) -> str:
 
 
 def status_note(finding: ExportFinding) -> str:
-    """What a reader must know about a finding that is not open (``""`` when open)."""
+    """What a reader must know about a finding that is not open, or whose lines are not
+    those of the exported revision (``""`` for an open finding on its lines)."""
     if finding.status == "outdated":
         note = "outdated: its lines changed after it was written; the lines shown are as they were"
         if finding.anchor_head:
             note += f" at commit {finding.anchor_head[:12]}"
         return note
-    if finding.status in ("resolved", "dismissed"):
-        return finding.status
-    return ""
+    notes = [finding.status] if finding.status in ("resolved", "dismissed") else []
+    if not finding.current and finding.line is not None:
+        notes.append(f"another revision: {elsewhere_text(finding)}")
+    return "; ".join(notes)
+
+
+def elsewhere_text(finding: ExportFinding) -> str:
+    """Where the lines of a finding anchored in another revision than the exported one
+    are: ``new line 30 at commit 1a2b3c4d5e6f, not as numbered in this export``."""
+    at = f"at commit {finding.anchor_head[:12]}" if finding.anchor_head else "of another diff"
+    return f"{lines_text(finding)} {at}, not as numbered in this export"
 
 
 def replacement(suggestion: str) -> str:

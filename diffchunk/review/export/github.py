@@ -62,7 +62,7 @@ def render_github(document: Mapping[str, Any]) -> str:
 def _comment(finding: ExportFinding, file: ExportFile | None) -> dict[str, Any] | None:
     """The line comment of an open finding inside one hunk; None when GitHub would refuse it."""
     first, last = finding.line, finding.end_line
-    if finding.status != "open" or first is None or last is None:
+    if finding.status != "open" or not finding.on_lines or first is None or last is None:
         return None
     if file is None or file.binary or not file.holds(finding.side, first, last):
         return None

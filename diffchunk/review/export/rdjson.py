@@ -10,7 +10,8 @@ diagnostic:
   new-side finding, the line range (``start.line``..``end.line``, whole lines:
   reviewdog's ranges are on the new file);
 - an old-side finding, an outdated one (its lines are those of an earlier
-  revision) and a whole-file finding point at the file only, and the message
+  revision), one whose lines are numbered in another revision than the one
+  exported, and a whole-file finding point at the file only, and the message
   starts by naming the lines; reviewdog posts such diagnostics as file
   comments (with ``-filter-mode=file`` or ``nofilter``);
 - a suggestion is a ``suggestions`` entry over the same lines: the lines'
@@ -54,7 +55,7 @@ def _diagnostic(
     export: ReviewExport, finding: ExportFinding, source: dict[str, str]
 ) -> dict[str, Any]:
     file = export.file(finding.file_path)
-    on_lines = finding.side == "new" and finding.line is not None and finding.status != "outdated"
+    on_lines = finding.side == "new" and finding.on_lines
     location: dict[str, Any] = {"path": finding.file_path}
     if on_lines:
         location["range"] = _lines(finding.line, finding.end_line)
@@ -92,6 +93,8 @@ def _message(finding: ExportFinding, file: ExportFile | None, on_lines: bool) ->
     notes = []
     if finding.status == "outdated":
         notes.append(f"outdated, {describe.lines_text(finding)} of an earlier revision")
+    elif not finding.current and finding.line is not None:
+        notes.append(describe.elsewhere_text(finding))
     elif not on_lines and finding.line is not None:
         where = describe.lines_text(finding)
         if file is not None and file.old_path and finding.side == "old":

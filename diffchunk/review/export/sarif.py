@@ -13,8 +13,8 @@ One run of the tool ``diffchunk`` (with its version) and one rule per severity
 - an old-side finding points at the file only: its old-side lines are in the
   result's ``properties`` (``oldRegion``, ``oldPath``, ``lines``) and its
   message starts by naming them, never at new-side line numbers.  An outdated
-  finding is carried the same way (``properties.region``): its lines are those
-  of an earlier revision;
+  finding, and one whose lines are numbered in another revision than the one
+  exported (``revisionId``), are carried the same way (``properties.region``);
 - a whole-file finding points at the file without a region;
 - a suggestion is a ``fix`` replacing the finding's lines;
 - a dismissed finding carries an external, accepted ``suppression``; a
@@ -123,9 +123,7 @@ def _artifact(path: str) -> dict[str, Any]:
 
 def _result(export: ReviewExport, finding: ExportFinding, identity: str) -> dict[str, Any]:
     file = export.file(finding.file_path)
-    on_new_lines = (
-        finding.side == "new" and finding.line is not None and finding.status != "outdated"
-    )
+    on_new_lines = finding.side == "new" and finding.on_lines
     physical: dict[str, Any] = {"artifactLocation": _artifact(finding.file_path)}
     if on_new_lines:
         physical["region"] = _region(finding)
@@ -161,6 +159,8 @@ def _message(finding: ExportFinding, file: ExportFile | None) -> str:
     context = []
     if finding.status == "outdated":
         context.append(f"Outdated ({describe.lines_text(finding)} of an earlier revision)")
+    elif not finding.current and finding.line is not None:
+        context.append(f"Lines of another revision ({describe.elsewhere_text(finding)})")
     elif finding.side == "old" and finding.line is not None:
         old_path = file.old_path if file is not None and file.old_path else finding.file_path
         context.append(f"On the old side, {describe.lines_text(finding)} of {old_path}")

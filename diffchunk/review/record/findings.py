@@ -29,7 +29,9 @@ Findings are listed in diff order: the file's position in the loaded diff
 (files not in it last, by path), then side (new first), then line (a
 whole-file finding first), then id.  A finding's ``chunk`` is the chunk of the
 current load holding its first line (None when the file is in no chunk, when
-it is on the whole file, or when that line is in no hunk of the current load).
+it is on the whole file, when that line is in no hunk of the current load, or
+when its lines are numbered in another revision than the one loaded: a tool
+called with an earlier load's path, a finding not found again yet).
 """
 
 from __future__ import annotations
@@ -124,12 +126,18 @@ def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
     )
 
 
-def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row]) -> list[Finding]:
-    """Findings of ``rows`` with their chunks, in diff order."""
-    found = [
-        finding_of(row, chunk_of(loaded, row["file_path"], row["side"], row["line"]))
-        for row in rows
-    ]
+def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revision_id: int) -> int | None:
+    """The chunk of the finding ``row`` in ``loaded``, the diff of revision ``revision_id``:
+    None when its lines are numbered in another revision (not this diff's lines)."""
+    if row["revision_id"] != revision_id:
+        return None
+    return chunk_of(loaded, row["file_path"], row["side"], row["line"])
+
+
+def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revision_id: int) -> list[Finding]:
+    """Findings of ``rows`` with their chunks in ``loaded`` (the diff of revision
+    ``revision_id``), in diff order."""
+    found = [finding_of(row, row_chunk(loaded, row, revision_id)) for row in rows]
     found.sort(key=lambda f: sort_key(loaded, f))
     return found
 
@@ -356,7 +364,7 @@ def update_finding(
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
         row = _apply(conn, finding_id, wanted)
-        return finding_of(row, chunk_of(ctx.loaded, row["file_path"], row["side"], row["line"]))
+        return finding_of(row, row_chunk(ctx.loaded, row, ctx.revision.id))
 
     return in_review(absolute_file_path, work, store=store, record=record)
 
@@ -428,7 +436,7 @@ def list_findings(
                 or patterns[1].names(row["file_path"])
             )
         ]
-        found = in_order(ctx.loaded, kept)
+        found = in_order(ctx.loaded, kept, ctx.revision.id)
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
         page: list[Finding] = []

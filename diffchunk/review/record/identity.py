@@ -260,6 +260,19 @@ def handle_of(conn: sqlite3.Connection, diff_path: str) -> sqlite3.Row | None:
     return row
 
 
+def full_diffs(conn: sqlite3.Connection, since_path: str) -> list[str]:
+    """The full diffs (latest load first) of the revision that the since-review diff
+    ``since_path`` (real path) is a handle of."""
+    return [
+        str(row["path"])
+        for row in conn.execute(
+            "SELECT f.path FROM diff_files s JOIN diff_files f ON f.revision_id = s.revision_id "
+            "AND f.since_revision_id IS NULL WHERE s.path = ? ORDER BY f.loaded_at DESC",
+            (db_text(since_path),),
+        )
+    ]
+
+
 def find(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision] | None:
     """What :func:`resolve` gives, when the record holds it already; None when it would
     have to write (a review or revision not recorded yet).  Writes nothing."""
