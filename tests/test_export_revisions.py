@@ -11,8 +11,10 @@ exported as its review at that revision, on the full diff's lines.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import pytest
 from gitrepo import commit, git, init_repo
@@ -130,3 +132,41 @@ def test_a_since_review_diff_exports_its_review_on_the_full_diff(tmp_path: Path)
     page = export_review(since.file_path, "html").text
     assert "<td>50<td>+f1 forty<tr class=f id=finding-1 " in page
     assert json.loads(export_review(since.file_path, "json").text)["files"][0]["path"] == "f1.py"
+
+
+def test_other_tools_get_each_file_by_its_real_name(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {"x.txt": "x\n"}, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    names = {"backslash": b"a\\b.txt", "spaces": "sp ace é.txt".encode(), "latin1": b"caf\xe9.txt"}
+    for name in names.values():
+        (repo / os.fsdecode(name)).write_text("one\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "three names")
+    path = load(repo).file_path
+    shown = [f["path"] for f in core.export_document(path).to_dict()["files"]]
+    assert shown == ["a\\\\b.txt", "caf\\351.txt", "sp ace é.txt"]  # as the diff tools show them
+    for name in shown:
+        core.add_finding(path, name, f"On {name}", line=1)
+    github = json.loads(export_review(path, "github").text)
+    assert [c["path"] for c in github["comments"]] == ["a\\b.txt", "sp ace é.txt"]
+    assert "On caf\\351.txt" in github["body"]  # not UTF-8: in the body, never a bad path
+    for comment in github["comments"]:
+        assert (repo / comment["path"]).read_text() == "one\n"
+    sarif = json.loads(export_review(path, "sarif").text)
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    ]
+    assert uris == ["a%5Cb.txt", "caf%E9.txt", "sp%20ace%20%C3%A9.txt"]
+    assert [unquote_to_bytes(u) for u in uris] == [
+        names["backslash"],
+        names["latin1"],
+        names["spaces"],
+    ]
+    rdjson = json.loads(export_review(path, "rdjson").text)
+    located = [d.get("location", {}).get("path") for d in rdjson["diagnostics"]]
+    assert located == ["a\\b.txt", None, "sp ace é.txt"]
+    assert rdjson["diagnostics"][1]["message"].startswith(
+        "(file caf\\351.txt, whose name is not UTF-8; "
+    )

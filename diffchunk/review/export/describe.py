@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 
+from ...diff.paths import encode_path
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, Source
 
 #: Fence info strings by file extension (the names GitHub's highlighter knows).
@@ -48,6 +49,24 @@ _LANGUAGES = {
     "svelte": "svelte",
 }
 _NAMES = {"Makefile": "makefile", "Dockerfile": "dockerfile", "CMakeLists.txt": "cmake"}
+
+
+def real_name(path: str) -> bytes:
+    """The file's name as it is in the repository: a path of the document is shown as
+    the diff tools show it (a backslash doubled, a byte that is not UTF-8 as ``\\ooo``,
+    see :func:`diffchunk.diff.paths.decode_path`)."""
+    return encode_path(path)
+
+
+def text_name(path: str) -> str | None:
+    """The file's real name as text, for the formats other tools match against their
+    files (``a\\b.txt`` is the name ``a\b.txt``); None when the name is not UTF-8: such a
+    name cannot be written in JSON, and a tool given its escaped form would look for
+    another file."""
+    try:
+        return real_name(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def language(path: str) -> str:

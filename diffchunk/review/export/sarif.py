@@ -6,7 +6,8 @@ One run of the tool ``diffchunk`` (with its version) and one rule per severity
 - ``level``: blocker and major are ``error``, minor ``warning``, nit and
   question ``note``;
 - its location is the file's path relative to the repository root (a
-  relative URI, percent-encoded, under ``uriBaseId`` ``SRCROOT``; for a git
+  relative URI of its real name, percent-encoded byte by byte, under
+  ``uriBaseId`` ``SRCROOT``; for a git
   review ``originalUriBaseIds`` says where that root is on the exporting
   machine) and, for a new-side finding, the region ``startLine``..``endLine``
   of the new file with the lines as its ``snippet``;
@@ -118,7 +119,9 @@ def _root_uri(repository: str | None) -> str | None:
 
 
 def _artifact(path: str) -> dict[str, Any]:
-    return {"uri": quote(path, safe="/"), "uriBaseId": ROOT}
+    """A file's location: its real name, percent-encoded byte by byte (a name that is
+    not UTF-8 too: ``caf%E9.txt``)."""
+    return {"uri": quote(describe.real_name(path), safe="/"), "uriBaseId": ROOT}
 
 
 def _result(export: ReviewExport, finding: ExportFinding, identity: str) -> dict[str, Any]:
