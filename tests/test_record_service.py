@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -463,3 +464,29 @@ def test_findings_in_one_long_hunk_number_its_lines_once(
     for finding in core.list_findings(path, status="all").findings:
         assert finding.chunk is not None
         assert f"+line {finding.line}\n" in diff_tools.get_chunk(path, finding.chunk)
+
+
+def test_a_chunk_of_thousands_of_files_is_shortened_in_review_status(tmp_path: Path) -> None:
+    # Mode changes are three-line sections, and names of control characters (as git
+    # quotes them: \001) are six characters each in JSON: a chunk's file list alone
+    # can be larger than a response.
+    name = "\\001" * 30
+    diff = tmp_path / "modes.diff"
+    diff.write_text(
+        "".join(
+            f'diff --git "a/{name}{i:05d}.sh" "b/{name}{i:05d}.sh"\nold mode 100644\n'
+            "new mode 100755\n"
+            for i in range(3000)
+        )
+    )
+    path = str(diff)
+    diff_tools.load_diff(path, LoadOptions(max_chunk_lines=5000))
+    room = 20_000  # a response of 5,000 tokens: one chunk's file list is twice as large
+    status = core.review_status(path, max_chars=room).to_dict()
+    first = status["chunks"][0]
+    assert "\x01" in first["files"][0] and len(status["chunks"]) == 1
+    assert first["files_total"] > len(first["files"]) > 50
+    assert len(json.dumps(first, ensure_ascii=False)) <= room
+    whole = core.review_status(path, max_chars=None).to_dict()  # the CLI's: every file
+    assert len(whole["chunks"][0]["files"]) == first["files_total"]
+    assert "files_total" not in whole["chunks"][0]

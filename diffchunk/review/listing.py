@@ -13,7 +13,7 @@ from typing import Any
 from ..diff.model import Chunk, FileStatus
 from ..diff.pipeline import Review
 from .loading import excluded_file, session
-from .paging import check_page
+from .paging import check_page, fill_page
 from .results import ChunkEntry, ChunkListing, ExcludedFile, FileDetail
 from .sessions import Session, SessionStore
 
@@ -155,17 +155,9 @@ def list_chunks(
     excluded, excluded_total = _excluded_part(listing, budget // 2)
     head = ChunkListing((), listing.total_tokens, total, excluded, excluded_total)
     used = json_size(head.to_dict()) + 64  # room for next_offset
-    page: list[ChunkEntry] = []
-    stop = offset
-    while stop < end:
-        entry, size = listing.sized_entry(stop)
-        if page and used + size + 2 > budget:
-            break
-        if not page and used + size + 2 > budget:
-            entry, size = _shortened_entry(entry, size, budget - used - 2)
-        page.append(entry)
-        used += size + 2
-        stop += 1
+    page, stop = fill_page(
+        listing.sized_entry, offset, end, budget, used=used, shorten=_shortened_entry
+    )
     return ChunkListing(
         tuple(page),
         listing.total_tokens,

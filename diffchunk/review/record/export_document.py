@@ -78,7 +78,7 @@ class ExportDocument:
             "findings_summary": self.findings_summary.to_dict(outdated=True),
             "files": [_file_dict(change, state) for change, state in self.files],
             "findings": [
-                {**f.to_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
+                {**f.record_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
                 for f in self.findings
             ],
         }

@@ -36,15 +36,16 @@ called with an earlier load's path, a finding not found again yet).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...diff.patterns import PathPatterns
 from ...errors import InvalidArgument
-from ..paging import check_page
-from . import changes
+from ..listing import json_size
+from ..paging import check_page, fill_page
+from . import changes, clip
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
@@ -392,6 +393,18 @@ def update_finding_by_id(
     return (record if record is not None else default_record()).write(work)
 
 
+def _shortened_finding(finding: Finding, size: int, room: int) -> tuple[Finding, int]:
+    """A finding larger than a response even with its lines and suggestion cut (a long
+    message of characters that JSON escapes): its message cut too, until it fits."""
+    shortened, limit = finding, len(finding.message)
+    while size > room and limit > clip.MIN_CHARS:
+        limit //= 2
+        message = clip.clip(finding.message, max_chars=limit)[0] or ""
+        shortened = replace(finding, message=message)
+        size = json_size(shortened.to_dict())
+    return shortened, size
+
+
 def list_findings(
     absolute_file_path: str,
     status: str = "open",
@@ -439,16 +452,13 @@ def list_findings(
         found = in_order(ctx.loaded, kept, ctx.revision.id)
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
-        page: list[Finding] = []
-        used = 0
-        stop = offset
-        while stop < end:
-            size = len(json.dumps(found[stop].to_dict(), ensure_ascii=False)) + 2
-            if max_chars is not None and page and used + size > max_chars:
-                break
-            page.append(found[stop])
-            used += size
-            stop += 1
+        page, stop = fill_page(
+            lambda i: (found[i], json_size(found[i].to_dict())),
+            offset,
+            end,
+            max_chars,
+            shorten=_shortened_finding,
+        )
         return FindingsPage(
             findings=tuple(page),
             total=len(found),

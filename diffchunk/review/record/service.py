@@ -14,7 +14,6 @@ logged on failure, never failing the diff tool.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import sqlite3
 import threading
@@ -22,7 +21,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
-from ..paging import check_page
+from ..listing import json_size
+from ..paging import check_page, fill_page
 from . import changes, coverage, identity, since
 from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
@@ -210,21 +210,16 @@ def review_status(
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
         against = _since_status(conn, ctx, states)
         labels = {c.path: since.label(s, against[1].get(c.path)) for c, s in states}
-        page: list[ChunkStatus] = []
-        used = 0
-        stop = offset
-        while stop < end:
-            status = coverage.chunk_status(marks, loaded, stop + 1)
+
+        def sized(i: int) -> tuple[ChunkStatus, int]:
+            status = coverage.chunk_status(marks, loaded, i + 1)
             if against[0] is not None:
                 status = dataclasses.replace(
                     status, file_states=tuple((p, labels[p]) for p in status.files)
                 )
-            size = len(json.dumps(status.to_dict(), ensure_ascii=False)) + 2
-            if max_chars is not None and page and used + size > max_chars:
-                break
-            page.append(status)
-            used += size
-            stop += 1
+            return status, json_size(status.to_dict())
+
+        page, stop = fill_page(sized, offset, end, max_chars, shorten=_shortened_status)
         changed = tuple(c.path for c, s in states if s == "changed")
         return ReviewStatus(
             review=ctx.review,
@@ -240,6 +235,24 @@ def review_status(
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
+
+
+def _shortened_status(status: ChunkStatus, size: int, room: int) -> tuple[ChunkStatus, int]:
+    """A chunk's status whose file list alone exceeds a response (thousands of files with
+    long names), with as many files as fit and their count (as list_chunks does)."""
+    files = status.files
+    keep, shortened = len(files), status
+    while keep > 1 and size > room:
+        keep = max(1, min(keep - 1, keep * room // size))
+        kept = set(files[:keep])
+        shortened = dataclasses.replace(
+            status,
+            files=files[:keep],
+            file_states=tuple((p, s) for p, s in status.file_states if p in kept),
+            files_total=len(files),
+        )
+        size = json_size(shortened.to_dict())
+    return shortened, size
 
 
 def _since_status(
