@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import commit, git
+from gitrepo import commit, git, init_repo
 from recordkit import feature_repo, numbered, write_diff
 
 from diffchunk.diff.options import LoadOptions
@@ -490,3 +490,29 @@ def test_a_chunk_of_thousands_of_files_is_shortened_in_review_status(tmp_path: P
     whole = core.review_status(path, max_chars=None).to_dict()  # the CLI's: every file
     assert len(whole["chunks"][0]["files"]) == first["files_total"]
     assert "files_total" not in whole["chunks"][0]
+
+
+def test_a_path_as_listed_selects_that_file_alone(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "readmes")
+    files = {"README.md": "r\n", "docs/README.md": "d\n", "pkg/readme.md": "p\n"}
+    commit(repo, files, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {name: text * 2 for name, text in files.items()}, "feature")
+    path = _load(repo)
+    assert core.mark_reviewed(path, file_pattern="README.md").marked == ("README.md",)
+    assert core.mark_reviewed(path, file_pattern="docs/readme.md").marked == ("docs/README.md",)
+    assert core.mark_reviewed(path, file_pattern="*.md", reviewed=False).marked == tuple(
+        sorted(files)
+    )
+    assert core.mark_reviewed(path, file_pattern="*/readme.md").marked == (
+        "docs/README.md",
+        "pkg/readme.md",
+    )
+    for name in files:
+        core.add_finding(path, name, f"On {name}")
+    listed = core.list_findings(path, file_pattern="README.md").findings
+    assert [f.file_path for f in listed] == ["README.md"]
+    assert len(core.list_findings(path, file_pattern="readme.md, docs/*").findings) == 3  # globs
+    assert [f.file_path for f in core.list_findings(path, file_pattern="docs/*").findings] == [
+        "docs/README.md"
+    ]

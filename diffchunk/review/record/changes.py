@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
 from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, LazyHunks
-from ...diff.patterns import PathPatterns
+from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ..since_sidecar import SinceRecord, read_since
 from . import hunk_lines
@@ -338,19 +338,15 @@ class LoadedDiff:
     # ---------------------------------------------------------------- paths
 
     def matching(self, pattern: str) -> list[str]:
-        """Paths (excluded ones too) matching a glob list, or named exactly as listed."""
+        """Paths (excluded ones too) that ``pattern`` selects: a path exactly as listed
+        alone, else what its globs match (:meth:`PathQuery.select`)."""
         if not isinstance(pattern, str) or not pattern.strip():
             raise InvalidArgument(
                 "file_pattern is empty.",
                 suggestion="Pass a glob such as '*.py' or 'src/**', or a path as listed.",
             )
-        globs = PathPatterns(pattern, name="file_pattern")
-        whole = PathPatterns([pattern.strip()], name="file_pattern")
-        return [
-            path
-            for path in self.paths()
-            if globs.matches(path) or globs.names(path) or whole.names(path)
-        ]
+        renamed = {c.old_path: c.path for c in self.files() if c.old_path}
+        return PathQuery(pattern, name="file_pattern").select(self.paths(), renamed)
 
     # ---------------------------------------------------------------- lines
 

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ...diff.patterns import PathPatterns
+from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ..listing import json_size
 from ..paging import check_page, fill_page
@@ -426,28 +426,23 @@ def list_findings(
         severities = tuple(
             _choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
         )
-    patterns = None
+    query = None
     if file_pattern is not None and str(file_pattern).strip():
-        patterns = (
-            PathPatterns(file_pattern, name="file_pattern"),
-            PathPatterns([file_pattern.strip()], name="file_pattern"),
-        )
+        query = PathQuery(file_pattern, name="file_pattern")
 
     def work(conn: sqlite3.Connection, ctx: Context) -> FindingsPage:
         rows = conn.execute(
             "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
         ).fetchall()
+        files = None
+        if query is not None:
+            files = set(query.select(dict.fromkeys(row["file_path"] for row in rows)))
         kept = [
             row
             for row in rows
             if (wanted_status == "all" or row["status"] == wanted_status)
             and row["severity"] in severities
-            and (
-                patterns is None
-                or patterns[0].matches(row["file_path"])
-                or patterns[0].names(row["file_path"])
-                or patterns[1].names(row["file_path"])
-            )
+            and (files is None or row["file_path"] in files)
         ]
         found = in_order(ctx.loaded, kept, ctx.revision.id)
         check_page(offset, limit, len(found), "findings")
