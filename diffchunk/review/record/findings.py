@@ -82,7 +82,24 @@ def _text(name: str, value: object, limit: int, *, empty_ok: bool = False) -> st
             f"{name} is {len(value):,} characters long; at most {limit:,} are kept.",
             suggestion="Shorten it, or split the finding.",
         )
-    return value
+    return storable(value)
+
+
+def storable(text: str) -> str:
+    """``text`` as the record stores it: UTF-8.  What is not (a byte of a command line
+    that is not UTF-8, which Python keeps as a surrogate ``\\udce9``; a lone surrogate
+    from JSON) is kept as a visible escape: ``\\xe9``, ``\\ud800``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    return "".join(
+        (f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else f"\\u{ord(c):04x}")
+        if "\ud800" <= c <= "\udfff"
+        else c
+        for c in text
+    )
 
 
 def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
