@@ -141,3 +141,21 @@ def test_text_that_is_not_utf8_is_kept_as_escapes(
     update_finding(str(diff), answer["id"], message="still \ud800 bad")
     messages = [f["message"] for f in cli_json("finding", "list", str(diff))["findings"]]
     assert messages == ["caf\\xe9", "still \\ud800 bad"]
+
+
+def test_resolving_several_findings_changes_all_or_none(repo: Path, tmp_path: Path) -> None:
+    diff = str(write_diff(repo, tmp_path / "change.diff", "main", "feature"))
+    for line in (10, 40):
+        cli("finding", "add", diff, "--file", "src/a.py", "--line", str(line), "--message", "m")
+    refused = cli("finding", "dismiss", "1", "99", "2")
+    assert refused.exit_code == 1
+    assert "has no finding 99; no finding was changed" in refused.output
+    statuses = [
+        f["status"] for f in cli_json("finding", "list", diff, "--status", "all")["findings"]
+    ]
+    assert statuses == ["open", "open"]  # finding 1 was dismissed before the bad id
+    assert cli("finding", "resolve", "1", "2").exit_code == 0
+    statuses = [
+        f["status"] for f in cli_json("finding", "list", diff, "--status", "all")["findings"]
+    ]
+    assert statuses == ["resolved", "resolved"]

@@ -278,9 +278,10 @@ def _update(
     severity: str | None = None,
     message: str | None = None,
 ) -> None:
-    from ..review.record.findings import update_finding_by_id
+    from ..review.record.findings import update_findings_by_id
 
-    updated = [update_finding_by_id(i, status, severity, message).to_dict() for i in ids]
+    # All or none: a bad id among them changes nothing.
+    updated = [f.to_dict() for f in update_findings_by_id(ids, status, severity, message)]
     if as_json:
         echo_json(updated)
         return

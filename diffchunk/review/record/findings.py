@@ -319,11 +319,15 @@ def add_finding(
 # --------------------------------------------------------------------------
 
 
+def _check_id(finding_id: object) -> None:
+    if isinstance(finding_id, bool) or not isinstance(finding_id, int):
+        raise InvalidArgument(f"finding_id must be an integer, got {finding_id!r}.")
+
+
 def _wanted(
     finding_id: object, status: str | None, severity: str | None, message: str | None
 ) -> dict[str, str]:
-    if isinstance(finding_id, bool) or not isinstance(finding_id, int):
-        raise InvalidArgument(f"finding_id must be an integer, got {finding_id!r}.")
+    _check_id(finding_id)
     wanted: dict[str, str] = {}
     if status is not None:
         wanted["status"] = _choice("status", status, STATUSES)
@@ -396,16 +400,40 @@ def update_finding_by_id(
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding named by its id alone (ids are unique in the record)."""
-    wanted = _wanted(finding_id, status, severity, message)
+    return update_findings_by_id([finding_id], status, severity, message, record=record)[0]
 
-    def work(conn: sqlite3.Connection) -> Finding:
-        if conn.execute("SELECT id FROM findings WHERE id = ?", (finding_id,)).fetchone() is None:
+
+def update_findings_by_id(
+    finding_ids: Sequence[int],
+    status: str | None = None,
+    severity: str | None = None,
+    message: str | None = None,
+    *,
+    record: RecordStore | None = None,
+) -> list[Finding]:
+    """Change findings named by their ids, all or none: every id is checked (it exists;
+    an outdated finding is not reopened) before any is changed, in one transaction."""
+    if not finding_ids:
+        raise InvalidArgument("Name at least one finding id.")
+    for finding_id in finding_ids:
+        _check_id(finding_id)
+    wanted = _wanted(finding_ids[0], status, severity, message)
+
+    def work(conn: sqlite3.Connection) -> list[Finding]:
+        holes = ",".join("?" * len(finding_ids))
+        known = {
+            int(row["id"])
+            for row in conn.execute(f"SELECT id FROM findings WHERE id IN ({holes})", finding_ids)
+        }
+        missing = [i for i in dict.fromkeys(finding_ids) if i not in known]
+        if missing:
             raise InvalidArgument(
-                f"The review record has no finding {finding_id}.",
+                f"The review record has no finding {', '.join(map(str, missing))}; "
+                "no finding was changed.",
                 suggestion="`diffchunk finding list <range or diff file> --status all` lists "
                 "a review's findings and their ids.",
             )
-        return finding_of(_apply(conn, finding_id, wanted))
+        return [finding_of(_apply(conn, i, wanted)) for i in finding_ids]
 
     return (record if record is not None else default_record()).write(work)
 
