@@ -277,6 +277,9 @@ def test_update_list_and_page_findings(repo: Path) -> None:
     assert core.list_findings(path, status="all").total == 5
     assert [f.id for f in core.list_findings(path, status="resolved").findings] == [ids[0]]
     assert core.list_findings(path, severity="minor,major").total == 3
+    for blank in ("", " ", ",", " , "):  # no severity named: unset, as file_pattern
+        assert core.list_findings(path, severity=blank).total == 3, repr(blank)
+    assert core.list_findings(path, file_pattern="").total == 3
     assert core.list_findings(path, file_pattern="src/a.py").total == 1
     first = core.list_findings(path, status="all", limit=2)
     assert len(first.findings) == 2 and first.next_offset == 2

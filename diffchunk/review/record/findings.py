@@ -468,9 +468,8 @@ def list_findings(
     if severity is not None:
         if not isinstance(severity, str):
             raise InvalidArgument(f"severity must be text, got {severity!r}.")
-        severities = tuple(
-            _choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
-        )
+        named = tuple(_choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip())
+        severities = named or SEVERITIES  # blank ("", " ", ","): unset, as file_pattern
     query = None
     if file_pattern is not None and str(file_pattern).strip():
         query = PathQuery(file_pattern, name="file_pattern")
