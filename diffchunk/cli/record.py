@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 import click
 
+from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
 from .targets import TARGET_PARAMETERS, load_target, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-SEVERITIES = ("blocker", "major", "minor", "nit", "question")
 
 F = TypeVar("F", bound=Callable[..., Any])
 

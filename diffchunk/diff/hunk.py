@@ -32,6 +32,7 @@ from diffchunk.diff.frozen import fast_constructor
 __all__ = [
     "Hunk",
     "HunkHeader",
+    "HunkRange",
     "LazyHunks",
     "format_hunk_header",
     "header_tail",
@@ -62,6 +63,42 @@ class Hunk:
     section: str = ""  # function context after the closing ``@@`` (may be "")
     # For combined diffs, the old ranges of every parent; empty for two-way hunks.
     parents: tuple[tuple[int, int], ...] = ()
+
+
+class HunkRange(NamedTuple):
+    """A hunk's line ranges on each side, as its header gives them (a count may be 0):
+    what the review record keeps of a hunk, and what its export document lists.
+
+    A tuple, not a dataclass: a large review has tens of thousands of them.
+    """
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+    def span(self, side: str) -> tuple[int, int] | None:
+        """``(first, last)`` line numbers on ``side`` (``new`` or ``old``); None when the
+        hunk has no lines there."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return (start, start + count - 1) if count > 0 else None
+
+    def holds(self, side: str, first: int, last: int) -> bool:
+        """Whether lines ``first``..``last`` of ``side`` all lie in this hunk."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return start <= first and last <= start + count - 1
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "old_start": self.old_start,
+            "old_count": self.old_count,
+            "new_start": self.new_start,
+            "new_count": self.new_count,
+        }
 
 
 #: ``Hunk(...)`` at half the cost (see :mod:`diffchunk.diff.frozen`).
@@ -154,22 +191,17 @@ def number_lines(
       side; another line is on the new side unless one of its columns holds
       ``-``, on the (first) old side unless one holds ``+``; every line is read.
     """
+    if columns > 1:
+        yield from _number_combined(lines, old, new, columns)
+        return
     counted = old_count is not None and new_count is not None
     old_left = old_count or 0
     new_left = new_count or 0
     if counted and old_left <= 0 and new_left <= 0:
         return
-    kinds = _KINDS
+    kind_of = _KINDS.get
     for line in lines:
-        kind = kinds.get(line[:1], _OTHER)
-        if columns > 1 and kind != _NOTE:
-            tags = line[:columns]
-            plus, minus = ("+", "-") if isinstance(line, str) else (b"+", b"-")
-            on_old, on_new = plus not in tags, minus not in tags
-            yield line, old if on_old else 0, new if on_new else 0
-            old += on_old
-            new += on_new
-            continue
+        kind = kind_of(line[:1], _OTHER)
         if kind == _BOTH:
             yield line, old, new
             old += 1
@@ -189,8 +221,24 @@ def number_lines(
             continue
         else:
             return
-        if counted and old_left <= 0 and new_left <= 0:
+        if old_left <= 0 and new_left <= 0 and counted:
             return
+
+
+def _number_combined(
+    lines: Iterable[AnyStr], old: int, new: int, columns: int
+) -> Iterator[tuple[AnyStr, int, int]]:
+    """:func:`number_lines` of a combined hunk (see there)."""
+    for line in lines:
+        if _KINDS.get(line[:1]) == _NOTE:
+            yield line, 0, 0
+            continue
+        tags = line[:columns]
+        plus, minus = ("+", "-") if isinstance(line, str) else (b"+", b"-")
+        on_old, on_new = plus not in tags, minus not in tags
+        yield line, old if on_old else 0, new if on_new else 0
+        old += on_old
+        new += on_new
 
 
 def header_tail(data: DiffData, hunk: Hunk) -> bytes:

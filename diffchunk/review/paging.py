@@ -17,7 +17,8 @@ from ..errors import InvalidArgument
 
 T = TypeVar("T")
 
-# What a page costs per entry besides the entry's own JSON text (``, ``).
+# What a page costs per entry besides the entry's own JSON text (``, ``; 1 in
+# compact JSON).
 SEPARATOR_CHARS = 2
 
 
@@ -48,25 +49,27 @@ def fill_page(
     *,
     used: int = 0,
     shorten: Callable[[T, int, int], tuple[T, int]] | None = None,
+    separator: int = SEPARATOR_CHARS,
 ) -> tuple[list[T], int]:
     """The entries ``start..end-1`` that fit in ``budget`` characters, and where the page
     stopped (the next page's offset; ``end`` when all fit).
 
     ``sized(i)`` gives entry ``i`` and the length of its JSON text; ``used``
-    characters of the budget are taken already (the rest of the response).  The
-    first entry is always taken: shortened by ``shorten(entry, size, room)`` when
-    it alone exceeds the room left.  ``budget`` None: every entry.
+    characters of the budget are taken already (the rest of the response), and
+    each entry costs ``separator`` characters more.  The first entry is always
+    taken: shortened by ``shorten(entry, size, room)`` when it alone exceeds the
+    room left.  ``budget`` None: every entry.
     """
     page: list[T] = []
     stop = start
     while stop < end:
         entry, size = sized(stop)
-        if budget is not None and used + size + SEPARATOR_CHARS > budget:
+        if budget is not None and used + size + separator > budget:
             if page:
                 break
             if shorten is not None:
-                entry, size = shorten(entry, size, budget - used - SEPARATOR_CHARS)
+                entry, size = shorten(entry, size, budget - used - separator)
         page.append(entry)
-        used += size + SEPARATOR_CHARS
+        used += size + separator
         stop += 1
     return page, stop

@@ -72,17 +72,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from ...diff.hunk import HunkRange
 from ...errors import ExportDocumentError
+from ..record import model as record_model
 
 FORMAT = "diffchunk-review"
 FORMAT_VERSION = 1
 
-SEVERITIES = ("blocker", "major", "minor", "nit", "question")
-SIDES = ("new", "old")
-FINDING_STATUSES = ("open", "resolved", "dismissed", "outdated")
-FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
+# The record's words: a document holds what the record holds.
+SEVERITIES = record_model.SEVERITIES
+SIDES = record_model.SIDES
+FINDING_STATUSES = record_model.ALL_STATUSES
+FILE_STATES = record_model.FILE_STATES
 FILE_STATUSES = ("added", "deleted", "modified", "renamed", "copied", "mode", "binary")
 SOURCE_KINDS = ("git", "file")
 
@@ -109,25 +112,6 @@ class Revision:
     head: str | None
     sha256: str | None
     loaded_at: str | None
-
-
-class HunkRange(NamedTuple):
-    """The line ranges of one ``@@`` hunk on each side (a count may be 0).
-
-    A tuple, not a dataclass: a large review has tens of thousands of them.
-    """
-
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-
-    def holds(self, side: str, first: int, last: int) -> bool:
-        """Whether lines ``first``..``last`` of ``side`` all lie in this hunk."""
-        start, count = (
-            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
-        )
-        return start <= first and last <= start + count - 1
 
 
 @dataclass(frozen=True, slots=True)

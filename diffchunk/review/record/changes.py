@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
+from ...diff.hunk import HunkRange
 from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk, LazyHunks
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
@@ -57,33 +58,6 @@ if TYPE_CHECKING:
 _CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
 _FIRST_HUNK = re.compile(rb"^@@", re.MULTILINE)
-
-SIDES = ("new", "old")
-
-
-@dataclass(frozen=True, slots=True)
-class HunkRange:
-    """A hunk's line ranges as its header gives them (counts may be 0)."""
-
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-
-    def span(self, side: str) -> tuple[int, int] | None:
-        """``(first, last)`` line numbers on ``side``; None when the hunk has none there."""
-        start, count = (
-            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
-        )
-        return (start, start + count - 1) if count > 0 else None
-
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "old_start": self.old_start,
-            "old_count": self.old_count,
-            "new_start": self.new_start,
-            "new_count": self.new_count,
-        }
 
 
 @dataclass(frozen=True, slots=True)
