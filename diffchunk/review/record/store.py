@@ -91,8 +91,7 @@ def unavailable(
     outcome = "the review could not be read" if reading else "nothing was recorded"
     if isinstance(exc, sqlite3.Error) and _is_busy(exc):
         return RecordUnavailable(
-            f"The review record {path} stayed locked by another process for {wait:.0f} s; "
-            f"{outcome}.",
+            f"The review record {path} stayed locked by another process for {wait:g} s; {outcome}.",
             suggestion="Try again. If it persists, look for a diffchunk process that hangs "
             "(an MCP server, a CLI command, the pre-push hook) and stop it.",
         )
