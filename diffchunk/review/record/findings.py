@@ -45,7 +45,7 @@ from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ..listing import json_size
 from ..paging import check_page, fill_page
-from . import changes, clip
+from . import arguments, changes, clip
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
@@ -58,48 +58,6 @@ if TYPE_CHECKING:
 MAX_MESSAGE_CHARS = 20_000
 MAX_SUGGESTION_CHARS = 200_000
 STATUS_FILTERS = (*STATUSES, "outdated", "all")
-
-
-def _choice(name: str, value: object, allowed: Sequence[str]) -> str:
-    if not isinstance(value, str) or value.strip().lower() not in allowed:
-        raise InvalidArgument(
-            f"{name} must be one of {', '.join(allowed)}; got {value!r}.",
-        )
-    return value.strip().lower()
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a line number (1 or more), got {value!r}.")
-    return value
-
-
-def _text(name: str, value: object, limit: int, *, empty_ok: bool = False) -> str:
-    if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise InvalidArgument(f"{name} must be non-empty text.")
-    if len(value) > limit:
-        raise InvalidArgument(
-            f"{name} is {len(value):,} characters long; at most {limit:,} are kept.",
-            suggestion="Shorten it, or split the finding.",
-        )
-    return storable(value)
-
-
-def storable(text: str) -> str:
-    """``text`` as the record stores it: UTF-8.  What is not (a byte of a command line
-    that is not UTF-8, which Python keeps as a surrogate ``\\udce9``; a lone surrogate
-    from JSON) is kept as a visible escape: ``\\xe9``, ``\\ud800``."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        pass
-    return "".join(
-        (f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else f"\\u{ord(c):04x}")
-        if "\ud800" <= c <= "\udfff"
-        else c
-        for c in text
-    )
 
 
 def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
@@ -251,18 +209,18 @@ def add_finding(
     record: RecordStore | None = None,
 ) -> FindingAdded:
     """Record a finding on lines of one file (or on the whole file); see the module doc."""
-    side = _choice("side", side, SIDES)
-    severity = _choice("severity", severity, SEVERITIES)
-    message = _text("message", message, MAX_MESSAGE_CHARS)
+    side = arguments.choice("side", side, SIDES)
+    severity = arguments.choice("severity", severity, SEVERITIES)
+    message = arguments.text("message", message, MAX_MESSAGE_CHARS)
     if line is None and end_line is not None:
         raise InvalidArgument("end_line needs line: pass the first line too.")
     if line is not None:
-        line = _positive("line", line)
-        end_line = line if end_line is None else _positive("end_line", end_line)
+        line = arguments.positive("line", line)
+        end_line = line if end_line is None else arguments.positive("end_line", end_line)
         if end_line < line:
             raise InvalidArgument(f"end_line ({end_line}) is before line ({line}).")
     if suggestion is not None:
-        suggestion = _text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
+        suggestion = arguments.text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
         if side == "old":
             raise InvalidArgument(
                 "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
@@ -330,11 +288,11 @@ def _wanted(
     _check_id(finding_id)
     wanted: dict[str, str] = {}
     if status is not None:
-        wanted["status"] = _choice("status", status, STATUSES)
+        wanted["status"] = arguments.choice("status", status, STATUSES)
     if severity is not None:
-        wanted["severity"] = _choice("severity", severity, SEVERITIES)
+        wanted["severity"] = arguments.choice("severity", severity, SEVERITIES)
     if message is not None:
-        wanted["message"] = _text("message", message, MAX_MESSAGE_CHARS)
+        wanted["message"] = arguments.text("message", message, MAX_MESSAGE_CHARS)
     if not wanted:
         raise InvalidArgument(
             "Nothing to change: pass status, severity or message.",
@@ -463,12 +421,14 @@ def list_findings(
     max_chars: int | None = 80_000,
 ) -> FindingsPage:
     """The review's findings in diff order, filtered and paged (``next_offset``)."""
-    wanted_status = _choice("status", status, STATUS_FILTERS)
+    wanted_status = arguments.choice("status", status, STATUS_FILTERS)
     severities: tuple[str, ...] = SEVERITIES
     if severity is not None:
         if not isinstance(severity, str):
             raise InvalidArgument(f"severity must be text, got {severity!r}.")
-        named = tuple(_choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip())
+        named = tuple(
+            arguments.choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
+        )
         severities = named or SEVERITIES  # blank ("", " ", ","): unset, as file_pattern
     query = None
     if file_pattern is not None and str(file_pattern).strip():
