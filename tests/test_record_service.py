@@ -173,15 +173,15 @@ def test_get_chunk_and_get_file_diff_record_seen(repo: Path) -> None:
 
 def test_seen_is_recorded_after_a_reload_with_other_options(repo: Path, tmp_path: Path) -> None:
     diff = str(write_diff(repo, tmp_path / "x.diff", "main", "feature"))
-    diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=10))
-    diff_tools.get_chunk(diff, 1)  # the first part of src/a.py
-    assert core.review_status(diff).totals.seen == 1
+    small = diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=10)).file_path
+    diff_tools.get_chunk(small, 1)  # the first part of src/a.py
+    assert core.review_status(small).totals.seen == 1
     # Loaded again with larger chunks: chunk 1 now holds other files, whole.
-    diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=4000))
-    files = core.review_status(diff).chunks[0].files
+    large = diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=4000)).file_path
+    files = core.review_status(large).chunks[0].files
     assert len(files) > 1
-    diff_tools.get_chunk(diff, 1)
-    assert {p: s for p, s in _states(diff).items() if p in files} == dict.fromkeys(files, "seen")
+    diff_tools.get_chunk(large, 1)
+    assert {p: s for p, s in _states(large).items() if p in files} == dict.fromkeys(files, "seen")
 
 
 # --------------------------------------------------------------------------
@@ -489,7 +489,7 @@ def test_a_chunk_of_thousands_of_files_is_shortened_in_review_status(tmp_path: P
     first = status["chunks"][0]
     assert "\x01" in first["files"][0] and len(status["chunks"]) == 1
     assert first["files_total"] > len(first["files"]) > 50
-    assert len(json.dumps(first, ensure_ascii=False)) <= room
+    assert len(json.dumps(first, ensure_ascii=False, separators=(",", ":"))) <= room
     whole = core.review_status(path, max_chars=None).to_dict()  # the CLI's: every file
     assert len(whole["chunks"][0]["files"]) == first["files_total"]
     assert "files_total" not in whole["chunks"][0]
