@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench-startup: $(STAMP)
 
 bench-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_export
+
+# The same exports from a real record: a diff file loaded, 2,000 findings written with
+# add_finding, then list_findings, review_status and export_review in each format.
+bench-record-export: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_record_export
 
 # A second review after a small amend of a large reviewed branch (a release range of a local
 # mirror of a real project): every chunk again, the chunks not reviewed, or since_review.

@@ -11,6 +11,7 @@ import pytest
 
 from diffchunk.review.export import render
 from diffchunk.review.export.html import CSP
+from diffchunk.review.export.html_diff import DiffRows
 from tests.support import chromium
 from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review
 
@@ -140,6 +141,37 @@ def test_control_characters_are_shown_not_dropped() -> None:
     page = render(b.document(), "html", b.diffs())
     assert "<tr class=d><td>1<td><td>-a\u240d" in page
     assert "<tr class=a><td><td>1<td>+b\u2407\tc\u240d" in page
+
+
+def test_rows_of_odd_hunks_number_what_they_can_and_drop_nothing() -> None:
+    text = (
+        "diff --git a/x b/x\n--- a/x\n+++ b/x\n"
+        "@@ -1,3 +1,3 @@ f()\n a\n-b\n+B\n\\ No newline at end of file\n"  # a note inside
+        "@@ -10,4 +10,4 @@\n ten\n"  # cut short by hand: the next header follows
+        "@@ -20 +20,2 @@\n twenty\n+added\n"
+        "@@@ -1,2 -1,2 +1,2 @@@\n  c\n -d\n+ e\n"  # combined: shown, not numbered
+    )
+    rows = DiffRows({21: [(7, "<tr class=f id=finding-7>")]}, {})
+    out: list[str] = []
+    rows.render(text, out)
+    assert out == [
+        "<tr class=h><td><td><td>@@ -1,3 +1,3 @@ f()",
+        "<tr class=c><td>1<td>1<td> a",
+        "<tr class=d><td>2<td><td>-b",
+        "<tr class=a><td><td>2<td>+B",
+        "<tr class=e><td><td><td>\\ No newline at end of file",
+        "<tr class=h><td><td><td>@@ -10,4 +10,4 @@",
+        "<tr class=c><td>10<td>10<td> ten",
+        "<tr class=h><td><td><td>@@ -20 +20,2 @@",
+        "<tr class=c><td>20<td>20<td> twenty",
+        "<tr class=a><td><td>21<td>+added",
+        "<tr class=f id=finding-7>",
+        "<tr class=h><td><td><td>@@@ -1,2 -1,2 +1,2 @@@",
+        "<tr class=x><td><td><td>  c",
+        "<tr class=x><td><td><td> -d",
+        "<tr class=x><td><td><td>+ e",
+    ]
+    assert rows.placed == [7]
 
 
 class _Node:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,42 @@ def test_a_diff_file_in_the_installed_command(repo: Path, tmp_path: Path) -> Non
     assert status.returncode == 0, status.stderr
     assert status.stdout.startswith(f"Review #1: {diff} (sha256 ")
     assert "1 reviewed, 0 changed since reviewed, 1 seen, 2 unseen, 1 excluded" in status.stdout
+
+
+def test_text_that_is_not_utf8_is_kept_as_escapes(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A byte of a command line that is not UTF-8 (Latin-1 é): Python holds it as the
+    # surrogate \udce9, which SQLite cannot store; the command failed with exit 3.
+    diff = write_diff(repo, tmp_path / "change.diff", "main", "feature")
+    latin1 = os.fsdecode(b"caf\xe9")
+    added = run_cli("finding", "add", str(diff), "--file", "src/a.py", "--message", latin1)
+    assert added.returncode == 0, added.stderr
+    (finding,) = cli_json("finding", "list", str(diff))["findings"]
+    assert finding["message"] == "caf\\xe9"
+    # The MCP tool: JSON allows a lone surrogate ("\ud800", which the SDK's own client
+    # cannot send), the tool function is called as the server calls it.
+    from diffchunk.server.record_tools import add_finding, update_finding
+
+    answer = json.loads(add_finding(str(diff), "src/a.py", "bad \ud800 text", 10))
+    update_finding(str(diff), answer["id"], message="still \ud800 bad")
+    messages = [f["message"] for f in cli_json("finding", "list", str(diff))["findings"]]
+    assert messages == ["caf\\xe9", "still \\ud800 bad"]
+
+
+def test_resolving_several_findings_changes_all_or_none(repo: Path, tmp_path: Path) -> None:
+    diff = str(write_diff(repo, tmp_path / "change.diff", "main", "feature"))
+    for line in (10, 40):
+        cli("finding", "add", diff, "--file", "src/a.py", "--line", str(line), "--message", "m")
+    refused = cli("finding", "dismiss", "1", "99", "2")
+    assert refused.exit_code == 1
+    assert "has no finding 99; no finding was changed" in refused.output
+    statuses = [
+        f["status"] for f in cli_json("finding", "list", diff, "--status", "all")["findings"]
+    ]
+    assert statuses == ["open", "open"]  # finding 1 was dismissed before the bad id
+    assert cli("finding", "resolve", "1", "2").exit_code == 0
+    statuses = [
+        f["status"] for f in cli_json("finding", "list", diff, "--status", "all")["findings"]
+    ]
+    assert statuses == ["resolved", "resolved"]

@@ -13,9 +13,12 @@ from recordkit import numbered
 
 import diffchunk
 from diffchunk.git.repo import discover
+from diffchunk.review import diff_tools
 from diffchunk.review import push_hook as hook
 from diffchunk.review import record as core
+from diffchunk.review.exporting import export_review
 from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.record import pushed
 
 PROJECT = Path(diffchunk.__file__).resolve().parents[1]
 
@@ -166,3 +169,26 @@ def test_bad_settings_are_explained(work: Path, env: dict[str, str]) -> None:
     git(work, env, "config", "diffchunk.requireReviewed", "perhaps")
     stopped = push(work, env)
     assert stopped.returncode == 1 and "not true or false" in stopped.stderr
+
+
+def test_the_review_of_the_pushed_head_is_found_after_any_call_on_an_earlier_load(
+    work: Path, env: dict[str, str]
+) -> None:
+    first = load_git_diff(str(work), "main..feature")
+    head = commit(work, env, {"b.py": numbered("b", 40, {20: "b twenty!"})})
+    second = load_git_diff(str(work), "main..feature")
+    earlier = first.file_path
+    # Every tool, called with the path of the first load: each works on that revision.
+    core.review_status(earlier)
+    core.list_findings(earlier)
+    core.export_document(earlier)
+    export_review(earlier, "github")
+    diff_tools.get_chunk(earlier, 1)
+    diff_tools.get_file_diff(earlier, "a.py")
+    core.mark_reviewed(earlier, file_pattern="a.py")
+    core.add_finding(earlier, "a.py", "Five in words", line=5)
+    found = pushed.push_report(discover(str(work)), second.file_path, head, pushed.RecordSettings())
+    assert [(review.id, revision.head) for review, revision in found.reviews] == [(1, head)]
+    assert found.open_findings["major"] == 1
+    done = push(work, env)
+    assert done.returncode == 0 and "review #1: main..feature" in done.stderr

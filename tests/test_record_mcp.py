@@ -13,6 +13,8 @@ from mcp import types
 from mcpkit import Caller, serve
 from recordkit import feature_repo, numbered, write_diff
 
+from diffchunk.review import record as core
+
 RECORD_TOOLS = {"mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status"}
 
 
@@ -202,3 +204,57 @@ def test_a_diff_file_and_allowed_roots(repo: Path, tmp_path: Path) -> None:
     assert out["mark"]["totals"]["reviewed"] == 4
     assert "outside the allowed roots" in out["outside"]
     assert os.path.exists(tmp_path / "state" / "reviews.sqlite3")
+
+
+def test_answers_about_long_findings_stay_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))  # the server's record
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    count = 100_000
+    diff = tmp_path / "big.diff"
+    diff.write_text(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{count} @@\n"
+        + "".join(f"+line {i}\n" for i in range(1, count + 1))
+    )
+    path = str(diff)
+    sizes: dict[str, int] = {}
+    answers: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        for name, args in (
+            ("whole", {"line": 1, "end_line": count, "message": "The whole file is wrong"}),
+            ("suggested", {"line": 5, "message": "Five", "suggestion": "five\n" * 39_000}),
+        ):
+            result = await c.raw(
+                "add_finding", absolute_file_path=path, file_path="big.txt", **args
+            )
+            block = result.content[0]
+            assert isinstance(block, types.TextContent) and not result.is_error, block
+            sizes[name] = len(block.text)
+            answers[name] = json.loads(block.text)
+        listed = await c.raw("list_findings", absolute_file_path=path)
+        block = listed.content[0]
+        assert isinstance(block, types.TextContent)
+        sizes["list"] = len(block.text)
+        answers["list"] = json.loads(block.text)
+
+    serve(tmp_path, script)
+    assert max(sizes.values()) < 20_000, sizes  # 1.19 MB answers before
+    whole = answers["whole"]
+    text = "".join(f"line {i}\n" for i in range(1, count + 1))
+    assert whole["lines_cut"] == {"lines": count, "characters": len(text)}
+    assert whole["lines"].startswith("line 1\nline 2\n")
+    assert whole["lines"].endswith("line 99999\nline 100000\n")
+    assert f"{count:,} lines" in whole["lines"]
+    listed = answers["list"]
+    assert listed["total"] == 2 and len(listed["findings"]) == 2  # both on the first page
+    suggested = next(f for f in listed["findings"] if f["message"] == "Five")
+    assert suggested["suggestion_cut"]["lines"] == 39_000
+    # The record and the exports keep every line.
+    document = core.export_document(path).to_dict()
+    kept = {f["message"]: f for f in document["findings"]}
+    assert kept["The whole file is wrong"]["lines"] == text
+    assert kept["Five"]["suggestion"] == "five\n" * 39_000
+    assert "lines_cut" not in kept["Five"]

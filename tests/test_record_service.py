@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import commit, git
+from gitrepo import commit, git, init_repo
 from recordkit import feature_repo, numbered, write_diff
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
+from diffchunk.review.exporting import export_review
 from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.record import hunk_lines
 from diffchunk.review.views import is_view_path, read_view
 
 
@@ -176,6 +180,19 @@ def test_get_chunk_and_get_file_diff_record_seen(repo: Path) -> None:
     assert status.totals.seen >= 1
 
 
+def test_seen_is_recorded_after_a_reload_with_other_options(repo: Path, tmp_path: Path) -> None:
+    diff = str(write_diff(repo, tmp_path / "x.diff", "main", "feature"))
+    small = diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=10)).file_path
+    diff_tools.get_chunk(small, 1)  # the first part of src/a.py
+    assert core.review_status(small).totals.seen == 1
+    # Loaded again with larger chunks: chunk 1 now holds other files, whole.
+    large = diff_tools.load_diff(diff, LoadOptions(max_chunk_lines=4000)).file_path
+    files = core.review_status(large).chunks[0].files
+    assert len(files) > 1
+    diff_tools.get_chunk(large, 1)
+    assert {p: s for p, s in _states(large).items() if p in files} == dict.fromkeys(files, "seen")
+
+
 # --------------------------------------------------------------------------
 # Identity
 # --------------------------------------------------------------------------
@@ -269,6 +286,9 @@ def test_update_list_and_page_findings(repo: Path) -> None:
     assert core.list_findings(path, status="all").total == 5
     assert [f.id for f in core.list_findings(path, status="resolved").findings] == [ids[0]]
     assert core.list_findings(path, severity="minor,major").total == 3
+    for blank in ("", " ", ",", " , "):  # no severity named: unset, as file_pattern
+        assert core.list_findings(path, severity=blank).total == 3, repr(blank)
+    assert core.list_findings(path, file_pattern="").total == 3
     assert core.list_findings(path, file_pattern="src/a.py").total == 1
     first = core.list_findings(path, status="all", limit=2)
     assert len(first.findings) == 2 and first.next_offset == 2
@@ -420,3 +440,91 @@ def test_export_document_of_a_diff_file(repo: Path, tmp_path: Path) -> None:
     assert doc["review"]["source"] == {"kind": "file", "diff_file": str(diff), "sha256": sha}
     assert doc["review"]["revision"]["base"] is None and doc["review"]["revision"]["head"] is None
     assert doc["review"]["revision"]["sha256"] == sha
+
+
+def test_findings_in_one_long_hunk_number_its_lines_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count = 5000
+    diff = tmp_path / "big.diff"
+    diff.write_text(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{count} @@\n"
+        + "".join(f"+line {i}\n" for i in range(1, count + 1))
+    )
+    path = str(diff)
+    diff_tools.load_diff(path, LoadOptions(max_chunk_lines=1000))  # the file in parts
+    numbered: list[int] = []
+    real = hunk_lines.number_lines
+
+    def counting(*args: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, int]]:
+        for item in real(*args, **kwargs):
+            numbered.append(item[2])
+            yield item
+
+    monkeypatch.setattr(hunk_lines, "number_lines", counting)
+    first = core.add_finding(path, "big.txt", "Early", line=10, end_line=11)
+    assert first.finding.lines == "line 10\nline 11\n" and first.finding.chunk == 1
+    assert len(numbered) <= 11 + 3  # read as far as the lines and their context
+    for k in range(100):
+        core.add_finding(path, "big.txt", f"At {count - 49 * k}", line=count - 49 * k)
+    core.list_findings(path, limit=10)
+    core.review_status(path)
+    core.export_document(path)
+    export_review(path, "html")
+    assert sorted(numbered) == list(range(1, count + 1))  # each line numbered once
+    for finding in core.list_findings(path, status="all").findings:
+        assert finding.chunk is not None
+        assert f"+line {finding.line}\n" in diff_tools.get_chunk(path, finding.chunk)
+
+
+def test_a_chunk_of_thousands_of_files_is_shortened_in_review_status(tmp_path: Path) -> None:
+    # Mode changes are three-line sections, and names of control characters (as git
+    # quotes them: \001) are six characters each in JSON: a chunk's file list alone
+    # can be larger than a response.
+    name = "\\001" * 30
+    diff = tmp_path / "modes.diff"
+    diff.write_text(
+        "".join(
+            f'diff --git "a/{name}{i:05d}.sh" "b/{name}{i:05d}.sh"\nold mode 100644\n'
+            "new mode 100755\n"
+            for i in range(3000)
+        )
+    )
+    path = str(diff)
+    diff_tools.load_diff(path, LoadOptions(max_chunk_lines=5000))
+    room = 20_000  # a response of 5,000 tokens: one chunk's file list is twice as large
+    status = core.review_status(path, max_chars=room).to_dict()
+    first = status["chunks"][0]
+    assert "\x01" in first["files"][0] and len(status["chunks"]) == 1
+    assert first["files_total"] > len(first["files"]) > 50
+    assert len(json.dumps(first, ensure_ascii=False, separators=(",", ":"))) <= room
+    whole = core.review_status(path, max_chars=None).to_dict()  # the CLI's: every file
+    assert len(whole["chunks"][0]["files"]) == first["files_total"]
+    assert "files_total" not in whole["chunks"][0]
+
+
+def test_a_path_as_listed_selects_that_file_alone(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "readmes")
+    files = {"README.md": "r\n", "docs/README.md": "d\n", "pkg/readme.md": "p\n"}
+    commit(repo, files, "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {name: text * 2 for name, text in files.items()}, "feature")
+    path = _load(repo)
+    assert core.mark_reviewed(path, file_pattern="README.md").marked == ("README.md",)
+    assert core.mark_reviewed(path, file_pattern="docs/readme.md").marked == ("docs/README.md",)
+    assert core.mark_reviewed(path, file_pattern="*.md", reviewed=False).marked == tuple(
+        sorted(files)
+    )
+    assert core.mark_reviewed(path, file_pattern="*/readme.md").marked == (
+        "docs/README.md",
+        "pkg/readme.md",
+    )
+    for name in files:
+        core.add_finding(path, name, f"On {name}")
+    listed = core.list_findings(path, file_pattern="README.md").findings
+    assert [f.file_path for f in listed] == ["README.md"]
+    assert len(core.list_findings(path, file_pattern="readme.md, docs/*").findings) == 3  # globs
+    assert [f.file_path for f in core.list_findings(path, file_pattern="docs/*").findings] == [
+        "docs/README.md"
+    ]

@@ -5,8 +5,11 @@ diff tools keep working."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +19,16 @@ from diffchunk.errors import RecordUnavailable
 from diffchunk.paths import state_dir
 from diffchunk.review import diff_tools
 from diffchunk.review import record as core
+from diffchunk.review.exporting import export_review
+from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.record.migrations import MIGRATIONS
-from diffchunk.review.record.store import DB_NAME, RecordStore, applied_migrations, default_path
+from diffchunk.review.record.store import (
+    DB_NAME,
+    RecordStore,
+    applied_migrations,
+    default_path,
+    unavailable,
+)
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -257,3 +268,109 @@ def test_lock_held_past_the_timeout(diff: Path, tmp_path: Path) -> None:
         released.join()
     finally:
         holder.close()
+
+
+def test_reads_take_no_lock_and_wait_for_no_writer(diff: Path, tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    record = RecordStore(str(path), wait=0.3)
+    core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing
+    try:
+        assert core.review_status(str(diff), record=record).findings.open_total == 1
+        assert core.list_findings(str(diff), record=record).total == 1
+        assert core.export_document(str(diff), record=record).findings[0].message == "Ten"
+        exported = export_review(str(diff), "json", record=record)
+        assert exported.findings == 1
+        # A writer still waits for the lock, and says that nothing was recorded.
+        with pytest.raises(RecordUnavailable, match=r"locked.*nothing was recorded"):
+            core.mark_reviewed(str(diff), chunk_number=1, record=record)
+    finally:
+        holder.close()
+
+
+def test_a_read_that_fails_does_not_speak_of_recording(diff: Path, tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    path.write_bytes(b"this is not an SQLite database\n" * 200)
+    record = RecordStore(str(path), wait=0.3)
+    for read in (
+        lambda: core.review_status(str(diff), record=record),
+        lambda: core.list_findings(str(diff), record=record),
+        lambda: export_review(str(diff), "markdown", record=record),
+    ):
+        with pytest.raises(RecordUnavailable) as caught:
+            read()
+        assert "damaged" in str(caught.value) and "recorded" not in str(caught.value)
+    with pytest.raises(RecordUnavailable, match=r"damaged.*nothing was recorded"):
+        core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
+
+
+def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
+    """Another process's write: the record's write lock held for ``seconds``."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        holder = sqlite3.connect(path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            taken.set()
+            time.sleep(seconds)
+            holder.execute("ROLLBACK")
+        finally:
+            holder.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert taken.wait(10)
+    return thread
+
+
+def test_what_the_diff_tools_record_waits_little_for_the_lock(
+    diff: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
+    repo = tmp_path / "repo"
+    assert core.review_status(str(diff)).totals.seen == 0  # the record exists
+    # A writer holds the lock for 2 s: the diff tools answer without waiting for it
+    # (a full write would wait, then succeed); what they record is skipped and logged.
+    holder = _hold_write_lock(state / DB_NAME, 2.0)
+    try:
+        assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
+        loaded = load_git_diff(str(repo), "main..feature")
+    finally:
+        holder.join()
+    assert "Not recorded as seen" in caplog.text
+    assert "was not recorded in the review record" in caplog.text
+    assert core.review_status(str(diff)).totals.seen == 0
+    assert core.review_status(loaded.file_path).review.source.kind == "file"  # no handle
+    # Once the lock is free, the same call records what it returned.
+    diff_tools.get_chunk(str(diff), 1)
+    assert core.review_status(str(diff)).totals.seen > 0
+
+
+def test_following_the_damaged_file_advice_keeps_what_the_log_holds(
+    diff: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / DB_NAME
+    record = RecordStore(str(path))
+    for i in range(5):
+        core.add_finding(str(diff), "src/a.py", f"kept {i}", line=10, record=record)
+    # The acknowledged writes are still in the write-ahead log, not in the file.
+    alone = tmp_path / "alone.sqlite3"
+    shutil.copyfile(path, alone)
+    assert sqlite3.connect(alone).execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+    advice = unavailable(str(path), sqlite3.DatabaseError("file is not a database")).suggestion
+    assert advice is not None and "-wal" in advice
+    command = advice.split("starts a new record: ", 1)[1]
+    subprocess.run(["sh", "-c", command], check=True)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(DB_NAME)) == [
+        f"{DB_NAME}.damaged",
+        f"{DB_NAME}.damaged-shm",
+        f"{DB_NAME}.damaged-wal",
+    ]
+    moved = sqlite3.connect(tmp_path / f"{DB_NAME}.damaged")
+    assert moved.execute("SELECT count(*) FROM findings").fetchone() == (5,)
+    moved.close()
+    # diffchunk starts a new record where the old one was.
+    assert core.list_findings(str(diff), record=record).total == 0

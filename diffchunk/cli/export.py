@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
+from ..review.export import FORMATS
 from .params import SafePath
 from .targets import TARGET_PARAMETERS, load_target, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-FORMATS = ("markdown", "html", "sarif", "rdjson", "github", "json")
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)

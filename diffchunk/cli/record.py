@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 import click
 
+from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
 from .targets import TARGET_PARAMETERS, load_target, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-SEVERITIES = ("blocker", "major", "minor", "nit", "question")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -278,9 +278,10 @@ def _update(
     severity: str | None = None,
     message: str | None = None,
 ) -> None:
-    from ..review.record.findings import update_finding_by_id
+    from ..review.record.findings import update_findings_by_id
 
-    updated = [update_finding_by_id(i, status, severity, message).to_dict() for i in ids]
+    # All or none: a bad id among them changes nothing.
+    updated = [f.to_dict() for f in update_findings_by_id(ids, status, severity, message)]
     if as_json:
         echo_json(updated)
         return

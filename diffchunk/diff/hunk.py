@@ -21,9 +21,9 @@ Combined hunks (``@@@``) have their own grammar, read in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, overload
+from typing import Any, AnyStr, NamedTuple, overload
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffData
@@ -32,10 +32,12 @@ from diffchunk.diff.frozen import fast_constructor
 __all__ = [
     "Hunk",
     "HunkHeader",
+    "HunkRange",
     "LazyHunks",
     "format_hunk_header",
     "header_tail",
     "new_hunk",
+    "number_lines",
     "read_hunk_header",
     "read_start_line",
     "section_text",
@@ -61,6 +63,42 @@ class Hunk:
     section: str = ""  # function context after the closing ``@@`` (may be "")
     # For combined diffs, the old ranges of every parent; empty for two-way hunks.
     parents: tuple[tuple[int, int], ...] = ()
+
+
+class HunkRange(NamedTuple):
+    """A hunk's line ranges on each side, as its header gives them (a count may be 0):
+    what the review record keeps of a hunk, and what its export document lists.
+
+    A tuple, not a dataclass: a large review has tens of thousands of them.
+    """
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+    def span(self, side: str) -> tuple[int, int] | None:
+        """``(first, last)`` line numbers on ``side`` (``new`` or ``old``); None when the
+        hunk has no lines there."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return (start, start + count - 1) if count > 0 else None
+
+    def holds(self, side: str, first: int, last: int) -> bool:
+        """Whether lines ``first``..``last`` of ``side`` all lie in this hunk."""
+        start, count = (
+            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
+        )
+        return start <= first and last <= start + count - 1
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "old_start": self.old_start,
+            "old_count": self.old_count,
+            "new_start": self.new_start,
+            "new_count": self.new_count,
+        }
 
 
 #: ``Hunk(...)`` at half the cost (see :mod:`diffchunk.diff.frozen`).
@@ -117,6 +155,90 @@ def section_text(data: DiffData | bytearray, header: HunkHeader) -> str:
     """The function context of a two-way header, stripped ("" when none)."""
     raw = data[header.tail : header.line_end].strip()
     return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+# What the first column of a two-way hunk's body line says (see number_lines).
+_BOTH, _ADDED, _REMOVED, _NOTE, _OTHER = range(5)
+_KINDS: dict[Any, int] = {
+    **{" ": _BOTH, "": _BOTH, "\n": _BOTH, "+": _ADDED, "-": _REMOVED, "\\": _NOTE},
+    **{b" ": _BOTH, b"": _BOTH, b"\n": _BOTH, b"+": _ADDED, b"-": _REMOVED, b"\\": _NOTE},
+}
+
+
+def number_lines(
+    lines: Iterable[AnyStr],
+    old: int,
+    new: int,
+    *,
+    columns: int = 1,
+    old_count: int | None = None,
+    new_count: int | None = None,
+) -> Iterator[tuple[AnyStr, int, int]]:
+    """The lines of one hunk's body (``str`` or ``bytes``, line ends kept or not), each
+    with its line numbers: ``(line, old, new)``, a number being 0 on a side the line is
+    not on.  ``old`` and ``new`` are the header's starts.  The one numbering of a
+    body's lines: the review record and the HTML export read a hunk's lines through
+    it.
+
+    - Two-way hunk (``columns`` 1): ``+`` is on the new side only, ``-`` on the
+      old side only, a space (or nothing: an empty context line) on both, a
+      ``\\`` note ("No newline at end of file") on neither.  Any other line
+      ends the body (it is not the hunk's); so does using up the header's
+      counts, when ``old_count`` and ``new_count`` are given (the lines after
+      are the next header or file; a note right after the last line is left
+      to the caller).
+    - Combined hunk (``columns``: one per parent): a ``\\`` note is on neither
+      side; another line is on the new side unless one of its columns holds
+      ``-``, on the (first) old side unless one holds ``+``; every line is read.
+    """
+    if columns > 1:
+        yield from _number_combined(lines, old, new, columns)
+        return
+    counted = old_count is not None and new_count is not None
+    old_left = old_count or 0
+    new_left = new_count or 0
+    if counted and old_left <= 0 and new_left <= 0:
+        return
+    kind_of = _KINDS.get
+    for line in lines:
+        kind = kind_of(line[:1], _OTHER)
+        if kind == _BOTH:
+            yield line, old, new
+            old += 1
+            new += 1
+            old_left -= 1
+            new_left -= 1
+        elif kind == _ADDED:
+            yield line, 0, new
+            new += 1
+            new_left -= 1
+        elif kind == _REMOVED:
+            yield line, old, 0
+            old += 1
+            old_left -= 1
+        elif kind == _NOTE:
+            yield line, 0, 0
+            continue
+        else:
+            return
+        if old_left <= 0 and new_left <= 0 and counted:
+            return
+
+
+def _number_combined(
+    lines: Iterable[AnyStr], old: int, new: int, columns: int
+) -> Iterator[tuple[AnyStr, int, int]]:
+    """:func:`number_lines` of a combined hunk (see there)."""
+    for line in lines:
+        if _KINDS.get(line[:1]) == _NOTE:
+            yield line, 0, 0
+            continue
+        tags = line[:columns]
+        plus, minus = ("+", "-") if isinstance(line, str) else (b"+", b"-")
+        on_old, on_new = plus not in tags, minus not in tags
+        yield line, old if on_old else 0, new if on_new else 0
+        old += on_old
+        new += on_new
 
 
 def header_tail(data: DiffData, hunk: Hunk) -> bytes:

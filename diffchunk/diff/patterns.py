@@ -17,7 +17,7 @@ safe (see :mod:`diffchunk.diff.globs`).  Pattern lists are capped
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InvalidArgument
 from .globs import CompiledGlob, gitignore_glob
@@ -27,6 +27,7 @@ __all__ = [
     "MAX_PATTERNS_CHARS",
     "MAX_PATTERN_LENGTH",
     "PathPatterns",
+    "PathQuery",
     "split_patterns",
 ]
 
@@ -195,3 +196,42 @@ class PathPatterns:
                 if hit is not None:
                     return hit
         return None
+
+
+class PathQuery:
+    """A lookup of a diff's files as the tools take it: a path as listed, or globs.
+
+    :meth:`matches` is what ``find_chunks_for_files`` selects: a path the globs
+    of the comma-separated list match, or one that the whole query or one of its
+    items names as listed, case ignored (:meth:`PathPatterns.names`: a path
+    that reads otherwise as a glob, ``app/[id]/page.tsx``, a backslash escape).
+    :meth:`select` is what marks and filters take, in ``get_file_diff``'s order:
+    a query that is exactly one listed path selects that path alone (then the
+    same case ignored, then a renamed file's old path); any other query selects
+    what :meth:`matches` (``README.md`` is that file, ``*.md`` every one).
+    """
+
+    __slots__ = ("_globs", "_whole", "text")
+
+    def __init__(self, query: str, *, name: str = "pattern") -> None:
+        self.text = query.strip()
+        self._globs = PathPatterns(query, name=name)
+        self._whole = PathPatterns([self.text], name=name)
+
+    def matches(self, path: str) -> bool:
+        return self._globs.matches(path) or self._globs.names(path) or self._whole.names(path)
+
+    def select(
+        self, paths: Iterable[str], renamed_from: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """The paths of ``paths`` (in their order) the query selects (see the class doc);
+        ``renamed_from`` maps a renamed file's old path to its path."""
+        listed = list(paths)
+        if self.text in listed:
+            return [self.text]
+        folded = [p for p in listed if p.lower() == self.text.lower()]
+        if folded:
+            return folded
+        if renamed_from and self.text in renamed_from:
+            return [renamed_from[self.text]]
+        return [p for p in listed if self.matches(p)]

@@ -54,10 +54,11 @@ def export_review(
     """The review of the diff at ``absolute_file_path`` as ``format``."""
     fmt = normalize_format(format)
     wanted = _status(status)
-    document = export_document(absolute_file_path, store=store, record=record).to_dict()
+    exported = export_document(absolute_file_path, store=store, record=record)
+    document = exported.to_dict()
     if wanted == "open":
         document["findings"] = [f for f in document["findings"] if f["status"] == "open"]
-    diffs = _diffs(absolute_file_path, store) if fmt == "html" else None
+    diffs = _diffs(exported.diff_path, store) if fmt == "html" else None
     text = render(document, fmt, diffs)
     return Exported(text, fmt, wanted, len(document["findings"]))
 

@@ -25,7 +25,7 @@ from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, s
 from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
 from .file_details import file_detail, part_counts, part_text
 from .loading import excluded_file, session
-from .paging import check_page
+from .paging import check_page, fill_page
 from .results import ChunkEntry, ChunkListing, ExcludedFile
 from .sessions import Session, SessionStore
 from .symbols import FileSymbols, for_part, merged
@@ -275,19 +275,10 @@ def _page(
     listing: _Listing, offset: int, end: int, used: int, budget: int
 ) -> tuple[list[ChunkEntry], int]:
     """The entries from ``offset`` that fit in ``budget`` characters (``used`` taken by
-    the rest of the page), and the index after the last one."""
-    page: list[ChunkEntry] = []
-    stop = offset
-    while stop < end:
-        entry, size = listing.sized_entry(stop)
-        if page and used + size + 1 > budget:
-            break
-        if not page and used + size + 1 > budget:
-            entry, size = _shortened_entry(entry, size, budget - used - 1)
-        page.append(entry)
-        used += size + 1
-        stop += 1
-    return page, stop
+    the rest of the page, entries in compact JSON), and the index after the last one."""
+    return fill_page(
+        listing.sized_entry, offset, end, budget, used=used, shorten=_shortened_entry, separator=1
+    )
 
 
 def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ...], int | None]:

@@ -1,8 +1,25 @@
-"""Pages of a listing: the ``offset``/``limit`` a paged tool takes, checked once."""
+"""Pages of a listing: the ``offset``/``limit`` a paged tool takes, checked once, and
+the one way a page is filled to fit a response.
+
+:func:`fill_page` is what ``list_chunks``, ``review_status`` and
+``list_findings`` page with: entries in order while their JSON text fits the
+budget, and always at least one entry, shortened by the listing's own
+``shorten`` when it alone is larger than a response (a chunk of thousands of
+files; a finding's long texts), so no page is ever empty and none unbounded.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from ..errors import InvalidArgument
+
+T = TypeVar("T")
+
+# What a page costs per entry besides the entry's own JSON text (``, ``; 1 in
+# compact JSON).
+SEPARATOR_CHARS = 2
 
 
 def check_page(offset: object, limit: object, total: int, what: str) -> None:
@@ -22,3 +39,37 @@ def check_page(offset: object, limit: object, total: int, what: str) -> None:
             f"limit must be a positive integer, got {limit!r}.",
             suggestion=f"Leave it unset to get as many {what} as fit in one response.",
         )
+
+
+def fill_page(
+    sized: Callable[[int], tuple[T, int]],
+    start: int,
+    end: int,
+    budget: int | None,
+    *,
+    used: int = 0,
+    shorten: Callable[[T, int, int], tuple[T, int]] | None = None,
+    separator: int = SEPARATOR_CHARS,
+) -> tuple[list[T], int]:
+    """The entries ``start..end-1`` that fit in ``budget`` characters, and where the page
+    stopped (the next page's offset; ``end`` when all fit).
+
+    ``sized(i)`` gives entry ``i`` and the length of its JSON text; ``used``
+    characters of the budget are taken already (the rest of the response), and
+    each entry costs ``separator`` characters more.  The first entry is always
+    taken: shortened by ``shorten(entry, size, room)`` when it alone exceeds the
+    room left.  ``budget`` None: every entry.
+    """
+    page: list[T] = []
+    stop = start
+    while stop < end:
+        entry, size = sized(stop)
+        if budget is not None and used + size + separator > budget:
+            if page:
+                break
+            if shorten is not None:
+                entry, size = shorten(entry, size, budget - used - separator)
+        page.append(entry)
+        used += size + separator
+        stop += 1
+    return page, stop

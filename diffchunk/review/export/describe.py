@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 
+from ...diff.paths import encode_path
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, Source
 
 #: Fence info strings by file extension (the names GitHub's highlighter knows).
@@ -48,6 +49,24 @@ _LANGUAGES = {
     "svelte": "svelte",
 }
 _NAMES = {"Makefile": "makefile", "Dockerfile": "dockerfile", "CMakeLists.txt": "cmake"}
+
+
+def real_name(path: str) -> bytes:
+    """The file's name as it is in the repository: a path of the document is shown as
+    the diff tools show it (a backslash doubled, a byte that is not UTF-8 as ``\\ooo``,
+    see :func:`diffchunk.diff.paths.decode_path`)."""
+    return encode_path(path)
+
+
+def text_name(path: str) -> str | None:
+    """The file's real name as text, for the formats other tools match against their
+    files (``a\\b.txt`` is the name ``a\b.txt``); None when the name is not UTF-8: such a
+    name cannot be written in JSON, and a tool given its escaped form would look for
+    another file."""
+    try:
+        return real_name(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def language(path: str) -> str:
@@ -141,15 +160,24 @@ def lines_text(finding: ExportFinding) -> str:
 
 
 def status_note(finding: ExportFinding) -> str:
-    """What a reader must know about a finding that is not open (``""`` when open)."""
+    """What a reader must know about a finding that is not open, or whose lines are not
+    those of the exported revision (``""`` for an open finding on its lines)."""
     if finding.status == "outdated":
         note = "outdated: its lines changed after it was written; the lines shown are as they were"
         if finding.anchor_head:
             note += f" at commit {finding.anchor_head[:12]}"
         return note
-    if finding.status in ("resolved", "dismissed"):
-        return finding.status
-    return ""
+    notes = [finding.status] if finding.status in ("resolved", "dismissed") else []
+    if not finding.current and finding.line is not None:
+        notes.append(f"another revision: {elsewhere_text(finding)}")
+    return "; ".join(notes)
+
+
+def elsewhere_text(finding: ExportFinding) -> str:
+    """Where the lines of a finding anchored in another revision than the exported one
+    are: ``new line 30 at commit 1a2b3c4d5e6f, not as numbered in this export``."""
+    at = f"at commit {finding.anchor_head[:12]}" if finding.anchor_head else "of another diff"
+    return f"{lines_text(finding)} {at}, not as numbered in this export"
 
 
 def replacement(suggestion: str) -> str:

@@ -52,13 +52,17 @@ Top level:
   the reviewer), ``suggestion`` (null, or the text replacing the new-side lines
   ``line``..``end_line``), ``lines`` (the text of those lines when the finding
   was made), ``chunk`` (the chunk of the current load holding the first line;
-  null for a whole-file finding or an excluded file), ``created_at`` and
+  null for a whole-file finding, an excluded file, or lines of another revision), ``created_at`` and
   ``updated_at``.  A finding may name a file that is no longer in ``files``
   (an outdated finding on a file the diff stopped changing).  Added within
   version 1: ``anchor`` (may be absent or null), ``{"revision_id", "base",
   "head"}`` of the revision whose lines ``line``..``end_line`` number: the
   revision the finding was made on, or the later one a load found its lines
-  in; for an ``outdated`` finding, the last revision that had its lines.
+  in; for an ``outdated`` finding, the last revision that had its lines.  A
+  finding whose anchor is another revision than ``review.revision`` (an export
+  of an earlier load, or a finding not found again yet) has lines that are not
+  those of this revision's diff: the formats never place it on this diff's
+  lines (see :attr:`ExportFinding.on_lines`), and its ``chunk`` is null.
 
 :func:`load_document` checks a document and gives it typed
 (:class:`ReviewExport`); each error says what is wrong and what to do.
@@ -68,17 +72,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from ...diff.hunk import HunkRange
 from ...errors import ExportDocumentError
+from ..record import model as record_model
 
 FORMAT = "diffchunk-review"
 FORMAT_VERSION = 1
 
-SEVERITIES = ("blocker", "major", "minor", "nit", "question")
-SIDES = ("new", "old")
-FINDING_STATUSES = ("open", "resolved", "dismissed", "outdated")
-FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
+# The record's words: a document holds what the record holds.
+SEVERITIES = record_model.SEVERITIES
+SIDES = record_model.SIDES
+FINDING_STATUSES = record_model.ALL_STATUSES
+FILE_STATES = record_model.FILE_STATES
 FILE_STATUSES = ("added", "deleted", "modified", "renamed", "copied", "mode", "binary")
 SOURCE_KINDS = ("git", "file")
 
@@ -105,25 +112,6 @@ class Revision:
     head: str | None
     sha256: str | None
     loaded_at: str | None
-
-
-class HunkRange(NamedTuple):
-    """The line ranges of one ``@@`` hunk on each side (a count may be 0).
-
-    A tuple, not a dataclass: a large review has tens of thousands of them.
-    """
-
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-
-    def holds(self, side: str, first: int, last: int) -> bool:
-        """Whether lines ``first``..``last`` of ``side`` all lie in this hunk."""
-        start, count = (
-            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
-        )
-        return start <= first and last <= start + count - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +148,23 @@ class ExportFinding:
     created_at: str | None
     updated_at: str | None
     anchor_head: str | None = None  # the commit whose lines line..end_line number
+    # Whether line..end_line number the lines of the revision exported: false for a
+    # finding anchored in another revision (its anchor's ``revision_id`` is not the
+    # document's ``review.revision.id``); true when either is not given.
+    current: bool = True
 
     @property
     def whole_file(self) -> bool:
         return self.line is None
+
+    @property
+    def on_lines(self) -> bool:
+        """Whether the finding sits on lines of the exported revision's diff: it has
+        lines, they are numbered in that revision, and they did not change since it
+        was written (not ``outdated``).  Only such findings are placed on lines (a
+        GitHub line comment, a SARIF region, a reviewdog range, a row of the HTML
+        diff); the others point at their file and say where their lines were."""
+        return self.line is not None and self.status != "outdated" and self.current
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,8 +261,9 @@ def load_document(document: object) -> ReviewExport:
         for i, f in enumerate(_list(doc, "files", "the document"))
     )
     by_path = {f.path: f for f in files}
+    revision = _revision(_mapping(review.get("revision"), "'review.revision'"))
     findings = tuple(
-        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]")
+        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision.id)
         for i, f in enumerate(_list(doc, "findings", "the document"))
     )
     return ReviewExport(
@@ -271,7 +273,7 @@ def load_document(document: object) -> ReviewExport:
         exported_at=_str(doc, "exported_at", "the document"),
         review_id=_opt_int(review, "id", "'review'"),
         source=_source(_mapping(review.get("source"), "'review.source'")),
-        revision=_revision(_mapping(review.get("revision"), "'review.revision'")),
+        revision=revision,
         coverage=_coverage(_mapping(doc.get("coverage"), "'coverage'")),
         summary=_summary(_mapping(doc.get("findings_summary"), "'findings_summary'")),
         files=files,
@@ -418,7 +420,7 @@ def _file(doc: Mapping[str, Any], index: int) -> ExportFile:
     )
 
 
-def _finding(doc: Mapping[str, Any], where: str) -> ExportFinding:
+def _finding(doc: Mapping[str, Any], where: str, revision_id: int | None) -> ExportFinding:
     side = _choice(doc, "side", where, SIDES)
     line = _opt_int(doc, "line", where, minimum=1)
     end_line = _opt_int(doc, "end_line", where, minimum=1)
@@ -429,6 +431,8 @@ def _finding(doc: Mapping[str, Any], where: str) -> ExportFinding:
             where, f"has line {line!r} and end_line {end_line!r}; both null, or line <= end_line"
         )
     suggestion = _opt_str(doc, "suggestion", where)
+    anchor = _anchor(doc, where)
+    anchored = None if anchor is None else _opt_int(anchor, "revision_id", f"{where}.anchor")
     if suggestion is not None and (side == "old" or line is None):
         raise _fail(where, "has a suggestion, which only new-side lines can carry")
     return ExportFinding(
@@ -445,14 +449,15 @@ def _finding(doc: Mapping[str, Any], where: str) -> ExportFinding:
         chunk=_opt_int(doc, "chunk", where),
         created_at=_opt_str(doc, "created_at", where),
         updated_at=_opt_str(doc, "updated_at", where),
-        anchor_head=_anchor_head(doc, where),
+        anchor_head=None if anchor is None else _opt_str(anchor, "head", f"{where}.anchor"),
+        current=anchored is None or revision_id is None or anchored == revision_id,
     )
 
 
-def _anchor_head(doc: Mapping[str, Any], where: str) -> str | None:
+def _anchor(doc: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
     anchor = doc.get("anchor")
     if anchor is None:
         return None
     if not isinstance(anchor, Mapping):
         raise _fail(where, f"needs 'anchor' as an object or null, not {anchor!r}")
-    return _opt_str(anchor, "head", f"{where}.anchor")
+    return anchor

@@ -8,7 +8,8 @@ request has:
   latest commit);
 - ``event``: ``COMMENT`` (the review neither approves nor requests changes);
 - ``comments``: one per open finding whose lines lie inside one hunk of its
-  file's diff: ``path``, ``line`` (the last line), ``side`` (``RIGHT`` for the
+  file's diff: ``path`` (the file's real name: ``a\\b.txt`` is shown
+  ``a\\\\b.txt`` by the diff tools), ``line`` (the last line), ``side`` (``RIGHT`` for the
   new side, ``LEFT`` for the old), and for several lines ``start_line`` and
   ``start_side``; the body is the severity, the message and the suggestion as
   a ```` ```suggestion ```` block;
@@ -62,15 +63,16 @@ def render_github(document: Mapping[str, Any]) -> str:
 def _comment(finding: ExportFinding, file: ExportFile | None) -> dict[str, Any] | None:
     """The line comment of an open finding inside one hunk; None when GitHub would refuse it."""
     first, last = finding.line, finding.end_line
-    if finding.status != "open" or first is None or last is None:
+    if finding.status != "open" or not finding.on_lines or first is None or last is None:
         return None
     if file is None or file.binary or not file.holds(finding.side, first, last):
         return None
+    path = describe.text_name(file.path)
     body = comment_body(finding)
-    if len(body) > MAX_BODY:
+    if path is None or len(body) > MAX_BODY:
         return None
     side = SIDES[finding.side]
-    comment: dict[str, Any] = {"path": file.path, "line": last, "side": side}
+    comment: dict[str, Any] = {"path": path, "line": last, "side": side}
     if first < last:
         comment["start_line"] = first
         comment["start_side"] = side

@@ -16,8 +16,9 @@ shown as written, not rendered as Markdown.
 ``diffs`` maps a file's path to its raw diff text (as ``get_file_diff`` serves
 it).  Without it, or for a file it lacks, each finding shows the lines it
 points at from the record instead.  A finding that cannot sit under a line of
-the shown diff (whole-file, outdated, on a binary file, a line the diff lacks)
-is shown at the top of its file, never left out.
+the shown diff (whole-file, outdated, numbered in another revision than the one
+exported, on a binary file, a line the diff lacks) is shown at the top of its
+file, never left out.
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def _file_section(
     rows: list[str] | None = None
     placed: set[int] = set()
     if diff_text:
-        on_lines = [f for f in findings if f.line is not None and f.status != "outdated"]
+        on_lines = [f for f in findings if f.on_lines]
         usable = on_lines if file is not None and not file.binary else []
         rows, placed = _diff_rows(diff_text, usable, file)
     loose = [f for f in findings if f.id not in placed]

@@ -9,10 +9,15 @@ gives no line numbers (a combined diff's ``@@@``).  A finding's row (class ``f``
 by the caller) follows the row of the finding's last line on its side (after
 the findings already there), so a reader sees it right under the lines.
 
-For speed on very large diffs (a million lines is a few hundred thousand
-rows per second of work), the text is escaped once per file, rows omit their
-optional end tags (``</td>``, ``</tr>``; valid HTML), and only files with
-findings look line numbers up.  Control characters other than tab are shown
+Hunk headers are read and bodies numbered by the engine
+(:func:`~diffchunk.diff.hunk.read_hunk_header`,
+:func:`~diffchunk.diff.hunk.number_lines`: the numbering the review record
+reads a finding's lines with), so a finding sits under the line the record
+says it points at.  For speed on very large diffs (a million lines is a few
+hundred thousand rows per second of work), the text is escaped once per file,
+each body is handed to the walk as a slice no longer than its header's
+counts, and rows omit their optional end tags (``</td>``, ``</tr>``; valid
+HTML).  Control characters other than tab are shown
 as their Unicode control pictures (a CR in a CRLF diff is ``␍``): HTML would
 otherwise drop them or break the line.
 """
@@ -23,7 +28,8 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+from ...diff.hunk import number_lines, read_hunk_header
+
 #: Header lines shown above the hunks (what a reader would otherwise miss).
 _META = (
     "old mode ",
@@ -55,7 +61,11 @@ class DiffRows:
     """Rows of one file's diff; ``placed`` holds the ids of the findings put under a line.
 
     ``new_findings`` / ``old_findings`` map a last line number (on that side)
-    to the findings' rows, as ``(finding id, row html)`` pairs in order.
+    to the findings' rows, as ``(finding id, row html)`` pairs in order.  A hunk
+    header is read by the engine's reader (:func:`diffchunk.diff.hunk.read_hunk_header`)
+    and its body numbered by the engine's walk
+    (:func:`diffchunk.diff.hunk.number_lines`), the one the review record reads
+    findings' lines with.
     """
 
     def __init__(
@@ -72,77 +82,43 @@ class DiffRows:
         lines = visible(diff_text).split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if self._new or self._old:
-            self._rows_with_findings(lines, out)
-        else:
-            self._rows(lines, out)
+        at, end = 0, len(lines)
+        while at < end:
+            header = self._other(lines[at], out)
+            at += 1
+            if header is not None:
+                # A body has at most its two counts of lines and two notes ("\ No
+                # newline"): the walk reads no further, and stops at a line not its own.
+                body = lines[at : at + header[1] + header[3] + 2]
+                at += self._body(body, header, out)
 
-    def _rows(self, lines: list[str], out: list[str]) -> None:
-        """The rows of a file without findings: the hot loop, kept minimal."""
-        old = new = old_left = new_left = 0
-        append = out.append
-        for line in lines:
-            if old_left > 0 or new_left > 0:
-                c = line[:1]
-                if c == "+":
-                    new += 1
-                    new_left -= 1
-                    append(f"<tr class=a><td><td>{new}<td>{line}")
-                    continue
-                if c == "-":
-                    old += 1
-                    old_left -= 1
-                    append(f"<tr class=d><td>{old}<td><td>{line}")
-                    continue
-                if c == " " or not c:
-                    old += 1
-                    new += 1
-                    old_left -= 1
-                    new_left -= 1
-                    append(f"<tr class=c><td>{old}<td>{new}<td>{line}")
-                    continue
-                old_left = new_left = 0  # a short hunk: read on as a header line
-            start = self._other(line, out)
-            if start is not None:
-                old, old_left, new, new_left = start
-
-    def _rows_with_findings(self, lines: list[str], out: list[str]) -> None:
-        """The same rows, each followed by the findings that end on it."""
-        old = new = old_left = new_left = 0
+    def _body(self, body: list[str], header: tuple[int, int, int, int], out: list[str]) -> int:
+        """The rows of one hunk's body, each followed by the findings that end on it; how
+        many lines of ``body`` are the hunk's (fewer than its header says when the body
+        is cut short: git never writes one, a hand-edited diff may)."""
         append = out.append
         new_map, old_map = self._new, self._old
-        for line in lines:
-            if old_left > 0 or new_left > 0:
-                c = line[:1]
-                if c == "+":
-                    new += 1
-                    new_left -= 1
-                    append(f"<tr class=a><td><td>{new}<td>{line}")
-                    if new in new_map:
-                        self._place(new_map.pop(new), out)
-                    continue
-                if c == "-":
-                    old += 1
-                    old_left -= 1
-                    append(f"<tr class=d><td>{old}<td><td>{line}")
-                    if old in old_map:
-                        self._place(old_map.pop(old), out)
-                    continue
-                if c == " " or not c:
-                    old += 1
-                    new += 1
-                    old_left -= 1
-                    new_left -= 1
-                    append(f"<tr class=c><td>{old}<td>{new}<td>{line}")
-                    if old in old_map:
-                        self._place(old_map.pop(old), out)
-                    if new in new_map:
-                        self._place(new_map.pop(new), out)
-                    continue
-                old_left = new_left = 0
-            start = self._other(line, out)
-            if start is not None:
-                old, old_left, new, new_left = start
+        findings = bool(new_map or old_map)
+        old_start, old_count, new_start, new_count = header
+        rows = 0
+        for line, old, new in number_lines(
+            body, old_start, new_start, old_count=old_count, new_count=new_count
+        ):
+            rows += 1
+            if old and new:
+                append(f"<tr class=c><td>{old}<td>{new}<td>{line}")
+            elif new:
+                append(f"<tr class=a><td><td>{new}<td>{line}")
+            elif old:
+                append(f"<tr class=d><td>{old}<td><td>{line}")
+            else:
+                append(f"<tr class=e><td><td><td>{line}")
+            if findings:
+                if old in old_map:
+                    self._place(old_map.pop(old), out)
+                if new in new_map:
+                    self._place(new_map.pop(new), out)
+        return rows
 
     def _place(self, findings: Sequence[tuple[int, str]], out: list[str]) -> None:
         for finding_id, row in findings:
@@ -151,19 +127,14 @@ class DiffRows:
 
     @staticmethod
     def _other(line: str, out: list[str]) -> tuple[int, int, int, int] | None:
-        """A line outside a hunk body: a hunk header (its counters returned) or a header line."""
+        """A line outside a hunk body: a hunk header (its ranges returned) or a header line."""
         if line.startswith("@@"):
-            m = _HUNK.match(line)
             out.append(f"<tr class=h><td><td><td>{line}")
-            if m is None:  # a combined diff's @@@ header: shown, lines not numbered
+            # Only the tail after the closing @@ was escaped: the numbers read as written.
+            header = read_hunk_header(line.encode("utf-8", "surrogatepass"), 0)
+            if header is None:  # a combined diff's @@@ header: shown, lines not numbered
                 return None
-            old_start, old_count, new_start, new_count = m.groups()
-            old_n = 1 if old_count is None else int(old_count)
-            new_n = 1 if new_count is None else int(new_count)
-            # Counters sit one before the first line; a side with no lines starts at its number.
-            old_first = int(old_start) - (1 if old_n else 0)
-            new_first = int(new_start) - (1 if new_n else 0)
-            return old_first, old_n, new_first, new_n
+            return header.old_start, header.old_count, header.new_start, header.new_count
         if line.startswith("\\"):
             out.append(f"<tr class=e><td><td><td>{line}")
         elif line.startswith(_META):

@@ -6,13 +6,18 @@ diagnostic:
 
 - ``severity``: blocker and major ``ERROR``, minor ``WARNING``, nit and
   question ``INFO``; ``code.value`` is the severity word;
-- ``location``: the file's path relative to the repository root and, for a
+- ``location``: the file's path relative to the repository root (its real
+  name: ``a\\b.txt`` is shown ``a\\\\b.txt`` by the diff tools) and, for a
   new-side finding, the line range (``start.line``..``end.line``, whole lines:
   reviewdog's ranges are on the new file);
 - an old-side finding, an outdated one (its lines are those of an earlier
-  revision) and a whole-file finding point at the file only, and the message
+  revision), one whose lines are numbered in another revision than the one
+  exported, and a whole-file finding point at the file only, and the message
   starts by naming the lines; reviewdog posts such diagnostics as file
   comments (with ``-filter-mode=file`` or ``nofilter``);
+- a finding on a file whose name is not UTF-8 has no ``location`` (JSON holds
+  text, and a name reviewdog cannot match would make the review fail): its
+  message starts by naming the file as the diff tools show it;
 - a suggestion is a ``suggestions`` entry over the same lines: the lines'
   replacement without its last line end (reviewdog adds it back).
 
@@ -54,17 +59,21 @@ def _diagnostic(
     export: ReviewExport, finding: ExportFinding, source: dict[str, str]
 ) -> dict[str, Any]:
     file = export.file(finding.file_path)
-    on_lines = finding.side == "new" and finding.line is not None and finding.status != "outdated"
-    location: dict[str, Any] = {"path": finding.file_path}
-    if on_lines:
-        location["range"] = _lines(finding.line, finding.end_line)
-    diagnostic: dict[str, Any] = {
-        "message": _message(finding, file, on_lines),
-        "location": location,
-        "severity": SEVERITIES[finding.severity],
-        "source": source,
-        "code": {"value": finding.severity},
-    }
+    path = describe.text_name(finding.file_path)
+    on_lines = finding.side == "new" and finding.on_lines and path is not None
+    diagnostic: dict[str, Any] = {"message": _message(finding, file, on_lines)}
+    if path is not None:
+        location: dict[str, Any] = {"path": path}
+        if on_lines:
+            location["range"] = _lines(finding.line, finding.end_line)
+        diagnostic["location"] = location
+    diagnostic.update(
+        {
+            "severity": SEVERITIES[finding.severity],
+            "source": source,
+            "code": {"value": finding.severity},
+        }
+    )
     if finding.suggestion is not None and on_lines:
         diagnostic["suggestions"] = [_suggestion(finding)]
     return diagnostic
@@ -92,6 +101,8 @@ def _message(finding: ExportFinding, file: ExportFile | None, on_lines: bool) ->
     notes = []
     if finding.status == "outdated":
         notes.append(f"outdated, {describe.lines_text(finding)} of an earlier revision")
+    elif not finding.current and finding.line is not None:
+        notes.append(describe.elsewhere_text(finding))
     elif not on_lines and finding.line is not None:
         where = describe.lines_text(finding)
         if file is not None and file.old_path and finding.side == "old":
@@ -101,6 +112,8 @@ def _message(finding: ExportFinding, file: ExportFile | None, on_lines: bool) ->
         notes.append("whole file")
     if finding.status in ("resolved", "dismissed"):
         notes.append(finding.status)
+    if describe.text_name(finding.file_path) is None:
+        notes.insert(0, f"file {finding.file_path}, whose name is not UTF-8")
     prefix = f"({'; '.join(notes)}) " if notes else ""
     return prefix + finding.message
 

@@ -6,15 +6,16 @@ One run of the tool ``diffchunk`` (with its version) and one rule per severity
 - ``level``: blocker and major are ``error``, minor ``warning``, nit and
   question ``note``;
 - its location is the file's path relative to the repository root (a
-  relative URI, percent-encoded, under ``uriBaseId`` ``SRCROOT``; for a git
+  relative URI of its real name, percent-encoded byte by byte, under
+  ``uriBaseId`` ``SRCROOT``; for a git
   review ``originalUriBaseIds`` says where that root is on the exporting
   machine) and, for a new-side finding, the region ``startLine``..``endLine``
   of the new file with the lines as its ``snippet``;
 - an old-side finding points at the file only: its old-side lines are in the
   result's ``properties`` (``oldRegion``, ``oldPath``, ``lines``) and its
   message starts by naming them, never at new-side line numbers.  An outdated
-  finding is carried the same way (``properties.region``): its lines are those
-  of an earlier revision;
+  finding, and one whose lines are numbered in another revision than the one
+  exported (``revisionId``), are carried the same way (``properties.region``);
 - a whole-file finding points at the file without a region;
 - a suggestion is a ``fix`` replacing the finding's lines;
 - a dismissed finding carries an external, accepted ``suppression``; a
@@ -118,14 +119,14 @@ def _root_uri(repository: str | None) -> str | None:
 
 
 def _artifact(path: str) -> dict[str, Any]:
-    return {"uri": quote(path, safe="/"), "uriBaseId": ROOT}
+    """A file's location: its real name, percent-encoded byte by byte (a name that is
+    not UTF-8 too: ``caf%E9.txt``)."""
+    return {"uri": quote(describe.real_name(path), safe="/"), "uriBaseId": ROOT}
 
 
 def _result(export: ReviewExport, finding: ExportFinding, identity: str) -> dict[str, Any]:
     file = export.file(finding.file_path)
-    on_new_lines = (
-        finding.side == "new" and finding.line is not None and finding.status != "outdated"
-    )
+    on_new_lines = finding.side == "new" and finding.on_lines
     physical: dict[str, Any] = {"artifactLocation": _artifact(finding.file_path)}
     if on_new_lines:
         physical["region"] = _region(finding)
@@ -161,6 +162,8 @@ def _message(finding: ExportFinding, file: ExportFile | None) -> str:
     context = []
     if finding.status == "outdated":
         context.append(f"Outdated ({describe.lines_text(finding)} of an earlier revision)")
+    elif not finding.current and finding.line is not None:
+        context.append(f"Lines of another revision ({describe.elsewhere_text(finding)})")
     elif finding.side == "old" and finding.line is not None:
         old_path = file.old_path if file is not None and file.old_path else finding.file_path
         context.append(f"On the old side, {describe.lines_text(finding)} of {old_path}")

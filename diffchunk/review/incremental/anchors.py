@@ -65,10 +65,13 @@ def reanchor(
     repo: Repo | None = None,
     base: str | None = None,
     head: str | None = None,
+    *,
+    wait: float | None = None,
 ) -> Outcome:
     """Re-anchor the review's open findings that are anchored in another revision
     than ``revision_id`` (whose diff is ``loaded``): in the commits' files when
-    ``repo`` and ``head`` are given, else in the diff's hunks."""
+    ``repo`` and ``head`` are given, else in the diff's hunks (``wait``: for the
+    record's write lock, as :meth:`RecordStore.write` takes it)."""
     rows = record.read(lambda conn: stale_findings(conn, review_id, revision_id))
     if not rows:
         return Outcome()
@@ -78,4 +81,4 @@ def reanchor(
         for row in rows:  # an old-side finding of a range from the empty tree
             if row["line"] is not None and int(row["id"]) not in texts:
                 texts[int(row["id"])] = []
-    return record.write(lambda conn: apply(conn, review_id, revision_id, loaded, texts))
+    return record.write(lambda conn: apply(conn, review_id, revision_id, loaded, texts), wait=wait)

@@ -20,8 +20,9 @@ the review record knows of the range's earlier revisions:
    (:class:`~diffchunk.errors.ReviewedRevisionGone`); a range of the working
    tree or the index has no commits to compare and is refused.
 
-Steps 1 and 2 are best effort, as the recording of the load itself: when the
-record cannot be used the diff tools still work, and a failure is logged.
+Steps 1 and 2 are best effort, as the recording of the load itself: they wait
+for the record's lock at most ``BEST_EFFORT_WAIT_SECONDS``; when the record
+cannot be used the diff tools still work, and a failure is logged.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ..record import since as kept
 from ..record.changes import LoadedDiff
 from ..record.model import Review, Revision
 from ..record.since import SinceReview
-from ..record.store import RecordStore, default_record
+from ..record.store import BEST_EFFORT_WAIT_SECONDS, RecordStore, default_record
 from ..results import RangeSummary
 from ..sessions import SessionStore
 from ..since_sidecar import SinceRecord
@@ -198,14 +199,25 @@ def _reanchor(
     if not recorded.stale:
         return
     try:
-        reanchor(target, recorded.review.id, recorded.revision.id, now, repo, full.base, full.head)
+        reanchor(
+            target,
+            recorded.review.id,
+            recorded.revision.id,
+            now,
+            repo,
+            full.base,
+            full.head,
+            wait=BEST_EFFORT_WAIT_SECONDS,
+        )
     except DiffchunkError as exc:
         logger.warning("The findings of %s were not re-anchored: %s", full.range, exc)
 
 
 def _keep(target: RecordStore, revision_id: int, since: SinceReview) -> None:
     try:
-        target.write(lambda conn: kept.store(conn, revision_id, since))
+        target.write(
+            lambda conn: kept.store(conn, revision_id, since), wait=BEST_EFFORT_WAIT_SECONDS
+        )
     except RecordUnavailable as exc:
         logger.warning("The comparison with the reviewed revision was not kept: %s", exc)
 

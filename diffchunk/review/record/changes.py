@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
+from ...diff.hunk import HunkRange
 from ...diff.model import (
     ChunkPart,
     DiffKind,
@@ -51,9 +52,11 @@ from ...diff.model import (
     LazyHunks,
     change_status,
 )
-from ...diff.patterns import PathPatterns
+from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ..since_sidecar import SinceRecord, read_since
+from . import hunk_lines
+from .hunk_lines import Located, SideIndex
 
 if TYPE_CHECKING:
     from ...diff.pipeline import Review
@@ -63,34 +66,6 @@ if TYPE_CHECKING:
 _CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
 _FIRST_HUNK = re.compile(rb"^@@", re.MULTILINE)
-CONTEXT_LINES = 3  # lines kept on each side of a finding, for re-anchoring it later
-
-SIDES = ("new", "old")
-
-
-@dataclass(frozen=True, slots=True)
-class HunkRange:
-    """A hunk's line ranges as its header gives them (counts may be 0)."""
-
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-
-    def span(self, side: str) -> tuple[int, int] | None:
-        """``(first, last)`` line numbers on ``side``; None when the hunk has none there."""
-        start, count = (
-            (self.new_start, self.new_count) if side == "new" else (self.old_start, self.old_count)
-        )
-        return (start, start + count - 1) if count > 0 else None
-
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "old_start": self.old_start,
-            "old_count": self.old_count,
-            "new_start": self.new_start,
-            "new_count": self.new_count,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,16 +96,6 @@ class PartRef:
 
     path: str
     key: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Located:
-    """The lines a finding points at, on one side of one hunk."""
-
-    text: str
-    offset: int  # where the first line is in the diff buffer
-    before: str
-    after: str
 
 
 def _status(fd: FileDiff) -> str:
@@ -216,6 +181,7 @@ class LoadedDiff:
         self._parts: dict[str, list[tuple[int, ChunkPart]]] | None = None
         self._changes: dict[str, FileChange] = {}
         self._part_keys: dict[tuple[str, int], str] = {}
+        self._indexes: dict[tuple[int, str], SideIndex] = {}  # (hunk offset, side)
 
     # ------------------------------------------------------------- structure
 
@@ -348,45 +314,58 @@ class LoadedDiff:
     # ---------------------------------------------------------------- paths
 
     def matching(self, pattern: str) -> list[str]:
-        """Paths (excluded ones too) matching a glob list, or named exactly as listed."""
+        """Paths (excluded ones too) that ``pattern`` selects: a path exactly as listed
+        alone, else what its globs match (:meth:`PathQuery.select`)."""
         if not isinstance(pattern, str) or not pattern.strip():
             raise InvalidArgument(
                 "file_pattern is empty.",
                 suggestion="Pass a glob such as '*.py' or 'src/**', or a path as listed.",
             )
-        globs = PathPatterns(pattern, name="file_pattern")
-        whole = PathPatterns([pattern.strip()], name="file_pattern")
-        return [
-            path
-            for path in self.paths()
-            if globs.matches(path) or globs.names(path) or whole.names(path)
-        ]
+        renamed = {c.old_path: c.path for c in self.files() if c.old_path}
+        return PathQuery(pattern, name="file_pattern").select(self.paths(), renamed)
 
     # ---------------------------------------------------------------- lines
 
-    def locate(self, path: str, side: str, line: int, end_line: int) -> Located | None:
-        """The lines ``line..end_line`` on ``side`` when one hunk of ``path`` holds them all."""
-        data = self._review.parsed.data
+    def _hunk_holding(self, path: str, side: str, line: int, end_line: int) -> Hunk | None:
+        """The hunk of ``path`` whose ``side`` holds lines ``line..end_line`` (None: none)."""
         for fd in self._by_path()[path]:
             for hunk in fd.hunks:
-                span = HunkRange(
-                    hunk.old_start, hunk.old_count, hunk.new_start, hunk.new_count
-                ).span(side)
-                if span is not None and span[0] <= line and end_line <= span[1]:
-                    return _lines_of(data, hunk, side, line, end_line)
+                start, count = (
+                    (hunk.new_start, hunk.new_count)
+                    if side == "new"
+                    else (hunk.old_start, hunk.old_count)
+                )
+                if count > 0 and start <= line and end_line <= start + count - 1:
+                    return hunk
         return None
+
+    def _index(self, hunk: Hunk, side: str) -> SideIndex:
+        """The line index of ``side`` of ``hunk`` (made on first use, kept with the diff)."""
+        key = (hunk.start, side)
+        found = self._indexes.get(key)
+        if found is None:
+            with self._lock:
+                found = self._indexes.get(key)
+                if found is None:
+                    found = SideIndex(self._review.parsed.data, hunk, side)
+                    self._indexes[key] = found
+        return found
+
+    def locate(self, path: str, side: str, line: int, end_line: int) -> Located | None:
+        """The lines ``line..end_line`` on ``side`` when one hunk of ``path`` holds them all."""
+        hunk = self._hunk_holding(path, side, line, end_line)
+        return None if hunk is None else hunk_lines.locate(self._index(hunk, side), line, end_line)
 
     def side_lines(self, path: str, side: str) -> list[tuple[int, list[str]]]:
         """The lines of ``side`` of each hunk of ``path``: ``(first line number, texts)``,
         texts decoded as findings keep them (line ends included)."""
-        data = self._review.parsed.data
         runs = []
         for fd in self._by_path().get(path, ()):
             for hunk in fd.hunks:
-                on_side = _side_lines(data, hunk, side)
-                if on_side:
-                    texts = [t.decode("utf-8", "replace") for _, t, _ in on_side]
-                    runs.append((on_side[0][0], texts))
+                index = self._index(hunk, side)
+                texts = hunk_lines.all_lines(index)
+                if texts:
+                    runs.append((index.first, texts))
         return runs
 
     def chunk_of(self, path: str, offset: int | None) -> int | None:
@@ -402,43 +381,17 @@ class LoadedDiff:
                         return number
         return parts[0][0]
 
-
-def _side_lines(data: DiffData, hunk: Hunk, side: str) -> list[tuple[int, bytes, int]]:
-    """One hunk's lines on ``side``: ``(line number, text, offset in the buffer)``."""
-    body = data[hunk.body_start : hunk.end]
-    columns = max(len(hunk.parents), 1)
-    number = hunk.new_start if side == "new" else hunk.old_start
-    on_side: list[tuple[int, bytes, int]] = []
-    for match in _LINE.finditer(body):
-        raw = match.group()
-        prefix = raw[:columns]
-        if raw.startswith(b"\\"):
-            continue
-        if side == "new":
-            present = b"-" not in prefix
-        else:
-            present = b"+" not in prefix
-        if present:
-            on_side.append((number, raw[columns:], hunk.body_start + match.start()))
-            number += 1
-    return on_side
-
-
-def _lines_of(data: DiffData, hunk: Hunk, side: str, line: int, end_line: int) -> Located:
-    """Walk one hunk's body, numbering the lines of ``side``; pick ``line..end_line``."""
-    on_side = _side_lines(data, hunk, side)
-    picked = [i for i, (n, _, _) in enumerate(on_side) if line <= n <= end_line]
-    first, last = picked[0], picked[-1]
-
-    def text(items: list[tuple[int, bytes, int]]) -> str:
-        return b"".join(t for _, t, _ in items).decode("utf-8", "replace")
-
-    return Located(
-        text=text(on_side[first : last + 1]),
-        offset=on_side[first][2],
-        before=text(on_side[max(0, first - CONTEXT_LINES) : first]),
-        after=text(on_side[last + 1 : last + 1 + CONTEXT_LINES]),
-    )
+    def chunk_at(self, path: str, side: str, line: int) -> int | None:
+        """The chunk holding ``line`` of ``path`` on ``side``; None when no hunk holds it
+        or the file is in no chunk.  Only a file cut into several parts has its lines
+        read (as far as ``line``), to tell which part holds it."""
+        parts = self._parts_by_path().get(path)
+        hunk = self._hunk_holding(path, side, line, line) if parts else None
+        if not parts or hunk is None:
+            return None
+        if len(parts) == 1:
+            return parts[0][0]
+        return self.chunk_of(path, hunk_lines.offset_of(self._index(hunk, side), line))
 
 
 # --------------------------------------------------------------------------
@@ -468,7 +421,10 @@ def loaded(absolute_file_path: str, store: SessionStore | None = None) -> Loaded
 
 def match_file(absolute_file_path: str, file_path: str, store: SessionStore | None = None) -> str:
     """The one path of the diff that ``file_path`` names, as ``get_file_diff`` matches it
-    (exact, case-insensitive, a renamed file's old path, or a glob matching one file)."""
+    (exact, case-insensitive, a renamed file's old path, or a glob matching one file).
+    A path exactly as listed is taken as it is, without a look at every other path."""
+    if isinstance(file_path, str) and loaded(absolute_file_path, store).has(file_path):
+        return file_path
     from ..file_diffs import get_file_diff_bytes
 
     return get_file_diff_bytes(absolute_file_path, file_path, store=store).path

@@ -1,7 +1,8 @@
 """The export document: a review as one JSON object, the input of every export format.
 
 ``export_document(absolute_file_path)`` builds it for the review of the loaded
-diff at that path, as of that load.  Keys (format version 1; see the README):
+diff at that path, as of that load (a since-review diff is exported as its
+review at that revision: its full diff, whose lines the findings number).  Keys (format version 1; see the README):
 
 - ``format`` (``"diffchunk-review"``), ``format_version`` (1), ``tool``
   (``{"name", "version"}``), ``exported_at`` (ISO 8601 UTC);
@@ -31,19 +32,21 @@ diff at that path, as of that load.  Keys (format version 1; see the README):
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
-from . import coverage
-from .changes import FileChange
+from ...errors import DiffchunkError, FileNotInDiff
+from . import changes, coverage
+from .changes import FileChange, LoadedDiff
 from .context import Context, in_review
 from .findings import findings_summary, in_order
-from .identity import revision_of_row
+from .identity import full_diffs, revision_of_row
 from .model import Finding, FindingsSummary, Review, Revision, Totals, review_dict
-from .store import RecordStore, now
+from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions import SessionStore
@@ -62,6 +65,7 @@ class ExportDocument:
     findings: tuple[Finding, ...]
     exported_at: str
     revisions: Mapping[int, Revision] = field(default_factory=dict)  # the review's, by id
+    diff_path: str = ""  # the diff file exported (a since-review diff's full diff)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,7 +78,7 @@ class ExportDocument:
             "findings_summary": self.findings_summary.to_dict(outdated=True),
             "files": [_file_dict(change, state) for change, state in self.files],
             "findings": [
-                {**f.to_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
+                {**f.record_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
                 for f in self.findings
             ],
         }
@@ -107,7 +111,13 @@ def export_document(
     record: RecordStore | None = None,
     exported_at: str | None = None,
 ) -> ExportDocument:
-    """The export document of the review of the diff at ``absolute_file_path``."""
+    """The export document of the review of the diff at ``absolute_file_path`` (of a
+    since-review diff: of its review at that revision, whose full diff numbers the
+    findings' lines)."""
+    target = record if record is not None else default_record()
+    loaded = changes.loaded(absolute_file_path, store)
+    if loaded.since is not None:
+        absolute_file_path = _full_diff(loaded, target, store)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ExportDocument:
         marks = coverage.load_marks(conn, [ctx.review.id])
@@ -121,8 +131,9 @@ def export_document(
             coverage=coverage.totals(states),
             findings_summary=findings_summary(conn, ctx.review.id),
             files=states,
-            findings=tuple(in_order(ctx.loaded, rows)),
+            findings=tuple(in_order(ctx.loaded, rows, ctx.revision.id)),
             exported_at=exported_at or now(),
+            diff_path=absolute_file_path,
             revisions={
                 int(r["id"]): revision_of_row(r)
                 for r in conn.execute(
@@ -131,4 +142,21 @@ def export_document(
             },
         )
 
-    return in_review(absolute_file_path, work, store=store, record=record)
+    return in_review(absolute_file_path, work, store=store, record=target, writes=False)
+
+
+def _full_diff(since: LoadedDiff, record: RecordStore, store: SessionStore | None) -> str:
+    """The full diff of the revision the since-review diff ``since`` leads to."""
+    for path in record.read(lambda conn: full_diffs(conn, since.path)):
+        try:
+            if os.path.exists(path) and changes.loaded(path, store).since is None:
+                return path
+        except DiffchunkError:
+            continue
+    raise FileNotInDiff(
+        f"{since.path} holds only what changed since the last review, and the full diff of "
+        "its review is no longer in the cache: an export needs the full diff, whose lines "
+        "the findings point at.",
+        suggestion="Load the range again (load_git_diff, or diffchunk review RANGE) and "
+        "export with the path that load returns.",
+    )

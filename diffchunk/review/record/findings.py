@@ -29,22 +29,26 @@ Findings are listed in diff order: the file's position in the loaded diff
 (files not in it last, by path), then side (new first), then line (a
 whole-file finding first), then id.  A finding's ``chunk`` is the chunk of the
 current load holding its first line (None when the file is in no chunk, when
-it is on the whole file, or when that line is in no hunk of the current load).
+it is on the whole file, when that line is in no hunk of the current load, or
+when its lines are numbered in another revision than the one loaded: a tool
+called with an earlier load's path, a finding not found again yet).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ...diff.patterns import PathPatterns
+from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
-from ..paging import check_page
-from . import changes
+from ..listing import json_size
+from ..paging import check_page, fill_page
+from . import arguments, changes, clip
 from .changes import LoadedDiff
 from .context import Context, in_review
+from .hunk_lines import Located
 from .model import SEVERITIES, SIDES, STATUSES, Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
@@ -54,31 +58,6 @@ if TYPE_CHECKING:
 MAX_MESSAGE_CHARS = 20_000
 MAX_SUGGESTION_CHARS = 200_000
 STATUS_FILTERS = (*STATUSES, "outdated", "all")
-
-
-def _choice(name: str, value: object, allowed: Sequence[str]) -> str:
-    if not isinstance(value, str) or value.strip().lower() not in allowed:
-        raise InvalidArgument(
-            f"{name} must be one of {', '.join(allowed)}; got {value!r}.",
-        )
-    return value.strip().lower()
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a line number (1 or more), got {value!r}.")
-    return value
-
-
-def _text(name: str, value: object, limit: int, *, empty_ok: bool = False) -> str:
-    if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise InvalidArgument(f"{name} must be non-empty text.")
-    if len(value) > limit:
-        raise InvalidArgument(
-            f"{name} is {len(value):,} characters long; at most {limit:,} are kept.",
-            suggestion="Shorten it, or split the finding.",
-        )
-    return value
 
 
 def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
@@ -106,8 +85,7 @@ def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int 
     """The chunk of the current load holding ``line`` of ``path`` on ``side``."""
     if line is None or not loaded.has(path) or loaded.file(path).excluded_reason is not None:
         return None
-    located = loaded.locate(path, side, line, line)
-    return None if located is None else loaded.chunk_of(path, located.offset)
+    return loaded.chunk_at(path, side, line)
 
 
 def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
@@ -124,12 +102,18 @@ def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
     )
 
 
-def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row]) -> list[Finding]:
-    """Findings of ``rows`` with their chunks, in diff order."""
-    found = [
-        finding_of(row, chunk_of(loaded, row["file_path"], row["side"], row["line"]))
-        for row in rows
-    ]
+def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revision_id: int) -> int | None:
+    """The chunk of the finding ``row`` in ``loaded``, the diff of revision ``revision_id``:
+    None when its lines are numbered in another revision (not this diff's lines)."""
+    if row["revision_id"] != revision_id:
+        return None
+    return chunk_of(loaded, row["file_path"], row["side"], row["line"])
+
+
+def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revision_id: int) -> list[Finding]:
+    """Findings of ``rows`` with their chunks in ``loaded`` (the diff of revision
+    ``revision_id``), in diff order."""
+    found = [finding_of(row, row_chunk(loaded, row, revision_id)) for row in rows]
     found.sort(key=lambda f: sort_key(loaded, f))
     return found
 
@@ -163,9 +147,7 @@ def _ranges(spans: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
-def _check_lines(
-    loaded: LoadedDiff, path: str, side: str, line: int, end_line: int
-) -> changes.Located:
+def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: int) -> Located:
     change = loaded.file(path)
     if not change.hunks:
         raise InvalidArgument(
@@ -227,18 +209,18 @@ def add_finding(
     record: RecordStore | None = None,
 ) -> FindingAdded:
     """Record a finding on lines of one file (or on the whole file); see the module doc."""
-    side = _choice("side", side, SIDES)
-    severity = _choice("severity", severity, SEVERITIES)
-    message = _text("message", message, MAX_MESSAGE_CHARS)
+    side = arguments.choice("side", side, SIDES)
+    severity = arguments.choice("severity", severity, SEVERITIES)
+    message = arguments.text("message", message, MAX_MESSAGE_CHARS)
     if line is None and end_line is not None:
         raise InvalidArgument("end_line needs line: pass the first line too.")
     if line is not None:
-        line = _positive("line", line)
-        end_line = line if end_line is None else _positive("end_line", end_line)
+        line = arguments.positive("line", line)
+        end_line = line if end_line is None else arguments.positive("end_line", end_line)
         if end_line < line:
             raise InvalidArgument(f"end_line ({end_line}) is before line ({line}).")
     if suggestion is not None:
-        suggestion = _text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
+        suggestion = arguments.text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
         if side == "old":
             raise InvalidArgument(
                 "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
@@ -295,18 +277,22 @@ def add_finding(
 # --------------------------------------------------------------------------
 
 
+def _check_id(finding_id: object) -> None:
+    if isinstance(finding_id, bool) or not isinstance(finding_id, int):
+        raise InvalidArgument(f"finding_id must be an integer, got {finding_id!r}.")
+
+
 def _wanted(
     finding_id: object, status: str | None, severity: str | None, message: str | None
 ) -> dict[str, str]:
-    if isinstance(finding_id, bool) or not isinstance(finding_id, int):
-        raise InvalidArgument(f"finding_id must be an integer, got {finding_id!r}.")
+    _check_id(finding_id)
     wanted: dict[str, str] = {}
     if status is not None:
-        wanted["status"] = _choice("status", status, STATUSES)
+        wanted["status"] = arguments.choice("status", status, STATUSES)
     if severity is not None:
-        wanted["severity"] = _choice("severity", severity, SEVERITIES)
+        wanted["severity"] = arguments.choice("severity", severity, SEVERITIES)
     if message is not None:
-        wanted["message"] = _text("message", message, MAX_MESSAGE_CHARS)
+        wanted["message"] = arguments.text("message", message, MAX_MESSAGE_CHARS)
     if not wanted:
         raise InvalidArgument(
             "Nothing to change: pass status, severity or message.",
@@ -358,7 +344,7 @@ def update_finding(
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
         row = _apply(conn, finding_id, wanted)
-        return finding_of(row, chunk_of(ctx.loaded, row["file_path"], row["side"], row["line"]))
+        return finding_of(row, row_chunk(ctx.loaded, row, ctx.revision.id))
 
     return in_review(absolute_file_path, work, store=store, record=record)
 
@@ -372,18 +358,54 @@ def update_finding_by_id(
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding named by its id alone (ids are unique in the record)."""
-    wanted = _wanted(finding_id, status, severity, message)
+    return update_findings_by_id([finding_id], status, severity, message, record=record)[0]
 
-    def work(conn: sqlite3.Connection) -> Finding:
-        if conn.execute("SELECT id FROM findings WHERE id = ?", (finding_id,)).fetchone() is None:
+
+def update_findings_by_id(
+    finding_ids: Sequence[int],
+    status: str | None = None,
+    severity: str | None = None,
+    message: str | None = None,
+    *,
+    record: RecordStore | None = None,
+) -> list[Finding]:
+    """Change findings named by their ids, all or none: every id is checked (it exists;
+    an outdated finding is not reopened) before any is changed, in one transaction."""
+    if not finding_ids:
+        raise InvalidArgument("Name at least one finding id.")
+    for finding_id in finding_ids:
+        _check_id(finding_id)
+    wanted = _wanted(finding_ids[0], status, severity, message)
+
+    def work(conn: sqlite3.Connection) -> list[Finding]:
+        holes = ",".join("?" * len(finding_ids))
+        known = {
+            int(row["id"])
+            for row in conn.execute(f"SELECT id FROM findings WHERE id IN ({holes})", finding_ids)
+        }
+        missing = [i for i in dict.fromkeys(finding_ids) if i not in known]
+        if missing:
             raise InvalidArgument(
-                f"The review record has no finding {finding_id}.",
+                f"The review record has no finding {', '.join(map(str, missing))}; "
+                "no finding was changed.",
                 suggestion="`diffchunk finding list <range or diff file> --status all` lists "
                 "a review's findings and their ids.",
             )
-        return finding_of(_apply(conn, finding_id, wanted))
+        return [finding_of(_apply(conn, i, wanted)) for i in finding_ids]
 
     return (record if record is not None else default_record()).write(work)
+
+
+def _shortened_finding(finding: Finding, size: int, room: int) -> tuple[Finding, int]:
+    """A finding larger than a response even with its lines and suggestion cut (a long
+    message of characters that JSON escapes): its message cut too, until it fits."""
+    shortened, limit = finding, len(finding.message)
+    while size > room and limit > clip.MIN_CHARS:
+        limit //= 2
+        message = clip.clip(finding.message, max_chars=limit)[0] or ""
+        shortened = replace(finding, message=message)
+        size = json_size(shortened.to_dict())
+    return shortened, size
 
 
 def list_findings(
@@ -399,54 +421,47 @@ def list_findings(
     max_chars: int | None = 80_000,
 ) -> FindingsPage:
     """The review's findings in diff order, filtered and paged (``next_offset``)."""
-    wanted_status = _choice("status", status, STATUS_FILTERS)
+    wanted_status = arguments.choice("status", status, STATUS_FILTERS)
     severities: tuple[str, ...] = SEVERITIES
     if severity is not None:
         if not isinstance(severity, str):
             raise InvalidArgument(f"severity must be text, got {severity!r}.")
-        severities = tuple(
-            _choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
+        named = tuple(
+            arguments.choice("severity", s, SEVERITIES) for s in severity.split(",") if s.strip()
         )
-    patterns = None
+        severities = named or SEVERITIES  # blank ("", " ", ","): unset, as file_pattern
+    query = None
     if file_pattern is not None and str(file_pattern).strip():
-        patterns = (
-            PathPatterns(file_pattern, name="file_pattern"),
-            PathPatterns([file_pattern.strip()], name="file_pattern"),
-        )
+        query = PathQuery(file_pattern, name="file_pattern")
 
     def work(conn: sqlite3.Connection, ctx: Context) -> FindingsPage:
         rows = conn.execute(
             "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
         ).fetchall()
+        files = None
+        if query is not None:
+            files = set(query.select(dict.fromkeys(row["file_path"] for row in rows)))
         kept = [
             row
             for row in rows
             if (wanted_status == "all" or row["status"] == wanted_status)
             and row["severity"] in severities
-            and (
-                patterns is None
-                or patterns[0].matches(row["file_path"])
-                or patterns[0].names(row["file_path"])
-                or patterns[1].names(row["file_path"])
-            )
+            and (files is None or row["file_path"] in files)
         ]
-        found = in_order(ctx.loaded, kept)
+        found = in_order(ctx.loaded, kept, ctx.revision.id)
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
-        page: list[Finding] = []
-        used = 0
-        stop = offset
-        while stop < end:
-            size = len(json.dumps(found[stop].to_dict(), ensure_ascii=False)) + 2
-            if max_chars is not None and page and used + size > max_chars:
-                break
-            page.append(found[stop])
-            used += size
-            stop += 1
+        page, stop = fill_page(
+            lambda i: (found[i], json_size(found[i].to_dict())),
+            offset,
+            end,
+            max_chars,
+            shorten=_shortened_finding,
+        )
         return FindingsPage(
             findings=tuple(page),
             total=len(found),
             next_offset=stop if stop < len(found) else None,
         )
 
-    return in_review(absolute_file_path, work, store=store, record=record)
+    return in_review(absolute_file_path, work, store=store, record=record, writes=False)

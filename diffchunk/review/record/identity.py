@@ -21,14 +21,19 @@ A since-review diff (:mod:`diffchunk.review.incremental`) is a handle too
 (:func:`record_since_handle`): of the same review, at the revision it leads
 to, with ``since_revision_id`` naming the revision it leads from.
 
-Any later call with that path (:func:`resolve`) finds the review through the
-handle, and the revision by the loaded content's sha256 (a new content of the
+Any later call with that path (:func:`resolve`, or :func:`find` for a tool that
+only reads) finds the review through the handle, and the revision by the
+loaded content's sha256 (a new content of the
 same cache file — a working-tree diff regenerated — is a new revision with the
 handle's base and head; the cache names such files by work tree, mode and
 base, so those stay true).  A path without a handle is a diff file: its
 review is that file's real path, each distinct content a revision.  That
 includes diffs the pre-push hook writes under ``.git/diffchunk/``: they are
 named by their two commits, so such a file is a stable review of its own.
+
+Only a load moves a review's current revision (the one its latest load
+recorded: the pre-push hook finds reviews by it): a call with the path of an
+earlier load works on that earlier revision and leaves the current one as it is.
 """
 
 from __future__ import annotations
@@ -145,21 +150,20 @@ def ensure_revision(
     *,
     loading: bool = False,
 ) -> Revision:
-    """The revision ``(base, head, sha256)`` of a review, made its current one.
+    """The revision ``(base, head, sha256)`` of a review, created when new (a new
+    revision is the review's current one: a content never seen before was just loaded).
 
-    Created when new; an existing one becomes current again when another
-    revision was loaded after it (``loading``: a load, which records its time).
+    Only a load (``loading``, which records its time) makes an existing revision
+    current again: a tool called with the path of an earlier load reads or
+    writes that revision, and the review's current revision stays the one last
+    loaded (the pre-push hook looks reviews up by it).
     """
     identity = f"{base or ''}:{head or ''}:{sha256}"
     row = conn.execute(
         "SELECT * FROM revisions WHERE review_id = ? AND identity = ?", (review_id, identity)
     ).fetchone()
     if row is not None and not loading:
-        latest = conn.execute(
-            "SELECT max(load_seq) FROM revisions WHERE review_id = ?", (review_id,)
-        ).fetchone()[0]
-        if row["load_seq"] == latest:
-            return revision_of_row(row)
+        return revision_of_row(row)
     seq = conn.execute("SELECT coalesce(max(load_seq), 0) + 1 FROM revisions").fetchone()[0]
     stamp = now()
     if row is None:
@@ -177,6 +181,16 @@ def ensure_revision(
         "SELECT * FROM revisions WHERE review_id = ? AND identity = ?", (review_id, identity)
     ).fetchone()
     return revision_of_row(row)
+
+
+def _find_revision(
+    conn: sqlite3.Connection, review_id: int, base: str | None, head: str | None, sha256: str
+) -> Revision | None:
+    row = conn.execute(
+        "SELECT * FROM revisions WHERE review_id = ? AND identity = ?",
+        (review_id, f"{base or ''}:{head or ''}:{sha256}"),
+    ).fetchone()
+    return revision_of_row(row) if row is not None else None
 
 
 def latest_revision(conn: sqlite3.Connection, review_id: int) -> Revision | None:
@@ -246,21 +260,56 @@ def handle_of(conn: sqlite3.Connection, diff_path: str) -> sqlite3.Row | None:
     return row
 
 
-def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision]:
-    """The review and revision of the diff file ``diff_path`` (real path) whose content
-    has the digest ``sha256``, created as needed (inside a write).  A since-review
-    diff's handle names its revision itself (its content is not the range's)."""
+def full_diffs(conn: sqlite3.Connection, since_path: str) -> list[str]:
+    """The full diffs (latest load first) of the revision that the since-review diff
+    ``since_path`` (real path) is a handle of."""
+    return [
+        str(row["path"])
+        for row in conn.execute(
+            "SELECT f.path FROM diff_files s JOIN diff_files f ON f.revision_id = s.revision_id "
+            "AND f.since_revision_id IS NULL WHERE s.path = ? ORDER BY f.loaded_at DESC",
+            (db_text(since_path),),
+        )
+    ]
+
+
+def find(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision] | None:
+    """What :func:`resolve` gives, when the record holds it already; None when it would
+    have to write (a review or revision not recorded yet).  Writes nothing."""
     handle = handle_of(conn, diff_path)
     review = review_by_id(conn, int(handle["review_id"])) if handle is not None else None
     if review is None or handle is None:
-        review = ensure_review(conn, file_source(diff_path))
-        return review, ensure_revision(conn, review.id, None, None, sha256)
+        row = conn.execute(
+            "SELECT * FROM reviews WHERE identity = ?", (file_source(diff_path).identity,)
+        ).fetchone()
+        if row is None:
+            return None
+        review = _review(row)
+        revision = _find_revision(conn, review.id, None, None, sha256)
+        return (review, revision) if revision is not None else None
     if handle["since_revision_id"] is not None:
         row = conn.execute(
             "SELECT * FROM revisions WHERE id = ?", (handle["revision_id"],)
         ).fetchone()
         if row is not None:
             return review, revision_of_row(row)
+    revision = _find_revision(conn, review.id, handle["base"], handle["head"], sha256)
+    return (review, revision) if revision is not None else None
+
+
+def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision]:
+    """The review and revision of the diff file ``diff_path`` (real path) whose content
+    has the digest ``sha256``, created as needed (inside a write; :func:`find` is the
+    read).  A since-review diff's handle names its revision itself (its content is
+    not the range's)."""
+    found = find(conn, diff_path, sha256)
+    if found is not None:
+        return found
+    handle = handle_of(conn, diff_path)
+    review = review_by_id(conn, int(handle["review_id"])) if handle is not None else None
+    if review is None or handle is None:
+        review = ensure_review(conn, file_source(diff_path))
+        return review, ensure_revision(conn, review.id, None, None, sha256)
     return review, ensure_revision(conn, review.id, handle["base"], handle["head"], sha256)
 
 

@@ -1,7 +1,8 @@
 """The review record's values: what a review is, its revisions, states and findings.
 
 Frozen dataclasses; each result a tool returns has ``to_dict()`` giving
-exactly the JSON keys of that tool (called by the MCP and CLI shells only).
+exactly the JSON keys of that tool (called by the MCP and CLI shells only);
+a finding's long texts are cut there (:mod:`.clip`), never in the record.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .clip import clip
 
 SEVERITIES = ("blocker", "major", "minor", "nit", "question")  # most serious first
 STATUSES = ("open", "resolved", "dismissed")
@@ -149,6 +152,7 @@ class ChunkStatus:
     # Each file's state as said per file (``changed since review``, ``new since
     # review``...), given when the review has a reviewed revision to compare with.
     file_states: tuple[tuple[str, str], ...] = ()
+    files_total: int | None = None  # set when the file list is cut to fit a response
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -158,6 +162,8 @@ class ChunkStatus:
         }
         if self.file_states:
             result["file_states"] = dict(self.file_states)
+        if self.files_total is not None:
+            result["files_total"] = self.files_total
         return result
 
 
@@ -205,6 +211,20 @@ class Finding:
     chunk: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding as a tool answers it: ``lines`` and ``suggestion`` cut to a head and
+        a tail when long (:mod:`.clip`), with ``lines_cut``/``suggestion_cut`` then."""
+        lines, lines_cut = clip(self.lines)
+        suggestion, suggestion_cut = clip(self.suggestion)
+        result = self.record_dict()
+        result["lines"], result["suggestion"] = lines, suggestion
+        if lines_cut is not None:
+            result["lines_cut"] = lines_cut.to_dict()
+        if suggestion_cut is not None:
+            result["suggestion_cut"] = suggestion_cut.to_dict()
+        return result
+
+    def record_dict(self) -> dict[str, Any]:
+        """The finding whole, as the record keeps it (the export document's form)."""
         return {
             "id": self.id,
             "file_path": self.file_path,
@@ -255,7 +275,8 @@ class FindingAdded:
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
-        return {
+        lines, cut = clip(f.lines)
+        result = {
             "id": f.id,
             "file_path": f.file_path,
             "side": f.side,
@@ -263,8 +284,11 @@ class FindingAdded:
             "end_line": f.end_line,
             "chunk": f.chunk,
             "severity": f.severity,
-            "lines": f.lines,
+            "lines": lines,
         }
+        if cut is not None:
+            result["lines_cut"] = cut.to_dict()
+        return result
 
 
 @dataclass(frozen=True, slots=True)

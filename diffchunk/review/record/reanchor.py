@@ -37,7 +37,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .changes import CONTEXT_LINES, LoadedDiff
+from .changes import LoadedDiff
+from .hunk_lines import CONTEXT_LINES
 from .store import now
 
 # The lines of one side of one file: runs of consecutive lines, each

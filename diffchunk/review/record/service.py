@@ -14,7 +14,6 @@ logged on failure, never failing the diff tool.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import sqlite3
 import threading
@@ -22,13 +21,14 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
-from ..paging import check_page
+from ..listing import json_size
+from ..paging import check_page, fill_page
 from . import changes, coverage, identity, since
 from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
 from .findings import findings_summary
 from .model import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
-from .store import RecordStore, default_record
+from .store import BEST_EFFORT_WAIT_SECONDS, RecordStore, default_record
 
 if TYPE_CHECKING:
     from ..sessions import Session, SessionStore
@@ -116,7 +116,8 @@ def mark_reviewed(
 # --------------------------------------------------------------------------
 
 _SEEN_KEPT = 4096
-_seen_done: OrderedDict[tuple[str, str, str, int | None, str | None], None] = OrderedDict()
+# What this process recorded as seen: (record, diff file, its digest, the shares).
+_seen_done: OrderedDict[tuple[str, str, str, tuple[PartRef, ...]], None] = OrderedDict()
 _seen_lock = threading.Lock()
 
 
@@ -130,16 +131,15 @@ def record_seen(
     """Record the files a diff tool just returned as seen: the shares of chunk
     ``chunk_number``, or the whole file ``file_path`` (a path of the diff).
 
-    Best effort: a failure is logged, never raised.  What this process has
-    recorded once (same record, diff content, chunk or file) is not written again.
+    Best effort: the write waits for the record's lock at most
+    :data:`~.store.BEST_EFFORT_WAIT_SECONDS` (the diff tool's answer does not
+    wait for the record), and a failure is logged, never raised.  What this
+    process has recorded once (same record, diff content and shares: files and
+    parts, whatever chunk numbers the load's options give them) is not written
+    again.
     """
     target = record if record is not None else default_record()
     try:
-        key = (target.path, session.path, session.digest, chunk_number, file_path)
-        with _seen_lock:
-            if key in _seen_done:
-                _seen_done.move_to_end(key)
-                return
         loaded = changes.of_session(session)
         if chunk_number is not None:
             shares = loaded.chunk_parts(chunk_number)
@@ -147,12 +147,17 @@ def record_seen(
             shares = [PartRef(file_path, None)]
         else:
             return
+        key = (target.path, loaded.path, loaded.sha256, tuple(shares))
+        with _seen_lock:
+            if key in _seen_done:
+                _seen_done.move_to_end(key)
+                return
 
         def work(conn: sqlite3.Connection) -> None:
             review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
             coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen")
 
-        target.write(work)
+        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
         with _seen_lock:
             _seen_done[key] = None
             while len(_seen_done) > _SEEN_KEPT:
@@ -205,21 +210,16 @@ def review_status(
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
         against = _since_status(conn, ctx, states)
         labels = {c.path: since.label(s, against[1].get(c.path)) for c, s in states}
-        page: list[ChunkStatus] = []
-        used = 0
-        stop = offset
-        while stop < end:
-            status = coverage.chunk_status(marks, loaded, stop + 1)
+
+        def sized(i: int) -> tuple[ChunkStatus, int]:
+            status = coverage.chunk_status(marks, loaded, i + 1)
             if against[0] is not None:
                 status = dataclasses.replace(
                     status, file_states=tuple((p, labels[p]) for p in status.files)
                 )
-            size = len(json.dumps(status.to_dict(), ensure_ascii=False)) + 2
-            if max_chars is not None and page and used + size > max_chars:
-                break
-            page.append(status)
-            used += size
-            stop += 1
+            return status, json_size(status.to_dict())
+
+        page, stop = fill_page(sized, offset, end, max_chars, shorten=_shortened_status)
         changed = tuple(c.path for c, s in states if s == "changed")
         return ReviewStatus(
             review=ctx.review,
@@ -234,7 +234,25 @@ def review_status(
             since_review=against[0],
         )
 
-    return in_review(absolute_file_path, work, record=record, loaded=loaded)
+    return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
+
+
+def _shortened_status(status: ChunkStatus, size: int, room: int) -> tuple[ChunkStatus, int]:
+    """A chunk's status whose file list alone exceeds a response (thousands of files with
+    long names), with as many files as fit and their count (as list_chunks does)."""
+    files = status.files
+    keep, shortened = len(files), status
+    while keep > 1 and size > room:
+        keep = max(1, min(keep - 1, keep * room // size))
+        kept = set(files[:keep])
+        shortened = dataclasses.replace(
+            status,
+            files=files[:keep],
+            file_states=tuple((p, s) for p, s in status.file_states if p in kept),
+            files_total=len(files),
+        )
+        size = json_size(shortened.to_dict())
+    return shortened, size
 
 
 def _since_status(
@@ -271,7 +289,8 @@ def record_range_load(
     head: str | None,
     record: RecordStore | None = None,
 ) -> None:
-    """Record a range load (see :mod:`.identity`).  Best effort: logged on failure."""
+    """Record a range load (see :mod:`.identity`).  Best effort, as :func:`record_seen`:
+    a short wait for the lock, logged on failure."""
     target = record if record is not None else default_record()
     try:
         source = identity.git_source(common_dir, repository_path, revision_range, staged, worktree)
@@ -279,7 +298,7 @@ def record_range_load(
         def work(conn: sqlite3.Connection) -> None:
             identity.record_load(conn, session.path, source, base, head, session.digest)
 
-        target.write(work)
+        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
     except Exception as exc:  # the load's answer must not depend on the record
         logger.warning(
             "The load of %s was not recorded in the review record: %s", session.path, exc

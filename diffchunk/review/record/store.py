@@ -10,14 +10,21 @@ user at once: the MCP server, the CLI, the pre-push hook.  Rules:
 - Every write is one ``BEGIN IMMEDIATE`` transaction around a function
   (:meth:`RecordStore.write`): the write lock is taken first, so two writers
   never deadlock; a writer that cannot get it within the busy timeout is
-  retried, whole, until :data:`WRITE_WAIT_SECONDS` have passed.
+  retried, whole, until :data:`WRITE_WAIT_SECONDS` have passed (a best-effort
+  write passes a shorter wait: :data:`BEST_EFFORT_WAIT_SECONDS`).
+- Every read is one plain ``BEGIN`` transaction (:meth:`RecordStore.read`):
+  a consistent snapshot that never takes the write lock, so a read neither
+  waits for a writer nor holds one up, however long it takes.
 - A connection per thread, kept while the path still names the same file (a
   stat per operation): a file moved aside or replaced is never written
   through an old connection, and threads share nothing.
 - The schema is brought forward on first use by the migrations of
   :mod:`diffchunk.review.record.migrations`, once per process and file.
 - Any failure to open, read or write becomes :class:`RecordUnavailable`
-  whose message says what to do; the file is never deleted or rewritten.
+  whose message says what to do; the file is never deleted or rewritten.  A
+  damaged file is to be moved aside with its ``-wal`` and ``-shm`` files, to
+  one new name (:func:`set_aside_advice`): moved alone, the next open of the
+  name would discard the commits its write-ahead log still held.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import shlex
 import sqlite3
 import threading
 import time
@@ -43,6 +51,10 @@ DB_NAME = "reviews.sqlite3"
 BUSY_TIMEOUT_MS = 5_000
 # How long a write is retried in all before the record is reported unavailable.
 WRITE_WAIT_SECONDS = 30.0
+# How long a best-effort write (what a diff tool returned, a range load) waits for
+# the lock: the diff tool's answer must not wait for the record; the write is
+# logged and skipped instead.
+BEST_EFFORT_WAIT_SECONDS = 0.5
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], T]
@@ -69,39 +81,51 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 
 
 def unavailable(
-    path: str, exc: BaseException, *, wait: float = WRITE_WAIT_SECONDS
+    path: str, exc: BaseException, *, wait: float = WRITE_WAIT_SECONDS, reading: bool = False
 ) -> RecordUnavailable:
-    """The error that says why the record at ``path`` cannot be used, and what to do."""
+    """The error that says why the record at ``path`` cannot be used, and what to do
+    (``reading``: for a tool that only reads the record)."""
     text = str(exc)
     lowered = text.lower()
     directory = os.path.dirname(path)
+    outcome = "the review could not be read" if reading else "nothing was recorded"
     if isinstance(exc, sqlite3.Error) and _is_busy(exc):
         return RecordUnavailable(
-            f"The review record {path} stayed locked by another process for {wait:.0f} s; "
-            "nothing was recorded.",
+            f"The review record {path} stayed locked by another process for {wait:g} s; {outcome}.",
             suggestion="Try again. If it persists, look for a diffchunk process that hangs "
             "(an MCP server, a CLI command, the pre-push hook) and stop it.",
         )
     if any(word in lowered for word in ("not a database", "malformed", "corrupt")):
         return RecordUnavailable(
-            f"The review record {path} is damaged ({text}); nothing was recorded.",
-            suggestion=f"Move it aside (mv {path} {path}.damaged) and diffchunk starts a new "
-            "one; keep the old file to recover what it holds (sqlite3 .recover). The diff "
-            "tools work meanwhile.",
+            f"The review record {path} is damaged ({text}); {outcome}.",
+            suggestion="The diff tools work meanwhile. " + set_aside_advice(path),
         )
     if isinstance(exc, OSError) or any(
         word in lowered for word in ("readonly", "read-only", "unable to open", "permission")
     ):
         return RecordUnavailable(
-            f"The review record {path} cannot be opened for writing ({text}); nothing was "
-            "recorded.",
+            f"The review record {path} cannot be opened{'' if reading else ' for writing'} "
+            f"({text}); {outcome}.",
             suggestion=f"Set {STATE_ENV} to a writable directory, or make {directory} "
             "writable. The diff tools work meanwhile.",
         )
     return RecordUnavailable(
-        f"The review record {path} cannot be used ({text}); nothing was recorded.",
+        f"The review record {path} cannot be used ({text}); {outcome}.",
         suggestion=f"Set {STATE_ENV} to another directory to start a new record; the diff "
         "tools work meanwhile.",
+    )
+
+
+def set_aside_advice(path: str) -> str:
+    """How to move the record at ``path`` aside: with its ``-wal`` and ``-shm`` files, to
+    one new name, so that what its write-ahead log holds (acknowledged writes not yet
+    copied into the file) stays with it; a shell command that does it."""
+    old, new = shlex.quote(path), shlex.quote(path + ".damaged")
+    return (
+        "Move it aside together with its -wal and -shm files (its write-ahead log holds "
+        "recent writes) and keep them to recover what they hold (sqlite3 .recover); "
+        f"diffchunk then starts a new record: for s in '' -wal -shm; do [ ! -e {old}\"$s\" ] "
+        f'|| mv {old}"$s" {new}"$s"; done'
     )
 
 
@@ -171,22 +195,24 @@ class RecordStore:
     def path(self) -> str:
         return self._path if self._path is not None else default_path()
 
-    def write(self, work: Work[T]) -> T:
+    def write(self, work: Work[T], *, wait: float | None = None, reading: bool = False) -> T:
         """``work(conn)`` inside one ``BEGIN IMMEDIATE`` transaction, committed on return.
 
-        Retried whole while the file is locked by other writers (up to
-        :attr:`wait` seconds); any other SQLite failure rolls back and raises
-        :class:`RecordUnavailable`.  ``work`` must not commit itself.
+        Retried whole while the file is locked by other writers (up to ``wait``
+        seconds, default :attr:`wait`); any other SQLite failure rolls back and
+        raises :class:`RecordUnavailable` (worded for a tool that only reads
+        the record when ``reading``: a read that must first record the review
+        it reads).  ``work`` must not commit itself.
         """
-        return self._run(work, "BEGIN IMMEDIATE")
+        return self._run(work, "BEGIN IMMEDIATE", self.wait if wait is None else wait, reading)
 
     def read(self, work: Work[T]) -> T:
-        """``work(conn)`` inside one read transaction (a consistent snapshot)."""
-        return self._run(work, "BEGIN")
+        """``work(conn)`` inside one read transaction (a consistent snapshot, no lock)."""
+        return self._run(work, "BEGIN", self.wait, True)
 
-    def _run(self, work: Work[T], begin: str) -> T:
+    def _run(self, work: Work[T], begin: str, wait: float, reading: bool) -> T:
         path = self.path
-        deadline = time.monotonic() + self.wait
+        deadline = time.monotonic() + wait
         pause = 0.005
         while True:
             try:
@@ -202,8 +228,9 @@ class RecordStore:
                     time.sleep(pause * (1 + random.random()))
                     pause = min(pause * 2, 0.1)
                     continue
-                raise unavailable(path, exc, wait=self.wait) from exc
+                raise unavailable(path, exc, wait=wait, reading=reading) from exc
             try:
+                self._busy_timeout(conn, wait)
                 conn.execute(begin)
                 try:
                     result = work(conn)
@@ -219,7 +246,12 @@ class RecordStore:
                     time.sleep(pause * (1 + random.random()))
                     pause = min(pause * 2, 0.1)
                     continue
-                raise unavailable(path, exc, wait=self.wait) from exc
+                raise unavailable(path, exc, wait=wait, reading=reading) from exc
+
+    @staticmethod
+    def _busy_timeout(conn: sqlite3.Connection, wait: float) -> None:
+        """SQLite's own wait for a lock in this operation: at most ``wait`` (2 us a call)."""
+        conn.execute(f"PRAGMA busy_timeout = {int(min(BUSY_TIMEOUT_MS, wait * 1000))}")
 
     def _connection(self, path: str) -> sqlite3.Connection:
         """This thread's connection to the file now at ``path``.
