@@ -3,6 +3,7 @@ a review that outlives its server, on a git range and on a diff file."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
