@@ -15,9 +15,7 @@ import threading
 from collections.abc import Callable
 
 from .errors import FileToolError
-
-_COPY_BLOCK = 64 * 1024 * 1024
-HASH_BLOCK = 16 * 1024 * 1024
+from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
 
 
 def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
@@ -31,7 +29,7 @@ def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
     if hasattr(os, "copy_file_range"):
         try:
             while pos < end:
-                done = os.copy_file_range(src_fd, dst_fd, min(end - pos, _COPY_BLOCK), pos)
+                done = os.copy_file_range(src_fd, dst_fd, min(end - pos, COPY_BLOCK), pos)
                 if done == 0:
                     break
                 pos += done
@@ -41,7 +39,7 @@ def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
     if pos < end and hasattr(os, "sendfile"):
         try:
             while pos < end:
-                done = os.sendfile(dst_fd, src_fd, pos, min(end - pos, _COPY_BLOCK))
+                done = os.sendfile(dst_fd, src_fd, pos, min(end - pos, COPY_BLOCK))
                 if done == 0:
                     break
                 pos += done
@@ -49,7 +47,7 @@ def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
             if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
                 raise
     while pos < end:
-        block = os.pread(src_fd, min(end - pos, 8 * 1024 * 1024), pos)
+        block = os.pread(src_fd, min(end - pos, COPY_FALLBACK_BLOCK), pos)
         if not block:
             break
         view = memoryview(block)
@@ -183,7 +181,7 @@ def replace_file(target: str | os.PathLike[str], data: bytes, *, mode: int | Non
             mode = 0o666 & ~_umask()
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
+    for _ in range(TEMP_NAME_TRIES):
         tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.urandom(4).hex()}.tmp")
         try:
             fd = os.open(tmp, flags, 0o600)

@@ -38,13 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import FileToolError, PathError
+from .limits import SNAPSHOT_MAX_BYTES as MAX_BYTES
+from .limits import SNAPSHOT_MAX_FILES as MAX_FILES
+from .limits import SNAPSHOT_MAX_SOURCES as MAX_SOURCES
+from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
 from .paths import cache_dir
 
-#: Snapshots kept (files), and their bytes in all.
-MAX_FILES = 5000
-MAX_BYTES = 1 << 30
-#: Sources recorded per snapshot (the latest kept).
-MAX_SOURCES = 16
 _TMP = ".tmp"
 _HEX = frozenset("0123456789abcdef")
 
@@ -91,7 +90,7 @@ def _count_lines(path: str) -> tuple[int, int]:
     size = lines = 0
     last = b"\n"
     with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
+        while block := fh.read(SNAPSHOT_READ_BLOCK):
             size += len(block)
             lines += block.count(b"\n")
             last = block[-1:]
@@ -159,7 +158,7 @@ class SnapshotWriter:
         digest.update(blob_header(self.size))
         offset = 0
         while offset < self.size:
-            block = os.pread(self.fd, min(1 << 20, self.size - offset), offset)
+            block = os.pread(self.fd, min(SNAPSHOT_READ_BLOCK, self.size - offset), offset)
             if not block:
                 break
             digest.update(block)
@@ -207,7 +206,7 @@ class SnapshotWriter:
 
 def _temp_file(directory: Path) -> tuple[int, str]:
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
+    for _ in range(TEMP_NAME_TRIES):
         path = directory / f"snap-{os.urandom(6).hex()}"
         try:
             return os.open(path, flags, 0o600), str(path)
@@ -312,7 +311,7 @@ def _sweep_tmp(directory: Path) -> None:
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             with contextlib.suppress(OSError):
-                if now - entry.stat().st_mtime > 3600:
+                if now - entry.stat().st_mtime > STALE_TEMP_SECONDS:
                     os.unlink(entry.path)
 
 

@@ -14,6 +14,12 @@ import click
 
 from ..errors import InvalidArgument, PathError
 from ..files import service
+from ..limits import (
+    MAX_CHANGES_JSON,
+    READ_DEFAULT_LINES,
+    SEARCH_DEFAULT_CONTEXT_LINES,
+    SEARCH_DEFAULT_RESULTS,
+)
 from ..paths import PathPolicy, resolve_regular_file
 from .output import echo_json
 from .params import SafePath
@@ -126,9 +132,20 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
 @click.option("--ignore-case", "-i", is_flag=True, help="Case-insensitive exact/regex search.")
 @click.option("--invert", "-v", is_flag=True, help="Lines NOT matching (like grep -v).")
 @click.option("--count", "-c", "count_only", is_flag=True, help="Only count matching lines.")
-@click.option("--max-results", "-m", default=20, show_default=True, help="Results to show.")
 @click.option(
-    "--context", "-C", "context_lines", default=3, show_default=True, help="Context lines."
+    "--max-results",
+    "-m",
+    default=SEARCH_DEFAULT_RESULTS,
+    show_default=True,
+    help="Results to show.",
+)
+@click.option(
+    "--context",
+    "-C",
+    "context_lines",
+    default=SEARCH_DEFAULT_CONTEXT_LINES,
+    show_default=True,
+    help="Context lines.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def search(
@@ -180,7 +197,7 @@ def search(
 @file.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("path", type=SafePath(dir_okay=False))
 @click.option("--offset", "-o", default=1, show_default=True, help="First line (1-based).")
-@click.option("--limit", "-n", default=100, show_default=True, help="Lines to read.")
+@click.option("--limit", "-n", default=READ_DEFAULT_LINES, show_default=True, help="Lines to read.")
 @click.option("--pattern", "-p", default=None, help="Start at the line matching this text.")
 @click.option(
     "--mode",
@@ -206,9 +223,6 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
     span = f"lines {first}-{last}" if first is not None else f"{data['lines_returned']} lines"
     click.echo(f"{span} of {total if total is not None else '?'}", err=True)
     _warnings(data)
-
-
-MAX_CHANGES_JSON = 64 * 1024 * 1024
 
 
 def _read_changes_file(path: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, ORDERS, LoadOptions, Progress
+from ..limits import CHUNK_DEFAULT_LINES
 from ..paths import is_diff_file
 from . import ranges
 from .params import SafePath
@@ -56,7 +57,7 @@ def target_options(command: F) -> F:
         click.option(
             "--max-chunk-lines",
             type=click.IntRange(MIN_CHUNK_LINES, MAX_CHUNK_LINES),
-            default=1000,
+            default=CHUNK_DEFAULT_LINES,
             show_default=True,
             help="Line budget per chunk.",
         ),

@@ -29,21 +29,9 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from ..fdio import BackgroundHash, copy_range
-
-# A diff file at least this large is mapped from a copy (environment variable
-# DIFFCHUNK_MAP_BYTES); a smaller one is read into memory, where it costs
-# little and is read faster than it is copied, mapped and hashed.
-DEFAULT_MAP_BYTES = 8 << 20
-# Pages touched by a pass over the buffer go back after this much progress:
-# often enough that a pass keeps a few MiB resident, rarely enough that the
-# madvise calls do not show in the load time.
-TRIM_STEP = 4 << 20
-# Blocks of the comparisons and counts over a buffer, and of its hashing: one
-# block is copied at a time (the hashing thread holds one block: small, so
-# that the load's peak stays low).
-_COMPARE_BLOCK = 1 << 20
-_COUNT_BLOCK = 1 << 20
-_HASH_BLOCK = 1 << 20
+from ..limits import BUFFER_COMPARE_BLOCK, BUFFER_HASH_BLOCK, DEFAULT_MAP_BYTES
+from ..limits import BUFFER_COUNT_BLOCK as _COUNT_BLOCK
+from ..limits import MAP_TRIM_STEP as TRIM_STEP
 
 
 def map_threshold() -> int:
@@ -160,7 +148,7 @@ class DiffBuffer(mmap.mmap):
 
 
 def _same_content(a: DiffBuffer, b: bytes | bytearray | DiffBuffer) -> bool:
-    step = _COMPARE_BLOCK
+    step = BUFFER_COMPARE_BLOCK
     return all(a[lo : lo + step] == b[lo : lo + step] for lo in range(0, len(a), step))
 
 
@@ -205,7 +193,7 @@ def map_file(fd: int, size: int, digest: str | None = None) -> DiffBuffer:
     """
     buffer = DiffBuffer(fd, size, access=mmap.ACCESS_READ)
     if digest is None:
-        buffer._hashing = BackgroundHash(fd, size, block=_HASH_BLOCK)
+        buffer._hashing = BackgroundHash(fd, size, block=BUFFER_HASH_BLOCK)
     else:
         buffer._digest = digest
     return buffer

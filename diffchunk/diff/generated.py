@@ -22,6 +22,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from ..limits import GENERATED_HEADER_BYTES as HEADER_BYTES
+from ..limits import GENERATED_HEADER_LINES as HEADER_LINES
+from ..limits import GENERATED_HEADER_WINDOW, MINIFIED_LINE_LENGTH, MINIFIED_SAMPLE_LINES
 from .attributes import Attributes, AttributeSource, is_truthy
 from .buffer import DiffData
 from .generated_paths import (
@@ -69,19 +72,6 @@ class Heuristics(NamedTuple):
 _MINIFIABLE_EXTS = frozenset({"js", "mjs", "cjs", "css"})
 _PROSE_EXTS = frozenset({"md", "markdown", "mdx", "rst", "adoc", "asciidoc", "org"})
 
-# Hand-written code keeps its lines under about 100 characters (style guides
-# say 79 to 120); a minifier writes a whole file on a few lines.
-MINIFIED_LINE_LENGTH = 110
-# A generator writes its marker in the first comment lines of a file; further
-# down the words only appear as mentions in ordinary code.
-HEADER_LINES = 10
-HEADER_BYTES = 1024
-# The part of the first hunk read for those lines: removed lines (skipped)
-# may come first.
-_HEADER_WINDOW = 4 * HEADER_BYTES
-# Added lines sampled for the minified check (of the first 20 lines of the
-# first hunk): a minified file is long lines throughout, a few tell.
-_MINIFIED_SAMPLE = 5
 
 _GO_HEADER = re.compile(rb"^// Code generated .* DO NOT EDIT\.\r?$")
 _COMMENT_START = re.compile(rb"^[ \t]*(?://|#|/\*|\*|<!--|--|;|%|\"\"\"|'''|\{-|\(\*|')")
@@ -169,7 +159,7 @@ def _header_lines(file: FileDiff, data: DiffData | bytearray) -> list[bytes | by
     if first_line > 1:
         return []
     skip = b"+" if deleted else b"-"
-    body = data[hunk.body_start : min(hunk.end, hunk.body_start + _HEADER_WINDOW)]
+    body = data[hunk.body_start : min(hunk.end, hunk.body_start + GENERATED_HEADER_WINDOW)]
     out: list[bytes | bytearray] = []
     size = 0
     for line in body.split(b"\n"):
@@ -205,7 +195,7 @@ def _looks_minified(file: FileDiff, data: DiffData | bytearray) -> bool:
     hunk = file.hunks[0]
     pos, end = hunk.body_start, hunk.end
     total = count = scanned = 0
-    while pos < end and count < _MINIFIED_SAMPLE and scanned < 4 * _MINIFIED_SAMPLE:
+    while pos < end and count < MINIFIED_SAMPLE_LINES and scanned < 4 * MINIFIED_SAMPLE_LINES:
         nl = data.find(b"\n", pos, end)
         stop = end if nl < 0 else nl
         if data[pos : pos + 1] == b"+":
@@ -325,13 +315,13 @@ class GeneratedFileDetector:
             hunks = file.hunks
             if isinstance(hunks, LazyHunks):  # the first hunk ends at the next header
                 body_start = data.find(b"\n", hunks.start, hunks.end) + 1 or hunks.end
-                window_end = min(hunks.end, body_start + _HEADER_WINDOW)
+                window_end = min(hunks.end, body_start + GENERATED_HEADER_WINDOW)
                 next_header = data.find(b"\n@", body_start - 1, window_end)
                 if next_header >= 0:
                     window_end = next_header + 1
             else:
                 body_start = hunks[0].body_start
-                window_end = min(hunks[0].end, body_start + _HEADER_WINDOW)
+                window_end = min(hunks[0].end, body_start + GENERATED_HEADER_WINDOW)
             if ext == "map" or _has_marker_word(data[body_start:window_end]):
                 lines = _header_lines(file, data)
         if lines:

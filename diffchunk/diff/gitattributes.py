@@ -38,14 +38,15 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgument, PathError
+from ..limits import ATTRIBUTE_MACRO_DEPTH, BINARY_SNIFF_BYTES
+from ..limits import GITATTRIBUTES_MAX_BYTES as MAX_FILE_SIZE
+from ..limits import GITATTRIBUTES_MAX_LINE as MAX_LINE_LENGTH
 from ..paths import resolve_regular_file
 from .attributes import WANTED, Attributes, AttrValue
 from .globs import CompiledGlob, attributes_glob
 
 logger = logging.getLogger(__name__)
 
-MAX_LINE_LENGTH = 2048  # git ignores longer lines
-MAX_FILE_SIZE = 100 * 1024 * 1024  # git refuses larger attribute files
 
 _UNSPECIFIED = object()  # "!attr": decided, and the decision is "unspecified"
 _State = tuple[str, "AttrValue | object"]
@@ -215,7 +216,7 @@ class GitattributesFile:
                 if name in decided:
                     continue
                 decided[name] = value
-                if value is True and name in self._macros and depth < 64:
+                if value is True and name in self._macros and depth < ATTRIBUTE_MACRO_DEPTH:
                     fill(self._macros[name], depth + 1)
 
         for glob, states in reversed(rules):
@@ -259,7 +260,7 @@ def _read_gitattributes(path: str) -> tuple[str, bytes]:
             f"The .gitattributes file {path!r} cannot be read: {exc.strerror}.",
             suggestion="Check the file's permissions.",
         ) from None
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise InvalidArgument(
             f"{path!r} looks binary, not like a .gitattributes file.",
             suggestion="Pass the text file named .gitattributes at the repository root.",

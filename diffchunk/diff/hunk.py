@@ -29,6 +29,8 @@ from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.frozen import fast_constructor
 
+from ..limits import MAX_LINE_NUMBER
+
 __all__ = [
     "Hunk",
     "HunkHeader",
@@ -42,9 +44,6 @@ __all__ = [
     "read_start_line",
     "section_text",
 ]
-
-#: The largest line number or count a hunk header may hold (18 digits).
-MAX_LINE_NUMBER = 10**18 - 1
 
 
 @dataclass(frozen=True, slots=True)

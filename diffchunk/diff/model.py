@@ -19,6 +19,8 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.frozen import fast_constructor
 from diffchunk.diff.hunk import Hunk, LazyHunks
 
+from ..limits import BYTES_PER_TOKEN
+
 __all__ = [
     "BYTES_PER_TOKEN",
     "Chunk",
@@ -170,10 +172,6 @@ class ParsedDiff:
 # --------------------------------------------------------------------------
 # Filtering and chunking results
 # --------------------------------------------------------------------------
-
-#: Tokens are counted as bytes // 4 (the spec's rule of thumb for code and
-#: English; a model's own tokenizer is not at hand).
-BYTES_PER_TOKEN = 4
 
 
 class ExcludeReason(str, Enum):

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..limits import CHUNK_DEFAULT_LINES, MAX_CHUNK_LINES, MAX_CONTEXT_LINES, MIN_CHUNK_LINES
 from .patterns import split_patterns
 
 #: Progress callback: ``(stage description, fraction done)``.
@@ -23,14 +24,6 @@ ORDERS = ("path", "review")
 
 #: The ways a chunk can be shown (see :mod:`diffchunk.diff.formatter`).
 FORMATS = ("raw", "annotated", "compact", "lean")
-
-# A chunk holds a file header (up to 4 lines for a git diff) and lines of a
-# hunk: below 10 lines a part of a cut file would be mostly headers.
-MIN_CHUNK_LINES = 10
-# Bounds that no review needs (a context window holds far fewer lines), so
-# that a mistyped number is refused instead of asking for one huge chunk.
-MAX_CHUNK_LINES = 1_000_000
-MAX_CONTEXT_LINES = 1_000_000
 
 
 def _check_patterns(name: str, value: str | None) -> str | None:
@@ -57,7 +50,7 @@ def _check_int(name: str, value: object, low: int, high: int) -> int:
 class LoadOptions:
     """How a diff is turned into chunks.  Validated on construction."""
 
-    max_chunk_lines: int = 1000
+    max_chunk_lines: int = CHUNK_DEFAULT_LINES
     skip_trivial: bool = True
     skip_generated: bool = True
     include_patterns: str | None = None

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InvalidArgument
+from ..limits import MAX_PATTERN_LENGTH, MAX_PATTERNS, MAX_PATTERNS_CHARS
 from .globs import CompiledGlob, gitignore_glob
 
 __all__ = [
@@ -30,13 +31,6 @@ __all__ = [
     "PathQuery",
     "split_patterns",
 ]
-
-# Caps on a pattern list, so that a hostile or mistaken argument cannot make
-# every path lookup slow: far above any list a person writes (a few dozen
-# items of a few dozen characters), far below what would cost seconds.
-MAX_PATTERNS = 512
-MAX_PATTERN_LENGTH = 1024
-MAX_PATTERNS_CHARS = 8192
 
 
 def split_patterns(value: str, *, name: str = "patterns") -> list[str]:

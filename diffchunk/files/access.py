@@ -29,25 +29,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import FileToolError
+from ..limits import ENCODING_SAMPLE_BYTES as SAMPLE_BYTES
+from ..limits import MAX_TRANSCODE, SMALL_FILE, WC_MIN_BYTES
+from ..limits import OPEN_VERSIONS_KEPT as CACHE_SIZE
 from ..paths import fingerprint, resolve_regular_file
 from .encoding import display_name, is_utf16_or_32, sniff
 from .lineindex import LineIndex
 from .reader import Reader, Window
-
-SMALL_FILE = 4 * 1024 * 1024
-"""Files up to this size are read into memory; larger ones are read on demand."""
-
-MAX_TRANSCODE = 256 * 1024 * 1024
-"""Largest UTF-16/UTF-32 file the tools accept (it is transcoded in memory)."""
-
-SAMPLE_BYTES = 64 * 1024
-"""Bytes sampled at the start (and at a few other places) to detect encoding."""
-
-WC_MIN_BYTES = 8 * 1024 * 1024
-"""Line counts of files at least this large come from ``wc -l`` when it is on PATH."""
-
-CACHE_SIZE = 8
-"""File versions kept open at once."""
 
 
 @dataclass(eq=False)

@@ -37,10 +37,9 @@ from dataclasses import dataclass
 from .. import paths
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range
-
-DEFAULT_KEEP = 50
-DEFAULT_MAX_BYTES = 2 * 1024**3
-_MAX_NAME_PART = 120
+from ..limits import BACKUP_IDS_SHOWN, BACKUP_NAME_PART_BYTES
+from ..limits import DEFAULT_BACKUP_KEEP as DEFAULT_KEEP
+from ..limits import DEFAULT_BACKUP_MAX_BYTES as DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +124,8 @@ def file_key(realpath: str) -> str:
 
 def _prefix(realpath: str) -> str:
     base = os.path.basename(realpath) or "file"
-    if len(os.fsencode(base)) > _MAX_NAME_PART:
-        base = os.fsencode(base)[:_MAX_NAME_PART].decode("utf-8", errors="ignore") or "file"
+    if len(os.fsencode(base)) > BACKUP_NAME_PART_BYTES:
+        base = os.fsencode(base)[:BACKUP_NAME_PART_BYTES].decode("utf-8", errors="ignore") or "file"
     return f"{base}.{file_key(realpath)}."
 
 
@@ -194,7 +193,7 @@ def list_backups(path: str) -> list[dict[str, object]]:
     return [info.as_dict() for info in backups_for(realpath)]
 
 
-def ids_text(available: list[BackupInfo], shown: int = 20) -> str:
+def ids_text(available: list[BackupInfo], shown: int = BACKUP_IDS_SHOWN) -> str:
     """The ids of ``available`` backups (newest first) as a message shows them."""
     if not available:
         return "there are none"

@@ -35,13 +35,13 @@ from collections.abc import Sequence
 from ..errors import GitError
 from ..git.repo import discover
 from ..git.runner import GitCommand
+from ..limits import CHANGES_GIT_TIMEOUT as GIT_TIMEOUT
+from ..limits import LANGUAGE_SNIFF_BYTES
 from .languages import language_for_path
 from .outline import OutlineItem, cached_outline, iter_items, outline_for_file
 
 logger = logging.getLogger(__name__)
 
-#: Seconds any single git call may take before changes are given up.
-GIT_TIMEOUT = 10.0
 
 _HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
@@ -82,7 +82,7 @@ def mark_changes(
         return 0  # identical to HEAD
 
     if language is None:
-        language = language_for_path(file_path, source[:200])
+        language = language_for_path(file_path, source[:LANGUAGE_SNIFF_BYTES])
     head_key = ("git-blob", blob)
     try:
         with git.start(

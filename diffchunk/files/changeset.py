@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidArgument
+from ..limits import MAX_EDIT_CHANGES as MAX_CHANGES
 
-MAX_CHANGES = 500
 _CHANGE_KEYS = {"search", "replace", "fuzzy"}
 
 

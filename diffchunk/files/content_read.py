@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FileToolError, InvalidArgument
+from ..limits import READ_DEFAULT_LINES, SEMANTIC_MAX_LINES
+from ..limits import READ_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from .access import FileVersion, open_text_version
 from .content_search import check_pattern
 from .read import (
@@ -29,9 +31,6 @@ from .search import best_line
 from .version_outline import enclosing, outline_of
 
 READ_MODES = ("lines", "semantic", "head", "tail")
-MAX_CONTENT_CHARS = 80_000
-"""About 20k tokens: read results stop at a line boundary before this."""
-SEMANTIC_MAX_LINES = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +116,7 @@ def _check_arguments(mode: object, offset: object, limit: object) -> None:
 def read_content(
     absolute_file_path: str,
     offset: int = 1,
-    limit: int = 100,
+    limit: int = READ_DEFAULT_LINES,
     pattern: str | None = None,
     mode: str = "lines",
 ) -> ReadResult:
@@ -222,7 +221,7 @@ def _read_semantic(
         count = SEMANTIC_MAX_LINES
     lines = read_lines(version, item.line_number, count)
     block = SemanticBlock(item.name, item.type, item.line_number, item.end_line)
-    if limit != 100:
+    if limit != READ_DEFAULT_LINES:
         warnings.append("limit ignored in semantic mode: the whole block is returned.")
     truncated = lines.end_line is not None and lines.end_line < item.end_line
     return _result(lines, total, "semantic", truncated, warnings, found, block)

@@ -25,9 +25,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InvalidArgument
+from ..limits import (
+    MATCH_CHARS,
+    MAX_SUBMATCHES,
+    PIECEWISE_LINE_BYTES,
+    SEARCH_DEFAULT_CONTEXT_LINES,
+    SEARCH_DEFAULT_RESULTS,
+)
+from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
+from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
+from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
 from .access import FileVersion, open_text_version
 from .fuzzy import best_alignment, similar_lines
-from .longline import PIECEWISE_LINE_BYTES, long_line_match, matched_line_end
+from .longline import long_line_match, matched_line_end
 from .matchers import Found, Hit
 from .read import neighbours
 from .search import count_lines, find_lines
@@ -36,12 +46,6 @@ from .version_outline import describe, outline_of
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
 
-MATCH_CHARS = 500
-"""Longest ``match`` text in a search result (longer lines are cut around the match)."""
-MAX_RESULTS = 500
-MAX_CONTEXT_LINES = 50
-MAX_CONTENT_CHARS = 80_000
-"""About 20k tokens: results stop before this many characters."""
 
 Spans = list[tuple[int, int]]
 
@@ -181,8 +185,8 @@ def _check_arguments(
 def search_content(
     absolute_file_path: str,
     pattern: str,
-    max_results: int = 20,
-    context_lines: int = 3,
+    max_results: int = SEARCH_DEFAULT_RESULTS,
+    context_lines: int = SEARCH_DEFAULT_CONTEXT_LINES,
     fuzzy: bool = True,
     regex: bool = False,
     case_sensitive: bool = True,
@@ -200,9 +204,9 @@ def search_content(
     if fuzzy and not case_sensitive:
         warnings.append("case_sensitive ignored: fuzzy search always ignores case.")
     if count_only:
-        if max_results != 20:
+        if max_results != SEARCH_DEFAULT_RESULTS:
             warnings.append("max_results ignored with count_only=True.")
-        if context_lines != 3:
+        if context_lines != SEARCH_DEFAULT_CONTEXT_LINES:
             warnings.append("context_lines ignored with count_only=True.")
         count = _count(version, pattern, flags, warnings)
         return CountResult(count, pattern, flags, tuple(warnings))
@@ -373,7 +377,7 @@ def _match(
         similarity_score=hit.score,
         truncated=truncated,
         match_type=hit.match_type,
-        submatches=tuple(spans[:50]),
+        submatches=tuple(spans[:MAX_SUBMATCHES]),
         match_offset=shift if truncated else None,
         line_length=length if truncated else None,
     )

@@ -19,8 +19,14 @@ import codecs
 import re
 from dataclasses import dataclass
 
-BINARY_SNIFF_BYTES = 8192
-"""NUL bytes within this many leading bytes mark a (non UTF-16) file as binary."""
+from ..limits import (
+    BINARY_CONTROL_SHARE,
+    BINARY_SNIFF_BYTES,
+    CHARSET_SAMPLE_BYTES,
+    UTF16_NUL_SHARE,
+    UTF16_PROBE_BYTES,
+    UTF16_STRAY_NUL_SHARE,
+)
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -99,16 +105,16 @@ def _valid_utf8(sample: bytes, *, truncated: bool) -> bool:
 
 def _looks_utf16_without_bom(sample: bytes) -> str | None:
     """``utf-16-le``/``-be`` when NULs sit on one parity of positions only."""
-    probe = sample[:4096]
+    probe = sample[:UTF16_PROBE_BYTES]
     if len(probe) < 8:
         return None
     even = probe[0::2]
     odd = probe[1::2]
     even_nul = even.count(0) / len(even)
     odd_nul = odd.count(0) / len(odd)
-    if odd_nul > 0.4 and even_nul < 0.02:
+    if odd_nul > UTF16_NUL_SHARE and even_nul < UTF16_STRAY_NUL_SHARE:
         candidate = "utf-16-le"
-    elif even_nul > 0.4 and odd_nul < 0.02:
+    elif even_nul > UTF16_NUL_SHARE and odd_nul < UTF16_STRAY_NUL_SHARE:
         candidate = "utf-16-be"
     else:
         return None
@@ -159,7 +165,7 @@ def _legacy_encoding(sample: bytes) -> str:
     try:
         from charset_normalizer import from_bytes
 
-        best = from_bytes(sample[:65536]).best()
+        best = from_bytes(sample[:CHARSET_SAMPLE_BYTES]).best()
         if best is not None:
             guess = best.encoding
     except Exception:  # pragma: no cover - detector failures fall back below
@@ -206,7 +212,7 @@ def sniff(sample: bytes, *, truncated: bool = True) -> Detection:
         return Detection("utf-8", b"", False, None)
     if hint is not None:
         return Detection(None, b"", True, hint)
-    if _control_ratio(head) > 0.1:
+    if _control_ratio(head) > BINARY_CONTROL_SHARE:
         return Detection(None, b"", True, "data")
     legacy = _legacy_encoding(sample)
     if legacy in _WESTERN and _mostly_utf8(sample):

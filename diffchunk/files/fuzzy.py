@@ -47,23 +47,18 @@ from typing import AnyStr, cast
 
 from rapidfuzz import fuzz, process
 
+from ..limits import (
+    ANCHOR_PIECE_SAMPLE_BYTES,
+    ANCHOR_WORDS,
+    FUZZY_CHECK_EVERY,
+    FUZZY_TIME_BUDGET,
+    LINE_CUTOFF,
+    SHORT_CUTOFF,
+    SHORT_PATTERN,
+)
 from .access import FileVersion
 from .matchers import Found, Hit
 from .reader import Window, skip_lines
-
-LINE_CUTOFF = 80.0
-"""Lowest ``partial_ratio`` (0-100) a fuzzy search result may have."""
-
-SHORT_PATTERN = 6
-SHORT_CUTOFF = 75.0
-"""Patterns up to ``SHORT_PATTERN`` characters use this cutoff (one typo costs more)."""
-
-FUZZY_TIME_BUDGET = 10.0
-"""Seconds a fuzzy line search may take; then it stops and reports the lines it covered."""
-
-_CHECK_EVERY = 4096
-"""Anchors found, or candidate lines scored, between two looks at the clock."""
-
 
 # -- measures --------------------------------------------------------------------------
 
@@ -190,10 +185,10 @@ _WORD = re.compile(r"\S{3,}")
 
 
 def anchor_words(lines: Sequence[str]) -> list[str]:
-    """The five longest distinct words (runs of three or more non-blanks) of
+    """The :data:`ANCHOR_WORDS` longest distinct words (runs of three or more non-blanks) of
     ``lines``: the anchors of a block."""
     words = sorted({w for line in lines for w in _WORD.findall(line)}, key=len, reverse=True)
-    return words[:5]
+    return words[:ANCHOR_WORDS]
 
 
 def lines_holding(
@@ -211,7 +206,11 @@ def lines_holding(
         pos = find(anchor, 0, length)
         while pos >= 0:
             found += 1
-            if deadline is not None and not found % _CHECK_EVERY and time.monotonic() > deadline:
+            if (
+                deadline is not None
+                and not found % FUZZY_CHECK_EVERY
+                and time.monotonic() > deadline
+            ):
                 return None
             starts.add(rfind(newline, 0, pos) + 1)
             end = find(newline, pos, length)
@@ -322,7 +321,9 @@ def similar_lines(
         # use below stops at ``length``.
         hay = buf.lower() if 2 * length > len(buf) else buf[:length].lower()
         if anchors is None:
-            anchors = pieces(query.needle, bytes(hay[: min(length, 1 << 20)]), query.encoding)
+            anchors = pieces(
+                query.needle, bytes(hay[: min(length, ANCHOR_PIECE_SAMPLE_BYTES)]), query.encoding
+            )
             if not anchors:
                 return Found([], 0)
             if query.folded:
@@ -375,7 +376,7 @@ def _score_candidates(
     needle, exact, cutoff, shortest = query.needle, query.exact, query.cutoff, query.shortest
     encoding, folded = query.encoding, query.folded
     for seen, start in enumerate(candidates):
-        if seen % _CHECK_EVERY == _CHECK_EVERY - 1 and time.monotonic() > deadline:
+        if seen % FUZZY_CHECK_EVERY == FUZZY_CHECK_EVERY - 1 and time.monotonic() > deadline:
             best.total += kept
             return start
         end = find(b"\n", start, length)

@@ -32,29 +32,28 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..limits import (
+    AMBIGUITY_MARGIN,
+    ANCHOR_HITS,
+    FULL_FUZZY_LIMIT,
+    FULL_SCORE_LINES,
+    FUZZY_WINDOWS_KEPT,
+    LENGTH_FILTER_ABOVE,
+    LINE_HINT_CUTOFF,
+    MAX_FUZZY_CHARS,
+    PARTIAL_HINTS_LIMIT,
+    PREFILTER_CUTOFF,
+    PREFILTER_LIMIT,
+    SUGGESTION_CHARS,
+    SUGGESTIONS,
+    WINDOW_BUDGET_COST,
+    WINDOW_BUDGET_MAX,
+    WINDOW_BUDGET_MIN,
+)
+from ..limits import DEFAULT_FUZZY_THRESHOLD as DEFAULT_THRESHOLD
 from .fuzzy import anchor_words, length_bounds, normalise, normalise_lines, rank, ratio
 from .reader import Reader
 from .scan import scan
-
-FULL_FUZZY_LIMIT = 32 * 1024 * 1024
-"""Files up to this size get a full fuzzy scan; bigger ones an anchored one."""
-
-DEFAULT_THRESHOLD = 0.85
-AMBIGUITY_MARGIN = 0.03
-"""Score differences below a third of this are "equal" (see :func:`is_ambiguous`)."""
-
-MAX_FUZZY_CHARS = 64 * 1024
-"""Longest search text matched fuzzily (comparisons cost the product of the lengths)."""
-
-PARTIAL_HINTS_LIMIT = 4 * 1024 * 1024
-"""One-line searches also get partial-match hints in files up to this size."""
-
-_PREFILTER_LIMIT = 400
-_ANCHOR_HITS = 200
-_SUGGESTIONS = 5
-_SHOWN_CHARS = 200
-_LENGTH_FILTER_ABOVE = 48
-"""Anchor lines longer than this are only compared with lines of similar length."""
 
 
 def fuzzy_threshold() -> float:
@@ -80,7 +79,7 @@ class SimilarText:
 
 
 def _shown(text: str) -> str:
-    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+    return text if len(text) <= SUGGESTION_CHARS else text[:SUGGESTION_CHARS] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +168,7 @@ def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, fl
     """Window starts worth scoring, with a prior (best per-line similarity)."""
     n = len(search_norm)
     total = len(region.norm)
-    if total <= 64:
+    if total <= FULL_SCORE_LINES:
         return dict.fromkeys(range(total), 1.0)
     order = sorted(range(n), key=lambda j: -len(search_norm[j]))
     anchors = [j for j in order if search_norm[j]][:3]
@@ -178,9 +177,18 @@ def _prefiltered_starts(region: _Region, search_norm: list[str]) -> dict[int, fl
         anchor = search_norm[j]
         # ratio >= 50 needs the shorter text to be at least a third of the
         # longer: long anchors skip lines that cannot reach it.
-        lengths = length_bounds(len(anchor), 50) if len(anchor) > _LENGTH_FILTER_ABOVE else None
+        lengths = (
+            length_bounds(len(anchor), PREFILTER_CUTOFF)
+            if len(anchor) > LENGTH_FILTER_ABOVE
+            else None
+        )
         for i, score in rank(
-            anchor, region.norm, partial=False, cutoff=50, limit=_PREFILTER_LIMIT, lengths=lengths
+            anchor,
+            region.norm,
+            partial=False,
+            cutoff=PREFILTER_CUTOFF,
+            limit=PREFILTER_LIMIT,
+            lengths=lengths,
         ):
             for s in (i - j - 1, i - j, i - j + 1):
                 if 0 <= s < total and starts.get(s, -1.0) < score:
@@ -199,7 +207,7 @@ def _score_windows(
     n = len(search_norm)
     target = "\n".join(search_norm)
     cost = len(target) ** 2 // 64 + 1
-    budget = max(30, min(60_000, 300_000_000 // cost))
+    budget = max(WINDOW_BUDGET_MIN, min(WINDOW_BUDGET_MAX, WINDOW_BUDGET_COST // cost))
     candidates.sort(key=lambda item: -item[0])
     seen: set[tuple[int, int, int]] = set()
     scored: list[_Scored] = []
@@ -311,7 +319,7 @@ def _distinct(scored: list[_Scored], n: int) -> list[FuzzyWindow]:
             continue
         chosen.append((line, k))
         windows.append(region.window(s, k, score))
-        if len(windows) >= 50:
+        if len(windows) >= FUZZY_WINDOWS_KEPT:
             break
     return windows
 
@@ -332,12 +340,12 @@ def _anchored_candidates(
             f"{FULL_FUZZY_LIMIT // (1024 * 1024)} MB looks only near words of the search "
             "text, and it has no word of 3 or more characters."
         )
-    per_word = scan(source, needles, limit=_ANCHOR_HITS)
+    per_word = scan(source, needles, limit=ANCHOR_HITS)
     # Words occurring everywhere say little about where the block is: use
     # the rarer words' hits when there are any.
-    rare = [w for w, occs in enumerate(per_word) if 0 < len(occs) <= _ANCHOR_HITS]
+    rare = [w for w, occs in enumerate(per_word) if 0 < len(occs) <= ANCHOR_HITS]
     chosen = rare or [w for w, occs in enumerate(per_word) if occs]
-    hits = sorted({(occ.start, occ.line, w) for w in chosen for occ in per_word[w][:_ANCHOR_HITS]})
+    hits = sorted({(occ.start, occ.line, w) for w in chosen for occ in per_word[w][:ANCHOR_HITS]})
     if not hits:
         return [], (
             f"Fuzzy matching in files over {FULL_FUZZY_LIMIT // (1024 * 1024)} MB looks only "
@@ -376,14 +384,14 @@ def _count_lines(source: Reader, begin: int, end: int) -> int:
     return source.read(begin, end).count(b"\n")
 
 
-def suggestions(ranked: Sequence[FuzzyWindow], limit: int = _SUGGESTIONS) -> list[SimilarText]:
+def suggestions(ranked: Sequence[FuzzyWindow], limit: int = SUGGESTIONS) -> list[SimilarText]:
     """``similar_matches`` entries for the best ``limit`` windows."""
     return [window.similar() for window in ranked[:limit]]
 
 
-def _line_hints(region: _Region, query: str, limit: int = _SUGGESTIONS) -> list[SimilarText]:
+def _line_hints(region: _Region, query: str, limit: int = SUGGESTIONS) -> list[SimilarText]:
     """Lines containing text similar to a one-line search (partial matches)."""
     return [
         SimilarText(region.first_line + i, _shown(region.text(i)), round(score / 100.0, 3))
-        for i, score in rank(query, region.norm, partial=True, cutoff=60, limit=limit)
+        for i, score in rank(query, region.norm, partial=True, cutoff=LINE_HINT_CUTOFF, limit=limit)
     ]

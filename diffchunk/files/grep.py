@@ -21,12 +21,11 @@ import subprocess
 from collections.abc import Callable, Sequence
 from typing import IO
 
+from ..limits import GREP_HEADER_BYTES, GREP_MIN_BYTES
+from ..limits import GREP_LISTING_BLOCK as _LISTING_BLOCK
 from ..paths import fingerprint
 from .access import FileVersion
 from .matchers import Found, Hit
-
-GREP_MIN_BYTES = 8 * 1024 * 1024
-"""Exact counts on files at least this large are delegated to ``grep`` when present."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -154,10 +153,6 @@ def grep_search(
     return Found(hits[: min(limit, total)], total)
 
 
-_LISTING_BLOCK = 1 << 16
-_HEADER_BYTES = 48  # "LINE:OFFSET:" of two 20-digit numbers fits
-
-
 def _read_listing(version: FileVersion, kind: str, stream: IO[bytes]) -> list[Hit]:
     """The hits of ``grep -n -b`` output, ``LINE:OFFSET:text`` each, read as a stream.
 
@@ -171,8 +166,8 @@ def _read_listing(version: FileVersion, kind: str, stream: IO[bytes]) -> list[Hi
     buf = b""
     pos = 0  # where the next entry starts in buf
     while True:
-        while buf.count(b":", pos, pos + _HEADER_BYTES) < 2:  # two numbers and their colons
-            if len(buf) - pos >= _HEADER_BYTES:
+        while buf.count(b":", pos, pos + GREP_HEADER_BYTES) < 2:  # two numbers and their colons
+            if len(buf) - pos >= GREP_HEADER_BYTES:
                 raise ValueError("grep output without its line number and offset")
             block = stream.read(_LISTING_BLOCK)
             if not block:

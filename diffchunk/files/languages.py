@@ -15,6 +15,8 @@ import os
 import re
 from typing import Any
 
+from ..limits import LANGUAGE_SNIFF_BYTES
+
 logger = logging.getLogger(__name__)
 
 #: Every language an outline can be built for.
@@ -133,7 +135,7 @@ def language_for_path(path: str, head: bytes | None = None) -> str | None:
 def _language_for_shebang(head: bytes) -> str | None:
     if not head.startswith(b"#!"):
         return None
-    words = head[2:200].split(b"\n", 1)[0].decode("latin-1").split()
+    words = head[2:LANGUAGE_SNIFF_BYTES].split(b"\n", 1)[0].decode("latin-1").split()
     if not words:
         return None
     program = os.path.basename(words[0])

@@ -19,10 +19,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from ..limits import LINE_INDEX_BLOCK as BLOCK
 from .reader import Buffer, Window, skip_lines
-
-BLOCK = 64 * 1024
-"""Bytes per index block: the longest scan a lookup can need."""
 
 
 class LineIndex:

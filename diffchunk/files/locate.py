@@ -29,14 +29,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ..limits import SHOWN_OCCURRENCES, SUGGESTIONS
 from . import fuzzy_block, scan
 from .changeset import Change
 from .fuzzy_block import SimilarText
 from .indent import MixedIndentation, reindent_replacement
 from .snapshot import Snapshot
-
-SHOWN_OCCURRENCES = 20
-"""Line numbers of a repeated search text listed in its error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +256,7 @@ def _on_block(snap: Snapshot, change: Change, window: fuzzy_block.FuzzyWindow) -
 
 
 def _merge_suggestions(first: list[SimilarText], second: list[SimilarText]) -> list[SimilarText]:
-    """The five most similar of both lists, one per line."""
+    """The :data:`SUGGESTIONS` most similar of both lists, one per line."""
     seen: set[int] = set()
     merged: list[SimilarText] = []
     for item in sorted(first + second, key=lambda s: -s.similarity):
@@ -266,7 +264,7 @@ def _merge_suggestions(first: list[SimilarText], second: list[SimilarText]) -> l
             continue
         seen.add(item.line)
         merged.append(item)
-    return merged[:5]
+    return merged[:SUGGESTIONS]
 
 
 def _refuse_overlaps(located: list[Located | None], results: list[ChangeResult]) -> None:

@@ -20,8 +20,8 @@ import time
 from collections.abc import Iterator
 
 from ..errors import EditConflict, FileToolError
-
-DEFAULT_TIMEOUT = 30.0
+from ..limits import DEFAULT_LOCK_TIMEOUT as DEFAULT_TIMEOUT
+from ..limits import LOCK_POLL_FIRST, LOCK_POLL_MAX
 
 
 def lock_timeout() -> float:
@@ -58,7 +58,7 @@ def file_lock(lock_dir: str, realpath: str, *, timeout: float | None = None) -> 
         ) from None
     try:
         deadline = time.monotonic() + wait
-        pause = 0.002
+        pause = LOCK_POLL_FIRST
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -72,7 +72,7 @@ def file_lock(lock_dir: str, realpath: str, *, timeout: float | None = None) -> 
                     suggestion="Retry when that edit has finished.",
                 )
             time.sleep(pause)
-            pause = min(pause * 2, 0.01)
+            pause = min(pause * 2, LOCK_POLL_MAX)
         try:
             yield
         finally:

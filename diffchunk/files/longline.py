@@ -14,19 +14,13 @@ import codecs
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..limits import LONG_LINE_OVERLAP_CHARS as _OVERLAP_CHARS
+from ..limits import LONG_LINE_PIECE_BYTES as _PIECE_BYTES
+from ..limits import MAX_SUBMATCHES
 from .access import FileVersion
 
 Spans = list[tuple[int, int]]
 Scored = tuple[float, int, int]
-
-PIECEWISE_LINE_BYTES = 4 << 20
-"""A matched line longer than this (in bytes) is decoded piece by piece
-(:func:`long_line_match`), never whole: a one-line log of gigabytes would
-otherwise be held as one string several times its size."""
-
-_PIECE_BYTES = 1 << 20
-_OVERLAP_CHARS = 1 << 16  # a match this short that straddles two pieces is still found
-_MAX_SPANS = 50
 
 
 @dataclass
@@ -81,7 +75,7 @@ def long_line_match(
         region_at, region = walk.region(text)
         if best_of is not None:
             walk.take_best(best_of(region), region_at)
-        elif len(walk.spans) < _MAX_SPANS:
+        elif len(walk.spans) < MAX_SUBMATCHES:
             walk.take_spans(spans_of(region), region, region_at, final)
         walk.advance(text)
         pos = end
@@ -126,7 +120,7 @@ class _Walk:
                 continue  # at this piece's end: the next search decides
             self.spans.append((region_at + s, region_at + e))
             self.reported_to = region_at + e
-            if len(self.spans) >= _MAX_SPANS:
+            if len(self.spans) >= MAX_SUBMATCHES:
                 break
 
     def advance(self, text: str) -> None:

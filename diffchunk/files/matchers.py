@@ -27,11 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InvalidArgument
+from ..limits import DENSE_MATCHES
 from .access import FileVersion
 from .reader import Window, skip_lines
-
-_DENSE = 16384
-"""Matching lines per window after which exact counting switches to ``findall``."""
 
 
 @dataclass(slots=True)
@@ -106,7 +104,7 @@ class Literal(Matcher):
             if end < 0:
                 return count
             pos = end + 1
-            if count >= _DENSE:
+            if count >= DENSE_MATCHES:
                 return count + len(self.rest_of_line.findall(hay, pos, length))
 
 

@@ -30,6 +30,13 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ..limits import (
+    LANGUAGE_SNIFF_BYTES,
+    MAX_FUNCTION_NESTING,
+    OUTLINE_MAX_BYTES,
+    OUTLINES_CACHED,
+    SKELETON_MIN_BYTES,
+)
 from .languages import language_for_path, load_language
 from .markdown_outline import nest_headings, scan_headings, tree_headings
 from .outline_item import (
@@ -67,12 +74,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Files larger than this get no outline (callers report it as skipped).
-OUTLINE_MAX_BYTES = 50 * 1024 * 1024
-#: Above this size function bodies are elided before parsing (see module doc).
-SKELETON_MIN_BYTES = 1024 * 1024
-#: How many functions deep a nested function may sit and still be listed.
-MAX_FUNCTION_NESTING = 2
 
 # Types under which a "function" is called a "method", per language.
 _METHOD_PARENTS: dict[str, frozenset[str]] = {
@@ -272,7 +273,6 @@ def _nest(entries: list[_Entry], method_parents: frozenset[str]) -> list[Outline
     return roots
 
 
-_CACHE_SIZE = 16
 _cache: OrderedDict[tuple[str, Hashable], list[OutlineItem]] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -308,7 +308,7 @@ def outline_for_file(
             _cache.move_to_end(key)
     if cached is None:
         if language is None:
-            language = language_for_path(path, bytes(source[:200]))
+            language = language_for_path(path, bytes(source[:LANGUAGE_SNIFF_BYTES]))
         if language is None or len(source) > OUTLINE_MAX_BYTES:
             return []
         whole = source if isinstance(source, bytes) else bytes(source[0 : len(source)])
@@ -316,7 +316,7 @@ def outline_for_file(
         with _cache_lock:
             _cache[key] = cached
             _cache.move_to_end(key)
-            while len(_cache) > _CACHE_SIZE:
+            while len(_cache) > OUTLINES_CACHED:
                 _cache.popitem(last=False)
     return [item.copy() for item in cached]
 

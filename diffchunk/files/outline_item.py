@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_NAME_CHARS = 200
-"""Names longer than this are cut (with an ellipsis)."""
+from ..limits import OUTLINE_NAME_CHARS as MAX_NAME_CHARS
 
 CALLABLE_TYPES = frozenset({"function", "method", "constructor"})
 CLASS_LIKE_TYPES = frozenset(

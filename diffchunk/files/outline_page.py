@@ -25,14 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..limits import OUTLINE_PAGE_ITEMS as PAGE_ITEMS
+from ..limits import SYMBOL_QUERY_CHARS as MAX_QUERY_CHARS
+from ..limits import SYMBOL_QUERY_MATCHES as MAX_MATCHES
 from .outline_item import OutlineItem, qualified_name
-
-#: Items per outline page: about 12k tokens of JSON at ~120 characters an item.
-PAGE_ITEMS = 400
-#: Definitions a ``symbol`` query lists (the total is given beside them).
-MAX_MATCHES = 200
-#: A symbol query longer than any definition name could be is refused.
-MAX_QUERY_CHARS = 500
 
 
 def preorder(outline: Sequence[OutlineItem]) -> Iterator[tuple[list[OutlineItem], OutlineItem]]:

@@ -19,10 +19,19 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..limits import (
+    COUNT_ONLY_HINT_ABOVE,
+    LONG_LINE_SAMPLE_ABOVE,
+    LONG_LINE_SAMPLE_BYTES,
+    LONG_LINE_SAMPLES,
+    OVERVIEW_MARKER_SCAN_BYTES,
+    OVERVIEW_SYMBOL_HINTS,
+)
+from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
 from .outline_item import count_items
-from .outline_page import PAGE_ITEMS, SymbolMatches, find_symbols, outline_page
+from .outline_page import SymbolMatches, find_symbols, outline_page
 from .read import LONG_LINE_CHARS
 from .reader import Window
 from .version_outline import outline_of, skip_reason
@@ -31,13 +40,6 @@ if TYPE_CHECKING:
     from .outline_item import OutlineItem
 
 logger = logging.getLogger(__name__)
-
-MAX_OUTLINE_ITEMS = PAGE_ITEMS
-"""get_overview lists at most this many outline items a page (``outline_offset`` pages)."""
-LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
-"""Long-line statistics are sampled (not exact) for files larger than this."""
-_SAMPLE_WINDOWS = 16
-_SAMPLE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,16 +238,16 @@ def _sample_windows(version: FileVersion) -> tuple[list[tuple[int, int]], bool]:
     if size <= LONG_LINE_SAMPLE_ABOVE:
         return [(version.start, version.end)], False
     ranges = []
-    step = size // _SAMPLE_WINDOWS
+    step = size // LONG_LINE_SAMPLES
     data = version.data
-    for i in range(_SAMPLE_WINDOWS):
+    for i in range(LONG_LINE_SAMPLES):
         at = version.start + i * step
         if i:
             nl = data.find(b"\n", at, version.end)
             if nl < 0:
                 break
             at = nl + 1
-        stop = data.find(b"\n", min(version.end, at + _SAMPLE_BYTES), version.end)
+        stop = data.find(b"\n", min(version.end, at + LONG_LINE_SAMPLE_BYTES), version.end)
         ranges.append((at, version.end if stop < 0 else stop + 1))
     return ranges, True
 
@@ -316,11 +318,11 @@ _LOG_MARKERS = (b"ERROR", b"WARN", b"Exception", b"Traceback", b"FATAL")
 def _search_hints(version: FileVersion, outline: list[OutlineItem]) -> list[str]:
     """Searches worth trying next: top-level symbols, markers present in the file."""
     hints: list[str] = []
-    for item in outline[:8]:
+    for item in outline[:OVERVIEW_SYMBOL_HINTS]:
         if item.type != "heading":
             hints.append(item.name)
     data = version.data
-    stop = min(version.end, version.start + 64 * 1024 * 1024)
+    stop = min(version.end, version.start + OVERVIEW_MARKER_SCAN_BYTES)
     if (
         data.find(b"TODO", version.start, stop) >= 0
         or data.find(b"FIXME", version.start, stop) >= 0
@@ -330,6 +332,6 @@ def _search_hints(version: FileVersion, outline: list[OutlineItem]) -> list[str]
         for marker in _LOG_MARKERS:
             if data.find(marker, version.start, stop) >= 0:
                 hints.append(marker.decode())
-    if version.size > 50 * 1024 * 1024:
+    if version.size > COUNT_ONLY_HINT_ABOVE:
         hints.append("use count_only=True first on a file this large")
     return hints

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import difflib
 
+from ..limits import MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES
+from ..limits import PREVIEW_CONTEXT_LINES as CONTEXT_LINES
 from .locate import Located
 from .reader import Reader
 from .snapshot import Snapshot
-
-CONTEXT_LINES = 3
-MAX_PREVIEW_LINES = 400
-MAX_PREVIEW_LINE_CHARS = 400
 
 
 def preview(snap: Snapshot, located: list[Located]) -> str:

@@ -16,18 +16,23 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from ..limits import (
+    BACKWARD_SCAN_LINES,
+    CONTEXT_LINE_CHARS,
+    COUNT_FOR_TOTAL,
+    DEFAULT_LONG_LINE_CHARS,
+    MIN_LONG_LINE_CHARS,
+    WHOLE_LINE_BYTES,
+)
 from .access import FileVersion
 from .reader import Buffer, last_lines_start, skip_lines
 
-LONG_LINE_CHARS = max(100, int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or 1000))
+LONG_LINE_CHARS = max(
+    MIN_LONG_LINE_CHARS,
+    int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or DEFAULT_LONG_LINE_CHARS),
+)
 """Lines longer than this are truncated in read results and counted as long
-(``DIFFCHUNK_LONG_LINE_CHARS`` changes it; at least 100)."""
-
-COUNT_FOR_TOTAL = 64 * 1024 * 1024
-"""head/tail count all lines for ``total_lines`` only up to this file size."""
-
-BACKWARD_SCAN_LINES = 20_000
-"""Reads this close to the end seek backwards from the end instead of indexing."""
+(``DIFFCHUNK_LONG_LINE_CHARS`` changes it; see :data:`diffchunk.limits.DEFAULT_LONG_LINE_CHARS`)."""
 
 
 @dataclass(slots=True)
@@ -47,10 +52,6 @@ def cut_long(line: str, limit: int = LONG_LINE_CHARS) -> tuple[str, bool]:
     if len(line) <= limit:
         return line, False
     return f"{line[:limit]}… [line truncated: {len(line) - limit} more characters]", True
-
-
-WHOLE_LINE_BYTES = 1 << 16
-"""Lines up to this many bytes are decoded whole before being cut."""
 
 
 def short_line(
@@ -105,9 +106,9 @@ def _line_end(version: FileVersion, offset: int) -> tuple[int, int]:
 
 
 def _context_line(version: FileVersion, offset: int) -> tuple[str, int]:
-    """The line at ``offset`` cut to 500 characters, and the next line's offset."""
+    """The line at ``offset`` cut to CONTEXT_LINE_CHARS characters, and the next line's offset."""
     stop, following = _line_end(version, offset)
-    return short_line(version, version.data, offset, stop, 500)[0], following
+    return short_line(version, version.data, offset, stop, CONTEXT_LINE_CHARS)[0], following
 
 
 def neighbours(

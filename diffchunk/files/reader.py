@@ -47,19 +47,11 @@ from typing import BinaryIO, TypeAlias, overload
 
 from ..errors import FileToolError
 from ..fdio import pread_exact
-
-STEP = 1 << 20
-"""The most bytes read per step of a search, count or line step of a file."""
-
-FIRST_STEP = 1 << 12
-"""The first step (most steps look for the end of a line, a few bytes away);
-each further step doubles, up to :data:`STEP`."""
-
-WINDOW = 16 * 1024 * 1024
-"""Bytes per line window (a line longer than this grows its window)."""
-
-BLOCK = 16 * 1024 * 1024
-"""Bytes per block of :meth:`Reader.blocks` (before the overlap)."""
+from ..limits import LINE_WINDOW as WINDOW
+from ..limits import READ_BLOCK as BLOCK
+from ..limits import READ_FIRST_STEP as FIRST_STEP
+from ..limits import READ_STEP as STEP
+from ..limits import SKIP_LOOP_LINES, SKIP_PATTERNS_KEPT
 
 Window: TypeAlias = bytes | bytearray
 """One window of a walk over a file: a reused buffer, or the bytes themselves."""
@@ -413,7 +405,7 @@ def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
         return data.skip_lines(pos, count, end)
     if count <= 0:
         return pos
-    if count <= 48:
+    if count <= SKIP_LOOP_LINES:
         for _ in range(count):
             nl = data.find(b"\n", pos, end)
             if nl < 0:
@@ -422,7 +414,7 @@ def skip_lines(data: Buffer, pos: int, count: int, end: int) -> int:
         return pos
     pattern = _SKIP_CACHE.get(count)
     if pattern is None:
-        if len(_SKIP_CACHE) > 256:
+        if len(_SKIP_CACHE) > SKIP_PATTERNS_KEPT:
             _SKIP_CACHE.clear()
         pattern = re.compile(b"(?:[^\\n]*\\n){%d}" % count)
         _SKIP_CACHE[count] = pattern

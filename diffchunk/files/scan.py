@@ -14,10 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..limits import MAX_OCCURRENCES
 from .reader import Reader
-
-MAX_OCCURRENCES = 1000
-"""Occurrences of one needle recorded before the scan stops looking for it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,21 +19,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
 from ..errors import FileToolError
+from ..limits import REGEX_BUDGET_WINDOW, REGEX_MIN_BUDGET, REGEX_TIME_BUDGET
 from .access import FileVersion
 from .fuzzy import similar_lines
 from .grep import grep_count, grep_search
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
 from .reader import Window
-
-REGEX_TIME_BUDGET = 2.0
-"""Seconds a regex search may spend on one window (16 MB) before it is stopped."""
-
-REGEX_MIN_BUDGET = 0.5
-"""Seconds allowed for any window, however small; larger windows get a share of
-:data:`REGEX_TIME_BUDGET` in proportion to their size (a few KB of text that
-takes half a second is backtracking, and the whole call stays well under 2 s)."""
-
-_BUDGET_WINDOW = 16 * 1024 * 1024
 
 
 class _Deadline:
@@ -54,7 +45,7 @@ class _Deadline:
     def restart(self, length: int | None = None) -> None:
         """Start a new window's budget (scaled to the window's ``length`` in bytes)."""
         if length is not None:
-            share = self.budget * min(1.0, length / _BUDGET_WINDOW)
+            share = self.budget * min(1.0, length / REGEX_BUDGET_WINDOW)
             self.seconds = max(min(REGEX_MIN_BUDGET, self.budget), share)
         self.started = time.monotonic()
         if self.armed:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-SKELETON_KEEP_BODY_BYTES = 64 * 1024
-"""Function bodies larger than this are outlined inside even in a skeleton."""
+from ..limits import BLOCK_END_PATTERNS_KEPT, SKELETON_KEEP_BODY_BYTES
 
 _CLASS_LIKE_HEADER = re.compile(
     rb"\b(?:class|interface|namespace|module|enum|struct|trait|impl|union|record|object|extern)\b"
@@ -53,7 +52,7 @@ def _block_end(indent: bytes, hash_comments: bool = False) -> re.Pattern[bytes]:
     if pattern is None:
         blank = rb"[ \t]*(?:#[^\n]*)?\r?\n" if hash_comments else rb"[ \t]*\r?\n"
         pattern = re.compile(rb"\n(?!" + re.escape(indent) + rb"[ \t]|" + blank + rb")")
-        if len(_block_end_patterns) < 256:
+        if len(_block_end_patterns) < BLOCK_END_PATTERNS_KEPT:
             _block_end_patterns[key] = pattern
     return pattern
 

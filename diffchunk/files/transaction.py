@@ -37,9 +37,8 @@ from typing import TypeVar
 
 from .. import paths
 from ..errors import EditConflict, FileToolError
+from ..limits import TEMP_STEM_BYTES
 from . import backups
-
-_TEMP_STEM_BYTES = 150
 
 
 def _remove_stale_temps(directory: str, base: str) -> None:
@@ -50,7 +49,7 @@ def _remove_stale_temps(directory: str, base: str) -> None:
     could be shared with another file's temporaries.
     """
     stem = os.fsencode(base)
-    if len(stem) >= _TEMP_STEM_BYTES:
+    if len(stem) >= TEMP_STEM_BYTES:
         return
     prefix = b"." + stem + b".diffchunk-"
     try:
@@ -70,7 +69,7 @@ def _remove_stale_temps(directory: str, base: str) -> None:
 
 
 def _create_temp(directory: str, base: str) -> tuple[int, str]:
-    stem = os.fsencode(base)[:_TEMP_STEM_BYTES]
+    stem = os.fsencode(base)[:TEMP_STEM_BYTES]
     stem_text = os.fsdecode(stem)
     while True:
         path = os.path.join(directory, f".{stem_text}.diffchunk-{secrets.token_hex(4)}.tmp")

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
+from ..limits import CACHE_MAX_BYTES as MAX_BYTES
+from ..limits import CACHE_MAX_ENTRIES as MAX_ENTRIES
+from ..limits import DISK_FULL_BELOW, STALE_TEMP_SECONDS, TEMP_NAME_TRIES, UNLOCKED_TEMP_SECONDS
 from ..paths import cache_dir
 
-MAX_ENTRIES = 200
-MAX_BYTES = 2 * 1024**3
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"
 # The only names this cache ever writes (see ``git.diffwrite.cache_name``, the
@@ -77,12 +78,6 @@ def is_private_entry(path: str, fd: int, directory: Path) -> bool:
         and entry.st_uid == uid
         and entry.st_nlink == 1
     )
-
-
-_STALE_TMP_SECONDS = 3600
-# A temporary file that no process holds locked is garbage after this long
-# (its writer locks it right after creating it).
-_UNLOCKED_TMP_SECONDS = 10
 
 
 def default_cache_dir() -> Path:
@@ -168,7 +163,7 @@ class DiffCache:
                 # writes it (see PendingEntry), or once old.
                 age = time.time() - st.st_mtime
                 unused = str(path) not in _WRITING and _unlocked(path)
-                if age > _STALE_TMP_SECONDS or (age > _UNLOCKED_TMP_SECONDS and unused):
+                if age > STALE_TEMP_SECONDS or (age > UNLOCKED_TEMP_SECONDS and unused):
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
@@ -176,7 +171,7 @@ class DiffCache:
             if owner is not None:
                 # A companion whose entry is gone (young ones may be a write in progress).
                 orphan = not os.path.exists(self.directory / owner)
-                if orphan and time.time() - st.st_mtime > _STALE_TMP_SECONDS:
+                if orphan and time.time() - st.st_mtime > STALE_TEMP_SECONDS:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
@@ -239,7 +234,7 @@ _TMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 def _create_temp(directory: Path) -> tuple[int, str]:
     """A new file ``.tmp-XXXXXXXX.diff`` in ``directory``, open for reading and writing."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
+    for _ in range(TEMP_NAME_TRIES):
         letters = "".join(_TMP_CHARS[b % len(_TMP_CHARS)] for b in os.urandom(8))
         path = os.path.join(directory, f"{_TMP_PREFIX}{letters}{SUFFIX}")
         try:
@@ -280,7 +275,7 @@ class PendingEntry:
         """
         try:
             st = os.fstatvfs(self.fd)
-            full = st.f_bavail * st.f_frsize < _FULL_BELOW
+            full = st.f_bavail * st.f_frsize < DISK_FULL_BELOW
         except OSError:
             full = False
         if full:
@@ -353,10 +348,6 @@ class PendingEntry:
             self._open = False
             _WRITING.discard(self.tmp)
             os.close(self.fd)
-
-
-# Free space below which a failed write into the cache is taken for a full disk.
-_FULL_BELOW = 1 << 20
 
 
 # Temporary files this process writes: never garbage to itself, whatever its

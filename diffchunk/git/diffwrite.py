@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import GitError
+from ..limits import FILE_CLOCK_MARGIN_NS as _CLOCK_MARGIN_NS
+from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
 from ..paths import fingerprint
 from .cache import DiffCache, PendingEntry
 from .repo import Repo
@@ -60,12 +62,6 @@ DIFF_OPTIONS: tuple[str, ...] = (
 )
 # Bump whenever DIFF_OPTIONS (or anything else that shapes the output) changes.
 DIFF_OPTIONS_VERSION = 1
-# The largest block of git's output handed out at once (when git is ahead;
-# otherwise what it has written so far).
-STREAM_BLOCK = 1 << 18
-# File times come from a coarse clock (at most a tick, 10 ms at HZ=100, behind
-# the wall clock).
-_CLOCK_MARGIN_NS = 20_000_000
 #: The record of an attribute file (or of the directory that lost one) that
 #: changed while git ran: git may have read either version, so a reuse
 #: writes anew.

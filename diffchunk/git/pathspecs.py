@@ -19,10 +19,8 @@ import posixpath
 from collections.abc import Sequence
 
 from ..errors import InvalidArgument
+from ..limits import MAX_RANGE_PATHS as MAX_PATHS
 from .repo import Repo
-
-#: More paths than any review needs (a command line holds about this many).
-MAX_PATHS = 1000
 
 
 def _refused(path: str, why: str) -> InvalidArgument:

@@ -20,6 +20,7 @@ from contextlib import contextmanager, suppress
 from typing import IO
 
 from ..errors import GitError, GitTimeout
+from ..limits import GIT_ERROR_LINES, GIT_TAIL_WAIT, GIT_TAIL_WAIT_MAX
 
 
 def _decode(data: bytes) -> str:
@@ -109,13 +110,6 @@ class GitProcess:
         self.kill()
 
 
-# How long GitStream.blocks waits when it has read all that git wrote so far:
-# 2 ms at first, twice as long each time git still has written nothing more,
-# up to 50 ms (git may think for seconds before it writes, e.g. on renames).
-_TAIL_WAIT = 0.002
-_TAIL_WAIT_MAX = 0.05
-
-
 class GitStream:
     """A running git writing into a file, read in blocks as it grows.
 
@@ -155,7 +149,7 @@ class GitStream:
         block_size = self._block_size
         pread = os.pread
         offset = 0
-        wait = _TAIL_WAIT
+        wait = GIT_TAIL_WAIT
         reader = self._reader
         with self._owned():
             pending: list[bytes] = []
@@ -164,7 +158,7 @@ class GitStream:
             while True:
                 piece = pread(fd, block_size - size, offset)
                 if piece:
-                    wait = _TAIL_WAIT
+                    wait = GIT_TAIL_WAIT
                     offset += len(piece)
                     pending.append(piece)
                     size += len(piece)
@@ -185,7 +179,7 @@ class GitStream:
                         reader.join(wait)  # ends early when git exits (its stderr closes)
                     else:
                         time.sleep(wait)
-                    wait = min(2 * wait, _TAIL_WAIT_MAX)
+                    wait = min(2 * wait, GIT_TAIL_WAIT_MAX)
             if pending:
                 yield b"".join(pending)
             proc.wait()
@@ -221,9 +215,6 @@ class GitStream:
         stderr.close()
 
 
-_MAX_MESSAGE_LINES = 6
-
-
 def _exit_status(returncode: int) -> str:
     """``exit status N``, or the signal that killed git (a negative returncode)."""
     if returncode >= 0:
@@ -241,8 +232,8 @@ def command_failed(what: str, returncode: int, stderr: bytes) -> GitError:
     """A :class:`GitError` quoting git's own message, with advice for common cases."""
     message = _decode(stderr) or _exit_status(returncode)
     lines = message.splitlines()
-    if len(lines) > _MAX_MESSAGE_LINES:
-        message = "\n".join([*lines[:_MAX_MESSAGE_LINES], "..."])
+    if len(lines) > GIT_ERROR_LINES:
+        message = "\n".join([*lines[:GIT_ERROR_LINES], "..."])
     lowered = message.lower()
     suggestion = None
     if "dubious ownership" in lowered:

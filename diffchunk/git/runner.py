@@ -55,6 +55,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from ..errors import GitError
+from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
 from ..log import LazyLogger
 from ..termination import Held
 from .process import GitProcess, GitStream
@@ -62,8 +63,6 @@ from .process import GitProcess, GitStream
 logger = LazyLogger(__name__)  # see diffchunk.log
 
 GIT = "git"
-# Block size of GitStream.blocks.
-STREAM_BLOCK = 1 << 18
 
 # Inherited variables kept: they only choose which config files git reads.
 _KEPT_GIT_ENV = frozenset(

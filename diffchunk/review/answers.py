@@ -13,6 +13,9 @@ holds.
 
 from __future__ import annotations
 
+from ..limits import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS
+from ..limits import SHORTENED_LINE_CHARS as LONG_LINE_CHARS
+
 __all__ = [
     "CHARS_PER_TOKEN",
     "LONG_LINE_CHARS",
@@ -22,14 +25,6 @@ __all__ = [
     "part_spans",
     "shortened",
 ]
-
-# A response should stay under about 20k tokens (token ~ 4 characters).
-RESPONSE_TOKENS = 20_000
-CHARS_PER_TOKEN = 4
-# A part of a raw chunk fills one answer but the few lines of its header.
-PART_BYTES = RESPONSE_TOKENS * CHARS_PER_TOKEN - 2_000
-# Lines longer than this are shortened in a view too large for one answer.
-LONG_LINE_CHARS = 2_000
 
 
 def part_spans(raw: bytes, limit: int = PART_BYTES) -> list[tuple[int, int]]:

@@ -17,13 +17,11 @@ from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
 from ..errors import ChunkNotFound, InvalidArgument
+from ..limits import BANNER_FILES
 from .answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
 from .loading import session, store_of
 from .sessions import Session, SessionStore
 from .views import describe, other_views
-
-# How many file names a banner lists.
-BANNER_FILES = 20
 
 
 def get_chunk_bytes(

@@ -28,19 +28,15 @@ from ..errors import InvalidArgument
 from ..git.log import range_commits
 from ..git.repo import discover
 from ..git.revisions import resolve_commit
+from ..limits import COMMIT_FILES_LISTED as FILES_LISTED
+from ..limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
+from ..limits import COMMITS_PAGE_MAX as MAX_LIMIT
+from ..limits import MAX_COMMITS_READ as MAX_COMMITS
 from .file_match import match_file
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
 from .loading import session
 from .sessions import Session, SessionStore
 from .sidecar import range_of
-
-#: Files listed per commit (the rest are counted).
-FILES_LISTED = 20
-#: Commits a page holds at most, and the default.
-MAX_LIMIT = 200
-DEFAULT_LIMIT = 50
-#: Commits read from a range at most (a review of a release range has hundreds).
-MAX_COMMITS = 5000
 
 _AUTHOR = re.compile(rb"^(?:Author|From): *([^\n<]*?) *(?:<[^\n>]*>)?[ \t]*\r?$", re.MULTILINE)
 _DATE = re.compile(rb"^(?:Date|AuthorDate): *([^\n]*?)[ \t]*\r?$", re.MULTILINE)

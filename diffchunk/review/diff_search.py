@@ -34,18 +34,15 @@ from ..diff.model import DiffKind, FileDiff
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from ..limits import DIFF_SEARCH_DEFAULT_RESULTS
+from ..limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
+from ..limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
+from ..limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
+from ..limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
 from .loading import session
 from .sessions import Session, SessionStore
 
 SIDES = ("both", "new", "old")
-#: Characters of a hit's line shown (around the match when the line is longer).
-TEXT_CHARS = 200
-#: Hits a page holds at most (about 80 characters each plus their text, at most
-#: TEXT_CHARS: 200 hits stay under the ~20k tokens of one response).
-MAX_RESULTS = 200
-#: Seconds a search may take before it is stopped (a regex that backtracks).
-TIME_BUDGET = 5.0
-MAX_PATTERN_CHARS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +247,7 @@ def search_diff(
     file_pattern: str | None = None,
     side: str = "both",
     changed_only: bool = False,
-    max_results: int = 50,
+    max_results: int = DIFF_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
     *,
     store: SessionStore | None = None,

@@ -16,13 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..limits import EXCLUDED_LISTED_CHARS as LISTED_CHARS
+from ..limits import EXCLUDED_SUMMARY_DIRS as SUMMARY_DIRS
 from .results import ExcludedFile
-
-#: Excluded files listed beside the chunks, in characters of JSON (about 20 entries):
-#: the summary counts them all; ``excluded=True`` pages the whole list.
-LISTED_CHARS = 2_000
-#: Top directories named in a summary (the rest are counted together).
-SUMMARY_DIRS = 10
 
 
 def _size(value: Any) -> int:

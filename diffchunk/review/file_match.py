@@ -9,9 +9,7 @@ from collections.abc import Iterable
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
 from ..errors import FileNotInDiff, InvalidArgument
-
-# How many candidate paths an error names.
-MAX_CANDIDATES = 20
+from ..limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
 
 
 def _all_paths(review: Review) -> list[str]:

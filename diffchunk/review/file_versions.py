@@ -37,6 +37,7 @@ from ..diff.syntax import INDEX_LINE
 from ..errors import FileNotInDiff, FileToolError, InvalidArgument
 from ..git.blobs import blob_at, cleaned_blob_id, resolve_blob, stream_blob
 from ..git.repo import Repo, discover
+from ..limits import SNAPSHOT_READ_BLOCK
 from ..snapshots import Snapshot, SnapshotWriter, existing
 from .file_match import match_file
 from .loading import session
@@ -322,7 +323,7 @@ def _copy_file(disk: str, writer: SnapshotWriter) -> None:
             writer.write(os.fsencode(os.readlink(disk)))
             return
         with open(disk, "rb") as fh:
-            while block := fh.read(1 << 20):
+            while block := fh.read(SNAPSHOT_READ_BLOCK):
                 writer.write(block)
     except OSError as exc:
         raise FileToolError(

@@ -21,6 +21,7 @@ from typing import Any
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
+from ..limits import LISTING_PAGE_TOKENS as PAGE_TOKENS
 from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
 from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
 from .file_details import file_detail, part_counts, part_text
@@ -32,9 +33,6 @@ from .symbols import FileSymbols, for_part, merged
 from .symbols import compute as compute_symbols
 
 __all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
-
-# A page of the listing: small enough to read whole (about 24,000 characters).
-PAGE_TOKENS = 6_000
 
 
 def json_size(value: Any) -> int:

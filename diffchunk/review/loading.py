@@ -17,22 +17,14 @@ from ..diff.options import LoadOptions, Progress
 from ..diff.parser import parse_diff
 from ..diff.pipeline import Review
 from ..errors import NotADiffError, PathError
+from ..limits import LOAD_EXCLUDED_LISTED, SNIFF_ABOVE, SNIFF_BYTES, SNIFFED_KEPT
+from ..limits import LOAD_MAX_WARNINGS as MAX_WARNINGS
 from ..paths import fingerprint, resolve_regular_file
 from .excluded import listed_part, summarise
 from .results import ExcludedFile, LoadSummary
 from .sessions import Session, SessionStore, default_store
 from .views import is_view_path, read_view, view_for
 
-# How many excluded files a load summary lists at most (within excluded.LISTED_CHARS
-# of JSON; its excluded_summary counts them all, list_chunks(excluded=True) pages them).
-LOAD_EXCLUDED_LISTED = 50
-# How many parser warnings a load summary carries.
-MAX_WARNINGS = 20
-
-# A large file is only read whole once its first MiB holds a diff (or a commit).
-SNIFF_ABOVE = 64 * 1024 * 1024
-SNIFF_BYTES = 1024 * 1024
-_SNIFFED_KEPT = 64
 _sniffed: OrderedDict[tuple[str, tuple[int, int, int, int, int]], None] = OrderedDict()
 _sniffed_lock = threading.Lock()
 
@@ -75,7 +67,7 @@ def _refuse_large_non_diff(path: str) -> None:
         ) from None
     with _sniffed_lock:
         _sniffed[key] = None
-        while len(_sniffed) > _SNIFFED_KEPT:
+        while len(_sniffed) > SNIFFED_KEPT:
             _sniffed.popitem(last=False)
 
 

@@ -14,12 +14,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ..errors import InvalidArgument
+from ..limits import PAGE_SEPARATOR_CHARS as SEPARATOR_CHARS
 
 T = TypeVar("T")
-
-# What a page costs per entry besides the entry's own JSON text (``, ``; 1 in
-# compact JSON).
-SEPARATOR_CHARS = 2
 
 
 def check_page(offset: object, limit: object, total: int, what: str) -> None:

@@ -40,6 +40,8 @@ from ..fdio import replace_file
 from ..git.cache import DiffCache
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, empty_tree
+from ..limits import HOOK_MARKER_BYTES
+from ..limits import HOOK_MAX_NEW_COMMITS as MAX_NEW_COMMITS
 
 if TYPE_CHECKING:
     from .range_review import GitDiff
@@ -49,7 +51,6 @@ if TYPE_CHECKING:
 HOOK_NAME = "pre-push"
 LEGACY_SUFFIX = ".legacy"
 MARKER = "# diffchunk-hook-id: 3c0f5e9a-pre-push"
-MAX_NEW_COMMITS = 500
 ZERO_SHA = re.compile(r"0+")
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
@@ -99,7 +100,7 @@ def hook_script(python: str = "") -> str:
 def is_ours(path: Path) -> bool:
     try:
         with open(path, "rb") as fh:
-            return MARKER.encode() in fh.read(4096)
+            return MARKER.encode() in fh.read(HOOK_MARKER_BYTES)
     except OSError:
         return False
 

@@ -28,6 +28,7 @@ from ..git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, 
 from ..git.pathspecs import check_paths
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, parse_range, resolve_range
+from ..limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
 from ..log import LazyLogger
 from . import early_start
 from .loading import load_diff
@@ -47,9 +48,6 @@ from .sidecar import (
 from .views import view_for
 
 logger = LazyLogger(__name__)  # see diffchunk.log
-
-# Seconds between two reports of git diff's progress.
-_PROGRESS_EVERY = 0.1
 
 
 @dataclass(frozen=True)

@@ -43,14 +43,17 @@ from ..diff.pipeline import Review, build_review
 from ..errors import FileToolError, PathError
 from ..fdio import BackgroundHash
 from ..git.cache import default_cache_dir, is_private_entry
+from ..limits import (
+    DEFAULT_MAX_SESSION_BYTES,
+    DEFAULT_MAX_SESSIONS,
+    MAP_COPY_KEEP_FREE,
+    THREADED_HASH_BYTES,
+)
 from ..paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
 from .views import is_view_path, read_view
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_MAX_SESSIONS = 16
-DEFAULT_MAX_SESSION_BYTES = 1 << 30  # 1 GiB of diff buffers
 
 
 def _env_int(name: str, default: int) -> int:
@@ -101,16 +104,12 @@ def _map_copy(fd: int, size: int, source: str) -> DiffBuffer | None:
             return map_file(fd, size)
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the git cache makes it
         st = os.statvfs(path)
-        if st.f_bavail * st.f_frsize < size + _KEEP_FREE:
-            raise OSError(errno.ENOSPC, f"less than {size + _KEEP_FREE} bytes free")
+        if st.f_bavail * st.f_frsize < size + MAP_COPY_KEEP_FREE:
+            raise OSError(errno.ENOSPC, f"less than {size + MAP_COPY_KEEP_FREE} bytes free")
         return map_copy(fd, size, str(path))
     except Exception as exc:
         logger.info("Reading the diff into memory: no private copy in %s (%s).", directory, exc)
         return None
-
-
-# A private copy must leave this much free space in the cache directory.
-_KEEP_FREE = 256 << 20
 
 
 def _unreadable(real: str, exc: OSError | FileToolError) -> PathError:
@@ -127,10 +126,6 @@ def _digest_of(real: str, data: DiffBuffer) -> str:
         return data.digest
     except (OSError, FileToolError) as exc:
         raise _unreadable(real, exc) from None
-
-
-# Below this size a second thread costs more than the hashing it overlaps.
-_THREADED_HASH_BYTES = 1 << 20
 
 
 @dataclass(eq=False)
@@ -391,7 +386,7 @@ class SessionStore:
         if isinstance(data, DiffBuffer):
             if same_setup:  # its own thread hashes it (see DiffBuffer.digest)
                 digest = _digest_of(real, data)
-        elif same_setup or len(data) < _THREADED_HASH_BYTES:
+        elif same_setup or len(data) < THREADED_HASH_BYTES:
             digest = hashlib.sha256(data).hexdigest()
         else:
             # The review is built whatever the digest: hash while parsing

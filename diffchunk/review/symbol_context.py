@@ -20,12 +20,9 @@ from ..diff.model import DiffKind, FileDiff
 from ..diff.widen import changed_new_lines, split_lines, widen_hunks
 from ..errors import DiffchunkError
 from ..files.outline import OutlineItem, enclosing_path, outline_for_file
+from ..limits import MAX_SYMBOL_LINES
 from .file_versions import open_file_version
 from .sessions import Session, SessionStore
-
-#: A definition longer than this is not shown whole around a hunk (about 20k
-#: tokens of a response hold 1,500 lines of code; several hunks may widen).
-MAX_SYMBOL_LINES = 400
 
 
 def _hunks(fd: FileDiff) -> tuple[Hunk, ...]:

@@ -34,6 +34,13 @@ from typing import TYPE_CHECKING
 from ..diff.hunk import Hunk, LazyHunks
 from ..diff.model import ChunkPart, DiffKind, FileDiff
 from ..errors import DiffchunkError
+from ..limits import LANGUAGE_SNIFF_BYTES
+from ..limits import SYMBOL_CONTEXT_NAME_CHARS as MAX_NAME_CHARS
+from ..limits import SYMBOLS_LISTED as MAX_LISTED
+from ..limits import SYMBOLS_MAX_BLOB_BYTES as MAX_BLOB_BYTES
+from ..limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
+from ..limits import SYMBOLS_OUTLINES_KEPT as OUTLINES_KEPT
+from ..limits import SYMBOLS_SKELETON_ABOVE as SKELETON_ABOVE
 from ..log import LazyLogger
 
 if TYPE_CHECKING:  # the outline modules load when symbols are first computed
@@ -43,22 +50,6 @@ if TYPE_CHECKING:  # the outline modules load when symbols are first computed
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
-#: Definitions listed per file (the rest are counted): a page stays small.
-MAX_LISTED = 5
-#: Blobs larger than this get the hunks' function context instead of outlines
-#: (an outline of a 1 MB file takes tens of milliseconds; a page holds hundreds).
-MAX_BLOB_BYTES = 1 << 20
-#: Blob bytes read for one page at most (the rest: function context).
-MAX_PAGE_BYTES = 32 << 20
-#: Characters of a function-context line kept as a name.
-MAX_NAME_CHARS = 60
-#: Files above this are outlined from a skeleton (function bodies elided, lines kept):
-#: 3-4 times faster on a release's Python files, and nested closures are not what a
-#: listing needs.
-SKELETON_ABOVE = 16 * 1024
-#: Outlines kept by blob id, so that another view (or page) of the same diff, or a
-#: blob both sides share, is outlined once.
-OUTLINES_KEPT = 512
 _outlines: OrderedDict[tuple[str, str], list[OutlineItem]] = OrderedDict()
 _outlines_lock = threading.Lock()
 _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
@@ -191,7 +182,7 @@ def _outline(blob: str | None, content: bytes | None, path: str) -> list[Outline
 
     if blob is None or content is None:
         return []
-    language = language_for_path(path, content[:200])
+    language = language_for_path(path, content[:LANGUAGE_SNIFF_BYTES])
     if language is None:
         return []
     key = (blob, language)

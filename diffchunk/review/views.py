@@ -32,17 +32,11 @@ from pathlib import Path
 from ..diff.options import LoadOptions
 from ..errors import InvalidArgument, PathError
 from ..git.cache import default_cache_dir
+from ..limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
 from ..paths import expand
 
 FORMAT = "diffchunk-view/1"
 SUFFIX = ".diffview"
-#: View handles kept in the cache (each is a few hundred bytes).
-MAX_VIEWS = 500
-#: A handle whose diff is gone is removed after this long (its diff may come back
-#: for a moment, as a working-tree diff is written anew).
-_ORPHAN_SECONDS = 24 * 3600
-#: Larger files are not view handles (a handle is a few hundred bytes).
-_MAX_HANDLE_BYTES = 64 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -87,13 +81,13 @@ def read_view(path: str) -> View:
     real = os.path.realpath(expand(path))
     try:
         with open(real, "rb") as fh:
-            raw = fh.read(_MAX_HANDLE_BYTES + 1)
+            raw = fh.read(VIEW_HANDLE_MAX_BYTES + 1)
     except FileNotFoundError:
         raise _gone(path, "it does not exist (views are pruned with the cache)") from None
     except OSError as exc:
         raise _gone(path, exc.strerror or str(exc)) from None
     try:
-        payload = json.loads(raw) if len(raw) <= _MAX_HANDLE_BYTES else None
+        payload = json.loads(raw) if len(raw) <= VIEW_HANDLE_MAX_BYTES else None
     except ValueError:
         payload = None
     if (
@@ -121,7 +115,7 @@ def view_for(diff_real: str, options: LoadOptions) -> str:
     payload = {"format": FORMAT, "diff": diff_real, "options": options.as_dict()}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=True)
     key = hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
-    stem = _UNSAFE.sub("_", os.path.basename(diff_real))[:60] or "diff"
+    stem = _UNSAFE.sub("_", os.path.basename(diff_real))[:VIEW_NAME_STEM_CHARS] or "diff"
     directory = views_dir()
     target = directory / f"{stem}-{key}{SUFFIX}"
     try:
@@ -162,7 +156,7 @@ def _prune(directory: Path, keep: Path) -> None:
     for rank, (mtime, path) in enumerate(entries):
         if path == keep:
             continue
-        orphan = now - mtime > _ORPHAN_SECONDS and not _diff_exists(path)
+        orphan = now - mtime > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
         if rank >= MAX_VIEWS or orphan:
             with contextlib.suppress(OSError):
                 path.unlink()

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from .. import __version__
 from ..diff.options import Progress
 from ..errors import PathError
+from ..limits import ROOTS_TIMEOUT_SECONDS
 from ..paths import PathPolicy, expand, within
 from ..snapshots import snapshot_of
 from .errors import (
@@ -195,7 +196,6 @@ PATH_READ_TOOLS: set[str] = set()
 
 CLIENT_ROOTS = "client roots"
 ROOTS_INPUT_KEY = "diffchunk_roots"
-ROOTS_TIMEOUT_SECONDS = 10.0
 
 
 class PolicyState:

@@ -8,6 +8,7 @@ shape of every tool (:mod:`diffchunk.server.errors`).
 
 from __future__ import annotations
 
+from ..limits import COMMITS_PAGE_DEFAULT, DIFF_SEARCH_DEFAULT_RESULTS
 from ..review.commits import list_commits as core_list_commits
 from ..review.diff_search import search_diff as core_search_diff
 from ..review.file_versions import open_file_version as core_open_file_version
@@ -40,7 +41,7 @@ def search_diff(
     file_pattern: str | None = None,
     side: str = "both",
     changed_only: bool = False,
-    max_results: int = 50,
+    max_results: int = DIFF_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
     """Find the lines of a diff's hunks that match a text (or regex): each hit's file,
@@ -64,7 +65,10 @@ def search_diff(
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def list_commits(
-    absolute_file_path: str, file_path: str | None = None, offset: int = 0, limit: int = 50
+    absolute_file_path: str,
+    file_path: str | None = None,
+    offset: int = 0,
+    limit: int = COMMITS_PAGE_DEFAULT,
 ) -> str:
     """The commits of a diff (a range's, or those a git log -p / format-patch file
     holds): id, subject, author, date, files; with file_path, only those touching it."""

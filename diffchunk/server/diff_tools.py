@@ -9,6 +9,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..diff.options import LoadOptions, Progress
+from ..limits import CHUNK_DEFAULT_LINES
 from ..review import diff_tools as core
 from .app import READ_ONLY, app, run_with_progress, to_json
 from .errors import printable, tool_errors
@@ -20,7 +21,7 @@ logger = logging.getLogger(__name__)
 async def load_diff(
     absolute_file_path: str,
     ctx: Context,
-    max_chunk_lines: int = 1000,
+    max_chunk_lines: int = CHUNK_DEFAULT_LINES,
     skip_trivial: bool = True,
     skip_generated: bool = True,
     include_patterns: str | None = None,

@@ -20,8 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from ..errors import DiffchunkError
-
-SHOWN_INPUT_CHARS = 60
+from ..limits import SHOWN_INPUT_CHARS, SHOWN_SCHEMA_ERRORS
 
 
 def printable(text: str) -> str:
@@ -139,7 +138,7 @@ def validation_error(name: str, schema: dict[str, Any], error: ValidationError) 
     """A short, readable account of arguments that failed the input schema."""
     props: dict[str, Any] = schema.get("properties", {})
     problems = []
-    for item in error.errors()[:5]:
+    for item in error.errors()[:SHOWN_SCHEMA_ERRORS]:
         loc = ".".join(str(part) for part in item["loc"]) or "arguments"
         top = str(item["loc"][0]) if item["loc"] else ""
         if item["type"] == "missing":

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from mcp.types import ToolAnnotations
 
 from ..files import service
+from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 
@@ -52,8 +53,8 @@ async def get_overview(
 async def search_content(
     absolute_file_path: str,
     pattern: str,
-    max_results: int = 20,
-    context_lines: int = 3,
+    max_results: int = SEARCH_DEFAULT_RESULTS,
+    context_lines: int = SEARCH_DEFAULT_CONTEXT_LINES,
     fuzzy: bool = True,
     regex: bool = False,
     case_sensitive: bool = True,
@@ -83,7 +84,7 @@ async def search_content(
 async def read_content(
     absolute_file_path: str,
     offset: int = 1,
-    limit: int = 100,
+    limit: int = READ_DEFAULT_LINES,
     pattern: str | None = None,
     mode: str = "lines",
 ) -> str:

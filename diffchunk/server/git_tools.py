@@ -8,6 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from ..diff.options import LoadOptions, Progress
+from ..limits import CHUNK_DEFAULT_LINES
 from ..review.incremental.load import load_git_diff as core_load_git_diff
 from .app import READ_ONLY, app, run_with_progress, to_json
 from .errors import tool_errors
@@ -21,7 +22,7 @@ async def load_git_diff(
     ctx: Context,
     revision_range: str = "HEAD",
     staged: bool = False,
-    max_chunk_lines: int = 1000,
+    max_chunk_lines: int = CHUNK_DEFAULT_LINES,
     skip_trivial: bool = True,
     skip_generated: bool = True,
     include_patterns: str | None = None,

@@ -18,11 +18,10 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.hunk import Hunk
 from diffchunk.diff.model import LookAhead, Piece
 
+from ...limits import CUT_KEEP_CONTEXT
+
 __all__ = ["HunkLines", "SubHunk"]
 
-# Context lines kept before a change when a long run of context is cut: git's
-# default context, so that a piece reads like the hunks git writes.
-_KEEP_CONTEXT = 3
 
 _NL = 0x0A
 _SPACE = 0x20
@@ -196,12 +195,12 @@ class HunkLines:
         """The next piece, as big as fits in the room given (it always holds a change)."""
         n, i = self.n, self.i
         first_change = self._next_change(i)
-        if first_change - i > _KEEP_CONTEXT:
+        if first_change - i > CUT_KEEP_CONTEXT:
             lines = 3 + self.plines[first_change + 1] - self.plines[i]
             nbytes = head_bytes + self.offs[first_change + 1] - self.offs[i]
             if lines > room_lines or nbytes > room_bytes:
                 # A long context run: keep only the lines next to the change.
-                skip = first_change - _KEEP_CONTEXT - i
+                skip = first_change - CUT_KEEP_CONTEXT - i
                 i += skip
                 self.pos += skip
         lead = self._lead_line(i)

@@ -9,6 +9,7 @@ from diffchunk.diff.buffer import DiffData, trimmer
 from diffchunk.diff.frozen import fast_constructor
 from diffchunk.diff.model import Chunk, ChunkPart, FileDiff, LookAhead, ParsedDiff
 
+from ...limits import CHUNK_DEFAULT_LINES
 from .order import (
     MOVES,
     commit_heads,
@@ -32,7 +33,7 @@ def chunk_files(
     parsed: ParsedDiff,
     files: Sequence[FileDiff],
     *,
-    max_lines: int = 1000,
+    max_lines: int = CHUNK_DEFAULT_LINES,
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> tuple[Chunk, ...]:
     """Chunks holding ``files`` (sections of ``parsed``), in the order given.

@@ -15,28 +15,19 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.hunk import Hunk, LazyHunks, format_hunk_header, header_tail
 from diffchunk.diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, ParsedDiff, Piece
 
+from ...limits import (
+    CUT_OVERHEAD_BYTES,
+    CUT_OVERHEAD_LINES,
+    HUNK_HEADER_BYTES,
+    MIN_ROOM_DIVISOR,
+    MIN_ROOM_LINES,
+    MIN_SLACK,
+    SLACK_DIVISOR,
+)
 from .cuts import HunkLines, SubHunk
 from .pieces import Budget, piece_lines, span_lines
 
 __all__ = ["FileSplitter"]
-
-# What a part may add to its share of a file's lines when a hunk is cut in it:
-# a written ``@@`` header and two borrowed context lines, and their bytes.
-_CUT_OVERHEAD_LINES = 3
-_CUT_OVERHEAD_BYTES = 256
-# Even parts get this much more than their exact share (a twentieth, at least 2
-# lines): cuts land at hunk and context boundaries, rarely right at the share,
-# and without the slack the rest would make one more, small, part.
-_SLACK_DIVISOR = 20
-_MIN_SLACK = 2
-# A hunk is cut into the part being filled only when at least a fifth of the
-# part's room is left (6 lines at least): a smaller piece would be mostly its
-# header and borrowed lines.  Otherwise the part is closed first.
-_MIN_ROOM_DIVISOR = 5
-_MIN_ROOM_LINES = 6
-# The bytes of a written ``@@ -a,b +c,d @@`` beyond its tail, for numbers of a
-# few digits each.
-_HEADER_BYTES = 24
 
 
 @dataclass(slots=True)
@@ -92,7 +83,7 @@ def _even_share(room: int, total: int, overhead: int) -> int:
         return room
     parts = -(-total // (room - overhead))
     share = -(-total // parts) + overhead
-    return min(room, share + max(_MIN_SLACK, share // _SLACK_DIVISOR))
+    return min(room, share + max(MIN_SLACK, share // SLACK_DIVISOR))
 
 
 class FileSplitter:
@@ -133,9 +124,9 @@ class FileSplitter:
             _even_share(
                 self.full_room[0],
                 span_lines(self.data, first, last) + lead_lines,
-                _CUT_OVERHEAD_LINES,
+                CUT_OVERHEAD_LINES,
             ),
-            _even_share(self.full_room[1], last - first + lead_bytes, _CUT_OVERHEAD_BYTES),
+            _even_share(self.full_room[1], last - first + lead_bytes, CUT_OVERHEAD_BYTES),
         )
         self.lead_size = (lead_lines, lead_bytes)
         self._reset(self.even_room)
@@ -143,7 +134,7 @@ class FileSplitter:
     def _reset(self, room: tuple[int, int]) -> None:
         self.room_lines, self.room_bytes = room
         self.first_room = (self.room_lines - self.lead_size[0], self.room_bytes - self.lead_size[1])
-        self.min_room = max(_MIN_ROOM_LINES, self.room_lines // _MIN_ROOM_DIVISOR)
+        self.min_room = max(MIN_ROOM_LINES, self.room_lines // MIN_ROOM_DIVISOR)
         self.parts: list[_Part] = []
         self.cur = _Part()
         self.shift = 0  # new_count - old_count of everything in closed parts
@@ -203,11 +194,11 @@ class FileSplitter:
         while not lines_of.done:
             room_lines, room_bytes = self._room()
             if self.cur.hunks and (
-                room_lines < self.min_room or room_bytes < self.room_bytes // _MIN_ROOM_DIVISOR
+                room_lines < self.min_room or room_bytes < self.room_bytes // MIN_ROOM_DIVISOR
             ):
                 self._close()
                 continue
-            piece = lines_of.next_piece(room_lines, room_bytes, len(tail) + _HEADER_BYTES)
+            piece = lines_of.next_piece(room_lines, room_bytes, len(tail) + HUNK_HEADER_BYTES)
             self._add_piece(piece, tail)
             if not lines_of.done:
                 self._close()

@@ -14,6 +14,9 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import BYTES_PER_TOKEN, Piece
 from diffchunk.errors import InvalidArgument
 
+from ...limits import CHUNK_MAX_TOKENS as DEFAULT_MAX_TOKENS
+from ...limits import CHUNK_TARGET_FRACTION as TARGET_FRACTION
+
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "TARGET_FRACTION",
@@ -24,11 +27,6 @@ __all__ = [
     "text_size",
 ]
 
-# The share of the budget a chunk aims at: the rest leaves room for a file
-# that does not quite fit, so most files are not cut (see SPEC: aim at 80%).
-TARGET_FRACTION = 0.8
-# A chunk fits one tool response: responses stay under about 20k tokens.
-DEFAULT_MAX_TOKENS = 20_000
 
 _NL = 0x0A
 

@@ -15,6 +15,18 @@ added line), which only holds when the block is one run of shown lines.
 
 from __future__ import annotations
 
+from ...limits import LEAN_LONG_LINE_CHARS as LONG_LINE_CHARS
+from ...limits import LEAN_LONG_LINE_HEAD as LONG_LINE_HEAD
+from ...limits import (
+    MAX_ECHO_CANDIDATES,
+    MIN_ECHO_CHARS,
+    MIN_ECHO_LINES,
+    MIN_REINDENTED,
+    MIN_REMOVED_LINES,
+    MIN_REPLACED_LINES,
+    REINDENT_WINDOW,
+    REPLACED_RATIO,
+)
 from . import markers as mk
 from .matching import Move
 from .reading import Block, Line
@@ -23,27 +35,6 @@ from .view import ViewWriter
 from .words import pair_lines
 
 __all__ = ["BlockWriter", "write_line"]
-
-# Lines longer than this are cut...
-LONG_LINE_CHARS = 1000
-# ...to their first characters, this many.
-LONG_LINE_HEAD = 300
-# A block is re-indented when at least this many of its lines, and most of
-# them, come back only re-indented (found among this many next added lines).
-MIN_REINDENTED = 2
-REINDENT_WINDOW = 4
-# A run of added lines shown again folds when it is at least this long, and
-# this many characters (a fold line costs about 40); a line is looked for in
-# this many earlier places at most.
-MIN_ECHO_LINES = 3
-MIN_ECHO_CHARS = 120
-MAX_ECHO_CANDIDATES = 16
-# A run of removed lines folds when it is at least this long...
-MIN_REMOVED_LINES = 3
-# ...and, in a block that also adds lines, at least this long and this many
-# times longer than what the block adds (a rewrite shows both sides).
-MIN_REPLACED_LINES = 8
-REPLACED_RATIO = 4
 
 
 def write_line(out: ViewWriter, line: Line, prefix: str = "") -> None:

@@ -20,19 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...limits import MAX_MOVE_CANDIDATES as MAX_CANDIDATES
+from ...limits import MIN_MOVED_CHARS, MIN_MOVED_LINES, MIN_REPEATED_CHARS
 from .reading import Block, Line
 
 __all__ = ["Move", "find_moves", "find_repeats"]
-
-# A moved run is at least this many lines...
-MIN_MOVED_LINES = 3
-# ...holding at least this many characters besides whitespace (git's
-# --color-moved asks for 20 alphanumeric characters; a fold line costs ~40).
-MIN_MOVED_CHARS = 80
-# A repeated edit is looked at when its lines hold at least this many characters.
-MIN_REPEATED_CHARS = 40
-# Places a common line (a closing brace, a blank line) is looked for at most.
-MAX_CANDIDATES = 32
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
 
+from ...limits import SHOWN_CONTEXT_CHARS
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
@@ -34,9 +35,6 @@ from .view import LeanView, ViewWriter
 
 __all__ = ["render_lean"]
 
-# An unchanged line between two changes of a hunk is shown (not folded) when
-# it is at most this long: a "⋯ N" line would cost about as much.
-SHOWN_CONTEXT_CHARS = 12
 
 _SIGNATURE = re.compile(rb"(?:\s*\n)*-- \r?\n[^\n]*\n?\s*\Z")
 _SUBJECT = re.compile(rb"^Subject: ?([^\n]*(?:\n[ \t][^\n]*)*)", re.M)

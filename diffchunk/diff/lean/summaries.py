@@ -15,6 +15,9 @@ from collections.abc import Iterable
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.model import FileDiff, FileStatus
 
+from ...limits import FOLD_MAX_NAMES as MAX_NAMES
+from ...limits import HEADING_TITLE_CHARS, MAX_SECTION_CHARS
+
 __all__ = [
     "binary_summary",
     "blob_ids",
@@ -26,10 +29,6 @@ __all__ = [
     "short_names",
 ]
 
-# Names of removed definitions a fold line lists at most.
-MAX_NAMES = 6
-# A hunk's function context is cut to this many characters in its head.
-MAX_SECTION_CHARS = 50
 
 _DEFINITION = re.compile(
     r"^\s*(?:"
@@ -58,7 +57,9 @@ def definitions(contents: Iterable[str], path: str = "") -> list[str]:
             h = _HEADING.match(text)
             if h is not None:
                 title = h.group("title").strip()
-                found.append(f"{h.group('md')} {title[:40]}{'…' if len(title) > 40 else ''}")
+                found.append(
+                    f"{h.group('md')} {title[:HEADING_TITLE_CHARS]}{'…' if len(title) > HEADING_TITLE_CHARS else ''}"
+                )
             continue
         m = _DEFINITION.match(text)
         if m is None:

@@ -19,28 +19,16 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
+from ...limits import MAX_CHANGED_SHARE, MAX_CHANGED_SHORT, MAX_PAIR_CHARS, PAIR_WINDOW
+from ...limits import PAIR_MAX_COMPARISONS as MAX_COMPARISONS
+from ...limits import PAIR_MIN_SAVING as MIN_SAVING
+from ...limits import WORD_MAX_CHANGES as MAX_CHANGES
+
 __all__ = ["MARKS", "pair_line", "pair_lines", "sides"]
 
 DEL_OPEN, DEL_CLOSE, ADD_OPEN, ADD_CLOSE = "[-", "-]", "{+", "+}"
 MARKS = (DEL_OPEN, DEL_CLOSE, ADD_OPEN, ADD_CLOSE)
 
-# "A few words": at most this many changed places in a line...
-MAX_CHANGES = 3
-# ...touching at most this share of the longer line's characters (whitespace
-# aside), or this many characters in a short line.
-MAX_CHANGED_SHARE = 0.5
-MAX_CHANGED_SHORT = 16
-# Longer lines are not compared word by word (the comparison is quadratic in
-# the words of a line, and such lines are cut anyway).
-MAX_PAIR_CHARS = 1000
-# A pair line must save at least this many characters over the two lines.
-MIN_SAVING = 8
-# Lines of a change block compared pairwise at most (removed x added): beyond,
-# only lines at the same position in the block are paired.
-MAX_COMPARISONS = 2500
-
-# A removed line is looked for among this many added lines after the last pair.
-PAIR_WINDOW = 8
 
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 

@@ -36,6 +36,7 @@ from diffchunk.diff.hunk import Hunk, LazyHunks
 from diffchunk.diff.model import DiffKind, FileStatus, new_file_diff
 from diffchunk.diff.paths import decode_path, unquote_git_path
 
+from ...limits import SUBMODULE_BODY_BYTES
 from .combined import combined_paths, read_combined_hunks
 from .git_paths import git_paths
 from .hunks import check_hunks, read_hunks
@@ -58,10 +59,6 @@ _MODIFIED, _ADDED, _DELETED, _RENAMED, _COPIED = (
     FileStatus.COPIED,
 )
 _KIND_GIT, _KIND_COMBINED = DiffKind.GIT, DiffKind.COMBINED
-
-# Bodies of at most this many bytes are looked at for ``Subproject commit``
-# lines: a gitlink's one hunk holds two such lines, about 110 bytes.
-_SUBMODULE_BODY_BYTES = 200
 
 
 def read_plain_git_section(r: SectionReader, s: int) -> int:
@@ -361,7 +358,7 @@ def _submodule_body(r: SectionReader, hunks: Sequence[Hunk]) -> bool:
         end = hunks.end
     else:
         body_start, end = hunks[0].body_start, hunks[0].end
-    if end - body_start > _SUBMODULE_BODY_BYTES:
+    if end - body_start > SUBMODULE_BODY_BYTES:
         return False
     return r.data.find(b"Subproject commit ", body_start, end) >= 0
 

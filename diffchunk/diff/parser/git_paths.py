@@ -25,14 +25,12 @@ from diffchunk.diff.paths import (
     unquote_git_path,
 )
 
+from ...limits import GIT_NAME_SPLITS
+
 __all__ = ["GitPaths", "any_git_paths", "git_paths", "split_git_names"]
 
 _ADDED, _DELETED = FileStatus.ADDED, FileStatus.DELETED
 
-# Splits of a ``diff --git`` line tried at most (see split_git_names): a real
-# line has a few spaces, a crafted one with thousands would make the searches
-# quadratic.
-_MAX_SPLITS = 64
 
 Prefixes = tuple[bytes, bytes]
 
@@ -182,8 +180,8 @@ def _split_at_a_space(
     """The last steps of :func:`split_git_names`: choose among the spaces of ``rest``."""
     half = len(rest) // 2
     spaces = [i for i in range(len(rest)) if rest[i] == 0x20]
-    if len(spaces) > _MAX_SPLITS:
-        spaces = sorted(sorted(spaces, key=lambda k: abs(k - half))[:_MAX_SPLITS])
+    if len(spaces) > GIT_NAME_SPLITS:
+        spaces = sorted(sorted(spaces, key=lambda k: abs(k - half))[:GIT_NAME_SPLITS])
     candidates = [(rest[:i], rest[i + 1 :]) for i in spaces]
     if src is not None and dst is not None:
         for x, y in candidates:

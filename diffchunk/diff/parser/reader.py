@@ -24,6 +24,7 @@ from diffchunk.diff.buffer import DiffBuffer, DiffData, trimmer
 from diffchunk.diff.model import Commit, FileDiff, ParsedDiff, Segment, SegmentKind
 from diffchunk.errors import NotADiffError
 
+from ...limits import COLOR_PROBE_BYTES
 from . import commits, git, unified
 
 __all__ = ["Checkpoint", "SectionKind", "SectionReader", "parse_diff"]
@@ -36,9 +37,6 @@ SectionKind = Literal["git", "cc", "cmd", "pair", "binary", "index", "commit", "
 
 _SEG_TEXT, _SEG_MALFORMED = SegmentKind.TEXT, SegmentKind.MALFORMED
 
-# A diff written with colors has escape codes in its first lines: looking at
-# this much of a file that is not a diff is enough to say so.
-_COLOR_PROBE_BYTES = 65536
 _NOT_A_DIFF = (
     "The input ({size} bytes) does not look like a diff: expected lines such as "
     "'diff --git a/file b/file', '--- a/file' followed by '+++ b/file', "
@@ -303,7 +301,7 @@ class SectionReader:
         n = self.limit
         if n and not self.files and not self.commits:
             hint = _NOT_A_DIFF_HINT
-            if b"\x1b[" in data[:_COLOR_PROBE_BYTES]:
+            if b"\x1b[" in data[:COLOR_PROBE_BYTES]:
                 hint += " It holds terminal color codes: produce it again with --no-color."
             raise NotADiffError(_NOT_A_DIFF.format(size=n), suggestion=hint)
         warnings: list[str] = []

@@ -10,6 +10,7 @@ from diffchunk.diff.hunk import LazyHunks
 from diffchunk.diff.model import FileDiff, ParsedDiff
 from diffchunk.fdio import pread_exact
 
+from ...limits import PARSE_MIN_STEP
 from .reader import SectionKind, SectionReader
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class StreamParser:
       read before it.
     """
 
-    def __init__(self, *, min_step: int = 1 << 20, growing: int | None = None) -> None:
+    def __init__(self, *, min_step: int = PARSE_MIN_STEP, growing: int | None = None) -> None:
         self._growing = growing
         self._size = 0
         self._view: DiffBuffer | None = None

@@ -30,13 +30,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...limits import GITHUB_MAX_BODY_CHARS as MAX_BODY
+from ...limits import GITHUB_TRAILER_ROOM as _TRAILER_ROOM
 from . import describe, jsontext, markdown
 from .document import ExportFile, ExportFinding, ReviewExport, load_document
 
-#: GitHub refuses a review or comment body longer than this (characters).
-MAX_BODY = 65_536
 SIDES = {"new": "RIGHT", "old": "LEFT"}
-_TRAILER_ROOM = 1_000
 
 
 def render_github(document: Mapping[str, Any]) -> str:

@@ -42,8 +42,8 @@ from collections.abc import Sequence
 from ...diff.buffer import DiffData
 from ...diff.model import FileDiff
 from ...diff.paths import encode_path, quote_git_path
+from ...limits import INTERDIFF_CONTEXT_LINES as CONTEXT
 
-CONTEXT = 3
 MARK = b"interdiff: the change as reviewed (-) and now (+)"
 OLD_LABEL = b"\tthe branch's change as reviewed (interdiff)"
 NEW_LABEL = b"\tthe branch's change now (interdiff)"

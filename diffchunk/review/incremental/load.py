@@ -21,7 +21,7 @@ the review record knows of the range's earlier revisions:
    tree or the index has no commits to compare and is refused.
 
 Steps 1 and 2 are best effort, as the recording of the load itself: they wait
-for the record's lock at most ``BEST_EFFORT_WAIT_SECONDS``; when the record
+for the record's lock at most ``RECORD_SIDE_WRITE_SECONDS``; when the record
 cannot be used the diff tools still work, and a failure is logged.
 """
 
@@ -37,6 +37,7 @@ from ...diff.options import LoadOptions, Progress
 from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
 from ...git.cache import DiffCache
 from ...git.repo import Repo, discover
+from ...limits import RECORD_SIDE_WRITE_SECONDS
 from ..loading import load_diff
 from ..range_review import load_git_diff as load_range
 from ..record import changes, identity
@@ -44,7 +45,7 @@ from ..record import since as kept
 from ..record.changes import LoadedDiff
 from ..record.model import Review, Revision
 from ..record.since import SinceReview
-from ..record.store import BEST_EFFORT_WAIT_SECONDS, RecordStore, default_record
+from ..record.store import RecordStore, default_record
 from ..results import RangeSummary
 from ..sessions import SessionStore
 from ..since_sidecar import SinceRecord
@@ -207,7 +208,7 @@ def _reanchor(
             repo,
             full.base,
             full.head,
-            wait=BEST_EFFORT_WAIT_SECONDS,
+            wait=RECORD_SIDE_WRITE_SECONDS,
         )
     except DiffchunkError as exc:
         logger.warning("The findings of %s were not re-anchored: %s", full.range, exc)
@@ -216,7 +217,7 @@ def _reanchor(
 def _keep(target: RecordStore, revision_id: int, since: SinceReview) -> None:
     try:
         target.write(
-            lambda conn: kept.store(conn, revision_id, since), wait=BEST_EFFORT_WAIT_SECONDS
+            lambda conn: kept.store(conn, revision_id, since), wait=RECORD_SIDE_WRITE_SECONDS
         )
     except RecordUnavailable as exc:
         logger.warning("The comparison with the reviewed revision was not kept: %s", exc)

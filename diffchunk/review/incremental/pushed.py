@@ -23,6 +23,7 @@ from ...errors import DiffchunkError
 from ...git.cache import DiffCache
 from ...git.repo import Repo
 from ...git.revisions import Mode, parse_range, resolve_range
+from ...limits import HOOK_REVIEWS_RESOLVED as LOOKED_AT
 from ..range_review import write_range
 from ..record import changes, identity
 from ..record.model import COMMITS_PREFIX, Review, Revision
@@ -33,10 +34,6 @@ from ..sessions import SessionStore
 from .summary import since_review
 
 logger = logging.getLogger(__name__)
-
-# Reviews of one repository whose ranges are resolved on a push (each costs a
-# git run or two; a repository rarely has more live reviews than this).
-LOOKED_AT = 20
 
 
 def _candidates(

@@ -14,13 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Enough to check that a finding points where it was meant to (its first lines,
-# its last ones), small beside a response of about 20,000 tokens.
-HEAD_LINES = 20
-TAIL_LINES = 5
-MAX_CHARS = 4_000
-_HEAD_CHARS = 3_000  # of MAX_CHARS, for the head; the rest for the tail
-MIN_CHARS = 100  # the least a text is cut to
+from ...limits import CLIP_HEAD_CHARS as _HEAD_CHARS
+from ...limits import CLIP_HEAD_LINES as HEAD_LINES
+from ...limits import CLIP_MAX_CHARS as MAX_CHARS
+from ...limits import CLIP_TAIL_LINES as TAIL_LINES
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
+from ...limits import CLIP_MIN_CHARS
+from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
+from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
 from ..listing import json_size
 from ..paging import check_page, fill_page
 from . import arguments, changes, clip
@@ -55,8 +58,6 @@ from .store import RecordStore, default_record, now
 if TYPE_CHECKING:
     from ..sessions import SessionStore
 
-MAX_MESSAGE_CHARS = 20_000
-MAX_SUGGESTION_CHARS = 200_000
 STATUS_FILTERS = (*STATUSES, "outdated", "all")
 
 
@@ -400,7 +401,7 @@ def _shortened_finding(finding: Finding, size: int, room: int) -> tuple[Finding,
     """A finding larger than a response even with its lines and suggestion cut (a long
     message of characters that JSON escapes): its message cut too, until it fits."""
     shortened, limit = finding, len(finding.message)
-    while size > room and limit > clip.MIN_CHARS:
+    while size > room and limit > CLIP_MIN_CHARS:
         limit //= 2
         message = clip.clip(finding.message, max_chars=limit)[0] or ""
         shortened = replace(finding, message=message)

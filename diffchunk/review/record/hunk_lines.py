@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from ...diff.buffer import DiffData
 from ...diff.hunk import Hunk, number_lines
+from ...limits import FINDING_CONTEXT_LINES as CONTEXT_LINES
 
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
-CONTEXT_LINES = 3  # lines kept on each side of a finding, for re-anchoring it later
 
 
 @dataclass(frozen=True, slots=True)

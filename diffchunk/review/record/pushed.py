@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...errors import DiffchunkError, GitError
+from ...limits import HOOK_PATHS_LISTED as LISTED
 from . import changes, coverage, identity
 from .changes import LoadedDiff
 from .findings import finding_of
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LISTED = 10
 _STATE_RANK = {"reviewed": 0, "changed": 1, "seen": 2, "unseen": 3}
 
 

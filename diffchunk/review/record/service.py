@@ -21,6 +21,10 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
+from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
+from ...limits import RECORD_SIDE_WRITE_SECONDS
+from ...limits import SEEN_MEMORY_ENTRIES as _SEEN_KEPT
+from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
 from ..listing import json_size
 from ..paging import check_page, fill_page
 from . import changes, coverage, identity, since
@@ -28,16 +32,12 @@ from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
 from .findings import findings_summary
 from .model import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
-from .store import BEST_EFFORT_WAIT_SECONDS, RecordStore, default_record
+from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
     from ..sessions import Session, SessionStore
 
 logger = logging.getLogger(__name__)
-
-# A response should stay under about 20k tokens (as the diff tools' listings).
-RESPONSE_CHARS = 20_000 * 4
-CHANGED_LISTED = 50
 
 
 # --------------------------------------------------------------------------
@@ -115,7 +115,6 @@ def mark_reviewed(
 # seen (called by get_chunk / get_file_diff)
 # --------------------------------------------------------------------------
 
-_SEEN_KEPT = 4096
 # What this process recorded as seen: (record, diff file, its digest, the shares).
 _seen_done: OrderedDict[tuple[str, str, str, tuple[PartRef, ...]], None] = OrderedDict()
 _seen_lock = threading.Lock()
@@ -132,7 +131,7 @@ def record_seen(
     ``chunk_number``, or the whole file ``file_path`` (a path of the diff).
 
     Best effort: the write waits for the record's lock at most
-    :data:`~.store.BEST_EFFORT_WAIT_SECONDS` (the diff tool's answer does not
+    :data:`~diffchunk.limits.RECORD_SIDE_WRITE_SECONDS` (the diff tool's answer does not
     wait for the record), and a failure is logged, never raised.  What this
     process has recorded once (same record, diff content and shares: files and
     parts, whatever chunk numbers the load's options give them) is not written
@@ -157,7 +156,7 @@ def record_seen(
             review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
             coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen")
 
-        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
+        target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
         with _seen_lock:
             _seen_done[key] = None
             while len(_seen_done) > _SEEN_KEPT:
@@ -298,7 +297,7 @@ def record_range_load(
         def work(conn: sqlite3.Connection) -> None:
             identity.record_load(conn, session.path, source, base, head, session.digest)
 
-        target.write(work, wait=BEST_EFFORT_WAIT_SECONDS)
+        target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
     except Exception as exc:  # the load's answer must not depend on the record
         logger.warning(
             "The load of %s was not recorded in the review record: %s", session.path, exc

@@ -34,12 +34,10 @@ import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...limits import SINCE_PATHS_LISTED as LISTED
 from .changes import LoadedDiff
 from .identity import revision_of_row
 from .model import Revision
-
-# How many paths of each kind a summary lists (the counts are always whole).
-LISTED = 50
 
 HISTORY_FAST_FORWARD = "fast-forward"  # new commits on top, same base
 HISTORY_BASE_MOVED = "base moved"  # new commits on top, the base moved forward

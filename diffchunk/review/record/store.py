@@ -11,7 +11,7 @@ user at once: the MCP server, the CLI, the pre-push hook.  Rules:
   (:meth:`RecordStore.write`): the write lock is taken first, so two writers
   never deadlock; a writer that cannot get it within the busy timeout is
   retried, whole, until :data:`WRITE_WAIT_SECONDS` have passed (a best-effort
-  write passes a shorter wait: :data:`BEST_EFFORT_WAIT_SECONDS`).
+  write passes a shorter wait: :data:`~diffchunk.limits.RECORD_SIDE_WRITE_SECONDS`).
 - Every read is one plain ``BEGIN`` transaction (:meth:`RecordStore.read`):
   a consistent snapshot that never takes the write lock, so a read neither
   waits for a writer nor holds one up, however long it takes.
@@ -41,20 +41,14 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from ...errors import RecordUnavailable
+from ...limits import RECORD_BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
+from ...limits import RECORD_WRITE_WAIT_SECONDS as WRITE_WAIT_SECONDS
 from ...paths import STATE_ENV, state_dir
 from .migrations import MIGRATIONS
 
 logger = logging.getLogger(__name__)
 
 DB_NAME = "reviews.sqlite3"
-# How long one attempt waits for the write lock (SQLite's busy handler).
-BUSY_TIMEOUT_MS = 5_000
-# How long a write is retried in all before the record is reported unavailable.
-WRITE_WAIT_SECONDS = 30.0
-# How long a best-effort write (what a diff tool returned, a range load) waits for
-# the lock: the diff tool's answer must not wait for the record; the write is
-# logged and skipped instead.
-BEST_EFFORT_WAIT_SECONDS = 0.5
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], T]

@@ -1,0 +1,1075 @@
+"""Every size limit, count bound, budget, timeout, block size and threshold of diffchunk.
+
+One table, grouped by area: answers and listings; sessions and memory; the
+diff cache and snapshots; git; the diff engine (parser, filters,
+generated-file heuristics, chunker, lean format); large files (access,
+reading, search, fuzzy, outline, edits, backups); the MCP server; the CLI.
+Each value is followed by its reason: what it protects, what was measured,
+or the outside fact that fixes it.  A value a user can change by an
+environment variable is the default here, and the reason names the
+variable; the module that reads the variable keeps the reading.
+
+Modules take their values from here (``from ..limits import NAME``, or
+``NAME as LOCAL`` where the module's own name is shorter), so a module
+global still exists for tests to patch.  ``tests/test_limits.py`` fails on
+any new module-level numeric constant elsewhere in the package: a new limit
+is added here, with its reason.  Not here: format identifiers and versions,
+enumerations, regexes, character tables and display widths (the CLI's and the
+demo's).
+
+This module imports nothing of the package (it is the bottom of the base
+layer), and it is one table on purpose: longer than the package's other
+modules, it holds no code.
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------------------
+# Answers and listings
+# ---------------------------------------------------------------------------
+
+RESPONSE_TOKENS = 20_000
+"""An answer stays under about 20k tokens: the spec's bound, so that any tool
+result fits a model's context beside the conversation."""
+
+CHARS_PER_TOKEN = 4
+"""A token is counted as 4 characters: the spec's rule of thumb for code and
+English (``token_count = characters // 4``); no model's tokenizer is at hand."""
+
+BYTES_PER_TOKEN = CHARS_PER_TOKEN
+"""The same rule over the bytes of a diff (the diff engine counts bytes, not
+decoded characters)."""
+
+PART_BYTES = RESPONSE_TOKENS * CHARS_PER_TOKEN - 2_000
+"""A part of a raw chunk too large for one answer fills an answer but the few
+lines of its header (2,000 characters of room)."""
+
+SHORTENED_LINE_CHARS = 2_000
+"""Lines longer than this are shortened in a view too large for one answer:
+one minified line must not take the whole answer."""
+
+LISTING_PAGE_TOKENS = 6_000
+"""A page of list_chunks: small enough to read whole (about 24,000
+characters), so that a model reads a listing before it asks for chunks."""
+
+EXCLUDED_LISTED_CHARS = 2_000
+"""Excluded files listed beside the chunks, in characters of JSON (about 20
+entries): the summary counts them all; ``excluded=True`` pages the whole list."""
+
+EXCLUDED_SUMMARY_DIRS = 10
+"""Top directories named in a summary of excluded files (the rest are counted
+together): a release range excludes thousands of files in a few trees."""
+
+LOAD_EXCLUDED_LISTED = 50
+"""Excluded files a load summary lists at most (within EXCLUDED_LISTED_CHARS
+of JSON); its excluded_summary counts them all, list_chunks(excluded=True)
+pages them."""
+
+LOAD_MAX_WARNINGS = 20
+"""Parser warnings a load summary carries: a malformed diff can warn on every
+section, and the first ones say what is wrong."""
+
+BANNER_FILES = 20
+"""File names the banner of a chunk lists (the rest are counted): a chunk of
+many small files would otherwise open with a page of names."""
+
+FILE_MATCH_CANDIDATES = 20
+"""Candidate paths an error names when a file is not in the diff: enough to
+spot a typo, short enough for an error message."""
+
+COMMIT_FILES_LISTED = 20
+"""Files listed per commit by list_commits (the rest are counted): a merge or
+a rename sweep touches thousands."""
+
+COMMITS_PAGE_MAX = 200
+"""Commits a list_commits page holds at most: 200 entries of a few files each
+stay under one answer's ~20k tokens."""
+
+COMMITS_PAGE_DEFAULT = 50
+"""Commits a list_commits page holds unless asked otherwise (the tool's
+``limit`` default)."""
+
+MAX_COMMITS_READ = 5000
+"""Commits read from a range at most: a review of a release range has
+hundreds; more is a range mistyped, not a review."""
+
+DIFF_SEARCH_TEXT_CHARS = 200
+"""Characters of a search_diff hit's line shown (around the match when the
+line is longer)."""
+
+DIFF_SEARCH_MAX_RESULTS = 200
+"""Hits a search_diff page holds at most: about 80 characters each plus their
+text, at most DIFF_SEARCH_TEXT_CHARS, so 200 hits stay under the ~20k tokens
+of one answer."""
+
+DIFF_SEARCH_DEFAULT_RESULTS = 50
+"""Hits a search_diff page holds unless asked otherwise (the tool's
+``max_results`` default)."""
+
+DIFF_SEARCH_TIME_BUDGET = 5.0
+"""Seconds a search_diff may take before it is stopped: a regex that
+backtracks must not hold the server."""
+
+DIFF_SEARCH_MAX_PATTERN_CHARS = 1000
+"""Longest search_diff pattern: a pattern is matched against single lines, so
+a longer one is a pasted block (refused with a message) or a hostile regex."""
+
+MAX_SYMBOL_LINES = 400
+"""A definition longer than this is not shown whole around a hunk
+(get_file_diff with context="symbol"): about 20k tokens of an answer hold
+1,500 lines of code, and several hunks may widen."""
+
+SYMBOLS_LISTED = 5
+"""Definitions a listing names per file (the rest are counted): a page of
+list_chunks stays small."""
+
+SYMBOLS_MAX_BLOB_BYTES = 1 << 20
+"""Blobs larger than this get the hunks' function context instead of outlines
+in a listing: an outline of a 1 MB file takes tens of milliseconds, and a page
+holds hundreds of files."""
+
+SYMBOLS_MAX_PAGE_BYTES = 32 << 20
+"""Blob bytes read for one listing page at most (the files beyond get the hunks'
+function context): a page's outlines stay bounded whatever its files."""
+
+SYMBOL_CONTEXT_NAME_CHARS = 60
+"""Characters of a hunk's function-context line kept as a name in a listing
+(``@@ ... @@ def name(...)`` lines run on with arguments)."""
+
+SYMBOLS_SKELETON_ABOVE = 16 * 1024
+"""Files above this are outlined from a skeleton for a listing (function bodies
+elided, lines kept): 3-4 times faster on a release's Python files, and nested
+closures are not what a listing needs."""
+
+SYMBOLS_OUTLINES_KEPT = 512
+"""Outlines kept by blob id, so that another view (or page) of the same diff,
+or a blob both sides share, is outlined once."""
+
+# ---------------------------------------------------------------------------
+# Sessions and memory
+# ---------------------------------------------------------------------------
+
+DEFAULT_MAX_SESSIONS = 16
+"""Diff sessions kept in memory (``DIFFCHUNK_MAX_SESSIONS``); the least
+recently used is evicted.  Fifty 5-10 MB diffs loaded one after another: RSS
+levels off at 222-250 MiB with 16 (116-139 MiB with 4)."""
+
+DEFAULT_MAX_SESSION_BYTES = 1 << 30
+"""Total bytes of the loaded diffs, mapped ones included
+(``DIFFCHUNK_MAX_SESSION_BYTES``, 1 GiB): a few release-range diffs, far below
+the memory of a machine that runs an assistant."""
+
+MAP_COPY_KEEP_FREE = 256 << 20
+"""A private copy of a large diff must leave this much free space in the cache
+directory; otherwise the diff is read into memory: the copy must not be what
+fills a disk."""
+
+THREADED_HASH_BYTES = 1 << 20
+"""Below this size a diff is hashed in the loading thread: a second thread
+costs more than the hashing it overlaps."""
+
+DEFAULT_MAP_BYTES = 8 << 20
+"""A diff file at least this large is mapped from a copy (``DIFFCHUNK_MAP_BYTES``,
+8 MiB); a smaller one is read into memory, where it costs little and is read
+faster than it is copied, mapped and hashed.  A 1M-line diff: peak RSS
+59 -> 33 MB mapped, load time unchanged."""
+
+MAP_TRIM_STEP = 4 << 20
+"""Pages touched by a pass over a mapped diff go back after this much progress:
+often enough that a pass keeps a few MiB resident, rarely enough that the
+madvise calls do not show in the load time."""
+
+BUFFER_COMPARE_BLOCK = 1 << 20
+"""Block of the comparisons over a diff buffer: one block is copied at a time."""
+
+BUFFER_COUNT_BLOCK = 1 << 20
+"""Block of the line counts over a diff buffer: one block is copied at a time."""
+
+BUFFER_HASH_BLOCK = 1 << 20
+"""Block a mapped diff's hashing thread holds: small, so that the load's peak
+stays low."""
+
+SNIFF_ABOVE = 64 * 1024 * 1024
+"""A diff file this large is only read whole once its first SNIFF_BYTES hold a
+diff or a commit: a sparse 2 GB file that is not a diff was read whole."""
+
+SNIFF_BYTES = 1024 * 1024
+"""What is read of a large file to see that it is a diff: any diff has a
+header within its first MiB."""
+
+SNIFFED_KEPT = 64
+"""Large files remembered as already seen to be diffs (by path and stat), so
+that a reload does not read their head again."""
+
+COPY_BLOCK = 64 * 1024 * 1024
+"""Bytes per copy_file_range/sendfile call: the kernel copies without the bytes
+passing through the process, so a block may be large; one call per 64 MiB
+keeps each system call short."""
+
+COPY_FALLBACK_BLOCK = 8 * 1024 * 1024
+"""Bytes per pread/write when the kernel cannot copy (another file system, an
+old kernel): the copy holds one such block in memory."""
+
+HASH_BLOCK = 16 * 1024 * 1024
+"""Bytes read per step of hashing an open file (backups, edits, mapped diffs):
+one block in memory, few enough steps that a large file hashes at disk speed."""
+
+TEMP_NAME_TRIES = 100
+"""Random temporary names tried before giving up: a taken name is rare, a
+hundred in a row means the directory is not what it seems."""
+
+# ---------------------------------------------------------------------------
+# The diff cache and snapshots
+# ---------------------------------------------------------------------------
+
+CACHE_MAX_ENTRIES = 200
+"""Diffs kept in the cache of git ranges (least recently used pruned first): a
+bound on the cache directory; a review whose entry was pruned runs git again."""
+
+CACHE_MAX_BYTES = 2 * 1024**3
+"""Bytes kept in the cache of git ranges (2 GiB), so that the cache never fills
+a disk by itself."""
+
+STALE_TEMP_SECONDS = 3600
+"""A temporary file of the cache (or of the snapshots) older than an hour is
+left from a killed write and removed; no write takes that long."""
+
+UNLOCKED_TEMP_SECONDS = 10
+"""A temporary cache file that no process holds locked is garbage after this
+long (its writer locks it right after creating it)."""
+
+DISK_FULL_BELOW = 1 << 20
+"""Free space below which a failed write into the cache is taken for a full
+disk (and said so) rather than git's own failure."""
+
+MAX_VIEWS = 500
+"""View handles kept in the cache (each is a few hundred bytes)."""
+
+VIEW_ORPHAN_SECONDS = 24 * 3600
+"""A view handle whose diff is gone is removed after this long: its diff may
+come back for a moment, as a working-tree diff is written anew."""
+
+VIEW_HANDLE_MAX_BYTES = 64 * 1024
+"""Larger files are not view handles (a handle is a few hundred bytes): a large
+file is never parsed as one."""
+
+VIEW_NAME_STEM_CHARS = 60
+"""Characters of the diff's file name kept in a view handle's name: with the
+key and suffix, the name stays far below the 255-byte limit of file names."""
+
+SNAPSHOT_MAX_FILES = 5000
+"""Snapshots of files at a revision kept (least recently used pruned first): a
+bound on the snapshot directory; a pruned snapshot is written again when a
+file is opened again."""
+
+SNAPSHOT_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB)."""
+
+SNAPSHOT_MAX_SOURCES = 16
+"""Sources recorded per snapshot (the latest kept): where a blob was seen, not
+a history."""
+
+SNAPSHOT_READ_BLOCK = 1 << 20
+"""Bytes read per step while a snapshot is written or hashed: one block in
+memory, whatever the file's size."""
+
+# ---------------------------------------------------------------------------
+# Git
+# ---------------------------------------------------------------------------
+
+GIT_STREAM_BLOCK = 1 << 18
+"""The largest block of git's output handed out at once (when git is ahead;
+otherwise what it has written so far): large enough that the parse takes
+few steps, small enough that it starts while git still writes."""
+
+FILE_CLOCK_MARGIN_NS = 20_000_000
+"""File times come from a coarse clock (at most a tick, 10 ms at HZ=100,
+behind the wall clock): a file changed within this margin of a git run is
+taken as changed while git ran."""
+
+GIT_PATHS_PER_RUN = 1000
+"""Paths per git run: far below the argument size limit of any system (a path
+is rarely over 200 bytes; Linux allows 2 MB of arguments)."""
+
+MAX_RANGE_PATHS = 1000
+"""Paths a range review may be limited to: more than any review needs (a
+command line holds about this many)."""
+
+GIT_TAIL_WAIT = 0.002
+"""Seconds GitStream.blocks first waits when it has read all git wrote so far
+(2 ms), twice as long each time git still has written nothing more..."""
+
+GIT_TAIL_WAIT_MAX = 0.05
+"""...up to 50 ms: git may think for seconds before it writes (on renames, for
+instance), and a reader polling faster would only burn a core."""
+
+GIT_ERROR_LINES = 6
+"""Lines of git's error output kept in an error message: git says what is
+wrong first; its hints follow."""
+
+GIT_PROGRESS_EVERY = 0.1
+"""Seconds between two reports of git diff's progress: often enough for a
+progress bar, rarely enough not to flood an MCP client."""
+
+CHANGES_GIT_TIMEOUT = 10.0
+"""Seconds any single git call may take while an outline's symbols are marked
+against HEAD: the marks are extra, and a slow repository must not hold the
+overview; past this they are given up with a warning."""
+
+HOOK_MAX_NEW_COMMITS = 500
+"""A new branch with no merge base is reviewed over its last commits, at most
+this many: the hook must not review a whole history before a push."""
+
+HOOK_MARKER_BYTES = 4096
+"""Bytes of a pre-push hook read for diffchunk's marker: the marker sits in the
+first lines of our own hook script."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: load options and hunks
+# ---------------------------------------------------------------------------
+
+CHUNK_DEFAULT_LINES = 1000
+"""A chunk's line budget unless asked otherwise (``max_chunk_lines``): the
+spec's default, about a context window's comfortable read."""
+
+MIN_CHUNK_LINES = 10
+"""A chunk holds a file header (up to 4 lines for a git diff) and lines of a
+hunk: below 10 lines a part of a cut file would be mostly headers."""
+
+MAX_CHUNK_LINES = 1_000_000
+"""An upper bound no review needs (a context window holds far fewer lines), so
+that a mistyped number is refused instead of asking for one huge chunk."""
+
+MAX_CONTEXT_LINES = 1_000_000
+"""The same bound for ``context_lines``."""
+
+MAX_LINE_NUMBER = 10**18 - 1
+"""The largest line number or count a hunk header may hold: the parser reads at
+most 18 digits, so a header written with a larger number would not read back
+(context reduction keeps such hunks as written)."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: parser
+# ---------------------------------------------------------------------------
+
+SUBMODULE_BODY_BYTES = 200
+"""Bodies of at most this many bytes are looked at for ``Subproject commit``
+lines: a gitlink's one hunk holds two such lines, about 110 bytes."""
+
+GIT_NAME_SPLITS = 64
+"""Splits of a ``diff --git`` line tried at most: a real line has a few spaces,
+a crafted one with thousands would make the searches quadratic."""
+
+COLOR_PROBE_BYTES = 65536
+"""A diff written with colors has escape codes in its first lines: looking at
+this much of a file that is not a diff is enough to say so."""
+
+PARSE_MIN_STEP = 1 << 20
+"""Bytes of complete sections that make a step of the streaming parse by
+default (a range review passes GIT_STREAM_BLOCK): a step's setup is paid per
+step, not per section."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: filters
+# ---------------------------------------------------------------------------
+
+MAX_PATTERNS = 512
+"""Caps on an include/exclude pattern list, so that a hostile or mistaken
+argument cannot make every path lookup slow: far above any list a person
+writes (a few dozen items of a few dozen characters), far below what would
+cost seconds.  This one: items in a list..."""
+
+MAX_PATTERN_LENGTH = 1024
+"""...characters in one pattern..."""
+
+MAX_PATTERNS_CHARS = 8192
+"""...and characters in the whole argument."""
+
+GITATTRIBUTES_MAX_LINE = 2048
+"""Longer lines of a .gitattributes file are ignored: git ignores them."""
+
+GITATTRIBUTES_MAX_BYTES = 100 * 1024 * 1024
+"""Larger .gitattributes files are refused: git refuses them."""
+
+ATTRIBUTE_MACRO_DEPTH = 64
+"""Macros expanded within macros at most: a macro naming itself (directly or
+through others) must not recurse forever; real macros nest once or twice."""
+
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte within this many leading bytes marks a file as binary (a
+.gitattributes file, a file the file tools open, unless it is UTF-16): git
+looks at the first 8000 bytes the same way."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: generated-file heuristics
+# ---------------------------------------------------------------------------
+
+MINIFIED_LINE_LENGTH = 110
+"""Hand-written code keeps its lines under about 100 characters (style guides
+say 79 to 120); a minifier writes a whole file on a few lines."""
+
+GENERATED_HEADER_LINES = 10
+"""A generator writes its marker in the first comment lines of a file; further
+down the words only appear as mentions in ordinary code.  Lines..."""
+
+GENERATED_HEADER_BYTES = 1024
+"""...and bytes of the header looked at."""
+
+GENERATED_HEADER_WINDOW = 4 * GENERATED_HEADER_BYTES
+"""The part of the first hunk read for those lines: removed lines (skipped)
+may come first."""
+
+MINIFIED_SAMPLE_LINES = 5
+"""Added lines sampled for the minified check (of the first 20 lines of the
+first hunk): a minified file is long lines throughout, a few tell."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: chunker
+# ---------------------------------------------------------------------------
+
+CHUNK_TARGET_FRACTION = 0.8
+"""The share of the budget a chunk aims at: the rest leaves room for a file
+that does not quite fit, so most files are not cut (the spec: aim at 80%)."""
+
+CHUNK_MAX_TOKENS = RESPONSE_TOKENS
+"""A chunk fits one tool answer: answers stay under about 20k tokens."""
+
+CUT_KEEP_CONTEXT = 3
+"""Context lines kept before a change when a long run of context is cut: git's
+default context, so that a piece reads like the hunks git writes."""
+
+CUT_OVERHEAD_LINES = 3
+"""What a part may add to its share of a file's lines when a hunk is cut in it:
+a written ``@@`` header and two borrowed context lines..."""
+
+CUT_OVERHEAD_BYTES = 256
+"""...and their bytes."""
+
+SLACK_DIVISOR = 20
+"""Even parts of a cut file get a twentieth more than their exact share (at
+least MIN_SLACK lines): cuts land at hunk and context boundaries, rarely right
+at the share, and without the slack the rest would make one more, small, part."""
+
+MIN_SLACK = 2
+"""The least slack of an even part, in lines."""
+
+MIN_ROOM_DIVISOR = 5
+"""A hunk is cut into the part being filled only when at least a fifth of the
+part's room is left (MIN_ROOM_LINES at least): a smaller piece would be mostly
+its header and borrowed lines.  Otherwise the part is closed first."""
+
+MIN_ROOM_LINES = 6
+"""The least room, in lines, worth cutting a hunk into."""
+
+HUNK_HEADER_BYTES = 24
+"""The bytes of a written ``@@ -a,b +c,d @@`` beyond its tail, for numbers of a
+few digits each."""
+
+# ---------------------------------------------------------------------------
+# The diff engine: lean format
+# ---------------------------------------------------------------------------
+
+LEAN_LONG_LINE_CHARS = 1000
+"""Lines longer than this are cut in the lean format..."""
+
+LEAN_LONG_LINE_HEAD = 300
+"""...to their first characters, this many (a fold says what was left out)."""
+
+MIN_REINDENTED = 2
+"""A block is folded as re-indented when at least this many of its lines, and
+most of them, come back only re-indented..."""
+
+REINDENT_WINDOW = 4
+"""...found among this many next added lines."""
+
+MIN_ECHO_LINES = 3
+"""A run of added lines shown again folds when it is at least this long..."""
+
+MIN_ECHO_CHARS = 120
+"""...and this many characters (a fold line costs about 40)..."""
+
+MAX_ECHO_CANDIDATES = 16
+"""...and a line is looked for in this many earlier places at most."""
+
+MIN_REMOVED_LINES = 3
+"""A run of removed lines folds when it is at least this long..."""
+
+MIN_REPLACED_LINES = 8
+"""...and, in a block that also adds lines, at least this long..."""
+
+REPLACED_RATIO = 4
+"""...and this many times longer than what the block adds (a rewrite shows
+both sides)."""
+
+MIN_MOVED_LINES = 3
+"""A moved run is at least this many lines..."""
+
+MIN_MOVED_CHARS = 80
+"""...holding at least this many characters besides whitespace (git's
+--color-moved asks for 20 alphanumeric characters; a fold line costs ~40)."""
+
+MIN_REPEATED_CHARS = 40
+"""A repeated edit is looked at when its lines hold at least this many
+characters: a fold line costs about 40."""
+
+MAX_MOVE_CANDIDATES = 32
+"""Places a common line (a closing brace, a blank line) is looked for at most,
+so that moves are found in linear time."""
+
+SHOWN_CONTEXT_CHARS = 12
+"""An unchanged line between two changes of a hunk is shown (not folded) when
+it is at most this long: a "⋯ N" line would cost about as much."""
+
+FOLD_MAX_NAMES = 6
+"""Names of removed definitions a fold line lists at most."""
+
+MAX_SECTION_CHARS = 50
+"""A hunk's function context is cut to this many characters in its head."""
+
+HEADING_TITLE_CHARS = 40
+"""A Markdown heading named in a summary is cut to this many characters."""
+
+WORD_MAX_CHANGES = 3
+"""Lines are paired word by word for "a few words" changed: at most this many
+changed places in a line..."""
+
+MAX_CHANGED_SHARE = 0.5
+"""...touching at most this share of the longer line's characters (whitespace
+aside)..."""
+
+MAX_CHANGED_SHORT = 16
+"""...or this many characters in a short line."""
+
+MAX_PAIR_CHARS = 1000
+"""Longer lines are not compared word by word (the comparison is quadratic in
+the words of a line, and such lines are cut anyway)."""
+
+PAIR_MIN_SAVING = 8
+"""A pair line must save at least this many characters over the two lines."""
+
+PAIR_MAX_COMPARISONS = 2500
+"""Lines of a change block compared pairwise at most (removed x added): beyond,
+only lines at the same position in the block are paired."""
+
+PAIR_WINDOW = 8
+"""A removed line is looked for among this many added lines after the last
+pair."""
+
+# ---------------------------------------------------------------------------
+# Large files: access
+# ---------------------------------------------------------------------------
+
+SMALL_FILE = 4 * 1024 * 1024
+"""Files up to this size are read into memory; larger ones are read on demand
+with pread (a mapping killed the process with SIGBUS when another program
+truncated the file)."""
+
+MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest UTF-16/UTF-32 file the tools accept: it is transcoded in memory."""
+
+ENCODING_SAMPLE_BYTES = 64 * 1024
+"""Bytes sampled at the start (and at a few other places) to detect a file's
+encoding."""
+
+WC_MIN_BYTES = 8 * 1024 * 1024
+"""Line counts of files at least this large come from ``wc -l`` when it is on
+PATH (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting a process costs
+more than the count."""
+
+OPEN_VERSIONS_KEPT = 8
+"""File versions kept open at once (each holds a descriptor and its line
+index)."""
+
+LANGUAGE_SNIFF_BYTES = 200
+"""Bytes of a file's head looked at for a ``#!`` line when its name does not
+say its language: a shebang line is short."""
+
+UTF16_PROBE_BYTES = 4096
+"""Bytes looked at for UTF-16 without a byte-order mark..."""
+
+UTF16_NUL_SHARE = 0.4
+"""...which it is when more than this share of the bytes at one parity are
+NUL (ASCII text in UTF-16 has one NUL in two bytes)..."""
+
+UTF16_STRAY_NUL_SHARE = 0.02
+"""...and fewer than this share at the other."""
+
+BINARY_CONTROL_SHARE = 0.1
+"""A sample whose share of control bytes (other than tab, newline, CR, FF, ESC,
+BS) is above this is binary data, not text in a legacy encoding."""
+
+CHARSET_SAMPLE_BYTES = ENCODING_SAMPLE_BYTES
+"""Bytes handed to the encoding detector (charset-normalizer) for text that is
+not UTF-8: what the file tools sample anyway; the detector's time grows with
+its input."""
+
+# ---------------------------------------------------------------------------
+# Large files: reading
+# ---------------------------------------------------------------------------
+
+READ_STEP = 1 << 20
+"""The most bytes read per step of a search, count or line step of a file."""
+
+READ_FIRST_STEP = 1 << 12
+"""The first step (most steps look for the end of a line, a few bytes away);
+each further step doubles, up to READ_STEP."""
+
+LINE_WINDOW = 16 * 1024 * 1024
+"""Bytes per line window (a line longer than this grows its window)."""
+
+READ_BLOCK = 16 * 1024 * 1024
+"""Bytes per block of Reader.blocks (before the overlap): few blocks for a
+gigabyte file, one block of memory."""
+
+SKIP_LOOP_LINES = 48
+"""Up to this many lines are skipped one find at a time; more with one compiled
+pattern (cheaper per line, dearer to start)."""
+
+SKIP_PATTERNS_KEPT = 256
+"""Compiled line-skipping patterns kept (one per line count asked)."""
+
+LINE_INDEX_BLOCK = 64 * 1024
+"""Bytes per block of the sparse line index: the longest scan a lookup can
+need."""
+
+DEFAULT_LONG_LINE_CHARS = 1000
+"""Lines longer than this are truncated in read results and counted as long
+(``DIFFCHUNK_LONG_LINE_CHARS`` changes it, to at least MIN_LONG_LINE_CHARS): the
+seeds' "lines over 1000 characters are truncated"."""
+
+MIN_LONG_LINE_CHARS = 100
+"""The least ``DIFFCHUNK_LONG_LINE_CHARS`` taken: a shorter cut would hide
+ordinary code."""
+
+COUNT_FOR_TOTAL = 64 * 1024 * 1024
+"""head/tail count all lines for ``total_lines`` only up to this file size: a
+tail of a large log must not read it all."""
+
+BACKWARD_SCAN_LINES = 20_000
+"""Reads this close to the end seek backwards from the end instead of
+indexing the file from its start."""
+
+WHOLE_LINE_BYTES = 1 << 16
+"""Lines up to this many bytes are decoded whole before being cut; a longer
+one only as far as the cut reaches (a line of hundreds of megabytes, minified
+JSON, must not be decoded whole)."""
+
+CONTEXT_LINE_CHARS = 500
+"""A line read as the context of another (around a match) is cut to this many
+characters."""
+
+READ_DEFAULT_LINES = 100
+"""Lines read_content returns unless asked otherwise (the seeds' default)."""
+
+READ_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""About 20k tokens: read results stop at a line boundary before this."""
+
+SEMANTIC_MAX_LINES = 2000
+"""Lines of a definition read_content(mode="semantic") returns at most: at 40
+characters a line, 2,000 lines fill one answer."""
+
+OVERVIEW_SYMBOL_HINTS = 8
+"""Top-level symbols an overview suggests as searches."""
+
+OVERVIEW_MARKER_SCAN_BYTES = 64 * 1024 * 1024
+"""Bytes of a file looked at for TODO/FIXME and log markers to suggest as
+searches: a hint must not cost a scan of a huge file."""
+
+COUNT_ONLY_HINT_ABOVE = 50 * 1024 * 1024
+"""Above this size an overview suggests count_only=True before a search (the
+seeds' 50 MB line between files read whole and files streamed)."""
+
+LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
+"""Long-line statistics of an overview are sampled (not exact) for files larger
+than this..."""
+
+LONG_LINE_SAMPLES = 16
+"""...in this many windows spread over the file..."""
+
+LONG_LINE_SAMPLE_BYTES = 4 * 1024 * 1024
+"""...of this many bytes each (64 MiB read in all, whatever the size)."""
+
+# ---------------------------------------------------------------------------
+# Large files: search
+# ---------------------------------------------------------------------------
+
+SEARCH_DEFAULT_RESULTS = 20
+"""Results search_content returns unless asked otherwise (the seeds' default)."""
+
+SEARCH_DEFAULT_CONTEXT_LINES = 3
+"""Context lines around each result unless asked otherwise: git's default."""
+
+SEARCH_MAX_RESULTS = 500
+"""Results search_content returns at most (a larger ``max_results`` is capped
+with a warning); the answer's character bound usually stops earlier."""
+
+SEARCH_MAX_CONTEXT_LINES = 50
+"""Context lines around each result at most (capped with a warning): more is a
+read, not a search."""
+
+SEARCH_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""About 20k tokens: search results stop before this many characters."""
+
+MATCH_CHARS = 500
+"""Longest ``match`` text in a search result (longer lines are cut around the
+match)."""
+
+MAX_SUBMATCHES = 50
+"""Spans of the pattern listed in one matched line: a pattern found thousands
+of times in a minified line would fill the answer."""
+
+GREP_MIN_BYTES = 8 * 1024 * 1024
+"""Exact counts and searches on files at least this large are delegated to
+``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
+a process costs more than the scan."""
+
+GREP_LISTING_BLOCK = 1 << 16
+"""Bytes of grep's listing read at a time: the listing is read as a stream,
+stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
+
+GREP_HEADER_BYTES = 48
+"""Room for the ``LINE:OFFSET:`` grep writes before a listed line: two 20-digit
+numbers fit."""
+
+DENSE_MATCHES = 16384
+"""Matching lines per window after which exact counting switches to
+``findall`` (faster when nearly every line matches)."""
+
+REGEX_TIME_BUDGET = 2.0
+"""Seconds a regex search may spend on one line window before it is stopped:
+every answer comes within about 2 s, a catastrophic regex included."""
+
+REGEX_MIN_BUDGET = 0.5
+"""Seconds allowed for any window, however small; larger windows get a share of
+REGEX_TIME_BUDGET in proportion to their size (a few KB of text that takes half
+a second is backtracking, and the whole call stays well under 2 s)."""
+
+REGEX_BUDGET_WINDOW = LINE_WINDOW
+"""The window size REGEX_TIME_BUDGET is given for: one line window."""
+
+PIECEWISE_LINE_BYTES = 4 << 20
+"""A matched line longer than this (in bytes) is decoded piece by piece, never
+whole: a one-line log of gigabytes would otherwise be held as one string
+several times its size (a 300 MB one-line log: 3.2 s -> 1.6 s)."""
+
+LONG_LINE_PIECE_BYTES = 1 << 20
+"""Bytes per piece of such a line, decoded with an incremental decoder."""
+
+LONG_LINE_OVERLAP_CHARS = 1 << 16
+"""Characters two pieces overlap: a match this short that straddles two pieces
+is still found."""
+
+MAX_OCCURRENCES = 1000
+"""Occurrences of one needle recorded before the exact scan stops looking for
+it (an edit's search text that occurs more often is ambiguous anyway)."""
+
+# ---------------------------------------------------------------------------
+# Large files: fuzzy search and fuzzy edit matching
+# ---------------------------------------------------------------------------
+
+LINE_CUTOFF = 80.0
+"""Lowest ``partial_ratio`` (0-100) a fuzzy search result may have."""
+
+SHORT_PATTERN = 6
+"""Patterns up to this many characters use SHORT_CUTOFF..."""
+
+SHORT_CUTOFF = 75.0
+"""...a lower cutoff: one typo costs more of a short pattern's score."""
+
+FUZZY_TIME_BUDGET = 10.0
+"""Seconds a fuzzy line search may take; then it stops and reports the lines it
+covered."""
+
+FUZZY_CHECK_EVERY = 4096
+"""Anchors found, or candidate lines scored, between two looks at the clock."""
+
+ANCHOR_WORDS = 5
+"""Longest distinct words of a search text used as its anchors in a file too
+large for a full fuzzy scan."""
+
+ANCHOR_PIECE_SAMPLE_BYTES = 1 << 20
+"""Bytes of a file looked at to choose the rarest pieces of a fuzzy pattern as
+anchors."""
+
+FULL_FUZZY_LIMIT = 32 * 1024 * 1024
+"""Files up to this size get a full fuzzy scan for an edit; bigger ones an
+anchored one (around exact occurrences of the search text's longest words)."""
+
+DEFAULT_FUZZY_THRESHOLD = 0.85
+"""Minimum similarity (0-1) for a fuzzy edit match (``DIFFCHUNK_FUZZY_THRESHOLD``):
+high, because a fuzzy match rewrites the file: only the same block slightly
+changed (whitespace, a typo) should pass."""
+
+AMBIGUITY_MARGIN = 0.03
+"""A runner-up must be at least twice as far from the search text as the best
+window, and more than a third of this (distances under it count as "equal"
+for near-perfect matches): otherwise the match is ambiguous, and the edit is
+refused rather than guessed."""
+
+MAX_FUZZY_CHARS = 64 * 1024
+"""Longest search text matched fuzzily: comparisons cost the product of the
+lengths (a 1 MB fuzzy edit search ran for minutes)."""
+
+PARTIAL_HINTS_LIMIT = 4 * 1024 * 1024
+"""One-line searches also get partial-match hints in files up to this size."""
+
+FULL_SCORE_LINES = 64
+"""A region of at most this many lines is scored at every start, without a
+prefilter."""
+
+PREFILTER_LIMIT = 400
+"""Lines kept per anchor line by the prefilter of a full fuzzy scan: the window
+starts worth scoring."""
+
+PREFILTER_CUTOFF = 50
+"""Lowest ratio (0-100) a line must reach to be kept by the prefilter."""
+
+ANCHOR_HITS = 200
+"""Occurrences of an anchor word looked at: a word found more often is too
+common to place a block, when rarer ones occur."""
+
+WINDOW_BUDGET_COST = 300_000_000
+"""Fuzzy windows scored for an edit at most: this divided by the cost of one
+comparison (the search text's length squared / 64)..."""
+
+WINDOW_BUDGET_MIN = 30
+"""...but at least this many windows..."""
+
+WINDOW_BUDGET_MAX = 60_000
+"""...and at most this many: the edit stays within seconds whatever the file."""
+
+FUZZY_WINDOWS_KEPT = 50
+"""Best non-overlapping windows kept for the answer and its ambiguity check."""
+
+SUGGESTIONS = 5
+"""Similar texts offered (``similar_matches``) when a search text is not found."""
+
+LINE_HINT_CUTOFF = 60
+"""Lowest ``partial_ratio`` (0-100) of a line offered as a partial-match hint."""
+
+SUGGESTION_CHARS = 200
+"""Characters of a similar text shown in a suggestion."""
+
+LENGTH_FILTER_ABOVE = 48
+"""Anchor lines longer than this are only compared with lines of similar length
+(a ratio of 50 needs the shorter text to be a third of the longer)."""
+
+# ---------------------------------------------------------------------------
+# Large files: outline
+# ---------------------------------------------------------------------------
+
+OUTLINE_MAX_BYTES = 50 * 1024 * 1024
+"""Files larger than this get no outline (callers report it as skipped): the
+seeds' line between files parsed whole and files streamed."""
+
+SKELETON_MIN_BYTES = 1024 * 1024
+"""Above this size function bodies are elided before parsing (and Markdown
+headings are scanned, not parsed): tree-sitter's time and memory grow with
+the text it parses."""
+
+SKELETON_KEEP_BODY_BYTES = 64 * 1024
+"""Function bodies larger than this are outlined inside even in a skeleton
+(a file that is one huge function keeps its inner definitions)."""
+
+BLOCK_END_PATTERNS_KEPT = 256
+"""Compiled block-end patterns of the skeleton kept (one per indentation)."""
+
+MAX_FUNCTION_NESTING = 2
+"""How many functions deep a nested function may sit and still be listed:
+deeper ones are closures, not what an outline is read for."""
+
+OUTLINES_CACHED = 16
+"""Outlines of file versions kept (by path and fingerprint)."""
+
+OUTLINE_NAME_CHARS = 200
+"""Outline names longer than this are cut (with an ellipsis): a C++ template
+or a Markdown heading can run on for a line."""
+
+OUTLINE_PAGE_ITEMS = 400
+"""Items per outline page (get_overview pages its outline by ``outline_offset``):
+about 12k tokens of JSON at ~120 characters an item."""
+
+SYMBOL_QUERY_MATCHES = 200
+"""Definitions a ``symbol`` query lists (the total is given beside them)."""
+
+SYMBOL_QUERY_CHARS = 500
+"""A symbol query longer than any definition name could be is refused."""
+
+# ---------------------------------------------------------------------------
+# Large files: edits
+# ---------------------------------------------------------------------------
+
+MAX_EDIT_CHANGES = 500
+"""Changes one edit call may hold: far above any batch written by hand, and a
+bound on the work of one all-or-nothing call."""
+
+PREVIEW_CONTEXT_LINES = 3
+"""Context lines around each change in an edit's preview: git's default."""
+
+MAX_PREVIEW_LINES = 400
+"""An edit's preview stops after this many lines, with a note of how many more
+there were: about 12k tokens at 120 characters a line."""
+
+MAX_PREVIEW_LINE_CHARS = 400
+"""Lines of a preview longer than this are cut."""
+
+EDIT_IN_MEMORY_BYTES = 32 * 1024 * 1024
+"""Files up to this size are read into memory for an edit; bigger ones stream."""
+
+EDIT_MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest file in another encoding than UTF-8 or a single-byte code page that
+is edited: it is transcoded in memory."""
+
+SHOWN_OCCURRENCES = 20
+"""Line numbers of a repeated search text listed in its error."""
+
+DEFAULT_LOCK_TIMEOUT = 30.0
+"""Seconds to wait for another edit of the same file (``DIFFCHUNK_LOCK_TIMEOUT``):
+long enough for an edit of a large file to copy and flush it, short enough
+that a stuck one is reported."""
+
+LOCK_POLL_FIRST = 0.002
+"""Seconds between the first tries of a held edit lock (2 ms), doubling..."""
+
+LOCK_POLL_MAX = 0.01
+"""...up to 10 ms: a waiting edit starts soon after the other ends."""
+
+TEMP_STEM_BYTES = 150
+"""Bytes of the edited file's name kept in its temporary sibling's name
+(``.<name>.diffchunk-XXXXXXXX.tmp``): the whole stays under the 255-byte limit
+of file names.  Stale temporaries of longer names are left alone, as their
+stem could be another file's."""
+
+# ---------------------------------------------------------------------------
+# Large files: backups
+# ---------------------------------------------------------------------------
+
+DEFAULT_BACKUP_KEEP = 50
+"""Backups kept per edited file (``DIFFCHUNK_BACKUP_KEEP``), oldest pruned
+first: enough to step back through a session's edits, and a bound on the
+backup directory."""
+
+DEFAULT_BACKUP_MAX_BYTES = 2 * 1024**3
+"""Backup bytes kept per edited file (``DIFFCHUNK_BACKUP_MAX_BYTES``, 2 GiB):
+backups of a large log must not fill the disk."""
+
+BACKUP_NAME_PART_BYTES = 120
+"""Bytes of the edited file's name kept in its backups' names: with the key,
+the id and ``.json``, a name stays under the 255-byte limit of file names."""
+
+BACKUP_IDS_SHOWN = 20
+"""Backup ids an error lists (newest first)."""
+
+# ---------------------------------------------------------------------------
+# The review record and its exports
+# ---------------------------------------------------------------------------
+
+PAGE_SEPARATOR_CHARS = 2
+"""What a page costs per entry besides the entry's own JSON text: ``, `` between
+entries of indented answers (1 in compact JSON, which callers pass)."""
+
+RECORD_RESPONSE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""A page of review_status or list_findings, in characters: the same bound as
+any other answer (RESPONSE_TOKENS)."""
+
+STATUS_CHANGED_LISTED = 50
+"""Files whose change moved since their mark that review_status names (the count
+is always whole): enough to act on, and the full list pages by state."""
+
+SEEN_MEMORY_ENTRIES = 4_096
+"""Shares this process remembers having recorded as seen, so a chunk read again
+writes nothing: a few hundred bytes each, far more than one review reads."""
+
+SINCE_PATHS_LISTED = 50
+"""Paths of each kind (changed, new, no longer changed, interdiff) a since-review
+summary lists; the counts are always whole and the diff itself has them all."""
+
+HOOK_PATHS_LISTED = 10
+"""Paths of each kind the pre-push hook prints under a refused push: a terminal's
+worth, with the rest counted; diffchunk status lists them all."""
+
+HOOK_REVIEWS_RESOLVED = 20
+"""Reviews of one repository (most recently loaded first) whose ranges the hook
+resolves on a push: each costs a git run or two, and a repository rarely has
+more live reviews."""
+
+INTERDIFF_CONTEXT_LINES = 3
+"""Context lines of an interdiff hunk: git's default (-U3), so it reads like the
+diffs around it."""
+
+FINDING_CONTEXT_LINES = 3
+"""Lines kept on each side of a finding's lines, for re-anchoring it when the
+branch moves: git's default context, enough to place a line that moved."""
+
+FINDING_MESSAGE_CHARS = 20_000
+"""Longest finding message accepted: several pages of prose; longer is a pasted
+file, which belongs in the suggestion or nowhere."""
+
+FINDING_SUGGESTION_CHARS = 200_000
+"""Longest suggested replacement accepted: a rewritten file of a few thousand
+lines; the record keeps it whole, answers show it clipped."""
+
+CLIP_HEAD_LINES = 20
+"""First lines of a finding's long lines or suggestion shown in an answer: enough
+to check that it points where it was meant to."""
+
+CLIP_TAIL_LINES = 5
+"""Last lines shown with CLIP_HEAD_LINES: where the finding's lines end."""
+
+CLIP_MAX_CHARS = 4_000
+"""Characters of a clipped text in an answer: a finding of 100,000 lines answered
+1.19 MB before clipping; a page holds about twenty clipped findings."""
+
+CLIP_HEAD_CHARS = 3_000
+"""Of CLIP_MAX_CHARS, the characters for the head; the rest for the tail."""
+
+CLIP_MIN_CHARS = 100
+"""The least a text is cut to when a page has little room left: a line or two
+to recognise it."""
+
+RECORD_BUSY_TIMEOUT_MS = 5_000
+"""How long one attempt waits for the record's write lock (SQLite's busy
+handler), in milliseconds; the attempt is retried until RECORD_WRITE_WAIT_SECONDS."""
+
+RECORD_WRITE_WAIT_SECONDS = 30.0
+"""How long a record tool's write is retried in all before the record is reported
+unavailable (a CLI, the server and the hook share the file; writes take
+milliseconds, so 30 s means another process is stuck)."""
+
+RECORD_SIDE_WRITE_SECONDS = 0.5
+"""How long a write on the side of a diff tool (seen marks, a range load's
+revision, re-anchoring) waits for the lock: the tool's answer must not wait for
+the record (it waited 30 s before); the write is logged and skipped."""
+
+GITHUB_MAX_BODY_CHARS = 65_536
+"""GitHub refuses a review or comment body longer than this (characters): a
+limit of its REST API."""
+
+GITHUB_TRAILER_ROOM = 1_000
+"""Characters of a review body kept for the line that says how much was cut and
+where the rest is."""
+
+# ---------------------------------------------------------------------------
+# The MCP server
+# ---------------------------------------------------------------------------
+
+ROOTS_TIMEOUT_SECONDS = 10.0
+"""Seconds to wait for the client's answer to roots/list: a client that never
+answers must not hold every tool call."""
+
+SHOWN_INPUT_CHARS = 60
+"""Characters of a rejected argument's value repeated in an error: enough to
+recognise it, not a pasted file echoed back."""
+
+SHOWN_SCHEMA_ERRORS = 5
+"""Problems of a call that fails the input schema named at most, one line
+each."""
+
+# ---------------------------------------------------------------------------
+# The CLI
+# ---------------------------------------------------------------------------
+
+MAX_CHANGES_JSON = 64 * 1024 * 1024
+"""Largest ``--changes-json`` file read (it is parsed in memory): far above
+MAX_EDIT_CHANGES changes of real code; /dev/zero, a FIFO or a log passed by
+mistake is refused before being read whole."""
