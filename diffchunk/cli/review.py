@@ -143,7 +143,7 @@ def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
 
 def _record_seen(diff_path: str, **shown: Any) -> None:
     """The review record notes what was printed as seen (best effort, never fails)."""
-    from ..review.record.service import record_seen_at
+    from ..review.record.side_writes import record_seen_at
 
     record_seen_at(diff_path, **shown)
 

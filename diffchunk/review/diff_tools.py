@@ -113,9 +113,9 @@ def _record_seen(
 
 
 def record_seen(session: Session, **shown: Any) -> None:
-    """:func:`diffchunk.review.record.service.record_seen` (imported on first use: a
+    """:func:`diffchunk.review.record.side_writes.record_seen` (imported on first use: a
     command that serves no chunk does not load the record and SQLite)."""
-    from .record.service import record_seen as record
+    from .record.side_writes import record_seen as record
 
     record(session, **shown)
 

@@ -12,11 +12,14 @@ added by :mod:`diffchunk.review.symbols`.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..diff.model import ChunkPart, FileStatus, change_status
 from ..diff.pipeline import Review
 from .results import FileDetail
-from .symbols import FileSymbols
+
+if TYPE_CHECKING:
+    from .symbols import FileSymbols
 
 _FIRST_HUNK = re.compile(rb"^@@", re.MULTILINE)
 _ADDED = re.compile(rb"^\+", re.MULTILINE)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
@@ -29,8 +29,9 @@ from .loading import excluded_file, session
 from .paging import check_page, fill_page
 from .results import ChunkEntry, ChunkListing, ExcludedFile
 from .sessions import Session, SessionStore
-from .symbols import FileSymbols, for_part, merged
-from .symbols import compute as compute_symbols
+
+if TYPE_CHECKING:  # the symbols are computed for pages of the MCP listing only
+    from .symbols import FileSymbols
 
 __all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
 
@@ -88,6 +89,8 @@ def chunk_entry(
     """The list_chunks entry of one chunk (a file's parts in the chunk are one detail):
     its token count is that of the chunk's text in ``fmt``; ``symbols``: the changed
     definitions of its files by file index, when computed."""
+    if symbols:
+        from .symbols import for_part, merged
     order: list[str] = []
     # path -> (file index, lines, added, removed)
     parts: dict[str, tuple[int, int, int, int]] = {}
@@ -180,6 +183,8 @@ class _Listing:
         todo = [i for i in range(first, stop) if i not in self._symbolled]
         if not todo:
             return False
+        from .symbols import compute as compute_symbols
+
         chunks = [self._review.chunks[i] for i in todo]
         found = compute_symbols(loaded, [p.file_index for c in chunks for p in c.parts])
         for i, chunk in zip(todo, chunks, strict=True):

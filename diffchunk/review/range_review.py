@@ -133,7 +133,7 @@ def _record_load(
     ``handle``: the path the load returned (the diff, or a view of it)."""
     if diff.repo is None:
         return
-    from .record.service import record_range_load  # the record loads with its first use
+    from .record.side_writes import record_range_load  # the record loads with its first use
 
     session = (store if store is not None else default_store()).get(handle)
     record_range_load(

@@ -20,6 +20,10 @@ the review record knows of the range's earlier revisions:
    (:class:`~diffchunk.errors.ReviewedRevisionGone`); a range of the working
    tree or the index has no commits to compare and is refused.
 
+A first review (no finding to re-anchor, no earlier revision) stops after the
+load: the modules of steps 1 to 3 are imported when a load needs them, and the
+repository is probed only then (a warm ``diffchunk review RANGE`` pays neither).
+
 Steps 1 and 2 are best effort, as the recording of the load itself: they wait
 for the record's lock at most ``RECORD_SIDE_WRITE_SECONDS``; when the record
 cannot be used the diff tools still work, and a failure is logged.
@@ -32,6 +36,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ...diff.options import LoadOptions, Progress
 from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
@@ -40,9 +45,8 @@ from ...git.repo import Repo, discover
 from ...limits import RECORD_SIDE_WRITE_SECONDS
 from ..loading import load_diff
 from ..range_review import load_git_diff as load_range
-from ..record import changes, identity
+from ..record import identity
 from ..record import since as kept
-from ..record.changes import LoadedDiff
 from ..record.model import Review, Revision
 from ..record.since import SinceReview
 from ..record.store import RecordStore, default_record
@@ -50,9 +54,9 @@ from ..results import RangeSummary
 from ..sessions import SessionStore
 from ..since_sidecar import SinceRecord
 from ..views import is_view_path, read_view
-from . import since_diff
-from .anchors import reanchor
-from .summary import refuse_gone, since_review
+
+if TYPE_CHECKING:
+    from ..record.changes import LoadedDiff
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +154,14 @@ def load_git_diff(
                 suggestion=f"See the server's log for why; the full diff is at {full.file_path}.",
             )
         return full
+    if not recorded.stale and (recorded.reviewed is None or full.head is None):
+        # Nothing to re-anchor or compare (a first review): no git probe, and the
+        # comparison's modules are not loaded.
+        return replace(full, since_note=NO_EARLIER) if since_review else full
+    from ..record import changes
+    from . import since_diff
+    from .summary import refuse_gone
+
     now = changes.loaded(full.file_path, store)
     repo = discover(absolute_repo_path) if full.head is not None else None
     _reanchor(target, recorded, now, repo, full)
@@ -183,6 +195,8 @@ def since_review_of(
     cache: DiffCache,
     store: SessionStore | None,
 ) -> tuple[SinceReview, LoadedDiff | None]:
+    from .summary import since_review
+
     assert recorded.reviewed is not None and full.head is not None
     compared = since_review(
         repo, recorded.review.id, recorded.reviewed, full.base, full.head, now, cache, store
@@ -199,6 +213,8 @@ def _reanchor(
 ) -> None:
     if not recorded.stale:
         return
+    from .anchors import reanchor
+
     try:
         reanchor(
             target,
@@ -236,6 +252,8 @@ def _since_load(
     target: RecordStore,
 ) -> RangeSummary:
     """Write (or reuse) the since-review diff, load it, and record it as a handle."""
+    from . import since_diff
+
     reviewed, revision = since.revision, recorded.revision
     assert full.head is not None and since.comparison is not None
     name = since_diff.entry_name(repo, reviewed, full.base, full.head)
@@ -261,6 +279,8 @@ def _since_load(
             conn, os.path.realpath(path), recorded.review, revision, reviewed.id
         )
     )
+    from ..record import changes
+
     loaded = changes.loaded(path, store)
     interdiff = tuple(p for p in loaded.paths() if loaded.since_section(p) == "interdiff")
     return RangeSummary(

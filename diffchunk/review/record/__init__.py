@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .document import ExportDocument, export_document
     from .findings import add_finding, list_findings, update_finding
-    from .service import mark_reviewed, record_range_load, record_seen, review_status
+    from .service import mark_reviewed, review_status
+    from .side_writes import record_range_load, record_seen
 
 # The tools, by the module that holds each: loaded when first asked for, so
 # that a module of the record (``changes``, ``identity``...) loads without them.
@@ -40,8 +41,8 @@ _HOMES = {
     "list_findings": "findings",
     "update_finding": "findings",
     "mark_reviewed": "service",
-    "record_range_load": "service",
-    "record_seen": "service",
+    "record_range_load": "side_writes",
+    "record_seen": "side_writes",
     "review_status": "service",
 }
 

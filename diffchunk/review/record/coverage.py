@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .changes import FileChange, LoadedDiff, PartRef
-from .model import ChunkStatus, Totals
+from .results import ChunkStatus, Totals
 from .store import now
 
 

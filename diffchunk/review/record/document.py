@@ -45,7 +45,8 @@ from .changes import FileChange, LoadedDiff
 from .context import Context, in_review
 from .findings import findings_summary, in_order
 from .identity import full_diffs, revision_of_row
-from .model import Finding, FindingsSummary, Review, Revision, Totals, review_dict
+from .model import Review, Revision, review_dict
+from .results import Finding, FindingsSummary, Totals
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:

@@ -52,7 +52,8 @@ from . import arguments, changes, clip
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
-from .model import SEVERITIES, SIDES, STATUSES, Finding, FindingAdded, FindingsPage, FindingsSummary
+from .model import SEVERITIES, SIDES, STATUSES
+from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:

@@ -44,7 +44,8 @@ from ...limits import HOOK_PATHS_LISTED as LISTED
 from . import changes, coverage, identity
 from .changes import LoadedDiff
 from .findings import finding_of
-from .model import SEVERITIES, Finding, Review, Revision, Totals
+from .model import SEVERITIES, Review, Revision
+from .results import Finding, Totals
 from .since import SinceReview, stored
 from .store import RecordStore, default_record
 

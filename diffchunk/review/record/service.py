@@ -7,8 +7,8 @@ is one write transaction of the record (:mod:`.store`).  Failures raise
 :class:`~diffchunk.errors.DiffchunkError` subclasses; a record that cannot be
 used raises :class:`~diffchunk.errors.RecordUnavailable`.
 
-``record_seen`` is what ``get_chunk``/``get_file_diff`` call: best effort,
-logged on failure, never failing the diff tool.
+What the diff tools write on the side (seen marks, a range's load) is in
+:mod:`.side_writes`.
 """
 
 from __future__ import annotations
@@ -16,26 +16,22 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
-import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
 from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
-from ...limits import RECORD_SIDE_WRITE_SECONDS
-from ...limits import SEEN_MEMORY_ENTRIES as _SEEN_KEPT
 from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
 from ..listing import json_size
 from ..paging import check_page, fill_page
-from . import changes, coverage, identity, since
+from . import changes, coverage, since
 from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
 from .findings import findings_summary
-from .model import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
-from .store import RecordStore, default_record
+from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
+from .store import RecordStore
 
 if TYPE_CHECKING:
-    from ..sessions import Session, SessionStore
+    from ..sessions import SessionStore
 
 logger = logging.getLogger(__name__)
 
@@ -109,78 +105,6 @@ def mark_reviewed(
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded)
-
-
-# --------------------------------------------------------------------------
-# seen (called by get_chunk / get_file_diff)
-# --------------------------------------------------------------------------
-
-# What this process recorded as seen: (record, diff file, its digest, the shares).
-_seen_done: OrderedDict[tuple[str, str, str, tuple[PartRef, ...]], None] = OrderedDict()
-_seen_lock = threading.Lock()
-
-
-def record_seen(
-    session: Session,
-    *,
-    chunk_number: int | None = None,
-    file_path: str | None = None,
-    record: RecordStore | None = None,
-) -> None:
-    """Record the files a diff tool just returned as seen: the shares of chunk
-    ``chunk_number``, or the whole file ``file_path`` (a path of the diff).
-
-    Best effort: the write waits for the record's lock at most
-    :data:`~diffchunk.limits.RECORD_SIDE_WRITE_SECONDS` (the diff tool's answer does not
-    wait for the record), and a failure is logged, never raised.  What this
-    process has recorded once (same record, diff content and shares: files and
-    parts, whatever chunk numbers the load's options give them) is not written
-    again.
-    """
-    target = record if record is not None else default_record()
-    try:
-        loaded = changes.of_session(session)
-        if chunk_number is not None:
-            shares = loaded.chunk_parts(chunk_number)
-        elif file_path is not None:
-            shares = [PartRef(file_path, None)]
-        else:
-            return
-        key = (target.path, loaded.path, loaded.sha256, tuple(shares))
-        with _seen_lock:
-            if key in _seen_done:
-                _seen_done.move_to_end(key)
-                return
-
-        def work(conn: sqlite3.Connection) -> None:
-            review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
-            coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen")
-
-        target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
-        with _seen_lock:
-            _seen_done[key] = None
-            while len(_seen_done) > _SEEN_KEPT:
-                _seen_done.popitem(last=False)
-    except Exception as exc:  # the diff tool's answer must not depend on the record
-        logger.warning("Not recorded as seen in the review record: %s", exc)
-
-
-def record_seen_at(
-    absolute_file_path: str,
-    *,
-    chunk_number: int | None = None,
-    file_path: str | None = None,
-    store: SessionStore | None = None,
-) -> None:
-    """:func:`record_seen` for the diff at a path (``diffchunk review --chunk/--file``)."""
-    try:
-        from ..loading import session as loaded_session
-
-        session = loaded_session(absolute_file_path, store=store)
-    except Exception as exc:  # as record_seen: never fails the command
-        logger.warning("Not recorded as seen in the review record: %s", exc)
-        return
-    record_seen(session, chunk_number=chunk_number, file_path=file_path)
 
 
 # --------------------------------------------------------------------------
@@ -274,31 +198,3 @@ def _since_status(
         ),
         found,
     )
-
-
-def record_range_load(
-    session: Session,
-    *,
-    common_dir: str,
-    repository_path: str,
-    worktree: str,
-    revision_range: str | None,
-    staged: bool,
-    base: str | None,
-    head: str | None,
-    record: RecordStore | None = None,
-) -> None:
-    """Record a range load (see :mod:`.identity`).  Best effort, as :func:`record_seen`:
-    a short wait for the lock, logged on failure."""
-    target = record if record is not None else default_record()
-    try:
-        source = identity.git_source(common_dir, repository_path, revision_range, staged, worktree)
-
-        def work(conn: sqlite3.Connection) -> None:
-            identity.record_load(conn, session.path, source, base, head, session.digest)
-
-        target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
-    except Exception as exc:  # the load's answer must not depend on the record
-        logger.warning(
-            "The load of %s was not recorded in the review record: %s", session.path, exc
-        )

@@ -32,12 +32,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...limits import SINCE_PATHS_LISTED as LISTED
-from .changes import LoadedDiff
 from .identity import revision_of_row
 from .model import Revision
+
+if TYPE_CHECKING:
+    from .changes import LoadedDiff
 
 HISTORY_FAST_FORWARD = "fast-forward"  # new commits on top, same base
 HISTORY_BASE_MOVED = "base moved"  # new commits on top, the base moved forward

@@ -1,0 +1,264 @@
+"""What the review record's tools return: coverage totals, chunk states, findings and
+their pages, the status of a review.
+
+Frozen dataclasses; each has ``to_dict()`` giving exactly the JSON keys of its
+tool (called by the MCP and CLI shells only); a finding's long texts are cut
+there (:mod:`.clip`), never in the record.  Apart from :mod:`.model` so that a
+range load, which records a revision, does not build these classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .clip import clip
+from .model import SEVERITIES, Review, Revision, review_dict
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Files of one load by state; ``excluded`` files are counted by reason too."""
+
+    files: int
+    reviewed: int
+    seen: int
+    unseen: int
+    changed: int
+    excluded: int
+    excluded_by_reason: Mapping[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "reviewed": self.reviewed,
+            "seen": self.seen,
+            "unseen": self.unseen,
+            "changed": self.changed,
+            "excluded": self.excluded,
+            "excluded_by_reason": dict(self.excluded_by_reason),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkStatus:
+    chunk: int
+    status: str  # reviewed | partly | seen | unseen
+    files: tuple[str, ...]
+    # Each file's state as said per file (``changed since review``, ``new since
+    # review``...), given when the review has a reviewed revision to compare with.
+    file_states: tuple[tuple[str, str], ...] = ()
+    files_total: int | None = None  # set when the file list is cut to fit a response
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "chunk": self.chunk,
+            "status": self.status,
+            "files": list(self.files),
+        }
+        if self.file_states:
+            result["file_states"] = dict(self.file_states)
+        if self.files_total is not None:
+            result["files_total"] = self.files_total
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSummary:
+    open: Mapping[str, int]  # severity -> count of open findings
+    resolved: int
+    dismissed: int
+    outdated: int = 0
+
+    def to_dict(self, *, outdated: bool = False) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "open": {s: self.open.get(s, 0) for s in SEVERITIES},
+            "resolved": self.resolved,
+            "dismissed": self.dismissed,
+        }
+        if outdated:
+            result["outdated"] = self.outdated
+        return result
+
+    @property
+    def open_total(self) -> int:
+        return sum(self.open.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A finding as stored; ``chunk`` is filled in for the load it is shown with."""
+
+    id: int
+    review_id: int
+    revision_id: int | None
+    file_path: str
+    side: str
+    line: int | None
+    end_line: int | None
+    severity: str
+    status: str
+    message: str
+    suggestion: str | None
+    lines: str | None
+    change_id: str | None
+    created_at: str
+    updated_at: str
+    chunk: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as a tool answers it: ``lines`` and ``suggestion`` cut to a head and
+        a tail when long (:mod:`.clip`), with ``lines_cut``/``suggestion_cut`` then."""
+        lines, lines_cut = clip(self.lines)
+        suggestion, suggestion_cut = clip(self.suggestion)
+        result = self.record_dict()
+        result["lines"], result["suggestion"] = lines, suggestion
+        if lines_cut is not None:
+            result["lines_cut"] = lines_cut.to_dict()
+        if suggestion_cut is not None:
+            result["suggestion_cut"] = suggestion_cut.to_dict()
+        return result
+
+    def record_dict(self) -> dict[str, Any]:
+        """The finding whole, as the record keeps it (the export document's form)."""
+        return {
+            "id": self.id,
+            "file_path": self.file_path,
+            "side": self.side,
+            "line": self.line,
+            "end_line": self.end_line,
+            "severity": self.severity,
+            "status": self.status,
+            "message": self.message,
+            "suggestion": self.suggestion,
+            "lines": self.lines,
+            "chunk": self.chunk,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+# --------------------------------------------------------------------------
+# Tool results
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MarkResult:
+    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after."""
+
+    marked: tuple[str, ...]
+    reviewed: bool
+    totals: Totals
+    next_chunk: int | None
+    partly: tuple[str, ...] = ()  # files of which only some parts are now marked
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "marked": list(self.marked),
+            "reviewed": self.reviewed,
+            "totals": self.totals.to_dict(),
+            "next_chunk": self.next_chunk,
+        }
+        if self.partly:
+            result["partly"] = list(self.partly)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class FindingAdded:
+    finding: Finding
+
+    def to_dict(self) -> dict[str, Any]:
+        f = self.finding
+        lines, cut = clip(f.lines)
+        result = {
+            "id": f.id,
+            "file_path": f.file_path,
+            "side": f.side,
+            "line": f.line,
+            "end_line": f.end_line,
+            "chunk": f.chunk,
+            "severity": f.severity,
+            "lines": lines,
+        }
+        if cut is not None:
+            result["lines_cut"] = cut.to_dict()
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsPage:
+    findings: tuple[Finding, ...]
+    total: int
+    next_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "findings": [f.to_dict() for f in self.findings],
+            "total": self.total,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class SinceStatus:
+    """Where a review stands against its reviewed revision: the files ``changed since
+    review`` (reviewed, then changed) and ``new since review`` (not in the reviewed
+    revision, not reviewed yet), listed up to ``listed`` each."""
+
+    revision: Revision
+    history: str
+    changed: tuple[str, ...]
+    new: tuple[str, ...]
+    listed: int = 50
+
+    def to_dict(self) -> dict[str, Any]:
+        rev = self.revision
+        return {
+            "revision": {
+                "id": rev.id,
+                "base": rev.base,
+                "head": rev.head,
+                "loaded_at": rev.loaded_at,
+            },
+            "history": self.history,
+            "changed_since_review": len(self.changed),
+            "new_since_review": len(self.new),
+            "changed": list(self.changed[: self.listed]),
+            "new": list(self.new[: self.listed]),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStatus:
+    review: Review
+    revision: Revision
+    totals: Totals
+    chunks: Sequence[ChunkStatus]
+    total_chunks: int
+    findings: FindingsSummary
+    next_chunk: int | None
+    next_offset: int | None = None
+    changed_files: tuple[str, ...] = ()  # files reviewed before and changed since
+    since_review: SinceStatus | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "review": review_dict(self.review, self.revision),
+            "totals": self.totals.to_dict(),
+            "chunks": [c.to_dict() for c in self.chunks],
+            "total_chunks": self.total_chunks,
+            "findings": self.findings.to_dict(),
+            "next_chunk": self.next_chunk,
+        }
+        if self.changed_files:
+            result["changed_files"] = list(self.changed_files)
+        if self.since_review is not None:
+            result["since_review"] = self.since_review.to_dict()
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
