@@ -299,9 +299,9 @@ def _print_overview(
     as_json: bool,
     out_dir: Path | None,
 ) -> None:
-    from ..review import diff_tools as core
+    from ..review.listing import list_chunks  # not diff_tools: no chunk is read here
 
-    listing = core.list_chunks(diff_path, max_tokens=None).to_dict()
+    listing = list_chunks(diff_path, max_tokens=None).to_dict()
     overview = _json_overview(summary, listing)
     if as_json:
         echo_json(overview)
