@@ -24,13 +24,13 @@ such a record, or names another diff, reads as None.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..fdio import replace_file
 
 FORMAT = "diffchunk-since-review/1"
 SUFFIX = ".since.json"
@@ -74,18 +74,9 @@ class SinceRecord:
 
 def write_since(diff_path: str, record: SinceRecord) -> None:
     """Write (atomically) the companion record of the since-review diff ``diff_path``."""
-    target = since_path(diff_path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=os.path.dirname(target) or ".")
-    try:
-        # ASCII: a path that is not UTF-8 (surrogate escapes) survives as \\udcXX.
-        text = json.dumps(record.to_json(os.path.basename(diff_path)), separators=(",", ":"))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    # ASCII: a path that is not UTF-8 (surrogate escapes) survives as \\udcXX.
+    text = json.dumps(record.to_json(os.path.basename(diff_path)), separators=(",", ":"))
+    replace_file(since_path(diff_path), text.encode("ascii"), mode=0o600)
 
 
 def _files(value: object) -> dict[str, SinceFile] | None:

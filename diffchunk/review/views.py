@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..diff.options import LoadOptions
 from ..errors import InvalidArgument, PathError
+from ..fdio import replace_file
 from ..git.cache import default_cache_dir
 from ..limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
 from ..paths import expand
@@ -110,7 +111,6 @@ def view_for(diff_real: str, options: LoadOptions) -> str:
     Raises PathError when the cache directory cannot take it.
     """
     import json
-    import tempfile
 
     payload = {"format": FORMAT, "diff": diff_real, "options": options.as_dict()}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=True)
@@ -123,15 +123,7 @@ def view_for(diff_real: str, options: LoadOptions) -> str:
         if target.is_file():
             os.utime(target)  # recently returned: pruned last
             return str(target)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        replace_file(target, text.encode("ascii"), mode=0o600)
     except OSError as exc:
         raise PathError(
             f"Cannot write a view handle in {directory}: {exc.strerror or exc}.",
