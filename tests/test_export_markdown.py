@@ -140,6 +140,10 @@ def test_a_hostile_message_shows_as_text_and_keeps_its_markdown(sample: str) -> 
         ("- a list with `<T>`\n- and <b>", "<li>a list with <code>&amp;lt;T&gt;</code></li>"),
         ("- list\n```\n<script>x</script>", "\\```"),
         ("Sum: `a|b` <c>", "<code>a|b</code> &lt;c&gt;"),
+        # GitHub links a bare URL on over the backtick: the span is escaped as text.
+        ("x<http://a>`<img src=x onerror=alert(1)>`", "`&lt;img src=x onerror=alert(1)>`"),
+        ("see www.a.org`<i>x</i>`", "`&lt;i>x&lt;/i>`"),
+        ("a url http://a.org then `<T>`", "<code>&lt;T&gt;</code>"),
     ],
 )
 def test_message_rules(message: str, shown: str) -> None:
@@ -179,6 +183,7 @@ _PIECES = st.sampled_from(
             "> ",
         ),
         *("# ", "---", "===", "    ", "   ", "  ", "\t", "[a]: /u '", "'", "<http://a>", "[^1]: x"),
+        *("http://a", "www.a.b", "https://a/b?c"),
         *("\n", "\n", "\n\n", "x", "word ", "*em*", "_u_", "\r", "\r\n"),
     ]
 )

@@ -208,7 +208,9 @@ def message_markdown(message: str) -> str:
 
     - A message of paragraphs and fenced code blocks (the usual case) keeps
       its fenced blocks as written (a fence left open is closed) and its code
-      spans; elsewhere ``<`` and ``&`` become ``&lt;`` and ``&amp;``.  Code
+      spans; elsewhere ``<`` and ``&`` become ``&lt;`` and ``&amp;``.  A code
+      span right after a URL written without ``<>`` (``see http://x`code```)
+      is escaped too: GitHub's autolinks run over its backtick, making it text.  Code
       spans are found as CommonMark finds them (backslash escapes first, then
       a run of backticks up to the next run of the same length, across the
       lines of one paragraph), which is only possible because nothing else
@@ -295,6 +297,7 @@ def _escape_inline(text: str) -> str:
     """One paragraph's text with ``<`` and ``&`` escaped outside its code spans."""
     out: list[str] = []
     pos = 0
+    url = _UrlWords(text)
     for m in _INLINE_TOKEN.finditer(text):
         if m.start() < pos:
             continue  # inside a code span already copied
@@ -304,7 +307,12 @@ def _escape_inline(text: str) -> str:
         if token[0] == "`":
             end = _closing_run(text, pos, len(token))
             if end is not None:
-                out.append(text[m.start() : end])
+                span = text[m.start() : end]
+                if url.ends_at(m.start()):
+                    # GitHub's autolinks take a URL on to the next space, over this
+                    # backtick: the span may be text there, so it is escaped too.
+                    span = span.replace("&", "&amp;").replace("<", "&lt;")
+                out.append(span)
                 pos = end
                 continue
             out.append(token)
@@ -316,6 +324,32 @@ def _escape_inline(text: str) -> str:
             out.append(token)  # a backslash escape, kept: it already shows its character
     out.append(text[pos:])
     return "".join(out)
+
+
+#: The start of a URL that GitHub Flavored Markdown links without ``<>`` (its
+#: "extended autolinks"), which runs on to the next whitespace or ``<``.
+_URL_START = re.compile(r"(?i)(?:https?://|ftp://|www\.)")
+_SPACE = re.compile(r"\s")
+
+
+class _UrlWords:
+    """Whether the word before a position of ``text`` holds the start of such a URL,
+    asked at increasing positions (one pass over the text in all)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._seen = 0  # text[:_seen] has been looked at
+        self._word = 0  # where the current word starts
+        self._url = -1  # where the last URL start seen begins
+
+    def ends_at(self, end: int) -> bool:
+        for m in _SPACE.finditer(self._text, self._seen, end):
+            self._word = m.end()
+        # A URL start may straddle the part looked at before (``htt`` | ``p://``).
+        for m in _URL_START.finditer(self._text, max(self._seen - 7, self._word), end):
+            self._url = m.start()
+        self._seen = end
+        return self._url >= self._word
 
 
 def _closing_run(text: str, start: int, width: int) -> int | None:
