@@ -7,6 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+# Helper modules that hold asserts moved out of test modules: rewritten like a
+# test module's, so that a failure still shows the values compared.
+pytest.register_assert_rewrite("hostile_mcp")
+
 
 @pytest.fixture(autouse=True, scope="session")
 def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
