@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +25,12 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         os.environ.pop("DIFFCHUNK_STATE_DIR", None)
     else:
         os.environ["DIFFCHUNK_STATE_DIR"] = old
+
+
+@pytest.fixture
+def backup_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A backup directory of this test's own (DIFFCHUNK_BACKUP_DIR); modules that edit
+    files take it for every test with ``pytestmark = pytest.mark.usefixtures("backup_dir")``."""
+    target = tmp_path / "backups"
+    monkeypatch.setenv("DIFFCHUNK_BACKUP_DIR", str(target))
+    return target
