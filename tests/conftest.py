@@ -10,7 +10,7 @@ import pytest
 
 # Helper modules that hold asserts moved out of test modules: rewritten like a
 # test module's, so that a failure still shows the values compared.
-pytest.register_assert_rewrite("chunkkit", "hostile_mcp", "outlinekit")
+pytest.register_assert_rewrite("chunkkit", "hostile_mcp", "outlinekit", "parsekit")
 
 
 @pytest.fixture(autouse=True, scope="session")
