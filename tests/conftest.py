@@ -34,3 +34,9 @@ def backup_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     target = tmp_path / "backups"
     monkeypatch.setenv("DIFFCHUNK_BACKUP_DIR", str(target))
     return target
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    """A cache directory of this test's own, passed to the git source as ``cache_dir``."""
+    return tmp_path / "cache"
