@@ -40,3 +40,11 @@ def backup_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cache_dir(tmp_path: Path) -> Path:
     """A cache directory of this test's own, passed to the git source as ``cache_dir``."""
     return tmp_path / "cache"
+
+
+@pytest.fixture
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review record and a cache of this test's own (DIFFCHUNK_STATE_DIR and
+    DIFFCHUNK_CACHE_DIR); modules take it for every test through ``pytestmark``."""
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
