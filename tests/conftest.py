@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from diffchunk.review.sessions import SessionStore
 
 # Helper modules that hold asserts moved out of test modules: rewritten like a
 # test module's, so that a failure still shows the values compared.
@@ -48,3 +52,11 @@ def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     DIFFCHUNK_CACHE_DIR); modules take it for every test through ``pytestmark``."""
     monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def store() -> SessionStore:
+    """A session store of this test's own, passed to the diff tools as ``store``."""
+    from diffchunk.review.sessions import SessionStore
+
+    return SessionStore()
