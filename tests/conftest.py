@@ -60,3 +60,10 @@ def store() -> SessionStore:
     from diffchunk.review.sessions import SessionStore
 
     return SessionStore()
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache of this test's own (DIFFCHUNK_CACHE_DIR); modules take it for every test
+    through ``pytestmark``."""
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
