@@ -27,8 +27,8 @@ unit: $(STAMP) chromium test-data
 	$(BIN)/pytest
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
-# once into .test-data/ (tests/test_files_outline.py says how when it is missing). Without
-# npm its tests skip; a failed fetch is reported here and the test then fails saying so.
+# once into .test-data/ (tests/test_files_outline_large.py says how when it is missing).
+# Without npm its tests skip; a failed fetch is reported here and the test then fails saying so.
 TEST_DATA  := .test-data
 TYPESCRIPT := $(TEST_DATA)/typescript5/package/lib/typescript.js
 test-data:

@@ -67,6 +67,15 @@ def init_repo(path: Path, branch: str = "main") -> Path:
     return path
 
 
+def history_repo(path: Path, history: list[dict[str, str]]) -> Path:
+    """A new repository on ``main`` with a commit of each entry's files, in order."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    for files in history:
+        commit(path, files)
+    return path
+
+
 def git_bytes(
     repo: Path, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
 ) -> bytes:

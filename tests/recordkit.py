@@ -10,8 +10,12 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from gitrepo import commit, git, git_bytes, init_repo
+
+from diffchunk.diff.options import LoadOptions
+from diffchunk.review.range_review import load_git_diff
 
 SMALL = ("src/a.py", "src/b.py", "docs/c.md")
 
@@ -47,6 +51,11 @@ def feature_repo(path: Path) -> Path:
         "feature",
     )
     return repo
+
+
+def load_range(repo: Path, rng: str | None = "main..feature", **options: Any) -> str:
+    """Load ``rng`` of ``repo`` (None: its working tree); the ``file_path`` of the load."""
+    return load_git_diff(str(repo), rng, options=LoadOptions(**options)).file_path
 
 
 def write_diff(repo: Path, target: Path, *args: str) -> Path:

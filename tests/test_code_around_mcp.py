@@ -63,6 +63,9 @@ def repos(tmp_path: Path) -> dict[str, Path]:
 def test_reviewing_the_code_around_a_change_over_mcp(
     repos: dict[str, Path], tmp_path: Path
 ) -> None:
+    """One conversation with one server over stdio, kept whole: much of what it checks
+    lives in that server between calls (the loaded diff and its views, the file versions
+    it handed out, which go stale when the work tree changes under them)."""
     repo, bare, linked = repos["repo"], repos["bare"], repos["linked"]
     out: dict[str, Any] = {}
 

@@ -133,6 +133,8 @@ PATH_CASES: list[tuple[str, str, str]] = [
 
 
 def _cases() -> list[Case]:
+    """A table of cases, one ``Case`` each: long because every command and option of
+    the CLI gets its hostile values (the paths, for each subcommand that takes one)."""
     cases: list[Case] = []
     extra: tuple[str, ...]
     for label, path, needle in PATH_CASES:

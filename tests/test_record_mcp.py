@@ -42,7 +42,9 @@ def test_tools_are_listed_with_their_annotations(tmp_path: Path) -> None:
         assert len(found[name].description or "") < 900, name
 
 
-def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
+def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
+    """Through a first server: load the range, read and mark its chunk, add findings.
+    Returns the review's path and the first finding's id."""
     first: dict[str, Any] = {}
 
     async def one(c: Caller) -> None:
@@ -85,14 +87,18 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
         )
 
     serve(tmp_path, one)
-    path = first["path"]
     assert first["mark"]["marked"] == ["docs/c.md", "src/a.py", "src/b.py", "src/big.py"]
     assert first["mark"]["totals"]["reviewed"] == 4 and first["mark"]["next_chunk"] is None
     assert first["finding"]["lines"] == "b thirty\n" and first["finding"]["chunk"] == 1
     assert "new side hunks: 27-33" in first["outside"]
     assert first["old"]["side"] == "old" and first["old"]["lines"] == "a 40\n"
     assert "exactly one of chunk_number and file_pattern" in first["both"]
+    return first["path"], first["finding"]["id"]
 
+
+def _resume_in_a_second_server(path: str, finding_id: int, tmp_path: Path) -> None:
+    """A new server on the same record: the status, a view of the review, pages of
+    findings and an update hold what the first server wrote."""
     second: dict[str, Any] = {}
 
     async def two(c: Caller) -> None:
@@ -111,9 +117,8 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
         second["rest"] = await c.json(
             "list_findings", absolute_file_path=path, offset=second["findings"]["next_offset"]
         )
-        fid = first["finding"]["id"]
         second["resolved"] = await c.json(
-            "update_finding", absolute_file_path=path, finding_id=fid, status="resolved"
+            "update_finding", absolute_file_path=path, finding_id=finding_id, status="resolved"
         )
         second["open"] = await c.json("list_findings", absolute_file_path=path)
 
@@ -147,6 +152,11 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
     assert len(second["rest"]["findings"]) == 1
     assert second["resolved"]["status"] == "resolved"
     assert second["open"]["total"] == 2
+
+
+def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
+    path, finding_id = _review_in_a_first_server(repo, tmp_path)
+    _resume_in_a_second_server(path, finding_id, tmp_path)
 
 
 def test_an_edit_after_the_mark_shows_as_changed(repo: Path, tmp_path: Path) -> None:

@@ -253,7 +253,8 @@ def git_source(base: str = SAMPLE_BASE, head: str = SAMPLE_HEAD) -> dict[str, An
 
 
 def sample_review(source: dict[str, Any] | None = None) -> DocumentBuilder:
-    """The review of ``fixtures/review_sample.diff`` described in the module docstring."""
+    """The review of ``fixtures/review_sample.diff`` described in the module docstring:
+    a table of its files' states and findings, one call each."""
     b = DocumentBuilder(SAMPLE_DIFF.read_bytes(), source=source or git_source())
     b.state("README.md", "reviewed").state("src/app.py", "seen").state("lib/util.py", "changed")
     b.state("package-lock.json", "excluded", "generated").state("old/legacy.py", "reviewed")
