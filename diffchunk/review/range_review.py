@@ -19,6 +19,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..diff.options import LoadOptions, Progress
 from ..diff.pipeline import Review, build_review
@@ -32,7 +33,6 @@ from ..limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
 from ..log import LazyLogger
 from . import early_start
 from .loading import load_diff
-from .range_stream import StreamedDiff, parse_while_written
 from .results import RangeSummary
 from .sessions import SessionStore, default_store
 from .sidecar import (
@@ -46,6 +46,9 @@ from .sidecar import (
     write_sidecar,
 )
 from .views import view_for
+
+if TYPE_CHECKING:
+    from .range_stream import StreamedDiff
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -268,6 +271,8 @@ def write_range(
         # The sidecar before the entry appears: whoever loads the new diff
         # then asks git for its attributes.
         _write_sidecar(repo, resolved, final, paths)
+        from .range_stream import parse_while_written  # a cold load's: a warm one reads the cache
+
         streamed = parse_while_written(repo, resolved, writing, _git_progress(progress))
         # Built while the entry is flushed to disk (parse_while_written started it).
         review = _build(final, streamed, options or LoadOptions(), progress)

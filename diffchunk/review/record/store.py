@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import shlex
 import sqlite3
 import threading
 import time
@@ -114,6 +113,8 @@ def set_aside_advice(path: str) -> str:
     """How to move the record at ``path`` aside: with its ``-wal`` and ``-shm`` files, to
     one new name, so that what its write-ahead log holds (acknowledged writes not yet
     copied into the file) stays with it; a shell command that does it."""
+    import shlex  # for this advice only
+
     old, new = shlex.quote(path), shlex.quote(path + ".damaged")
     return (
         "Move it aside together with its -wal and -shm files (its write-ahead log holds "
