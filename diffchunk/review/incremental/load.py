@@ -139,20 +139,8 @@ def load_git_diff(
             suggestion="Review a range such as main..feature, or leave since_review out.",
         )
     target = record if record is not None else default_record()
-    try:
-        recorded = target.read(lambda conn: _read(conn, _diff_of(full.file_path)))
-    except RecordUnavailable:
-        if since_review:
-            raise
-        logger.warning("The review record could not be read after the load of %s.", full.range)
-        return full
+    recorded = _recorded(target, full, since_review)
     if recorded is None:
-        if since_review:
-            raise RecordUnavailable(
-                f"The load of {full.range} was not recorded, so the review it belongs to is "
-                "not known.",
-                suggestion=f"See the server's log for why; the full diff is at {full.file_path}.",
-            )
         return full
     if not recorded.stale and (recorded.reviewed is None or full.head is None):
         # Nothing to re-anchor or compare (a first review): no git probe, and the
@@ -185,6 +173,24 @@ def load_git_diff(
     if since.comparison is None:
         raise refuse_gone(since, full.range)
     return _since_load(repo, recorded, full, now, old, since, cache, options, store, target)
+
+
+def _recorded(target: RecordStore, full: RangeSummary, since_review: bool) -> _Recorded | None:
+    """What the record knows of the load ``full`` (None: nothing, or the record cannot
+    be read, which only ``since_review`` makes an error)."""
+    try:
+        recorded = target.read(lambda conn: _read(conn, _diff_of(full.file_path)))
+    except RecordUnavailable:
+        if since_review:
+            raise
+        logger.warning("The review record could not be read after the load of %s.", full.range)
+        return None
+    if recorded is None and since_review:
+        raise RecordUnavailable(
+            f"The load of {full.range} was not recorded, so the review it belongs to is not known.",
+            suggestion=f"See the server's log for why; the full diff is at {full.file_path}.",
+        )
+    return recorded
 
 
 def since_review_of(
