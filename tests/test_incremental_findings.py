@@ -15,6 +15,7 @@ from diffchunk.errors import InvalidArgument
 from diffchunk.review import record as core
 from diffchunk.review.export import render
 from diffchunk.review.export.document import load_document
+from diffchunk.review.incremental.load import load_git_diff
 from diffchunk.review.record.findings import update_finding_by_id
 from diffchunk.review.record.reanchor import find_again
 
@@ -167,3 +168,28 @@ def test_find_again_prefers_the_place_with_the_same_surroundings() -> None:
     assert found.before == "l17\nl18\nl19\n" and found.after == "l22\nl23\nl24\n"
     # Line ends aside: the last line of a file without a line feed is the same line.
     assert find_again("end\n", None, None, 1, [(1, ["a\n", "end"])]) is not None
+
+
+def test_a_load_limited_to_paths_compares_and_moves_nothing(repo: Path) -> None:
+    """A range limited to paths shows part of the branch: the findings on other files
+    stay open, and no file outside the paths is said to have left the branch."""
+    full = load(repo)
+    kept = core.add_finding(full.file_path, "f1.py", "On f1", line=10, severity="minor")
+    for number in range(1, core.review_status(full.file_path).total_chunks + 1):
+        core.mark_reviewed(full.file_path, chunk_number=number)
+    commit(repo, {"f2.py": branch_text("f2.py", {50: "f2 fifty"})}, "more on f2")
+    narrowed = load_git_diff(str(repo), "main..feature", paths=["f3.py"])
+    assert narrowed.since_review is None  # nothing compared against part of the branch
+    assert _findings(full.file_path)["On f1"]["status"] == "open"
+    # The whole range, loaded again, is compared with the reviewed whole revision:
+    # f2.py changed since, the other four did not, and none left the branch.
+    again = load(repo).to_dict()
+    assert again["since_review"]["files"] == {
+        "unchanged": 4,
+        "changed": 1,
+        "new": 0,
+        "no_longer_changed": 0,
+    }
+    finding = _findings(again["file_path"])["On f1"]
+    assert (finding["status"], finding["line"]) == ("open", 10)
+    assert kept.finding.id == finding["id"]

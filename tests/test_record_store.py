@@ -102,6 +102,10 @@ FIXTURES: dict[
             ("SELECT revision_id, since_revision_id FROM diff_files", [(2, 1)]),
         ],
     ),
+    "m003_partial_revisions": (
+        [("UPDATE revisions SET paths = '[\"src\"]' WHERE id = 2", ())],
+        [("SELECT id, paths FROM revisions ORDER BY id", [(1, None), (2, '["src"]')])],
+    ),
 }
 
 

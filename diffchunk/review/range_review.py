@@ -148,6 +148,7 @@ def _record_load(
         staged=staged,
         base=diff.base,
         head=diff.head,
+        paths=diff.paths or None,
     )
 
 

@@ -138,6 +138,10 @@ def load_git_diff(
             f"since_review compares commits; {full.range} is not a range of commits.",
             suggestion="Review a range such as main..feature, or leave since_review out.",
         )
+    if paths:
+        # Part of the branch: nothing is compared or re-anchored against it (a file
+        # outside the paths is not gone from the branch); see revisions.paths.
+        return full
     target = record if record is not None else default_record()
     recorded = _recorded(target, full, since_review)
     if recorded is None:

@@ -38,8 +38,9 @@ earlier load works on that earlier revision and leaves the current one as it is.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ...git.revisions import Mode, parse_range
 from .model import Review, ReviewSource, Revision
@@ -149,6 +150,7 @@ def ensure_revision(
     sha256: str,
     *,
     loading: bool = False,
+    paths: Sequence[str] | None = None,
 ) -> Revision:
     """The revision ``(base, head, sha256)`` of a review, created when new (a new
     revision is the review's current one: a content never seen before was just loaded).
@@ -156,7 +158,8 @@ def ensure_revision(
     Only a load (``loading``, which records its time) makes an existing revision
     current again: a tool called with the path of an earlier load reads or
     writes that revision, and the review's current revision stays the one last
-    loaded (the pre-push hook looks reviews up by it).
+    loaded (the pre-push hook looks reviews up by it).  ``paths``: those a range
+    was limited to (recorded with a new revision; see ``revisions.paths``).
     """
     identity = f"{base or ''}:{head or ''}:{sha256}"
     row = conn.execute(
@@ -169,8 +172,18 @@ def ensure_revision(
     if row is None:
         conn.execute(
             "INSERT INTO revisions (review_id, identity, base, head, sha256, created_at, "
-            "loaded_at, load_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (review_id, identity, base, head, sha256, stamp, stamp, seq),
+            "loaded_at, load_seq, paths) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                review_id,
+                identity,
+                base,
+                head,
+                sha256,
+                stamp,
+                stamp,
+                seq,
+                None if paths is None else json.dumps(list(paths)),
+            ),
         )
     else:
         conn.execute(
@@ -213,10 +226,12 @@ def record_load(
     base: str | None,
     head: str | None,
     sha256: str,
+    paths: Sequence[str] | None = None,
 ) -> tuple[Review, Revision]:
-    """Record a range load: its review, its revision, and the diff file as their handle."""
+    """Record a range load: its review, its revision, and the diff file as their handle
+    (``paths``: those the range was limited to)."""
     review = ensure_review(conn, source)
-    revision = ensure_revision(conn, review.id, base, head, sha256, loading=True)
+    revision = ensure_revision(conn, review.id, base, head, sha256, loading=True, paths=paths)
     conn.execute(
         "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "

@@ -38,6 +38,14 @@ Version 2 (:func:`m002_incremental_review`), for reviews of a moving range:
   since that reviewed revision, and those it no longer changes (``gone``).
 - ``diff_files.since_revision_id``: set on the handle of a since-review diff
   (the changes from that revision to the handle's revision).
+
+Version 3 (:func:`m003_partial_revisions`):
+
+- ``revisions.paths``: the paths a range was limited to when this revision
+  was loaded (``load_git_diff(paths=...)``, ``review RANGE -- PATH``), as a
+  JSON list; NULL for the whole range.  Such a revision shows part of the
+  branch: it is never the reviewed revision a later load is compared with,
+  and a load of it neither compares nor re-anchors.
 """
 
 from __future__ import annotations
@@ -145,5 +153,14 @@ def m002_incremental_review(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def m003_partial_revisions(conn: sqlite3.Connection) -> None:
+    """A revision loaded from a range limited to paths says so (``revisions.paths``)."""
+    conn.execute("ALTER TABLE revisions ADD COLUMN paths TEXT")
+
+
 #: Every migration, in the order they run.  Append only.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_incremental_review)
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_initial,
+    m002_incremental_review,
+    m003_partial_revisions,
+)

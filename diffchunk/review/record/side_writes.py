@@ -16,6 +16,7 @@ import logging
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...limits import RECORD_SIDE_WRITE_SECONDS
@@ -110,15 +111,17 @@ def record_range_load(
     base: str | None,
     head: str | None,
     record: RecordStore | None = None,
+    paths: Sequence[str] | None = None,
 ) -> None:
-    """Record a range load (see :mod:`.identity`).  Best effort, as :func:`record_seen`:
-    a short wait for the lock, logged on failure."""
+    """Record a range load (see :mod:`.identity`; ``paths``: those the range was limited
+    to).  Best effort, as :func:`record_seen`: a short wait for the lock, logged on
+    failure."""
     target = record if record is not None else default_record()
     try:
         source = identity.git_source(common_dir, repository_path, revision_range, staged, worktree)
 
         def work(conn: sqlite3.Connection) -> None:
-            identity.record_load(conn, session.path, source, base, head, session.digest)
+            identity.record_load(conn, session.path, source, base, head, session.digest, paths)
 
         target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
     except Exception as exc:  # the load's answer must not depend on the record

@@ -163,9 +163,10 @@ def reviewed_revision(
     conn: sqlite3.Connection, review_id: int, base: str | None, head: str | None
 ) -> Revision | None:
     """The revision of review ``review_id`` that a load at ``(base, head)`` is compared
-    with (see the module doc); None when the review has no other revision."""
+    with (see the module doc); None when the review has no other revision.  A
+    revision of a range limited to paths is never it: it shows part of the branch."""
     row = conn.execute(
-        f"SELECT r.* FROM revisions r WHERE r.review_id = ? "
+        f"SELECT r.* FROM revisions r WHERE r.review_id = ? AND r.paths IS NULL "
         f"AND NOT (coalesce(r.base, '') = ? AND coalesce(r.head, '') = ?) "
         f"ORDER BY {_ACTIVE} DESC, r.load_seq DESC LIMIT 1",
         (review_id, base or "", head or ""),
