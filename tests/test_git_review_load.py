@@ -182,7 +182,11 @@ def test_cli_review_range_overview_chunk_and_json(repo: Path) -> None:
     assert "+a = 2" in chunk.output
     as_json = runner.invoke(main, ["review", "--repo", str(repo), "HEAD^!", "--json"])
     data = json.loads(as_json.output)
-    assert data["summary"]["cached"] is True  # HEAD^! is main~1..main: same commits
+    # HEAD^! is main~1..main's commits, but another review: a cache entry of its own
+    # (its handle), reused when it is loaded again.
+    assert data["summary"]["cached"] is False and data["summary"]["file_path"] != cached
+    again = runner.invoke(main, ["review", "--repo", str(repo), "HEAD^!", "--json"])
+    assert json.loads(again.output)["summary"]["cached"] is True
     assert data["summary"]["head"] == git(repo, "rev-parse", "HEAD")
     assert {e["path"] for e in data["excluded"]} == {"src/schema_gen.py", "vendor/lib.js"}
     # Without a range: the uncommitted changes of the current repository.

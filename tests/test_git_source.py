@@ -66,15 +66,20 @@ def test_commit_range_is_cached_and_not_regenerated(
     assert "diff --git a/b.txt b/b.txt" in text and "+two" in text
     assert f"index {'0' * 40}.." in text  # --full-index
     assert len(calls) == 1
-    again = load_git_range(str(repo), f"{a}..{b}", cache_dir=cache_dir)
+    again = load_git_range(str(repo), "main~1..main", cache_dir=cache_dir)
     assert again.cached is True and again.diff_path == first.diff_path
-    assert len(calls) == 1, "a second review of the same commits must not run git diff"
+    assert len(calls) == 1, "a second load of the same range must not run git diff"
+    # The same commits written another way are another review: a cache entry of its own
+    # (the entry is its review's handle), with the same text.
+    other = load_git_range(str(repo), f"{a}..{b}", cache_dir=cache_dir)
+    assert other.cached is False and other.diff_path != first.diff_path
+    assert Path(other.diff_path).read_bytes() == Path(first.diff_path).read_bytes()
     # The working tree is always regenerated.
     (repo / "a.txt").write_text("changed\n")
     wt1 = load_git_range(str(repo), cache_dir=cache_dir)
     wt2 = load_git_range(str(repo), "HEAD", cache_dir=cache_dir)
     assert (wt1.head, wt1.cached, wt2.cached) == (None, False, False)
-    assert len(calls) == 3
+    assert len(calls) == 4
     assert "+changed" in Path(wt2.diff_path).read_text()
 
 

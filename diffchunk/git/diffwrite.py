@@ -121,7 +121,7 @@ def start_diff(
 
 def cache_name(repo: Repo, resolved: ResolvedRange, paths: Sequence[str] = ()) -> str:
     """The cache entry name for ``resolved`` in ``repo`` (limited to ``paths``: another
-    entry for each set of paths)."""
+    entry for each set of paths; another for each way of writing the range)."""
     repo_key = hashlib.sha256(repo.common_dir.encode("utf-8", "surrogateescape")).hexdigest()
     limit = ("\0paths\0" + "\0".join(paths)) if paths else ""
     if not resolved.is_commit_pair:
@@ -131,7 +131,17 @@ def cache_name(repo: Repo, resolved: ResolvedRange, paths: Sequence[str] = ()) -
         worktree = hashlib.sha256(identity).hexdigest()
         return f"{resolved.mode.value}-{worktree[:16]}"
     assert resolved.head is not None
-    parts = (repo_key, resolved.old, resolved.head, str(DIFF_OPTIONS_VERSION), *_shaping(repo))
+    # The range as given is part of the name: its cached diff is the handle of its
+    # review, and main..feature and main...feature (or C^! and C~1..C) are two
+    # reviews even when they resolve to the same commits.
+    parts = (
+        repo_key,
+        resolved.old,
+        resolved.head,
+        str(DIFF_OPTIONS_VERSION),
+        resolved.label,
+        *_shaping(repo),
+    )
     if paths:
         parts = (*parts, limit)
     key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
