@@ -42,7 +42,9 @@ def test_review_since_review_and_status(repo: Path, env: dict[str, str]) -> None
     chunk = cli("review", "main..feature", "--since-review", "--chunk", "1")
     assert "+f2 thirty" in chunk and "f1" not in chunk and "+n 1" in chunk
     status = cli("status", "main..feature")
-    assert "1 changed since review, 1 new since review" in status
+    # What the load compared (the same counts as review's), then what is not reviewed now.
+    assert "4 unchanged, 1 changed, 1 new, 0 no longer changed" in status
+    assert "not reviewed now: 1 changed since their review, 1 new since review" in status
     assert "  new since review: new.py" in status
     assert "  changed since reviewed: f2.py" in status
     # The since-review diff is a handle of the same review: marks made on it hold.
@@ -68,3 +70,26 @@ def test_since_review_errors(repo: Path, env: dict[str, str], tmp_path: Path) ->
     assert "diffchunk review main..feature" in gone.stderr
     full = run_cli("review", "main..feature", cwd=repo, env=env)
     assert full.returncode == 0 and "are no longer in the repository" in full.stdout
+
+
+def test_status_counts_against_the_revision_it_names(repo: Path, env: dict[str, str]) -> None:
+    """A file reviewed two revisions ago and changed since is not reviewed now, but the
+    comparison with the last reviewed revision counts it unchanged, as review says."""
+
+    def cli(*args: str) -> str:
+        done = run_cli(*args, cwd=repo, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    cli("review", "main..feature")
+    cli("mark", "main..feature", "--file", "f1.py")
+    commit(repo, {"f1.py": branch_text("f1.py", {50: "f1 fifty"})}, "f1 again")
+    cli("review", "main..feature")
+    cli("mark", "main..feature", "--file", "f2.py")  # the reviewed revision is now this one
+    commit(repo, {"new.py": numbered("n", 3)}, "new file")
+    review = cli("review", "main..feature")
+    status = cli("status", "main..feature")
+    counts = "5 unchanged, 0 changed, 1 new, 0 no longer changed"
+    assert counts in review and counts in status
+    assert "not reviewed now: 1 changed since their review, 1 new since review" in status
+    assert "  changed since reviewed: f1.py" in status

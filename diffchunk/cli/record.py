@@ -88,10 +88,18 @@ def _since_lines(since: dict[str, Any] | None) -> list[str]:
         return []
     revision = since["revision"]
     shown = f"{(revision['base'] or 'empty tree')[:12]}..{(revision['head'] or '')[:12]}"
+    files = since.get("files")
+    compared = (
+        f"{files['unchanged']} unchanged, {files['changed']} changed, {files['new']} new, "
+        f"{files['no_longer_changed']} no longer changed"
+        if files
+        else "its commits are gone"
+    )
     lines = [
         f"  since     the review of {shown} ({revision['loaded_at']}, history "
-        f"{since['history']}): {since['changed_since_review']} changed since review, "
-        f"{since['new_since_review']} new since review"
+        f"{since['history']}): {compared}",
+        f"            not reviewed now: {since['changed_since_review']} changed since their "
+        f"review, {since['new_since_review']} new since review",
     ]
     lines.extend(f"  new since review: {path}" for path in since["new"])
     return lines

@@ -207,14 +207,18 @@ class FindingsPage:
 @dataclass(frozen=True, slots=True)
 class SinceStatus:
     """Where a review stands against its reviewed revision: the files ``changed since
-    review`` (reviewed, then changed) and ``new since review`` (not in the reviewed
-    revision, not reviewed yet), listed up to ``listed`` each."""
+    review`` (reviewed, then changed: their mark is for another change, whichever
+    revision it was made on) and ``new since review`` (not in the reviewed revision,
+    not reviewed yet), listed up to ``listed`` each; ``files``: the comparison of
+    the two revisions as the load reported it (``unchanged``, ``changed``, ``new``,
+    ``no_longer_changed``; None when the reviewed revision's commits are gone)."""
 
     revision: Revision
     history: str
     changed: tuple[str, ...]
     new: tuple[str, ...]
     listed: int = 50
+    files: Mapping[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         rev = self.revision
@@ -230,6 +234,7 @@ class SinceStatus:
             "new_since_review": len(self.new),
             "changed": list(self.changed[: self.listed]),
             "new": list(self.new[: self.listed]),
+            "files": dict(self.files) if self.files is not None else None,
         }
 
 

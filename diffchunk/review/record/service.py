@@ -195,6 +195,7 @@ def _since_status(
             changed=tuple(p for p, s in labelled if s == since.LABELS["changed"]),
             new=tuple(p for p, s in labelled if s == since.LABELS["new"]),
             listed=CHANGED_LISTED,
+            files=kept.file_counts(),
         ),
         found,
     )

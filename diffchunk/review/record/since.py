@@ -122,12 +122,7 @@ class SinceReview:
             result["commits_gone"] = True
             result["note"] = gone_note(rev)
             return result
-        result["files"] = {
-            "unchanged": c.unchanged,
-            "changed": len(c.changed),
-            "new": len(c.new),
-            "no_longer_changed": len(c.gone),
-        }
+        result["files"] = self.file_counts()
         result["changed"] = list(c.changed[:LISTED])
         result["new"] = list(c.new[:LISTED])
         result["no_longer_changed"] = list(c.gone[:LISTED])
@@ -135,6 +130,19 @@ class SinceReview:
             result["full_file_path"] = self.full_diff
             result["interdiff"] = list(self.interdiff[:LISTED])
         return result
+
+    def file_counts(self) -> dict[str, int] | None:
+        """The files of the two revisions by what happened to their change (None: the
+        reviewed revision's commits are gone, nothing was compared)."""
+        c = self.comparison
+        if c is None:
+            return None
+        return {
+            "unchanged": c.unchanged,
+            "changed": len(c.changed),
+            "new": len(c.new),
+            "no_longer_changed": len(c.gone),
+        }
 
     def with_since_diff(self, full_diff: str, interdiff: tuple[str, ...]) -> SinceReview:
         return replace(self, full_diff=full_diff, interdiff=interdiff)
