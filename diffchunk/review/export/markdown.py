@@ -102,7 +102,7 @@ def _findings_by_file(export: ReviewExport) -> list[str]:
 def file_facts(file: ExportFile | None) -> str:
     """``modified · reviewed · +3 −1`` (and the old path of a rename)."""
     if file is None:
-        return "*No longer in the diff: these findings are from an earlier revision.*"
+        return "*Not in this diff: these findings point at lines of another revision.*"
     parts = [file.status]
     if file.old_path and file.old_path != file.path:
         parts.append(f"from {code_span(file.old_path)}")
