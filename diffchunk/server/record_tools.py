@@ -103,8 +103,8 @@ def list_findings(
     limit: int | None = None,
 ) -> str:
     """The review's findings in diff order. status: open (default), resolved,
-    dismissed or all; severity: comma-separated; file_pattern: a glob. Pages: call
-    again with offset=next_offset.
+    dismissed, outdated (their lines changed in a later revision) or all; severity:
+    comma-separated; file_pattern: a glob. Pages: call again with offset=next_offset.
     """
     with tool_errors():
         return to_json(
