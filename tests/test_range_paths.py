@@ -49,6 +49,10 @@ def test_paths_limit_the_range_and_are_another_cache_entry(repo: Path) -> None:
     assert again.cached and again.file_path == limited.file_path  # the same paths, normalised
     other = load_git_diff(str(repo), "HEAD~1..HEAD", store=store, paths=["docs"])
     assert other.file_path not in (full.file_path, limited.file_path)
+    assert "paths_note" not in other.to_dict()
+    # Paths under which the range changes nothing: said, with how paths are read.
+    none = load_git_diff(str(repo), "HEAD~1..HEAD", store=store, paths=["src/*.py"]).to_dict()
+    assert none["files"] == 0 and "taken literally" in none["paths_note"]
     # One review: a limited range is the same range, its marks those of the files.
     record_tools.mark_reviewed(limited.file_path, file_pattern="src/app.py")
     status = record_tools.review_status(full.file_path)

@@ -70,6 +70,8 @@ def render_range_overview(
     reused = " (cached diff reused)" if summary.get("cached") else ""
     limited = f" -- {' '.join(summary['paths'])}" if summary.get("paths") else ""
     lines = [f"{summary['range']}{limited} in {summary['repo']}: {base}..{head}{reused}"]
+    if summary.get("paths_note"):
+        lines.append(f"  {summary['paths_note']}")
     lines.extend(since_lines(summary.get("since_review")))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))

@@ -107,6 +107,12 @@ class RangeSummary:
             result["since_review"] = {"revision": None, "note": self.since_note}
         if self.paths:
             result["paths"] = list(self.paths)
+            if not self.summary.files and not self.summary.files_excluded:
+                result["paths_note"] = (
+                    "The range changes nothing under these paths. They are taken literally, "
+                    "as files or directories from the repository's top (no globs, no "
+                    "pathspec magic); the whole range shows what it changes."
+                )
         return result
 
 
