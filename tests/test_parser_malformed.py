@@ -33,6 +33,10 @@ def test_not_a_diff_raises_a_clear_error() -> None:
     assert parse_diff(b"").files == ()
     with pytest.raises(NotADiffError, match="--no-color"):
         parse_diff(b"\x1b[1mdiff --git a/x b/x\x1b[m\n\x1b[32m+x\x1b[m\n")
+    # Bytes that hold ESC [ by chance are not said to be a coloured diff.
+    with pytest.raises(NotADiffError) as caught:
+        parse_diff(b"\x93\x1b[\xff\x00 random \x1b[7 bytes\n")
+    assert "--no-color" not in str(caught.value.suggestion)
 
 
 def _parse_or_not_a_diff(data: bytes) -> None:

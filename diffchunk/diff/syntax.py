@@ -145,3 +145,6 @@ MAIL_SEPARATOR = re.compile(rb"\n---\r?\n")
 SIGNATURE = re.compile(rb"-- \r?\n")
 MAIL_SUBJECT = re.compile(rb"^Subject: ?([^\n]*(?:\n[ \t][^\n]*)*)", re.M)
 PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
+#: A diff written with colours (``git diff --color``): an SGR code before a line
+#: that opens a file or a hunk.  Random bytes hold ``ESC [`` now and then, never this.
+COLORED_DIFF = re.compile(rb"\x1b\[[0-9;]*m(?:diff |--- |\+\+\+ |@@ )")

@@ -301,7 +301,7 @@ class SectionReader:
         n = self.limit
         if n and not self.files and not self.commits:
             hint = _NOT_A_DIFF_HINT
-            if b"\x1b[" in data[:COLOR_PROBE_BYTES]:
+            if sx.COLORED_DIFF.search(data[:COLOR_PROBE_BYTES]):
                 hint += " It holds terminal color codes: produce it again with --no-color."
             raise NotADiffError(_NOT_A_DIFF.format(size=n), suggestion=hint)
         warnings: list[str] = []
