@@ -238,7 +238,12 @@ def _blob_id(where: _Where, side: str, on_side: str, wanted: str | None) -> str 
     if side == "new" and where.kind == "index":
         treeish = None  # the index
     if treeish is None and not (side == "new" and where.kind == "index"):
-        raise FileToolError(f"{on_side} has no {side} side in this range.")
+        other = "old" if side == "new" else "new"
+        raise FileToolError(
+            f"{on_side} has no {side} side in this range.",
+            suggestion=f"Open its {other} side (side='{other}'); for a since-review diff, "
+            "the full diff (since_review.full_file_path) has both sides of each file.",
+        )
     found = blob_at(where.repo, treeish, on_side)
     if found is None:
         raise FileToolError(f"{on_side} is not in {treeish or 'the index'} of {where.repo.path}.")
