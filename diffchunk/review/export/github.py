@@ -99,7 +99,7 @@ def review_body(export: ReviewExport, elsewhere: list[ExportFinding], inline: in
     out.append("")
     if not elsewhere:
         return "\n".join(out).rstrip("\n") + "\n"
-    out += [f"### Findings not on a line of the diff ({len(elsewhere)})", ""]
+    out += [f"### Findings that are not line comments ({len(elsewhere)})", ""]
     text = "\n".join(out)
     budget = MAX_BODY - _TRAILER_ROOM
     left: list[ExportFinding] = []
