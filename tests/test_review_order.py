@@ -12,7 +12,16 @@ from diffchunk.diff.chunker import render_chunk
 from diffchunk.diff.options import LoadOptions
 from diffchunk.diff.parser import parse_diff
 from diffchunk.diff.pipeline import build_review
-from diffchunk.diff.review_order import CODE, CONFIG, DOCS, GENERATED, TEST, category, source_stem
+from diffchunk.diff.review_order import (
+    CODE,
+    CONFIG,
+    DOCS,
+    GENERATED,
+    TEST,
+    category,
+    near,
+    source_stem,
+)
 from diffchunk.errors import InvalidArgument
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -50,6 +59,15 @@ def test_a_test_names_its_source_by_its_stem() -> None:
     assert source_stem("src/test/java/ParserTest.java") == "parser"
     assert source_stem("tests/conftest.py") == ""
     assert source_stem("src/app.py") is None
+
+
+def test_a_test_pairs_with_a_source_where_it_may_exercise_it() -> None:
+    assert near("tests/test_util.py", "src/pkg/util.py")  # a flat tests directory
+    assert near("tests/pkg/test_util.py", "src/pkg/util.py")
+    assert near("pkg/parse_test.go", "pkg/parse.go")
+    assert near("src/test/java/com/x/FooTest.java", "src/main/java/com/x/Foo.java")
+    # sqlalchemy 2.0.36: the mysql dialect's compiler tests, not sqlalchemy.ext.compiler's
+    assert not near("test/dialect/mysql/test_compiler.py", "lib/sqlalchemy/ext/compiler.py")
 
 
 def test_an_unknown_order_is_refused() -> None:

@@ -3,7 +3,8 @@
 Files come in this order: implementation files, each test file right after
 the source it exercises when the pairing is clear from their names (the test
 names exactly one source file of the same change, by its stem:
-``test_x.py``, ``x_test.go``, ``x.test.ts``, ``XTest.java``, ``x_spec.rb``...),
+``test_x.py``, ``x_test.go``, ``x.test.ts``, ``XTest.java``, ``x_spec.rb``...,
+in a directory it may exercise: see :func:`near`),
 then the other tests, then documentation, then configuration, and generated,
 vendored and lock files last; by path within each group.
 
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from .generated_paths import LOCKFILES, generated_by_path, vendored_by_path
 from .model import FileDiff
 
-__all__ = ["category", "review_order", "source_stem"]
+__all__ = ["category", "near", "review_order", "source_stem"]
 
 CODE, TEST, DOCS, CONFIG, GENERATED = range(5)
 
@@ -126,6 +127,20 @@ def _stem(path: str) -> str:
     return (name[:dot] if dot > 0 else name).lower()
 
 
+# Directories that say "tests here" and nothing of what is tested.
+_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing", "t"})
+
+
+def near(test: str, source: str) -> bool:
+    """Whether test file ``test`` may exercise ``source`` by where they are: the test's
+    directories, but those that only say "tests", are none (``tests/test_x.py``) or
+    share one with the source's (``tests/pkg/test_x.py`` and ``src/pkg/x.py``;
+    ``pkg/x_test.go`` and ``pkg/x.go``).  ``test/dialect/mysql/test_compiler.py``
+    does not exercise ``lib/ext/compiler.py``."""
+    wanted = {d.lower() for d in test.split("/")[:-1]} - _TEST_DIRS
+    return not wanted or bool(wanted & {d.lower() for d in source.split("/")[:-1]})
+
+
 def _sort_keys(files: Sequence[FileDiff]) -> list[tuple[object, ...]]:
     """Each file's place in the review order (before the apply constraints)."""
     kinds = [category(fd.path) for fd in files]
@@ -137,7 +152,9 @@ def _sort_keys(files: Sequence[FileDiff]) -> list[tuple[object, ...]]:
     for i, fd in enumerate(files):
         if kinds[i] == TEST:
             stem = source_stem(fd.path)
-            found = sources.get(stem, []) if stem else []
+            found = (
+                [j for j in sources.get(stem, []) if near(fd.path, files[j].path)] if stem else []
+            )
             if len(found) == 1:
                 keys.append((CODE, files[found[0]].path, 1, fd.path))
                 continue
