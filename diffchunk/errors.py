@@ -9,17 +9,31 @@ from __future__ import annotations
 
 
 class DiffchunkError(Exception):
-    """Base class: an anticipated failure with an actionable message."""
+    """Base class: an anticipated failure with an actionable message.
 
-    def __init__(self, message: str, *, suggestion: str | None = None) -> None:
+    ``suggestion`` says what to do in the MCP tools' terms (``list_chunks``,
+    ``side='old'``); ``cli_suggestion``, when the command line does it another
+    way, says it in the command line's (``diffchunk review``, ``--side old``):
+    the CLI shows :meth:`cli_text`.
+    """
+
+    def __init__(
+        self, message: str, *, suggestion: str | None = None, cli_suggestion: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.suggestion = suggestion
+        self.cli_suggestion = cli_suggestion
 
     def __str__(self) -> str:
         if self.suggestion:
             return f"{self.message} {self.suggestion}"
         return self.message
+
+    def cli_text(self) -> str:
+        """The message as the command line shows it, with its own suggestion if any."""
+        suggestion = self.cli_suggestion or self.suggestion
+        return f"{self.message} {suggestion}" if suggestion else self.message
 
 
 class InvalidArgument(DiffchunkError):

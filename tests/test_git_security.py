@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -65,22 +66,31 @@ def test_review_rejects_flag_injection(tmp_path: Path, monkeypatch: pytest.Monke
     assert not out.exists()
     assert list(work.iterdir()) == []
     assert not cache.exists() or list(cache.iterdir()) == []
-    # The same through the CLI (after `--`, so click does not take them as its options).
+    # The same through the CLI: click takes a leading dash for one of its options (and
+    # refuses it: a usage error), the loader refuses the rest; after `--` they are paths.
     from click.testing import CliRunner
 
     from diffchunk.cli import main
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(cache))
     runner = CliRunner()
-    for template in ("--output={out}", "-O{out}", "--ext-diff", "main..--output={out}"):
-        result = runner.invoke(
-            main, ["review", "--repo", str(repo), "--", template.format(out=out)]
-        )
+    for template in ("--output={out}", "-O{out}", "--ext-diff"):
+        result = runner.invoke(main, ["review", "--repo", str(repo), template.format(out=out)])
+        assert result.exit_code == 2 and "No such option" in result.output, result.output
+    for template in ("main..--output={out}", "main...-O{out}", "main..--ext-diff"):
+        result = runner.invoke(main, ["review", "--repo", str(repo), template.format(out=out)])
         assert result.exit_code == 1, result.output
         assert "refused" in result.output
     assert not out.exists()
     assert list(work.iterdir()) == []
     assert not cache.exists() or list(cache.iterdir()) == []
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "paths-cache"))
+    paths = [t.format(out=out) for t in ("--output={out}", "-O{out}", "--ext-diff")]
+    result = runner.invoke(main, ["review", "--repo", str(repo), "--json", "--", *paths])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["summary"]["paths"] == paths
+    assert not out.exists()
+    assert list(work.iterdir()) == []
 
 
 MARKER_SCRIPT = """#!/bin/sh

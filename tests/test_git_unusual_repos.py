@@ -172,9 +172,13 @@ def test_errors_that_are_not_about_the_range_are_not_called_a_missing_file(
     assert "not an existing diff file" not in result.output
     # A text that names nothing still gets the hint that it may be a file name.
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    missing = CliRunner().invoke(main, ["review", "--repo", str(repo), "notes"])
+    assert missing.exit_code == 1
+    assert "'notes' is not an existing diff file, nor a range here" in missing.output
+    # One that can only be a file's is called a missing file.
     missing = CliRunner().invoke(main, ["review", "--repo", str(repo), "notes.diff"])
     assert missing.exit_code == 1
-    assert "'notes.diff' is not an existing diff file, nor a range here" in missing.output
+    assert "The diff file 'notes.diff' does not exist" in missing.output
 
 
 def test_a_vanished_current_directory_is_a_clear_error(tmp_path: Path) -> None:

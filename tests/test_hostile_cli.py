@@ -117,7 +117,7 @@ class Case:
 PATH_CASES: list[tuple[str, str, str]] = [
     ("empty", "", "empty|not an existing|range|does not exist"),
     ("blank", "   ", "empty|not an existing|range|does not exist"),
-    ("tilde_nouser", "~nouser_zz9q/x.diff", "no user|not an existing|range"),
+    ("tilde_nouser", "~nouser_zz9q/x.diff", "no user|not an existing|range|does not exist"),
     ("nul", "a\x00b", "NUL|null|not an existing|range"),
     ("missing", "{missing}", "does not exist|not an existing"),
     ("directory", "{dir}", "directory"),
@@ -218,7 +218,7 @@ def _cases() -> list[Case]:
         cases.append(
             Case(
                 f"review-range-{label}",
-                ("review", "--repo", "{repo}", "--", rng),
+                ("review", "--repo", "{repo}", rng),  # after `--`, it would be a path
                 "refused|option|unknown|revision|range",
             )
         )

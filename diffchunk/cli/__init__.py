@@ -57,7 +57,7 @@ class DiffchunkGroup(click.Group):
         try:
             return super().invoke(ctx)
         except DiffchunkError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(exc.cli_text()) from exc
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:

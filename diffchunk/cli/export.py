@@ -10,12 +10,12 @@ import click
 
 from ..review.export import FORMATS
 from .params import SafePath
-from .targets import TARGET_PARAMETERS, load_target, target_options
+from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+@click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option(
     "--format",

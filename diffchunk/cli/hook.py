@@ -130,7 +130,7 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
         repo = _repo(repo_path)
         reviews = core.review_push(repo, remote or "origin", refs)
     except DiffchunkError as exc:
-        click.echo(f"diffchunk: the pre-push review failed: {exc}", err=True)
+        click.echo(f"diffchunk: the pre-push review failed: {exc.cli_text()}", err=True)
         click.echo("diffchunk: to push without it once: git push --no-verify", err=True)
         raise click.exceptions.Exit(1) from exc
     stopped = False

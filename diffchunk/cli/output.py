@@ -8,6 +8,7 @@ it several times faster than the indented one (which a person reads).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -41,3 +42,17 @@ def names_cell(names: list[str], width: int = FILES_COLUMN) -> str:
         used += len(name) + 2
     rest = len(names) - len(shown)
     return ", ".join(shown) + (f", +{rest} more" if rest else "")
+
+
+# The words shlex.quote leaves as they are.
+_PLAIN_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word of a shell command (:func:`shlex.quote`; shlex loads only for
+    a word that needs quotes, so a warm review of a range does not load it)."""
+    if _PLAIN_WORD.fullmatch(text):
+        return text
+    import shlex
+
+    return shlex.quote(text)

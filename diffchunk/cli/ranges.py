@@ -7,14 +7,16 @@ current directory); these helpers load the range and print its overview.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from ..diff.options import LoadOptions, Progress
-from ..errors import NotARange
+from ..errors import DiffchunkError, NotARange, PathError
 from ..paths import review_repo_path
+from .output import shell_word
 
 
 def load_range(
@@ -49,11 +51,43 @@ def load_range(
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
-        raise NotARange(
-            f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
-            suggestion=exc.suggestion,
-        ) from exc
+        raise _not_a_file_nor_a_range(target, exc) from exc
     return summary.file_path, summary.to_dict()
+
+
+_DIFF_SUFFIXES = (".diff", ".patch")
+
+
+def _not_a_file_nor_a_range(target: str, exc: NotARange) -> DiffchunkError:
+    """The error for a TARGET that is no existing file and no range here.
+
+    A name that can only be a file's (starting where no revision name can:
+    ``/``, ``./``, ``../``, ``~``; or ending in .diff or .patch, and not a
+    range ``A..B``) is said to be a missing file; another with a path
+    separator (``docs/x``, but also a branch ``origin/main``) is said to be
+    neither, with what git said of it.
+    """
+    name = target.lower()
+    rooted = name.startswith("~") or os.path.isabs(name)
+    if (
+        rooted
+        or name.startswith(("./", "../"))
+        or (name.endswith(_DIFF_SUFFIXES) and ".." not in name)
+    ):
+        where = "" if rooted else ": a relative path is taken from the current directory"
+        return PathError(
+            f"The diff file {target!r} does not exist (nor is it a revision).",
+            suggestion=f"Check its path{where}.",
+        )
+    if "/" in name or os.sep in name or (os.altsep and os.altsep in name):
+        return NotARange(
+            f"No file {target!r} exists, nor is it a revision here: {exc.message}",
+            suggestion=exc.suggestion,
+        )
+    return NotARange(
+        f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
+        suggestion=exc.suggestion,
+    )
 
 
 def render_range_overview(
@@ -83,7 +117,7 @@ def render_range_overview(
     else:
         lines.append(f"Cached diff: {path}")
     if listing["chunks"]:
-        lines.append(f"Read chunk N:  diffchunk review --chunk N {path}")
+        lines.append(f"Read chunk N:  diffchunk review --chunk N {shell_word(path)}")
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
     return "\n".join(lines) + "\n"
 

@@ -15,23 +15,29 @@ import click
 
 from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
-from .targets import TARGET_PARAMETERS, load_target, target_options
+from .targets import (
+    TARGET_PARAMETERS,
+    TargetCommand,
+    load_target,
+    suggested_command,
+    target_options,
+)
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _target(params: dict[str, Any]) -> dict[str, Any]:
+    """The command's target parameters, taken out of ``params``."""
+    return {name: params.pop(name) for name in TARGET_PARAMETERS}
+
+
 def _load(params: dict[str, Any]) -> str:
     """Load the target as ``diffchunk review`` does; the diff file's path (the command's
     target parameters are taken out of ``params``)."""
-    target = {name: params.pop(name) for name in TARGET_PARAMETERS}
-    path, _ = load_target(target)
+    path, _ = load_target(_target(params))
     return path
-
-
-def _shown(target: str | None) -> str:
-    return f" {target}" if target else ""
 
 
 # --------------------------------------------------------------------------
@@ -39,8 +45,9 @@ def _shown(target: str | None) -> str:
 # --------------------------------------------------------------------------
 
 
-def render_status(status: dict[str, Any], target: str | None) -> str:
-    """The coverage table of ``diffchunk status``."""
+def render_status(status: dict[str, Any], target: dict[str, Any]) -> str:
+    """The coverage table of ``diffchunk status`` (``target``: its target parameters,
+    which the commands it suggests repeat)."""
     review = status["review"]
     source = review["source"]
     revision = review["revision"]
@@ -72,10 +79,10 @@ def render_status(status: dict[str, Any], target: str | None) -> str:
             lines.append(f"{entry['chunk']:>5}  {entry['status']:<8}  {names_cell(entry['files'])}")
     lines.append("")
     if status["next_chunk"] is not None:
+        chunk = ("--chunk", str(status["next_chunk"]))
         lines.append(
-            f"Next: chunk {status['next_chunk']}  (diffchunk review{_shown(target)} --chunk "
-            f"{status['next_chunk']}, then diffchunk mark{_shown(target)} --chunk "
-            f"{status['next_chunk']})"
+            f"Next: chunk {status['next_chunk']}  ({suggested_command('review', target, *chunk)}"
+            f", then {suggested_command('mark', target, *chunk)})"
         )
     elif status["total_chunks"]:
         lines.append("Every chunk is reviewed.")
@@ -105,7 +112,7 @@ def _since_lines(since: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+@click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def status(as_json: bool, **params: Any) -> None:
@@ -122,8 +129,9 @@ def status(as_json: bool, **params: Any) -> None:
     """
     from ..review import record
 
-    target = params.get("target")
-    result = record.review_status(_load(params), max_chars=None).to_dict()
+    target = _target(params)
+    path, _ = load_target(target)
+    result = record.review_status(path, max_chars=None).to_dict()
     if as_json:
         echo_json(result)
     else:
@@ -135,7 +143,7 @@ def status(as_json: bool, **params: Any) -> None:
 # --------------------------------------------------------------------------
 
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+@click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option("--chunk", "chunk_number", type=int, metavar="N", help="The files of chunk N.")
 @click.option("--file", "file_pattern", metavar="GLOB", help="The files matching GLOB (or a path).")
@@ -207,12 +215,16 @@ def _finding_line(f: dict[str, Any]) -> str:
     return f"#{f['id']:<4} {f['severity']:<8} {f['status']:<9} {where}{chunk}  {first}"
 
 
-@finding.command("add", context_settings=CONTEXT_SETTINGS)
+@finding.command("add", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option("--file", "file_path", required=True, metavar="PATH", help="The file, as listed.")
 @click.option("--message", required=True, metavar="TEXT", help="What is wrong, and why.")
-@click.option("--line", type=int, metavar="N", help="First line (omit: the whole file).")
-@click.option("--end-line", type=int, metavar="N", help="Last line (default: --line).")
+@click.option(
+    "--line", type=click.IntRange(min=1), metavar="N", help="First line (omit: the whole file)."
+)
+@click.option(
+    "--end-line", type=click.IntRange(min=1), metavar="N", help="Last line (default: --line)."
+)
 @click.option("--side", type=click.Choice(("new", "old")), default="new", show_default=True)
 @click.option("--severity", type=click.Choice(SEVERITIES), default="major", show_default=True)
 @click.option("--suggestion", metavar="TEXT", help="Replacement text for the new-side lines.")
@@ -229,6 +241,7 @@ def add(
     **params: Any,
 ) -> None:
     """Record a finding on lines of one file (inside its hunks) or on the whole file."""
+    _check_lines(line, end_line, side, suggestion)
     from ..review import record
 
     path = _load(params)
@@ -249,7 +262,23 @@ def add(
         click.echo(f"  | {text}")
 
 
-@finding.command("list", context_settings=CONTEXT_SETTINGS)
+def _check_lines(line: int | None, end_line: int | None, side: str, suggestion: str | None) -> None:
+    """Refuse lines and a suggestion that cannot go together, in the options' names (before
+    anything is loaded; the record checks them too, in the MCP tool's names)."""
+    if line is None and end_line is not None:
+        raise click.UsageError("--end-line needs --line: pass the first line too.")
+    if line is not None and end_line is not None and end_line < line:
+        raise click.UsageError(f"--end-line ({end_line}) is before --line ({line}).")
+    if suggestion is not None and side == "old":
+        raise click.UsageError(
+            "--suggestion replaces new-side lines; an old-side finding (--side old) cannot "
+            "carry one."
+        )
+    if suggestion is not None and line is None:
+        raise click.UsageError("--suggestion replaces lines: give --line (and --end-line).")
+
+
+@finding.command("list", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option(
     "--status",

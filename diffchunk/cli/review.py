@@ -21,7 +21,13 @@ from ..fdio import replace_file
 from . import ranges
 from .output import echo_json, names_cell
 from .params import SafePath
-from .targets import load_target, progress_printer, target_options
+from .targets import (
+    TargetCommand,
+    load_target,
+    progress_printer,
+    suggested_command,
+    target_options,
+)
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -46,10 +52,16 @@ def _files_cell(entry: dict[str, Any]) -> str:
 
 
 def render_overview(
-    summary: dict[str, Any], listing: dict[str, Any], shown_as: str, *, next_step: bool = True
+    summary: dict[str, Any],
+    listing: dict[str, Any],
+    shown_as: str,
+    *,
+    next_step: bool = True,
+    target: dict[str, Any] | None = None,
 ) -> str:
     """The human overview printed by ``diffchunk review`` (``next_step``: end with the
-    command that reads chunk 1)."""
+    command that reads chunk 1, on ``target``: the command's target parameters, whose
+    options it repeats; default: the diff file ``shown_as``)."""
     chunks: list[dict[str, Any]] = listing["chunks"]
     lines = [
         f"{shown_as}",
@@ -81,7 +93,8 @@ def render_overview(
             lines.append(f"  {e['path']:<{width}}  {why}")
     lines.append("")
     if chunks and next_step:
-        lines.append(f"Next: diffchunk review {shown_as} --chunk 1 [--format annotated]")
+        read = suggested_command("review", target or {"target": shown_as}, "--chunk", "1")
+        lines.append(f"Next: {read} [--format annotated]")
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +170,7 @@ def _write_bytes(data: bytes) -> None:
     out.flush()
 
 
-@click.command(context_settings=CONTEXT_SETTINGS)
+@click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option(
     "--chunk",
@@ -209,7 +222,8 @@ def review(
     repository (--repo, default: here), as for `git diff`: A..B, A...B
     (from the merge base), C^! (one commit), A (working tree vs A), nothing
     (uncommitted changes), --staged (the index). Paths after `--` limit a
-    range to those files and directories (relative to the repository's top).
+    range to those files and directories (relative to the repository's top;
+    with nothing before `--`, the uncommitted changes in them).
     A range's diff is cached, so reviewing the same commits again does not
     run git again; its path is printed and works with --chunk/--file and the
     MCP tools.
@@ -226,6 +240,7 @@ def review(
       diffchunk review main..feature
       diffchunk review main...feature --chunk 2 --repo ~/src/project
       diffchunk review main..feature -- src/api docs/index.md
+      diffchunk review -- src               # the uncommitted changes in src
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
       diffchunk review main..feature --since-review   # after the branch moved
@@ -243,7 +258,7 @@ def review(
     elif file_path is not None:
         _print_file(diff_path, file_path, fmt)
     else:
-        _print_overview(target["target"], diff_path, summary, as_json, out_dir)
+        _print_overview(target, diff_path, summary, as_json, out_dir)
 
 
 def _check_modes(
@@ -293,7 +308,7 @@ def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
 
 
 def _print_overview(
-    target: str | None,
+    target: dict[str, Any],
     diff_path: str,
     summary: dict[str, Any],
     as_json: bool,
@@ -313,5 +328,5 @@ def _print_overview(
     if "range" in summary:
         click.echo(ranges.render_range_overview(summary, listing, render_overview), nl=False)
         return
-    assert target is not None
-    click.echo(render_overview(summary, listing, target), nl=False)
+    assert target["target"] is not None
+    click.echo(render_overview(summary, listing, target["target"], target=target), nl=False)

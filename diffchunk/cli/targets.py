@@ -4,14 +4,19 @@
 same target and options (:func:`target_options`) and load it the same way
 (:func:`load_target`): an existing file is a diff, anything else a git range
 of ``--repo`` (default: the current directory).  Chunk numbers depend on the
-load options, so a command that names a chunk takes the options that cut it.
+load options, so a command that names a chunk takes the options that cut it,
+and a command suggested to the user repeats them (:func:`suggested_command`).
+
+Arguments after ``--`` are paths (:class:`TargetCommand`): ``diffchunk review
+-- src`` reviews the uncommitted changes in ``src``, as ``review HEAD -- src``
+reviews them against ``HEAD``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -20,6 +25,7 @@ from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, ORDERS, LoadOptions
 from ..limits import CHUNK_DEFAULT_LINES
 from ..paths import is_diff_file
 from . import ranges
+from .output import shell_word
 from .params import SafePath
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -41,9 +47,55 @@ TARGET_PARAMETERS = (
 )
 
 
+def _plain_arguments_before(command: click.Command, ctx: click.Context, args: list[str]) -> int:
+    """How many plain arguments ``args`` hold before the ``--`` that ends the options
+    (-1 when none does).
+
+    A ``--`` may be an option's value (``--include --``): the first ``--`` after
+    which the arguments before it parse whole, with click's own parser, is the
+    one that ends the options.
+    """
+    for index, arg in enumerate(args):
+        if arg != "--":
+            continue
+        try:
+            values, _, _ = command.make_parser(ctx).parse_args(args[:index])
+        except click.BadOptionUsage:
+            continue  # the value of the option before it
+        except click.UsageError:
+            return -1  # parsing the whole command line reports it
+        count = 0
+        for param in command.params:
+            value = values.get(param.name) if isinstance(param, click.Argument) else None
+            count += 1 if isinstance(value, str) else len(value) if isinstance(value, tuple) else 0
+        return count
+    return -1
+
+
+class TargetCommand(click.Command):
+    """A command with :func:`target_options`: the arguments after ``--`` are paths.
+
+    Click hands a command its arguments before and after ``--`` as one list,
+    so ``review -- src`` would take ``src`` as the target; with no argument
+    before ``--``, there is no target (the uncommitted changes, or
+    ``--staged``) and every argument after it is a path.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        before = _plain_arguments_before(self, ctx, args)
+        rest = super().parse_args(ctx, args)
+        target = ctx.params.get("target")
+        if before == 0 and target is not None:
+            ctx.params["paths"] = (target, *(ctx.params.get("paths") or ()))
+            ctx.params["target"] = None
+        return rest
+
+
 def target_options(command: F) -> F:
     """Add ``[RANGE|DIFF_FILE]``, ``--repo``, ``--staged``, the load options and
-    ``[-- PATH...]`` (paths that limit a range)."""
+    ``[-- PATH...]`` (paths that limit a range).  The command must be a
+    :class:`TargetCommand` (``@click.command(cls=TargetCommand)``), so that
+    paths after ``--`` with no target before it are paths."""
     options = [
         click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False),
         click.argument("paths", metavar="[-- PATH...]", nargs=-1),
@@ -101,6 +153,42 @@ def target_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def suggested_command(command: str, params: Mapping[str, Any], *words: str) -> str:
+    """``diffchunk COMMAND TARGET WORDS... OPTIONS [-- PATH...]``, shell-quoted: a command
+    on what ``params`` (a command's :data:`TARGET_PARAMETERS`) name, with the options
+    that select its files and cut its chunks, so that its chunk numbers are the same.
+
+    Options left at their defaults are left out.
+    """
+    args: list[str] = []
+    target = params.get("target")
+    if target is not None:
+        args.append(target)
+    args.extend(words)
+    if params.get("repo"):
+        args += ["--repo", str(params["repo"])]
+    if params.get("staged"):
+        args.append("--staged")
+    if params.get("max_chunk_lines", CHUNK_DEFAULT_LINES) != CHUNK_DEFAULT_LINES:
+        args += ["--max-chunk-lines", str(params["max_chunk_lines"])]
+    for name in ("include", "exclude"):
+        for value in params.get(name) or ():
+            args += [f"--{name}", value]
+    for name in ("no_skip_trivial", "no_skip_generated"):
+        if params.get(name):
+            args.append("--" + name.replace("_", "-"))
+    if params.get("context_lines") is not None:
+        args += ["--context-lines", str(params["context_lines"])]
+    if params.get("gitattributes"):
+        args += ["--gitattributes", str(params["gitattributes"])]
+    if params.get("order", "path") != "path":
+        args += ["--order", params["order"]]
+    paths = params.get("paths") or ()
+    if paths:
+        args += ["--", *paths]
+    return " ".join(shell_word(word) for word in ("diffchunk", command, *args))
 
 
 def _joined(values: tuple[str, ...]) -> str | None:

@@ -68,6 +68,8 @@ class Review:
             f"Chunk {number} does not exist; this diff has {total} "
             f"chunk{'s' if total != 1 else ''}, numbered 1..{total}.",
             suggestion="Call list_chunks to see what each chunk holds.",
+            cli_suggestion="`diffchunk review` of the same diff or range, with the same "
+            "options, lists what each chunk holds.",
         )
 
     def chunk_bytes(self, number: int) -> bytes:

@@ -61,7 +61,14 @@ def which_view(loaded: Session, store: SessionStore | None) -> Iterator[None]:
         elif back:
             back += "."
         suggestion = " ".join(part for part in (exc.suggestion, back) if part)
-        raise ChunkNotFound(f"{exc.message} (read from {read})", suggestion=suggestion) from None
+        cli_suggestion = " ".join(
+            part for part in (exc.cli_suggestion or exc.suggestion, back) if part
+        )
+        raise ChunkNotFound(
+            f"{exc.message} (read from {read})",
+            suggestion=suggestion,
+            cli_suggestion=cli_suggestion,
+        ) from None
 
 
 def _chunk_banner(review: Review, chunk: Chunk, fmt: str, text: str) -> list[str]:

@@ -40,6 +40,8 @@ def match_file(review: Review, file_path: str) -> str:
             "file_path is empty.",
             suggestion="Pass a path from list_chunks (e.g. 'src/main.py') or a glob "
             "matching exactly one file.",
+            cli_suggestion="Pass a path as `diffchunk review` lists it (e.g. 'src/main.py') or "
+            "a glob matching exactly one file.",
         )
     query = file_path.strip()
     paths = _all_paths(review)
@@ -68,4 +70,6 @@ def match_file(review: Review, file_path: str) -> str:
         f"No file of the diff matches {query!r}. "
         f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
         suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
+        cli_suggestion="Pass an exact path as `diffchunk review` lists it, or a glob such as "
+        "'*name*'.",
     )

@@ -72,6 +72,8 @@ def _gone(handle: str, why: str) -> PathError:
         f"The view handle {handle!r} cannot be used: {why}.",
         suggestion="Load the diff again with the options you want (load_diff, or "
         "load_git_diff for a range): it returns a current handle.",
+        cli_suggestion="Review the diff file or range itself with the options you want "
+        "(`diffchunk review TARGET --max-chunk-lines N ...`), not the view's path.",
     )
 
 

@@ -156,11 +156,13 @@ def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: 
             f"{path} has no hunks ({change.status}{', binary' if change.binary else ''}): "
             "there are no lines to point at.",
             suggestion="Omit line for a finding on the whole file.",
+            cli_suggestion="Omit --line for a finding on the whole file.",
         )
     if change.combined and side == "old":
         raise InvalidArgument(
             f"{path} is in a merge's combined diff, whose old side belongs to several parents.",
             suggestion="Use side='new', or omit line for a finding on the whole file.",
+            cli_suggestion="Use --side new, or omit --line for a finding on the whole file.",
         )
     spans = change.spans(side)
     other = "old" if side == "new" else "new"
@@ -169,6 +171,8 @@ def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: 
             f"{path} has no lines on the {side} side ({change.status}).",
             suggestion=f"Use side='{other}' ({other} side hunks: {_ranges(change.spans(other))}), "
             "or omit line for a finding on the whole file.",
+            cli_suggestion=f"Use --side {other} ({other} side hunks: "
+            f"{_ranges(change.spans(other))}), or omit --line for a finding on the whole file.",
         )
     section = loaded.since_section(path)
     if section == "interdiff" or (section == "plain" and side == "old"):
@@ -183,6 +187,9 @@ def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: 
             suggestion="Add the finding on the full review (load_git_diff without since_review, "
             "or its 'full_file_path'), on the file's lines there, or omit line for a finding "
             "on the whole file.",
+            cli_suggestion="Add the finding on the full review (the range without "
+            "--since-review, or the full diff's path it prints), on the file's lines there, or "
+            "omit --line for a finding on the whole file.",
         )
     located = loaded.locate(path, side, line, end_line)
     if located is None:
@@ -192,6 +199,9 @@ def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: 
             f"{side} side; {side} side hunks: {_ranges(spans)}.",
             suggestion=f"Point at lines inside one hunk (one finding per hunk), use side="
             f"'{other}' for lines of the {other} version, or omit line for a finding on the "
+            "whole file.",
+            cli_suggestion="Point at lines inside one hunk (one finding per hunk), use --side "
+            f"{other} for lines of the {other} version, or omit --line for a finding on the "
             "whole file.",
         )
     return located
@@ -227,6 +237,8 @@ def add_finding(
             raise InvalidArgument(
                 "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
                 suggestion="Use side='new' with the lines the suggestion replaces, or drop it.",
+                cli_suggestion="Use --side new with the lines the suggestion replaces, or drop "
+                "--suggestion.",
             )
         if line is None:
             raise InvalidArgument(
@@ -312,6 +324,8 @@ def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) ->
                 "written, and its line numbers are those of an earlier revision.",
                 suggestion="If the problem is still there, add a finding on the lines as they "
                 "are now (add_finding); resolve or dismiss this one.",
+                cli_suggestion="If the problem is still there, add a finding on the lines as "
+                "they are now (`diffchunk finding add`); resolve or dismiss this one.",
             )
     sets = ", ".join(f"{column} = ?" for column in wanted)
     conn.execute(

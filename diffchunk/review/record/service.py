@@ -53,6 +53,8 @@ def _shares(
             f"No file of the diff matches {file_pattern!r}.",
             suggestion="Pass a glob such as '*.py' or 'src/**', or a path as list_chunks or "
             "review_status lists it.",
+            cli_suggestion="Pass a glob such as '*.py' or 'src/**', or a path as `diffchunk "
+            "review` or `diffchunk status` lists it.",
         )
     return [PartRef(path, None) for path in paths]
 
