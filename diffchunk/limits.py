@@ -136,6 +136,13 @@ SYMBOL_CONTEXT_NAME_CHARS = 60
 """Characters of a hunk's function-context line kept as a name in a listing
 (``@@ ... @@ def name(...)`` lines run on with arguments)."""
 
+SYMBOL_NAME_CHARS = 100
+"""Characters of a definition's qualified name in a listing (``Outer.method.inner``,
+every enclosing definition): longer ones keep their own name, the outermost and the
+nearest enclosing names that fit, ``…`` for the rest.  A release range's Python
+methods and their nested functions run to 60-90 characters; a name of 200 (a C++
+template's, OUTLINE_NAME_CHARS) at each of a few levels would not."""
+
 SYMBOLS_SKELETON_ABOVE = 16 * 1024
 """Files above this are outlined from a skeleton for a listing (function bodies
 elided, lines kept): 3-4 times faster on a release's Python files, and nested

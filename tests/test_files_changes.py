@@ -277,6 +277,24 @@ def test_hunk_header_parsing() -> None:
         b"@@ -10,2 +9,0 @@\n-c\n-d\n"
         b"@@ -20,0 +19,3 @@\n+e\n+f\n+g\n"
     )
-    changed, deletions = changes_mod._changed_lines(diff)
+    changed, deletions, hunks = changes_mod._changed_lines(diff)
     assert changed == [(3, 3), (19, 21)]
     assert deletions == [9]
+    assert hunks == [(3, 1, 3, 1), (10, 2, 9, 0), (20, 0, 19, 3)]
+
+
+def test_line_map_moves_lines_outside_the_hunks_and_spans_those_inside() -> None:
+    # Line 3 replaced by two, lines 10-11 removed, three lines added after 20.
+    moved = changes_mod.LineMap([(3, 1, 3, 2), (10, 2, 10, 0), (20, 0, 19, 3)])
+    assert [moved.lines(n) for n in (1, 2, 4, 9, 12, 20, 21)] == [
+        (1, 1),
+        (2, 2),
+        (5, 5),
+        (10, 10),
+        (11, 11),
+        (19, 19),
+        (23, 23),
+    ]
+    assert moved.lines(3) == (3, 4)  # inside a hunk: its new lines
+    assert moved.lines(11) == (10, 11)  # removed: the lines around the point
+    assert changes_mod.LineMap([]).lines(7) == (7, 7)

@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from outlinekit import flat
+from outlinekit import flat, src
 
 from diffchunk.files import outline as outline_mod
 from diffchunk.files.outline import build_outline, count_items
@@ -214,3 +214,56 @@ def test_skeleton_keeps_a_body_whose_string_has_lines_at_column_zero(
     assert skeleton["tricky"] == full["tricky"]
     assert full["tricky"][1] - full["tricky"][0] == 8
     assert skeleton == full
+
+
+def test_a_skeleton_says_which_lines_it_elided_and_in_which_item() -> None:
+    code = src(
+        '''
+        def plain(x):
+            y = x
+            return y
+
+
+        class Box:
+            def kept(self):
+                """A docstring: the body is kept."""
+
+                def inner():
+                    return 1
+
+                return inner
+
+            def elided(self):
+                def inner():
+                    return 2
+
+                return inner
+        '''
+    )
+    full = build_outline(code, "python")
+    assert [c.name for c in full[1].children[1].children] == ["inner"]
+    items = {
+        i.name: i for i in outline_mod.iter_items(build_outline(code, "python", skeleton_above=0))
+    }
+    assert items["plain"].elided == ((2, 3),)
+    assert items["kept"].elided == () and [c.name for c in items["kept"].children] == ["inner"]
+    assert items["elided"].elided == ((16, 19),) and items["elided"].children == []
+    assert items["Box"].elided == ()
+    # Kept by copies (outlines are cached and handed out as copies), not in the JSON.
+    assert items["elided"].copy().elided == ((16, 19),)
+    assert "elided" not in items["elided"].to_dict()
+    js = build_outline(
+        src(
+            """
+            class Service {
+              start() {
+                const a = 1;
+                return a;
+              }
+            }
+            """
+        ),
+        "javascript",
+        skeleton_above=0,
+    )
+    assert js[0].elided == () and js[0].children[0].elided == ((3, 4),)

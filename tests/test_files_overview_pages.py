@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from diffchunk.cli import main as cli
 from diffchunk.errors import InvalidArgument
 from diffchunk.files.access import clear_cache
+from diffchunk.files.outline import build_outline, describe_context
 from diffchunk.files.overview import MAX_OUTLINE_ITEMS
 from diffchunk.files.service import get_overview
 from tests.support.test_data import typescript_bundle
@@ -134,3 +135,57 @@ def test_cli_overview_pages_and_queries(tmp_path: Path) -> None:
     assert paged.exit_code == 0, paged.output
     data = json.loads(paged.output)
     assert [n["name"] for n in _nodes(data["outline"])][-1] == "last_one"
+
+
+NESTED = """\
+class Dialect:
+    def fix_case(self, rows):
+        if self.casing:
+
+            def lower(s):
+                return s.lower()
+
+        else:
+
+            def lower(s):
+                return s
+
+        return [lower(r) for r in rows]
+
+    def other(self):
+        def lower(s):
+            return s
+
+        return lower
+"""
+
+
+def test_qualified_names_hold_every_enclosing_definition(tmp_path: Path) -> None:
+    # The method used to be left out ("Dialect.lower" three times).
+    path = tmp_path / "dialect.py"
+    path.write_text(NESTED)
+    found = get_overview(str(path), symbol="*lower*").to_dict()["symbols"]
+    assert [(s["qualified_name"], s["parent"], s["line_number"]) for s in found] == [
+        ("Dialect.fix_case.lower", "fix_case", 5),
+        ("Dialect.fix_case.lower", "fix_case", 10),
+        ("Dialect.other.lower", "other", 16),
+    ]
+
+    def query(symbol: str) -> list[str]:
+        found = get_overview(str(path), symbol=symbol).to_dict()["symbols"]
+        return [s.get("qualified_name", s["name"]) for s in found]
+
+    assert len(query("lower")) == 3  # by the short name
+    assert query("Dialect.fix_case.lower") == ["Dialect.fix_case.lower"] * 2
+    assert query("*.other.*") == ["Dialect.other.lower"]
+    assert query("Dialect.*") == [
+        "Dialect.fix_case",
+        "Dialect.fix_case.lower",
+        "Dialect.fix_case.lower",
+        "Dialect.other",
+        "Dialect.other.lower",
+    ]
+    assert query("Dialect.lower") == []
+    outline = build_outline(path.read_bytes(), "python")
+    assert describe_context(outline, 11) == "inside function Dialect.fix_case.lower()"
+    assert describe_context(outline, 13) == "inside method Dialect.fix_case()"

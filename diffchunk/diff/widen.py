@@ -12,7 +12,9 @@ lines there.
 
 :func:`changed_new_lines` gives the new-side lines a hunk changes (an added
 line's own number; for removed lines, the new line they were removed
-before), from which a caller chooses the spans.
+before), from which a caller chooses the spans.  :func:`new_side_changes`
+and :func:`change_runs` give a file's changed lines, the latter as the
+hunks of ``git diff -U0`` (which old line is which new one).
 """
 
 from __future__ import annotations
@@ -92,6 +94,37 @@ def new_side_changes(
                 removed = False
             number += 1
     return ranges, deletions
+
+
+def change_runs(data: DiffData, hunks: Sequence[Hunk]) -> list[tuple[int, int, int, int]]:
+    """``(old_start, old_count, new_start, new_count)`` of each run of removed and added
+    lines, as ``git diff -U0`` would write the hunks (a side with no line gives the line
+    before): where the lines outside them are on the other side is exact."""
+    runs: list[tuple[int, int, int, int]] = []
+    for hunk in hunks:
+        old = hunk.old_start if hunk.old_count else hunk.old_start + 1
+        new = hunk.new_start if hunk.new_count else hunk.new_start + 1
+        removed = added = 0
+        for line in [*_body_lines(data, hunk), b" "]:
+            kind = line[:1]
+            if kind == b"\\":
+                continue
+            if kind == b"-":
+                removed += 1
+                old += 1
+                continue
+            if kind == b"+":
+                added += 1
+                new += 1
+                continue
+            if removed or added:
+                old_first = old - removed if removed else old - 1
+                new_first = new - added if added else new - 1
+                runs.append((old_first, removed, new_first, added))
+                removed = added = 0
+            old += 1
+            new += 1
+    return runs
 
 
 @dataclass(frozen=True, slots=True)

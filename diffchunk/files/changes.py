@@ -3,15 +3,24 @@
 For a file inside a git work tree, :func:`mark_changes` compares the file
 with its version in ``HEAD``:
 
-- ``"added"``: a symbol whose (type, qualified name) does not exist in HEAD's
-  version -- every symbol of a file that is untracked or new since HEAD;
+- ``"added"``: a symbol with no counterpart in HEAD's version -- every symbol
+  of a file that is untracked or new since HEAD;
 - ``"modified"``: a symbol that exists in both versions and whose lines touch
   a changed line (``git diff -U0 HEAD`` hunks, new side);
 - ``"removed"``: a symbol of HEAD's version that is gone.  It is added to the
   outline as an item with ``changes="removed"`` placed last among the
-  children of its former parent (or last at the top level when the parent is
-  gone too); its line numbers are those it had *in HEAD*.  A removed class
-  keeps its children, all marked removed.
+  children of its former parent (last at the top level for a top-level
+  one); its line numbers are those it had *in HEAD*.  A removed class keeps
+  its children, all marked removed.
+
+Counterparts are found level by level: the top-level symbols, then the
+children of each matched pair, by type and name; several of one type and
+name under one parent (redefinitions, a property's getter and setter) are
+matched by position (an old one whose first line the diff moved to a new
+one's first line), the rest in order.  So ``C.m.helper`` and ``C.n.helper``
+are never taken for each other.  Lines a skeleton elided in one version
+(:attr:`OutlineItem.elided`, large files) are not compared: a definition in
+the other version that lies there is neither removed nor added.
 
 Outside a git work tree, or when git is missing, fails or takes longer than
 :data:`GIT_TIMEOUT`, nothing is marked and the count is 0.  git runs only
@@ -29,7 +38,6 @@ import hashlib
 import logging
 import os
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 from ..errors import GitError
@@ -45,8 +53,6 @@ logger = logging.getLogger(__name__)
 
 _HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-
-Key = tuple[tuple[str, str], ...]
 
 
 def mark_changes(
@@ -96,8 +102,8 @@ def mark_changes(
     except GitError as exc:  # timed out, failed, or git is missing
         logger.debug("symbol changes not marked: %s", exc)
         return 0
-    changed, deletions = _changed_lines(diff_out)
-    _apply(outline, head_outline, changed, deletions)
+    changed, deletions, hunks = _changed_lines(diff_out)
+    _apply(outline, head_outline, changed, deletions, hunks)
     return _count_changed(outline)
 
 
@@ -155,24 +161,31 @@ def _blob_id(content: bytes, id_length: int) -> str:
 # Comparison
 
 
-def _changed_lines(diff: bytes) -> tuple[list[tuple[int, int]], list[int]]:
-    """New-side changed line ranges (inclusive) and pure-deletion points.
+def _changed_lines(
+    diff: bytes,
+) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int, int, int]]]:
+    """New-side changed line ranges (inclusive), pure-deletion points, and the hunks'
+    ``(old_start, old_count, new_start, new_count)``.
 
     A deletion point ``p`` means lines were removed between new lines ``p``
     and ``p + 1``.
     """
     changed: list[tuple[int, int]] = []
     deletions: list[int] = []
+    hunks: list[tuple[int, int, int, int]] = []
     for match in _HUNK_HEADER.finditer(diff):
+        old_start = int(match.group(1))
+        old_count = int(match.group(2)) if match.group(2) is not None else 1
         new_start = int(match.group(3))
         new_count = int(match.group(4)) if match.group(4) is not None else 1
+        hunks.append((old_start, old_count, new_start, new_count))
         if new_count > 0:
             changed.append((new_start, new_start + new_count - 1))
         else:
             deletions.append(new_start)
     changed.sort()
     deletions.sort()
-    return changed, deletions
+    return changed, deletions, hunks
 
 
 def _touches(
@@ -189,17 +202,35 @@ def _touches(
     return index < len(deletions) and deletions[index] < last
 
 
-def _keyed(outline: Sequence[OutlineItem]) -> list[tuple[Key, OutlineItem, OutlineItem | None]]:
-    """(key path, item, parent) for every item, parents first."""
-    out: list[tuple[Key, OutlineItem, OutlineItem | None]] = []
-    pending: list[tuple[Key, OutlineItem, OutlineItem | None]] = [
-        (((item.type, item.name),), item, None) for item in reversed(outline)
-    ]
-    while pending:
-        key, item, parent = pending.pop()
-        out.append((key, item, parent))
-        pending.extend(((*key, (c.type, c.name)), c, item) for c in reversed(item.children))
-    return out
+class LineMap:
+    """Where the lines of one side of a diff are on the other, from its hunk headers.
+
+    ``hunks``: ``(from_start, from_count, to_start, to_count)`` per hunk, as the
+    ``@@ -a,b +c,d @@`` headers give them (for the other way, swap the pairs).
+    A line outside every hunk moves by what the hunks before it added or
+    removed; a line inside one maps to that hunk's lines on the other side.
+    """
+
+    __slots__ = ("_ends", "_hunks", "_shift")
+
+    def __init__(self, hunks: Sequence[tuple[int, int, int, int]]) -> None:
+        self._hunks = sorted(hunks)
+        # The last line of each hunk on this side (a hunk of no line: the one it follows).
+        self._ends = [start + count - 1 if count else start for start, count, _, _ in self._hunks]
+        self._shift = [0]
+        for _, count, _, to_count in self._hunks:
+            self._shift.append(self._shift[-1] + to_count - count)
+
+    def lines(self, line: int) -> tuple[int, int]:
+        """The lines ``(first, last)`` of the other side where ``line`` is: one line when
+        it is outside every hunk, else the hunk's (the two around it when it has none)."""
+        index = bisect.bisect_left(self._ends, line)
+        if index < len(self._hunks):
+            start, count, to_start, to_count = self._hunks[index]
+            if count and start <= line:
+                return (to_start, to_start + to_count - 1) if to_count else (to_start, to_start + 1)
+        moved = line + self._shift[index]
+        return moved, moved
 
 
 def compare_outlines(
@@ -207,13 +238,15 @@ def compare_outlines(
     old_outline: list[OutlineItem] | None,
     changed: list[tuple[int, int]],
     deletions: list[int],
+    hunks: Sequence[tuple[int, int, int, int]],
 ) -> int:
     """Mark ``outline`` (the new version's, in place) against ``old_outline`` with the
     new-side ``changed`` line ranges (sorted, inclusive) and pure-deletion points, by the
     rules of this module; return how many symbols changed.  Removed symbols are added
-    with their old lines."""
+    with their old lines.  ``hunks``: the diff's ``(old_start, old_count, new_start,
+    new_count)`` (its ``@@`` headers), which say where an old line is now."""
     _clear_marks(outline)
-    _apply(outline, old_outline, sorted(changed), sorted(deletions))
+    _apply(outline, old_outline, sorted(changed), sorted(deletions), hunks)
     return _count_changed(outline)
 
 
@@ -222,36 +255,83 @@ def _apply(
     head_outline: list[OutlineItem] | None,
     changed: list[tuple[int, int]],
     deletions: list[int],
+    hunks: Sequence[tuple[int, int, int, int]],
 ) -> None:
-    head_items = _keyed(head_outline or [])
-    head_keys = Counter(key for key, _, _ in head_items)
+    """Match the two outlines level by level (the children of matched items), by type
+    and name; definitions of one type and name under one parent are matched by where
+    they are (an old one whose first line is now a new one's), then in order.
+
+    What one side's skeleton elided is not compared: an old definition whose lines
+    are now in lines the new outline elided inside the matched parent is not
+    "removed", a new one in lines the old outline elided is not "added" (unmarked:
+    its parent says whether it changed)."""
+    to_new = LineMap(hunks)
+    to_old = LineMap([(c, d, a, b) for a, b, c, d in hunks])
     starts = [start for start, _ in changed]
-    current = _keyed(outline)
-    by_key: dict[Key, OutlineItem] = {}
-    for key, item, _ in current:
-        by_key.setdefault(key, item)
-        if head_keys[key] > 0:
-            head_keys[key] -= 1
+    pending: list[
+        tuple[list[OutlineItem], list[OutlineItem], OutlineItem | None, OutlineItem | None]
+    ]
+    pending = [(outline, list(head_outline or []), None, None)]
+    while pending:
+        news, olds, new_parent, old_parent = pending.pop()
+        pairs, lone_new, lone_old = _pair(news, olds, to_new)
+        for item in lone_new:
+            if not _hidden(to_old.lines(item.line_number), old_parent):
+                for sub in iter_items([item]):
+                    sub.changes = "added"
+        for item, old in pairs:
             if _touches(item, changed, starts, deletions):
                 item.changes = "modified"
-        else:
-            item.changes = "added"
-    # What is left in head_keys is gone from the file: the last of each key.
-    gone: list[tuple[Key, OutlineItem]] = []
-    for key, item, _ in reversed(head_items):
-        if head_keys[key] > 0:
-            head_keys[key] -= 1
-            gone.append((key, item))
-    gone.reverse()
-    gone_keys = {key for key, _ in gone}
-    for key, item in gone:
-        if any(key[:n] in gone_keys for n in range(1, len(key))):
-            continue  # shown as a child of its removed parent
-        removed = item.copy()
-        for sub in iter_items([removed]):
-            sub.changes = "removed"
-        parent = by_key.get(key[:-1]) if len(key) > 1 else None
-        (parent.children if parent is not None else outline).append(removed)
+            pending.append((item.children, old.children, item, old))
+        for old in lone_old:
+            if not _hidden(to_new.lines(old.line_number), new_parent):
+                removed = old.copy()
+                for sub in iter_items([removed]):
+                    sub.changes = "removed"
+                news.append(removed)
+
+
+def _pair(
+    news: list[OutlineItem], olds: list[OutlineItem], to_new: LineMap
+) -> tuple[list[tuple[OutlineItem, OutlineItem]], list[OutlineItem], list[OutlineItem]]:
+    """Matched (new, old) items of one level, the new ones unmatched and the old ones
+    unmatched (each in file order)."""
+    by_key: dict[tuple[str, str], list[OutlineItem]] = {}
+    for item in news:
+        by_key.setdefault((item.type, item.name), []).append(item)
+    old_by_key: dict[tuple[str, str], list[OutlineItem]] = {}
+    for old in olds:
+        old_by_key.setdefault((old.type, old.name), []).append(old)
+    matched: dict[int, OutlineItem] = {}  # id of a new item -> its old one
+    for key, group in old_by_key.items():
+        candidates = by_key.get(key, [])
+        if len(group) == 1 and len(candidates) == 1:
+            matched[id(candidates[0])] = group[0]
+            continue
+        free = {item.line_number: item for item in reversed(candidates)}
+        left: list[OutlineItem] = []
+        for old in group:
+            first, last = to_new.lines(old.line_number)
+            found = free.pop(first, None) if first == last else None
+            if found is None:
+                left.append(old)
+            else:
+                matched[id(found)] = old
+        rest = [item for item in candidates if id(item) not in matched]
+        for item, old in zip(rest, left, strict=False):
+            matched[id(item)] = old
+    pairs = [(item, matched[id(item)]) for item in news if id(item) in matched]
+    taken = {id(old) for old in matched.values()}
+    return pairs, [i for i in news if id(i) not in matched], [o for o in olds if id(o) not in taken]
+
+
+def _hidden(lines: tuple[int, int], parent: OutlineItem | None) -> bool:
+    """Whether ``lines`` meet lines of ``parent`` (the other side's) that a skeleton elided."""
+    spans = parent.elided if parent is not None else ()
+    if not spans:
+        return False
+    index = bisect.bisect_right(spans, lines[1], key=lambda span: span[0])
+    return index > 0 and spans[index - 1][1] >= lines[0]
 
 
 def _clear_marks(items: list[OutlineItem]) -> None:

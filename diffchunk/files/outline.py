@@ -10,7 +10,9 @@ Large files (above :data:`SKELETON_MIN_BYTES`) are first reduced to a
 *skeleton* (:mod:`.skeleton`: function bodies elided, rows kept); Markdown
 files that large are scanned for headings instead of parsed
 (:mod:`.markdown_outline`).  Files above :data:`OUTLINE_MAX_BYTES` get no
-outline at all.
+outline at all.  The lines a skeleton elided are kept with the innermost item
+holding them (``OutlineItem.elided``; those outside every item are not kept):
+what a comparison of two revisions' outlines cannot see into.
 
 Kept in the outline: classes and their methods, functions (a function nested
 in a function, at most :data:`MAX_FUNCTION_NESTING` levels deep), interfaces,
@@ -51,6 +53,7 @@ from .outline_item import (
     iter_items,
     node_text,
     qualified_name,
+    qualified_parts,
 )
 from .outline_queries import QUERIES
 from .skeleton import SKELETONS
@@ -70,6 +73,7 @@ __all__ = [
     "outline_for_file",
     "outline_skip_reason",
     "qualified_name",
+    "qualified_parts",
 ]
 
 logger = logging.getLogger(__name__)
@@ -154,7 +158,8 @@ def build_outline(
     if language == "markdown" and len(data) > SKELETON_MIN_BYTES:
         return nest_headings(scan_headings(data), data)
     skeleton = SKELETONS.get(language)
-    text = skeleton(data) if skeleton is not None and len(data) > skeleton_above else data
+    elided: list[tuple[int, int]] = []
+    text = skeleton(data, elided) if skeleton is not None and len(data) > skeleton_above else data
 
     from tree_sitter import Parser, QueryCursor
 
@@ -165,7 +170,34 @@ def build_outline(
     if language == "markdown":
         return nest_headings(tree_headings(matches), data)
     entries = [e for e in (_entry(language, m) for m in matches) if e is not None]
-    return _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES))
+    roots = _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES))
+    if elided:
+        _attach_elided(roots, elided)
+    return roots
+
+
+def _attach_elided(roots: list[OutlineItem], spans: list[tuple[int, int]]) -> None:
+    """Give each elided span (sorted) to the innermost item holding its first line: one
+    sweep of the items in file order (parents first) beside the spans."""
+    items = iter_items(roots)
+    found: dict[int, list[tuple[int, int]]] = {}
+    open_items: list[OutlineItem] = []  # the items around the line reached, outermost first
+    next_item = 0
+    for span in spans:
+        first = span[0]
+        while next_item < len(items) and items[next_item].line_number <= first:
+            item = items[next_item]
+            while open_items and open_items[-1].end_line < item.line_number:
+                open_items.pop()
+            open_items.append(item)
+            next_item += 1
+        while open_items and open_items[-1].end_line < first:
+            open_items.pop()
+        if open_items:
+            found.setdefault(id(open_items[-1]), []).append(span)
+    for item in items:
+        if id(item) in found:
+            item.elided = tuple(found[id(item)])
 
 
 def _entry(language: str, match: tuple[int, dict[str, Any]]) -> _Entry | None:

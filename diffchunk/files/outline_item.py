@@ -3,9 +3,10 @@
 An outline is a list of items in file order, each with its children (the
 symbols inside it).  Line numbers are 1-based and inclusive.  The lookups
 find the items around a line (:func:`enclosing_path`), name them as a
-reader would (``Outer.Inner.name``, :func:`qualified_name`) and say where a
-line sits (:func:`describe_context`).  Items an outline marks ``removed``
-(symbols gone since git HEAD, see :mod:`.changes`) are never "around" a line.
+reader would (``Outer.method.inner``: every enclosing definition,
+:func:`qualified_name`) and say where a line sits
+(:func:`describe_context`).  Items an outline marks ``removed`` (symbols
+gone since git HEAD, see :mod:`.changes`) are never "around" a line.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ class OutlineItem:
     Line numbers are 1-based and inclusive.  For an item with
     ``changes == "removed"`` (a symbol present in HEAD but gone from the
     file) the lines are those it had in HEAD's version of the file.
+
+    ``elided``: the lines inside this item (and inside none of its children)
+    whose text a skeleton elided before parsing (:mod:`.skeleton`), sorted:
+    definitions there, if any, are not in the outline.  Not part of the JSON.
     """
 
     name: str
@@ -40,6 +45,7 @@ class OutlineItem:
     children: list[OutlineItem] = field(default_factory=list)
     changes: str | None = None
     level: int | None = None  # heading level (1-6) for Markdown headings
+    elided: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict, children included (recursively)."""
@@ -67,6 +73,7 @@ class OutlineItem:
             [child.copy() for child in self.children],
             self.changes,
             self.level,
+            self.elided,
         )
 
 
@@ -116,13 +123,17 @@ def enclosing_item(outline: Sequence[OutlineItem], line: int) -> OutlineItem | N
 
 
 def qualified_name(path: Sequence[OutlineItem]) -> str:
-    """``Outer.Inner.name`` for the last item of ``path`` (classes as qualifiers)."""
-    parts = [_qualifier(item) for item in path[:-1] if item.type in _QUALIFIER_TYPES]
+    """``Outer.method.inner`` for the last item of ``path``: every enclosing definition
+    (classes, functions, namespaces...) qualifies it, so that two functions of one name
+    nested in different methods are told apart.  Headings do not qualify."""
+    return ".".join(qualified_parts(path))
+
+
+def qualified_parts(path: Sequence[OutlineItem]) -> list[str]:
+    """The names :func:`qualified_name` joins, outermost first."""
+    parts = [_qualifier(item) for item in path[:-1] if item.type != "heading"]
     parts.append(path[-1].name)
-    return ".".join(parts)
-
-
-_QUALIFIER_TYPES = CLASS_LIKE_TYPES | {"module"}
+    return parts
 
 
 def _qualifier(item: OutlineItem) -> str:

@@ -11,7 +11,9 @@ Every definition is reachable, whatever the outline's size:
   many are left out (``"children_omitted"``).
 - **Queries.**  ``symbol`` is a name or a glob (``createProgram``,
   ``Parser.*``, ``*Handler``), matched against each definition's name and
-  its qualified name (``Outer.Inner.name``) at any depth; case matters,
+  its qualified name (every enclosing definition, classes and functions
+  alike: ``Outer.Inner.name``, ``Parser.run.helper``) at any depth; ``*``
+  matches dots too (``Parser.*`` finds ``Parser.run.helper``); case matters,
   unless nothing matches with case (then case is ignored, and the result
   says so).  At most :data:`MAX_MATCHES` matches are listed, with their
   total.

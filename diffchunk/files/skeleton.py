@@ -13,12 +13,19 @@ which): brace blocks (a line ending with ``{``, ``[`` or ``(``, deeper lines,
 a closing line at the same indentation), Python ``def`` bodies (replaced
 by ``pass`` on their last row) and Ruby ``def ... end``.  Anything else is
 left alone.
+
+Each skeleton can also say which lines it elided (``spans``: a list it
+appends ``(first, last)`` line numbers to, in order): the outline attaches
+them to the item holding them (``OutlineItem.elided``), so that a comparison
+of two outlines does not take a definition hidden in one of them for one
+removed or added.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeAlias
 
 from ..limits import BLOCK_END_PATTERNS_KEPT, SKELETON_KEEP_BODY_BYTES
 
@@ -40,6 +47,32 @@ _PY_DEF_HEADER = re.compile(rb"def[ \t][^\n]*:[ \t]*(?:#[^\n]*)?\r?$", re.M)
 _RUBY_DEF_HEADER = re.compile(rb"def[ \t][^\n]*\r?$", re.M)
 _NESTED_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 _block_end_patterns: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
+
+Spans: TypeAlias = list[tuple[int, int]] | None
+
+
+class _Lines:
+    """Line numbers of increasing offsets of one text, counted once."""
+
+    __slots__ = ("_line", "_pos", "_text")
+
+    def __init__(self, text: bytes) -> None:
+        self._text = text
+        self._pos = 0
+        self._line = 1
+
+    def at(self, pos: int) -> int:
+        """The 1-based line of offset ``pos`` (no smaller than the last one asked)."""
+        self._line += self._text.count(b"\n", self._pos, pos)
+        self._pos = pos
+        return self._line
+
+
+def _note(spans: Spans, lines: _Lines, pos: int, rows: int) -> None:
+    """Record that ``rows`` lines from offset ``pos`` on were elided."""
+    if spans is not None and rows > 0:
+        first = lines.at(pos)
+        spans.append((first, first + rows - 1))
 
 
 def _block_end(indent: bytes, hash_comments: bool = False) -> re.Pattern[bytes]:
@@ -68,7 +101,7 @@ def _def_line(text: bytes, header_start: int) -> tuple[int, bytes] | None:
     return line_start, text[line_start:indent_end]
 
 
-def _brace_skeleton(text: bytes) -> bytes:
+def _brace_skeleton(text: bytes, spans: Spans = None) -> bytes:
     """Elide block bodies, keeping rows: see the module doc.
 
     A block is a line ending with ``{``, ``[`` or ``(``, then lines indented
@@ -79,6 +112,7 @@ def _brace_skeleton(text: bytes) -> bytes:
     out: list[bytes] = []
     copied = 0
     pos = 0
+    lines = _Lines(text)
     closers = {ord("{"): b"}", ord("["): b"]", ord("("): b")"}
     while True:
         opener = _OPENER_AT_EOL.search(text, pos)
@@ -105,17 +139,20 @@ def _brace_skeleton(text: bytes) -> bytes:
             continue  # keep class bodies: their methods are outlined
         if close - pos > SKELETON_KEEP_BODY_BYTES and _NESTED_DEFINITION.search(text, pos, close):
             continue  # a big body holding definitions: outline inside it
+        rows = text.count(b"\n", pos, close)
+        _note(spans, lines, pos, rows)
         out.append(text[copied:pos])
-        out.append(b"\n" * text.count(b"\n", pos, close))
+        out.append(b"\n" * rows)
         copied = pos = close
     out.append(text[copied:])
     return b"".join(out)
 
 
-def _python_skeleton(text: bytes) -> bytes:
+def _python_skeleton(text: bytes, spans: Spans = None) -> bytes:
     """Elide ``def`` bodies, keeping rows; ``pass`` sits on the body's last row."""
     out: list[bytes] = []
     copied = pos = 0
+    lines = _Lines(text)
     while True:
         header = _PY_DEF_HEADER.search(text, pos)
         if header is None:
@@ -140,6 +177,7 @@ def _python_skeleton(text: bytes) -> bytes:
         content = body.rstrip()
         before = content.count(b"\n")
         after = body.count(b"\n") - before - 1
+        _note(spans, lines, pos, before + 1)  # the body's rows up to its last one
         out.append(text[copied:pos])
         out.append(b"\n" * before + indent + b" pass\n" + b"\n" * after)
         copied = pos = close
@@ -147,10 +185,11 @@ def _python_skeleton(text: bytes) -> bytes:
     return b"".join(out)
 
 
-def _ruby_skeleton(text: bytes) -> bytes:
+def _ruby_skeleton(text: bytes, spans: Spans = None) -> bytes:
     """Elide ``def ... end`` bodies, keeping rows."""
     out: list[bytes] = []
     copied = pos = 0
+    lines = _Lines(text)
     while True:
         header = _RUBY_DEF_HEADER.search(text, pos)
         if header is None:
@@ -166,14 +205,16 @@ def _ruby_skeleton(text: bytes) -> bytes:
         close = end.start() + 1
         if not text.startswith(indent + b"end", close):
             continue
+        rows = text.count(b"\n", pos, close)
+        _note(spans, lines, pos, rows)
         out.append(text[copied:pos])
-        out.append(b"\n" * text.count(b"\n", pos, close))
+        out.append(b"\n" * rows)
         copied = pos = close
     out.append(text[copied:])
     return b"".join(out)
 
 
-SKELETONS: dict[str, Callable[[bytes], bytes]] = {
+SKELETONS: dict[str, Callable[[bytes, Spans], bytes]] = {
     "python": _python_skeleton,
     "ruby": _ruby_skeleton,
     **{

@@ -10,7 +10,14 @@ Two sources, and each file's entry says which (``symbols_from``):
   ``modified`` or ``removed`` definitions, each with its lines (a removed
   one's are its old lines), the innermost changed ones (a class whose method
   changed lists the method; an added class lists the class alone); in JSON
-  ``"Parser.run (method, modified, 12-40)"``.
+  ``"Parser.run (method, modified, 12-40)"``.  The two outlines are matched
+  level by level (never ``C.m.helper`` for ``C.n.helper``), and what a
+  skeleton elided in either is not compared (a large file's nested
+  functions are not taken for removed).  Names are qualified by every
+  enclosing definition (``Parser.run.helper``); one over
+  :data:`MAX_QUALIFIED_CHARS` keeps its own name, its outermost one when it fits
+  and the nearest enclosing ones that fit, ``…`` standing for the rest
+  (``Parser.….helper``).
 - ``hunks``: otherwise (a diff file, a file type without a grammar, a blob
   over :data:`MAX_BLOB_BYTES`), the function context of the hunks
   (``@@ … @@ def foo():``): in JSON plain strings, the lines as git found
@@ -36,6 +43,7 @@ from ..diff.model import ChunkPart, DiffKind, FileDiff
 from ..errors import DiffchunkError
 from ..limits import LANGUAGE_SNIFF_BYTES
 from ..limits import SYMBOL_CONTEXT_NAME_CHARS as MAX_NAME_CHARS
+from ..limits import SYMBOL_NAME_CHARS as MAX_QUALIFIED_CHARS
 from ..limits import SYMBOLS_LISTED as MAX_LISTED
 from ..limits import SYMBOLS_MAX_BLOB_BYTES as MAX_BLOB_BYTES
 from ..limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
@@ -108,9 +116,28 @@ def from_hunks(fd: FileDiff) -> FileSymbols:
     return FileSymbols(tuple(SymbolChange(n, "modified") for n in names), "hunks")
 
 
+def listed_name(parts: Sequence[str], limit: int | None = None) -> str:
+    """``parts`` joined with dots, within ``limit`` characters (:data:`MAX_QUALIFIED_CHARS`
+    unless given; see the module docstring)."""
+    limit = MAX_QUALIFIED_CHARS if limit is None else limit
+    full = ".".join(parts)
+    if len(full) <= limit:
+        return full
+    name = parts[-1]
+    if len(parts) == 1 or len(name) + 2 > limit:
+        return name if len(name) <= limit else name[: limit - 1] + "…"
+    head = parts[0] + ".…." if len(parts[0]) + len(name) + 3 <= limit else "…."
+    tail = [name]
+    for part in reversed(parts[1:-1]):
+        if len(head) + len(part) + 1 + len(".".join(tail)) > limit:
+            break
+        tail.insert(0, part)
+    return head + ".".join(tail)
+
+
 def changed_items(outline: list[OutlineItem]) -> list[SymbolChange]:
     """The innermost changed definitions of a marked outline (see the module docstring)."""
-    from ..files.outline import qualified_name
+    from ..files.outline import qualified_parts
 
     out: list[SymbolChange] = []
 
@@ -121,7 +148,7 @@ def changed_items(outline: list[OutlineItem]) -> list[SymbolChange]:
             if item.changes in ("added", "removed") or (item.changes == "modified" and not inner):
                 out.append(
                     SymbolChange(
-                        qualified_name(here),
+                        listed_name(qualified_parts(here)),
                         str(item.changes),
                         item.type,
                         (item.line_number, item.end_line),
@@ -201,7 +228,7 @@ def _outline(blob: str | None, content: bytes | None, path: str) -> list[Outline
 
 def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
     """The symbols of the files ``indexes`` of the session's diff (cached per session)."""
-    from ..diff.widen import new_side_changes
+    from ..diff.widen import change_runs, new_side_changes
     from ..files.changes import compare_outlines
     from ..git.blobs import read_blobs
 
@@ -227,8 +254,9 @@ def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
                 continue
             old = _outline(pair[0], blobs.get(pair[0] or ""), fd.old_path or fd.path)
             new = _outline(pair[1], blobs.get(pair[1] or ""), fd.path)
-            changed, deletions = new_side_changes(data, _hunks(fd))
-            compare_outlines(new, old, changed, deletions)
+            hunks = _hunks(fd)
+            changed, deletions = new_side_changes(data, hunks)
+            compare_outlines(new, old, changed, deletions, change_runs(data, hunks))
             cache[i] = FileSymbols(tuple(changed_items(new)), "outline")
     return {i: cache[i] for i in indexes}
 

@@ -45,7 +45,9 @@ async def get_overview(
     """Start here with a large file: size, lines, encoding, an outline (symbols changed
     against git HEAD marked) and search hints. The outline comes in pages of 400 items
     (outline_offset: the "outline_next_offset" of the last page); symbol: a name or
-    glob ("Parser.*") lists the matching definitions at any depth instead."""
+    glob ("Parser.*") lists the matching definitions at any depth instead, matched
+    against each one's name and its qualified name (every enclosing definition:
+    "Parser.run.helper")."""
     return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
 
 
