@@ -73,6 +73,12 @@ BANNER_FILES = 20
 """File names the banner of a chunk lists (the rest are counted): a chunk of
 many small files would otherwise open with a page of names."""
 
+FIND_CHUNKS_PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""A page of find_chunks_for_files, in characters of JSON: the bound of any answer
+(pattern "*" over SQLAlchemy's rel_1_4_0..rel_2_0_0 answered 85,425 characters
+unpaged; with 10-line chunks, 323,356 of them, 26,321,519).  Most queries fit one
+page and are answered as the plain list."""
+
 FILE_MATCH_CANDIDATES = 20
 """Candidate paths an error names when a file is not in the diff: enough to
 spot a typo, short enough for an error message."""
