@@ -668,7 +668,10 @@ READ_DEFAULT_LINES = 100
 """Lines read_content returns unless asked otherwise (the seeds' default)."""
 
 READ_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
-"""About 20k tokens: read results stop at a line boundary before this."""
+"""About 20k tokens: a read stops at a line boundary so that its answer, as the JSON
+text sent (the content escaped, the other fields counted), stays within this (80,000
+characters of content once answered 83,272: quotes, backslashes and line breaks
+take two characters each in JSON)."""
 
 SEMANTIC_MAX_LINES = 2000
 """Lines of a definition read_content(mode="semantic") returns at most: at 40
@@ -714,7 +717,9 @@ SEARCH_MAX_CONTEXT_LINES = 50
 read, not a search."""
 
 SEARCH_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
-"""About 20k tokens: search results stop before this many characters."""
+"""About 20k tokens: search results stop before the answer's JSON text (escapes
+included) would exceed this many characters (an estimate of the unescaped text
+once answered 81,047 for results full of quotes)."""
 
 MATCH_CHARS = 500
 """Longest ``match`` text in a search result (longer lines are cut around the
