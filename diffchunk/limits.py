@@ -73,6 +73,12 @@ BANNER_FILES = 20
 """File names the banner of a chunk lists (the rest are counted): a chunk of
 many small files would otherwise open with a page of names."""
 
+FIND_CHUNKS_PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""A page of find_chunks_for_files, in characters of JSON: the bound of any answer
+(pattern "*" over SQLAlchemy's rel_1_4_0..rel_2_0_0 answered 85,425 characters
+unpaged; with 10-line chunks, 323,356 of them, 26,321,519).  Most queries fit one
+page and are answered as the plain list."""
+
 FILE_MATCH_CANDIDATES = 20
 """Candidate paths an error names when a file is not in the diff: enough to
 spot a typo, short enough for an error message."""
@@ -669,7 +675,10 @@ READ_DEFAULT_LINES = 100
 """Lines read_content returns unless asked otherwise (the seeds' default)."""
 
 READ_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
-"""About 20k tokens: read results stop at a line boundary before this."""
+"""About 20k tokens: a read stops at a line boundary so that its answer, as the JSON
+text sent (the content escaped, the other fields counted), stays within this (80,000
+characters of content once answered 83,272: quotes, backslashes and line breaks
+take two characters each in JSON)."""
 
 SEMANTIC_MAX_LINES = 2000
 """Lines of a definition read_content(mode="semantic") returns at most: at 40
@@ -715,7 +724,9 @@ SEARCH_MAX_CONTEXT_LINES = 50
 read, not a search."""
 
 SEARCH_MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
-"""About 20k tokens: search results stop before this many characters."""
+"""About 20k tokens: search results stop before the answer's JSON text (escapes
+included) would exceed this many characters (an estimate of the unescaped text
+once answered 81,047 for results full of quotes)."""
 
 MATCH_CHARS = 500
 """Longest ``match`` text in a search result (longer lines are cut around the

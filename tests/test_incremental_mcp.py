@@ -119,3 +119,48 @@ def test_pruned_history_through_the_server(repo: Path, tmp_path: Path) -> None:
     assert "no longer in the repository" in error and answers["head"][:12] in error
     assert "since_review=false" in error
     assert answers["full"]["since_review"]["commits_gone"] is True
+
+
+def test_list_commits_of_a_since_review_diff(repo: Path, tmp_path: Path) -> None:
+    answers: dict[str, Any] = {}
+    commit(repo, {"f4.py": branch_text("f4.py", {40: "f4 forty"})}, "f4: forty")
+
+    async def first(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
+        )
+        await c.json("mark_reviewed", absolute_file_path=load["file_path"], file_pattern="*")
+
+    serve(tmp_path, first)
+    reviewed = git(repo, "rev-parse", "feature")
+    # The last commit amended, and one added on top.
+    (repo / "f2.py").write_text(branch_text("f2.py", {20: "f2 twenty"}))
+    git(repo, "commit", "-q", "-a", "--amend", "-m", "f4 and f2")
+    commit(repo, {"f5.py": branch_text("f5.py", {30: "f5 thirty"})}, "f5: thirty")
+
+    async def second(c: Caller) -> None:
+        load = await c.json(
+            "load_git_diff",
+            absolute_repo_path=str(repo),
+            revision_range="main..feature",
+            since_review=True,
+        )
+        answers["load"] = load
+        answers["since"] = await c.json("list_commits", absolute_file_path=load["file_path"])
+        answers["full"] = await c.json(
+            "list_commits", absolute_file_path=load["since_review"]["full_file_path"]
+        )
+
+    serve(tmp_path, second)
+    since, full = answers["since"], answers["full"]
+    assert "/since-" in answers["load"]["file_path"]
+    assert [c["subject"] for c in since["commits"]] == ["f5: thirty", "f4 and f2"]
+    assert [c["id"] for c in since["commits"]] == git(
+        repo, "log", "--format=%H", "feature", "^main", f"^{reviewed}"
+    ).split()
+    assert since["since_review"]["reviewed_head"] == reviewed
+    full_path = answers["load"]["since_review"]["full_file_path"]
+    assert since["since_review"]["full_file_path"] == full_path
+    assert "older diffchunk" not in str(since) and "since-review diff" in since["note"]
+    assert [c["subject"] for c in full["commits"]] == ["f5: thirty", "f4 and f2", "feature"]
+    assert "since_review" not in full and full["total"] == 3

@@ -129,3 +129,60 @@ def test_corpus_streams() -> None:
     mails = list_commits(str(mbox), store=store).to_dict()
     assert mails["total"] == 20 and mails["commits"][0]["subject"] == "fix syntax"
     assert mails["commits"][0]["date"] == "Tue, 13 May 2025 08:09:39 -0700"
+
+
+def test_a_since_review_diff_lists_the_commits_since_the_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from incrementalkit import branch_text, five_files, load, review_everything
+
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    repo = five_files(tmp_path / "five")
+    commit(repo, {"f2.py": branch_text("f2.py", {20: "f2 twenty"})}, "f2: twenty")
+    first = load(repo)
+    review_everything(first.file_path)
+    reviewed = git(repo, "rev-parse", "feature")
+    # The last commit amended, and one added on top.
+    (repo / "f3.py").write_text(branch_text("f3.py", {30: "f3 thirty"}))
+    git(repo, "commit", "-q", "-a", "--amend", "-m", "f2 and f3")
+    commit(repo, {"f4.py": branch_text("f4.py", {50: "f4 fifty"})}, "f4: fifty")
+    since = load(repo, since=True)
+    assert "/since-" in since.file_path and since.since_review is not None
+    listed = list_commits(since.file_path).to_dict()
+    # git's own answer: the commits of the range the reviewed head did not hold.
+    expected = _ids(repo, "feature", "^main", f"^{reviewed}")
+    assert [c["id"] for c in listed["commits"]] == expected
+    assert [c["subject"] for c in listed["commits"]] == ["f4: fifty", "f2 and f3"]
+    assert listed["total"] == 2 and listed["source"].startswith(f"since review {reviewed}")
+    assert listed["since_review"] == {
+        "reviewed_head": reviewed,
+        "base": git(repo, "rev-parse", "main"),
+        "head": git(repo, "rev-parse", "feature"),
+        "full_file_path": os.path.realpath(str(since.since_review.full_diff)),
+    }
+    assert "since-review diff" in listed["note"] and "full_file_path" in listed["note"]
+    # One file's: f4.py only in the new commit; f1.py in none of them.
+    assert [c.subject for c in list_commits(since.file_path, "f4.py").commits] == ["f4: fifty"]
+    # The full diff lists the whole range.
+    every = list_commits(listed["since_review"]["full_file_path"]).to_dict()
+    assert [c["id"] for c in every["commits"]] == _ids(repo, "main..feature")
+    assert every["total"] == 3 and "since_review" not in every
+
+
+def test_a_since_review_diff_whose_reviewed_head_is_gone_lists_the_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from incrementalkit import branch_text, five_files, load, review_everything
+
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
+    repo = five_files(tmp_path / "five")
+    review_everything(load(repo).file_path)
+    reviewed = git(repo, "rev-parse", "feature")
+    (repo / "f3.py").write_text(branch_text("f3.py", {30: "f3 thirty"}))
+    git(repo, "commit", "-q", "-a", "--amend", "-m", "feature, amended")
+    path = load(repo, since=True).file_path
+    run_git(repo, "reflog", "expire", "--expire=now", "--all")
+    run_git(repo, "gc", "-q", "--prune=now")
+    listed = list_commits(path).to_dict()
+    assert [c["id"] for c in listed["commits"]] == _ids(repo, "main..feature")
+    assert reviewed[:12] in listed["note"] and "no longer in the repository" in listed["note"]

@@ -5,8 +5,9 @@ tail never build the line index); this module checks the arguments, finds
 the start (a line number, or the line a ``pattern`` best matches: exact
 first, then fuzzy), reads a function or class whole in ``semantic`` mode
 (at most :data:`SEMANTIC_MAX_LINES` lines, from the outline), and keeps the
-reply under about :data:`MAX_CONTENT_CHARS` characters, cut at a line
-boundary (``truncated`` then says more lines follow).
+answer's JSON text (escapes included: :mod:`.answer_size`) within
+:data:`MAX_CONTENT_CHARS` characters, cut at a line boundary (``truncated``
+then says more lines follow, and a warning where to read on).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..errors import FileToolError, InvalidArgument
 from ..limits import READ_DEFAULT_LINES, SEMANTIC_MAX_LINES
 from ..limits import READ_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from .access import FileVersion, open_text_version
+from .answer_size import escaped_size, fitting_head, fitting_tail, json_size
 from .content_search import check_pattern
 from .read import (
     LONG_LINE_CHARS,
@@ -236,47 +238,66 @@ def _result(
     found: PatternMatch | None,
     block: SemanticBlock | None = None,
 ) -> ReadResult:
-    """The lines read as a result, cut at a line boundary to MAX_CONTENT_CHARS."""
-    text = lines.text
-    count = lines.count
-    end_line = lines.end_line
-    start_line = lines.start_line
-    if len(text) > MAX_CONTENT_CHARS:
-        if mode == "tail":
-            cut = text.find("\n", len(text) - MAX_CONTENT_CHARS) + 1
-            dropped = text[:cut].count("\n")
-            text = text[cut:]
-            if start_line is not None:
-                start_line += dropped
-        else:
-            cut = text.rfind("\n", 0, MAX_CONTENT_CHARS)
-            if cut < 0:
-                cut = MAX_CONTENT_CHARS
-            dropped = text[cut:].count("\n")
-            text = text[:cut]
-            if end_line is not None:
-                end_line -= dropped
-        count -= dropped
-        truncated = mode != "tail"  # a tail cut at its start still ends at the last line
-        warnings.append(
-            f"Output stopped at about {MAX_CONTENT_CHARS} characters ({count} lines); "
-            "read the rest with a further call."
-        )
+    """The lines read as a result, cut at a line boundary so that the answer's JSON text
+    (the content escaped, every other field counted) stays within MAX_CONTENT_CHARS."""
     notes = [*lines.warnings, *warnings]
     if lines.long_lines_cut:
         notes.append(
             f"{lines.long_lines_cut} line(s) longer than {LONG_LINE_CHARS} characters were cut; "
             "search_content shows the part around a match."
         )
-    return ReadResult(
-        content=text,
-        start_line=start_line,
-        end_line=end_line,
-        lines_returned=count,
-        total_lines=total,
-        mode=mode,
-        truncated=truncated,
-        warnings=tuple(notes),
-        pattern_match=found,
-        semantic_block=block,
-    )
+
+    def result(text: str, start: int | None, end: int | None, count: int, cut: bool) -> ReadResult:
+        return ReadResult(
+            content=text,
+            start_line=start,
+            end_line=end,
+            lines_returned=count,
+            total_lines=total,
+            mode=mode,
+            truncated=cut,
+            warnings=tuple(notes),
+            pattern_match=found,
+            semantic_block=block,
+        )
+
+    text, count = lines.text, lines.count
+    start_line, end_line = lines.start_line, lines.end_line
+    frame = json_size(result("", start_line, end_line, count, truncated).to_dict())
+    if len(text) <= MAX_CONTENT_CHARS - frame and frame + escaped_size(text) <= MAX_CONTENT_CHARS:
+        return result(text, start_line, end_line, count, truncated)
+    # The note of the cut, as long as it can be (the numbers only shrink), is counted.
+    notes.append(_stopped(mode, count, start_line, end_line))
+    room = MAX_CONTENT_CHARS - json_size(result("", start_line, end_line, count, True).to_dict())
+    notes.pop()
+    if mode == "tail":
+        cut = fitting_tail(text, room)
+        dropped = text.count("\n", 0, cut)
+        text = text[cut:]
+        if start_line is not None:
+            start_line += dropped
+    else:
+        cut = fitting_head(text, room)
+        dropped = text.count("\n", cut)
+        text = text[:cut]
+        if end_line is not None:
+            end_line -= dropped
+    count -= dropped
+    notes.append(_stopped(mode, count, start_line, end_line))
+    # A tail cut at its start still ends at the last line: nothing more follows.
+    return result(text, start_line, end_line, count, mode != "tail")
+
+
+def _stopped(mode: str, count: int, start_line: int | None, end_line: int | None) -> str:
+    """The note of a read cut to fit one answer: what it holds and where to go on."""
+    head = f"Output stopped at about {MAX_CONTENT_CHARS} characters of answer ({count} lines)"
+    if mode == "tail":
+        if start_line is None:
+            return f"{head}: the lines before these are left out."
+        return (
+            f"{head}: the lines before line {start_line} are left out; read them with mode='lines'."
+        )
+    if end_line is None:
+        return f"{head}; read the rest with a further call."
+    also = "" if mode == "lines" else " and mode='lines'"  # head and semantic reread
+    return f"{head}; read on with offset={end_line + 1}{also}."

@@ -5,8 +5,9 @@ and :mod:`.fuzzy`; this module checks the arguments, turns the lines found
 into results and keeps the reply within about 20k tokens:
 
 - at most :data:`MAX_RESULTS` results with :data:`MAX_CONTEXT_LINES` lines
-  of context each, and they stop at about :data:`MAX_CONTENT_CHARS`
-  characters (a warning says so);
+  of context each, and they stop before the answer's JSON text (escapes
+  included: :mod:`.answer_size`) would exceed :data:`MAX_CONTENT_CHARS`
+  characters (a warning says so, and that ``max_results`` was not the limit);
 - a matched line longer than :data:`MATCH_CHARS` characters is cut around
   the match (``truncated``, ``match_offset``, ``line_length``); one longer
   than ``PIECEWISE_LINE_BYTES`` is read in pieces, never decoded whole
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InvalidArgument
@@ -36,6 +37,7 @@ from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
 from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
 from .access import FileVersion, open_text_version
+from .answer_size import json_size
 from .fuzzy import best_alignment, similar_lines
 from .longline import long_line_match, matched_line_end
 from .matchers import Found, Hit
@@ -83,11 +85,6 @@ class SearchMatch:
     submatches: tuple[tuple[int, int], ...]
     match_offset: int | None = None
     line_length: int | None = None
-
-    def reply_chars(self) -> int:
-        """About how many characters this result adds to the reply."""
-        lines = self.context_before + self.context_after
-        return len(self.match) + sum(len(line) + 4 for line in lines) + 200
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -228,8 +225,10 @@ def search_content(
             invert=invert,
             limit=max_results,
         )
-    results = _matches(version, found, pattern, flags, context_lines, warnings)
-    if found.total > len(results):
+    results, full = _matches(version, found, pattern, flags, context_lines, warnings)
+    if full:
+        warnings.append(_full_note(len(results), found.total))
+    elif found.total > len(results):
         warnings.append(
             f"Showing {len(results)} of {found.total} matching lines; raise max_results "
             "or narrow the pattern to see others."
@@ -265,6 +264,15 @@ def _fuzzy_time_warning(found: Found, warnings: list[str]) -> None:
         )
 
 
+def _full_note(shown: int, total: int) -> str:
+    """The warning of results stopped by the answer's size, not by ``max_results``."""
+    return (
+        f"Results stopped at about {MAX_CONTENT_CHARS} characters of answer: showing "
+        f"{shown} of {total} matching lines; lower context_lines or narrow the pattern "
+        "to see the others (a higher max_results would not show more)."
+    )
+
+
 def _matches(
     version: FileVersion,
     found: Found,
@@ -272,8 +280,10 @@ def _matches(
     flags: SearchFlags,
     context_lines: int,
     warnings: list[str],
-) -> list[SearchMatch]:
-    """The found lines as results, until the reply holds about MAX_CONTENT_CHARS."""
+) -> tuple[list[SearchMatch], bool]:
+    """The found lines as results while the answer's JSON text (the rest of the answer,
+    its warnings included, counted) fits MAX_CONTENT_CHARS, and whether the answer's
+    size stopped them (at least one result is given, its context cut if it must)."""
     outline = outline_of(version)
     submatch = _submatcher(
         pattern,
@@ -281,19 +291,47 @@ def _matches(
         case_sensitive=flags.case_sensitive,
         fuzzy=flags.fuzzy_enabled,
     )
+    # Room for the warning of a full answer, as long as it can be.
+    frame = SearchResult(
+        (), found.total, pattern, flags, (*warnings, _full_note(*[found.total] * 2))
+    )
+    used = json_size(frame.to_dict())
     results: list[SearchMatch] = []
-    size = 0
     for hit in found.hits:
         item = _match(version, hit, context_lines, outline, submatch, flags.inverted)
-        size += item.reply_chars()
-        if results and size > MAX_CONTENT_CHARS:
-            warnings.append(
-                f"Results stopped at about {MAX_CONTENT_CHARS} characters; lower "
-                "context_lines or narrow the pattern to see the others."
-            )
-            break
+        size = json_size(item.to_dict()) + 1  # and the comma before it
+        if used + size > MAX_CONTENT_CHARS:
+            if results:
+                return results, True
+            item, size = _narrowed(item, MAX_CONTENT_CHARS - used, warnings)
         results.append(item)
-    return results
+        used += size
+    return results, False
+
+
+def _narrowed(item: SearchMatch, room: int, warnings: list[str]) -> tuple[SearchMatch, int]:
+    """``item`` with its context lines dropped, farthest first, until it fits ``room``
+    characters of the answer with the warning that says so (the match itself is at
+    most MATCH_CHARS characters), and the characters the two take."""
+    before, after = list(item.context_before), list(item.context_after)
+
+    def note() -> str:
+        return (
+            f"The context of line {item.line_number} is cut to {len(before)} line(s) before "
+            f"and {len(after)} after to fit one answer."
+        )
+
+    room -= json_size(note()) + 1  # the numbers only shrink
+    size = json_size(item.to_dict()) + 1
+    while (before or after) and size > room:
+        if len(before) > len(after):
+            before.pop(0)
+        else:
+            after.pop()
+        item = replace(item, context_before=tuple(before), context_after=tuple(after))
+        size = json_size(item.to_dict()) + 1
+    warnings.append(note())
+    return item, size + json_size(warnings[-1]) + 1
 
 
 class _Submatcher(NamedTuple):

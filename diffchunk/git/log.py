@@ -39,10 +39,12 @@ def range_commits(
     paths: Sequence[str] = (),
     *,
     limit: int,
+    exclude: Sequence[str] = (),
 ) -> list[LoggedCommit]:
     """The commits of ``base..head`` (every ancestor of ``head`` when ``base`` is None)
-    touching ``paths`` (any, when empty); at most ``limit``."""
-    for commit in (base, head):
+    touching ``paths`` (any, when empty), but those ``exclude`` commits reach (``^id``:
+    a reviewed head leaves out the commits it held); at most ``limit``."""
+    for commit in (base, head, *exclude):
         if commit is not None and not _FULL_ID.fullmatch(commit):
             raise GitError(f"Not a commit id: {commit!r}.")
     args = [
@@ -57,6 +59,7 @@ def range_commits(
         "--name-only",
         "-z",
         head if base is None else f"{base}..{head}",
+        *(f"^{commit}" for commit in exclude),
         "--",
         *paths,
     ]

@@ -22,7 +22,9 @@ from .chunk_text import get_chunk_bytes
 from .file_diffs import (
     ChunkFiles,
     FileDiffText,
+    FoundChunks,
     find_chunks_for_files,
+    find_chunks_page,
     find_chunks_with_files,
     get_file_diff_bytes,
 )
@@ -38,7 +40,9 @@ __all__ = [
     "RESPONSE_TOKENS",
     "ChunkFiles",
     "FileDiffText",
+    "FoundChunks",
     "find_chunks_for_files",
+    "find_chunks_page",
     "find_chunks_with_files",
     "get_chunk",
     "get_chunk_bytes",

@@ -4,6 +4,10 @@ Paths match case-insensitively with .gitignore rules
 (:class:`~diffchunk.diff.patterns.PathPatterns`); a path exactly as listed
 matches itself even where it reads differently as a glob.  A query that
 matches no file, or several, gets an error naming the closest paths.
+
+``find_chunks_for_files`` answers the list of matching chunks when it fits one
+answer; otherwise (or when ``offset``/``limit`` ask for part of it) a page,
+filled by :func:`~diffchunk.review.paging.fill_page` like ``list_chunks``'s.
 """
 
 from __future__ import annotations
@@ -14,10 +18,14 @@ from typing import Any
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
+from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from ..limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
 from .answers import CHARS_PER_TOKEN, fit_response
 from .file_match import match_file
+from .listing import json_size
 from .loading import session
+from .paging import check_page, fill_page
 from .sessions import Session, SessionStore
 
 
@@ -30,10 +38,8 @@ def _patterns(pattern: str) -> PathPatterns:
     return PathPatterns(pattern, name="pattern")
 
 
-def find_chunks_for_files(
-    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
-) -> list[int]:
-    """Numbers of the chunks holding files that match ``pattern`` (sorted).
+def _wanted(review: Review, pattern: str) -> set[str]:
+    """The paths of ``review``'s chunks that ``pattern`` selects.
 
     A path as listed (case ignored, as in the globs) matches itself too, even
     where it reads differently as a glob (``app/[id]/page.tsx``, or a name
@@ -42,12 +48,24 @@ def find_chunks_for_files(
     """
     patterns = _patterns(pattern)
     whole = PathPatterns([pattern.strip()], name="pattern")
+    return {
+        path
+        for path in review.file_to_chunks
+        if patterns.matches(path) or patterns.names(path) or whole.names(path)
+    }
+
+
+def _numbers(review: Review, wanted: set[str]) -> list[int]:
+    return sorted({n for path in wanted for n in review.file_to_chunks[path]})
+
+
+def find_chunks_for_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> list[int]:
+    """Numbers of the chunks holding files that match ``pattern`` (sorted; see
+    :func:`_wanted` for what matches)."""
     review = session(absolute_file_path, store).review
-    found: set[int] = set()
-    for path, numbers in review.file_to_chunks.items():
-        if patterns.matches(path) or patterns.names(path) or whole.names(path):
-            found.update(numbers)
-    return sorted(found)
+    return _numbers(review, _wanted(review, pattern))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,33 +74,104 @@ class ChunkFiles:
 
     chunk: int
     files: tuple[tuple[str, int], ...]  # (path, lines of diff text in this chunk)
+    files_total: int | None = None  # set when ``files`` is cut to fit one answer
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        result: dict[str, Any] = {
             "chunk": self.chunk,
             "files": [{"path": path, "lines": lines} for path, lines in self.files],
         }
+        if self.files_total is not None:
+            result["files_total"] = self.files_total
+        return result
+
+
+def _chunk_files(review: Review, number: int, wanted: set[str]) -> ChunkFiles:
+    counts = review.chunks[number - 1].file_line_counts
+    return ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted))
 
 
 def find_chunks_with_files(
     absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
 ) -> tuple[ChunkFiles, ...]:
     """The chunks holding files that match ``pattern`` (as :func:`find_chunks_for_files`
-    matches them), each with the matching files it holds and their lines in it."""
-    patterns = _patterns(pattern)
-    whole = PathPatterns([pattern.strip()], name="pattern")
+    matches them), each with the matching files it holds and their lines in it (all of
+    them: :func:`find_chunks_page` is the answer of the tool)."""
     review = session(absolute_file_path, store).review
-    wanted = {
-        path
-        for path in review.file_to_chunks
-        if patterns.matches(path) or patterns.names(path) or whole.names(path)
-    }
-    numbers = sorted({n for path in wanted for n in review.file_to_chunks[path]})
-    found = []
-    for number in numbers:
-        counts = review.chunks[number - 1].file_line_counts
-        found.append(ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted)))
-    return tuple(found)
+    wanted = _wanted(review, pattern)
+    return tuple(_chunk_files(review, n, wanted) for n in _numbers(review, wanted))
+
+
+@dataclass(frozen=True, slots=True)
+class FoundChunks:
+    """One answer of ``find_chunks_for_files``: the chunks from ``offset`` that fit."""
+
+    chunks: tuple[ChunkFiles, ...]
+    total: int  # chunks matching in all
+    offset: int = 0
+    next_offset: int | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Whether this answer holds every matching chunk."""
+        return self.offset == 0 and len(self.chunks) == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        """The page: ``chunks``, ``total`` and ``next_offset`` when more remain."""
+        result: dict[str, Any] = {
+            "chunks": [c.to_dict() for c in self.chunks],
+            "total": self.total,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+    def answer(self) -> list[dict[str, Any]] | dict[str, Any]:
+        """What the tool answers: the list of chunks as it always was when it holds
+        them all, else the page (:meth:`to_dict`)."""
+        return [c.to_dict() for c in self.chunks] if self.whole else self.to_dict()
+
+
+def find_chunks_page(
+    absolute_file_path: str,
+    pattern: str,
+    offset: int = 0,
+    limit: int | None = None,
+    *,
+    store: SessionStore | None = None,
+    max_chars: int | None = PAGE_CHARS,
+) -> FoundChunks:
+    """The chunks holding files that match ``pattern`` from ``offset`` (at most ``limit``)
+    with their matching files, as many as fit ``max_chars`` characters of JSON (None:
+    all); a chunk whose files alone exceed them lists as many as fit (``files_total``)."""
+    review = session(absolute_file_path, store).review
+    wanted = _wanted(review, pattern)
+    numbers = _numbers(review, wanted)
+    total = len(numbers)
+    check_page(offset, limit, total, "chunks")
+    end = total if limit is None else min(total, offset + limit)
+
+    def sized(i: int) -> tuple[ChunkFiles, int]:
+        entry = _chunk_files(review, numbers[i], wanted)
+        return entry, json_size(entry.to_dict())
+
+    used = json_size(FoundChunks((), total, offset, next_offset=total).to_dict())
+    page, stop = fill_page(
+        sized, offset, end, max_chars, used=used, shorten=_shortened, separator=1
+    )
+    return FoundChunks(tuple(page), total, offset, stop if stop < total else None)
+
+
+def _shortened(entry: ChunkFiles, size: int, room: int) -> tuple[ChunkFiles, int]:
+    """A chunk's entry whose files alone exceed ``room`` characters (thousands of files
+    in one chunk), with as many of them as fit (one at least) and their total."""
+    keep = len(entry.files)
+    cut = entry
+    while keep > 1 and size > room:
+        keep = max(1, min(keep - 1, keep * room // size))
+        cut = ChunkFiles(entry.chunk, entry.files[:keep], len(entry.files))
+        size = json_size(cut.to_dict())
+    return cut, size
 
 
 @dataclass(frozen=True, slots=True)

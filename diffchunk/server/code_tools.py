@@ -71,7 +71,8 @@ def list_commits(
     limit: int = COMMITS_PAGE_DEFAULT,
 ) -> str:
     """The commits of a diff (a range's, or those a git log -p / format-patch file
-    holds): id, subject, author, date, files; with file_path, only those touching it."""
+    holds): id, subject, author, date, files; with file_path, only those touching it.
+    Of a since-review diff: those new or rewritten since the review ("since_review")."""
     with tool_errors():
         found = core_list_commits(absolute_file_path, file_path, offset, limit)
         return to_json(found.to_dict())

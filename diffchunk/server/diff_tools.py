@@ -106,15 +106,18 @@ def get_chunk(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def find_chunks_for_files(absolute_file_path: str, pattern: str) -> str:
+def find_chunks_for_files(
+    absolute_file_path: str, pattern: str, offset: int = 0, limit: int | None = None
+) -> str:
     """The chunks holding files that match a glob ("*.py", "src/api/*", comma-separated)
     or a path as listed, each with those files and their lines in it:
     [{"chunk", "files": [{"path", "lines"}]}]; [] when none (excluded files are in
-    no chunk).
+    no chunk). When they do not all fit one answer (or offset/limit ask for a part):
+    {"chunks": [...], "total", "next_offset"}; call again with offset=next_offset.
     """
     with tool_errors():
-        found = core.find_chunks_with_files(absolute_file_path, pattern)
-        return to_json([item.to_dict() for item in found])
+        found = core.find_chunks_page(absolute_file_path, pattern, offset, limit)
+        return to_json(found.answer())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)

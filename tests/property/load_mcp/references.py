@@ -78,11 +78,10 @@ def _expect(call: Callable[[], Any], as_json: bool) -> Check:
     return _equal_text(value)
 
 
-def _found_chunks(path: str, pattern: str, store: SessionStore) -> list[dict[str, Any]]:
-    """find_chunks_for_files as the tool answers: each chunk with its matching files."""
-    return [
-        item.to_dict() for item in diff_tools.find_chunks_with_files(path, pattern, store=store)
-    ]
+def _found_chunks(path: str, pattern: str, store: SessionStore) -> Any:
+    """find_chunks_for_files as the tool answers: each chunk with its matching files (a
+    page of them when they do not all fit one answer)."""
+    return diff_tools.find_chunks_page(path, pattern, store=store).answer()
 
 
 def diff_ops(path: str, store: SessionStore, rng: random.Random, samples: int) -> list[Op]:
