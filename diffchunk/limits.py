@@ -1079,6 +1079,11 @@ SHOWN_INPUT_CHARS = 60
 """Characters of a rejected argument's value repeated in an error: enough to
 recognise it, not a pasted file echoed back."""
 
+ECHOED_PATTERN_CHARS = 500
+"""Characters of a search pattern a file tool's answer repeats back: enough to
+recognise it; a pattern of a whole pasted file would otherwise take the room
+of the results."""
+
 SHOWN_SCHEMA_ERRORS = 5
 """Problems of a call that fails the input schema named at most, one line
 each."""

@@ -137,6 +137,20 @@ def test_a_search_full_of_quotes_stops_within_the_bound(escaped: Path) -> None:
     assert "raise max_results" in few.warnings[-1] and len(few.results) == 5
 
 
+def test_a_long_pattern_is_echoed_short(tmp_path: Path) -> None:
+    """A pattern the size of a file does not take the answer's room: its start is repeated
+    with its length."""
+    line = "x" * 30_000
+    target = tmp_path / "one_line.txt"
+    target.write_text(f"before\n{line}\nafter\n")
+    result = search_content(str(target), line, fuzzy=False)
+    sent = _sent(result)
+    assert len(sent) <= LIMIT and result.total_matches == 1
+    assert json.loads(sent)["pattern"] == "x" * 500 + "… (30,000 characters)"
+    counted = search_content(str(target), line, fuzzy=False, count_only=True)
+    assert json.loads(_sent(counted))["pattern"].endswith("(30,000 characters)")
+
+
 def test_one_result_whose_context_exceeds_an_answer(tmp_path: Path) -> None:
     path = tmp_path / "walls.txt"
     wall = ['"' * 490 + f" {i}" for i in range(50)]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..limits import ECHOED_PATTERN_CHARS
+
 
 def json_size(value: Any) -> int:
     """The length of ``value`` as the JSON text a tool answers (compact separators)."""
@@ -83,3 +85,11 @@ def fitting_tail(text: str, room: int) -> int:
         return best
     last = text.rfind("\n") + 1
     return len(text) - _chars_fitting(text[last:], room, from_end=True)
+
+
+def echoed(pattern: str) -> str:
+    """``pattern`` as an answer repeats it: whole, or its start and its length when it
+    is longer than :data:`~diffchunk.limits.ECHOED_PATTERN_CHARS`."""
+    if len(pattern) <= ECHOED_PATTERN_CHARS:
+        return pattern
+    return f"{pattern[:ECHOED_PATTERN_CHARS]}… ({len(pattern):,} characters)"

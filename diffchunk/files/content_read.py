@@ -19,7 +19,7 @@ from ..errors import FileToolError, InvalidArgument
 from ..limits import READ_DEFAULT_LINES, SEMANTIC_MAX_LINES
 from ..limits import READ_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from .access import FileVersion, open_text_version
-from .answer_size import escaped_size, fitting_head, fitting_tail, json_size
+from .answer_size import echoed, escaped_size, fitting_head, fitting_tail, json_size
 from .content_search import check_pattern
 from .read import (
     LONG_LINE_CHARS,
@@ -89,7 +89,7 @@ class ReadResult:
             "warnings": list(self.warnings),
         }
         if self.pattern_match is not None:
-            data["pattern"] = self.pattern_match.pattern
+            data["pattern"] = echoed(self.pattern_match.pattern)
             data["match_line"] = self.pattern_match.match_line
             data["similarity_score"] = self.pattern_match.similarity_score
         if self.semantic_block is not None:

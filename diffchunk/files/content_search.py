@@ -37,7 +37,7 @@ from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
 from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
 from .access import FileVersion, open_text_version
-from .answer_size import json_size
+from .answer_size import echoed, json_size
 from .fuzzy import best_alignment, similar_lines
 from .longline import long_line_match, matched_line_end
 from .matchers import Found, Hit
@@ -118,7 +118,7 @@ class SearchResult:
         return {
             "results": [item.to_dict() for item in self.results],
             "total_matches": self.total_matches,
-            "pattern": self.pattern,
+            "pattern": echoed(self.pattern),
             **self.flags.to_dict(),
             "warnings": list(self.warnings),
         }
@@ -136,7 +136,7 @@ class CountResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "count": self.count,
-            "pattern": self.pattern,
+            "pattern": echoed(self.pattern),
             **self.flags.to_dict(),
             "warnings": list(self.warnings),
         }

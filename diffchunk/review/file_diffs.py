@@ -20,10 +20,10 @@ from ..diff.model import Excluded, FileDiff
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from ..files.answer_size import json_size
 from ..limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
 from .answers import CHARS_PER_TOKEN, fit_response
 from .file_match import match_file
-from .listing import json_size
 from .loading import session
 from .paging import check_page, fill_page
 from .sessions import Session, SessionStore

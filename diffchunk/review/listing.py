@@ -14,13 +14,13 @@ symbols are computed for a page's files at once, when the page is built.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Chunk
 from ..diff.pipeline import Review
+from ..files.answer_size import json_size
 from ..limits import LISTING_PAGE_TOKENS as PAGE_TOKENS
 from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
 from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
@@ -34,11 +34,6 @@ if TYPE_CHECKING:  # the symbols are computed for pages of the MCP listing only
     from .symbols import FileSymbols
 
 __all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
-
-
-def json_size(value: Any) -> int:
-    """The length of ``value`` as the JSON text a tool returns (compact separators)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def chunk_tokens(review: Review, number: int, fmt: str) -> int:

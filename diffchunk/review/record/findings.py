@@ -43,10 +43,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
+from ...files.answer_size import json_size
 from ...limits import CLIP_MIN_CHARS
 from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
-from ..listing import json_size
 from ..paging import check_page, fill_page
 from . import arguments, changes, clip
 from .changes import LoadedDiff

@@ -19,9 +19,9 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
+from ...files.answer_size import json_size
 from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
 from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
-from ..listing import json_size
 from ..paging import check_page, fill_page
 from . import changes, coverage, since
 from .changes import LoadedDiff, PartRef
