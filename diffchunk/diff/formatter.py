@@ -17,7 +17,7 @@ line for the fewest characters, expandable back to ``raw`` (see
 from __future__ import annotations
 
 from diffchunk.diff.buffer import DiffData
-from diffchunk.diff.model import FileDiff, FileStatus, Hunk, ParsedDiff, Segment
+from diffchunk.diff.model import FileDiff, FileStatus, Hunk, ParsedDiff, Segment, mode_change
 from diffchunk.diff.options import FORMATS
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument, NotADiffError
@@ -91,13 +91,9 @@ def _file_notes(fd: FileDiff) -> list[str]:
         if fd.similarity is not None:
             note += f", {fd.similarity}% similar"
         notes.append(note)
-    if (
-        fd.status not in (FileStatus.ADDED, FileStatus.DELETED)
-        and fd.old_mode
-        and fd.new_mode
-        and fd.old_mode != fd.new_mode
-    ):
-        notes.append(f"mode {fd.old_mode} -> {fd.new_mode}")
+    modes = mode_change(fd)
+    if modes is not None:
+        notes.append(f"mode {modes[0]} -> {modes[1]}")
     if fd.is_submodule:
         notes.append("submodule")
     if fd.is_binary:

@@ -110,6 +110,16 @@ class FileDiff:
         return not self.hunks
 
 
+def mode_change(fd: FileDiff) -> tuple[str, str] | None:
+    """``(old, new)`` modes of a file whose mode changed (an added or deleted file's
+    mode is not a change), else None."""
+    if fd.status in (FileStatus.ADDED, FileStatus.DELETED):
+        return None
+    if not fd.old_mode or not fd.new_mode or fd.old_mode == fd.new_mode:
+        return None
+    return fd.old_mode, fd.new_mode
+
+
 def change_status(fd: FileDiff) -> str:
     """What kind of change a section is, as the listings and the record name it:
     ``added``, ``deleted``, ``renamed``, ``copied``, else ``binary``, ``mode`` (a mode
@@ -118,7 +128,7 @@ def change_status(fd: FileDiff) -> str:
         return fd.status.value
     if fd.is_binary:
         return "binary"
-    if not fd.hunks and fd.old_mode and fd.new_mode and fd.old_mode != fd.new_mode:
+    if not fd.hunks and mode_change(fd) is not None:
         return "mode"
     return "modified"
 

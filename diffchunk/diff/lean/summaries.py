@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from diffchunk.diff import syntax as sx
-from diffchunk.diff.model import FileDiff, FileStatus
+from diffchunk.diff.model import FileDiff, FileStatus, mode_change
 
 from ...limits import FOLD_MAX_NAMES as MAX_NAMES
 from ...limits import HEADING_TITLE_CHARS, MAX_SECTION_CHARS
@@ -122,13 +122,9 @@ def _status_notes(fd: FileDiff) -> list[str]:
         if fd.similarity is not None and fd.similarity != 100:
             note += f", {fd.similarity}%"
         notes.append(note)
-    if (
-        fd.status not in (FileStatus.ADDED, FileStatus.DELETED)
-        and fd.old_mode
-        and fd.new_mode
-        and fd.old_mode != fd.new_mode
-    ):
-        notes.append(f"mode {fd.old_mode} -> {fd.new_mode}")
+    modes = mode_change(fd)
+    if modes is not None:
+        notes.append(f"mode {modes[0]} -> {modes[1]}")
     if fd.is_submodule:
         notes.append("submodule")
     return notes
