@@ -308,6 +308,10 @@ MAX_RANGE_PATHS = 1000
 """Paths a range review may be limited to: more than any review needs (a
 command line holds about this many)."""
 
+MAX_RANGE_PATH_CHARS = 4096
+"""Longest path a range may be limited to: Linux's PATH_MAX; a longer one names
+no file, and its text would fill the answers that repeat it."""
+
 GIT_TAIL_WAIT = 0.002
 """Seconds GitStream.blocks first waits when it has read all git wrote so far
 (2 ms), twice as long each time git still has written nothing more..."""
@@ -1083,6 +1087,11 @@ ECHOED_PATTERN_CHARS = 500
 """Characters of a search pattern a file tool's answer repeats back: enough to
 recognise it; a pattern of a whole pasted file would otherwise take the room
 of the results."""
+
+ERROR_TEXT_CHARS = 2_000
+"""Characters of an error's message or suggestion in a tool's answer: the
+longest real message is a few hundred; one that repeats a user's text of
+100,000 characters (a pattern, a range) is cut in the middle, not sent whole."""
 
 SHOWN_SCHEMA_ERRORS = 5
 """Problems of a call that fails the input schema named at most, one line

@@ -171,6 +171,16 @@ async def _failures(diff: Path, tmp_path: Path) -> dict[str, types.CallToolResul
         "missing argument": ("get_chunk", {"absolute_file_path": path}),
         "outside the roots": ("get_overview", {"absolute_file_path": "/etc/hostname"}),
         "unknown tool": ("no_such_tool", {}),
+        # An error that repeats a 100,000-character argument stays within an answer.
+        "long regex": (
+            "search_content",
+            {
+                "absolute_file_path": path,
+                "pattern": "(" + "q" * 100_000,
+                "regex": True,
+                "fuzzy": False,
+            },
+        ),
     }
     out: dict[str, types.CallToolResult] = {}
     with open(tmp_path / "failures.log", "w") as errlog:
@@ -204,3 +214,5 @@ def test_every_failure_comes_back_in_one_shape(tmp_path: Path) -> None:
     roots = json.loads(_text(results["outside the roots"]))
     assert "outside the allowed roots" in roots["error"] and roots["suggestion"]
     assert "no_such_tool" in json.loads(_text(results["unknown tool"]))["error"]
+    long = _text(results["long regex"])
+    assert len(long) < 5_000 and "characters cut" in json.loads(long)["error"]

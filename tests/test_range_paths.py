@@ -78,6 +78,7 @@ def test_paths_are_data_never_options_or_pathspec_magic(repo: Path) -> None:
         ("/etc", "outside the repository"),
         ("", "it is empty"),
         ("a\nb", "NUL or a line break"),
+        ("d/" * 3000, "6,000 characters long"),
     ],
 )
 def test_paths_out_of_the_repository_are_refused(repo: Path, path: str, why: str) -> None:

@@ -19,6 +19,7 @@ import posixpath
 from collections.abc import Sequence
 
 from ..errors import InvalidArgument
+from ..limits import MAX_RANGE_PATH_CHARS as MAX_PATH_CHARS
 from ..limits import MAX_RANGE_PATHS as MAX_PATHS
 from .repo import Repo
 
@@ -46,6 +47,10 @@ def check_paths(repo: Repo, paths: Sequence[str] | None) -> tuple[str, ...]:
     for raw in paths:
         if not isinstance(raw, str):
             raise _refused(repr(raw), "it is not text")
+        if len(raw) > MAX_PATH_CHARS:
+            raise _refused(
+                f"{raw[:60]}…", f"it is {len(raw):,} characters long, more than a path can be"
+            )
         if any(c in raw for c in "\0\n\r"):
             raise _refused(raw, "it holds a NUL or a line break")
         text = raw.strip()

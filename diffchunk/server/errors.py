@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from ..errors import DiffchunkError
-from ..limits import SHOWN_INPUT_CHARS, SHOWN_SCHEMA_ERRORS
+from ..limits import ERROR_TEXT_CHARS, SHOWN_INPUT_CHARS, SHOWN_SCHEMA_ERRORS
 
 
 def printable(text: str) -> str:
@@ -41,9 +41,23 @@ def encodable(text: str) -> bool:
     return True
 
 
+def _bounded(text: str) -> str:
+    """``text``, cut in the middle when it is longer than ERROR_TEXT_CHARS (a message
+    that repeats a long argument)."""
+    if len(text) <= ERROR_TEXT_CHARS:
+        return text
+    head, tail = ERROR_TEXT_CHARS * 3 // 4, ERROR_TEXT_CHARS // 4
+    cut = len(text) - head - tail
+    return f"{text[:head]} … ({cut:,} characters cut) … {text[-tail:]}"
+
+
 def error_text(message: str, suggestion: str | None = None) -> str:
-    """The text of a failed call (see the module docstring)."""
-    payload = {"error": printable(message), "suggestion": suggestion and printable(suggestion)}
+    """The text of a failed call (see the module docstring): message and suggestion
+    bounded, so that an error never outgrows an answer."""
+    payload = {
+        "error": printable(_bounded(message)),
+        "suggestion": suggestion and printable(_bounded(suggestion)),
+    }
     return json.dumps(payload, ensure_ascii=False)
 
 
