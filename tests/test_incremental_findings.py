@@ -193,3 +193,16 @@ def test_a_load_limited_to_paths_compares_and_moves_nothing(repo: Path) -> None:
     finding = _findings(again["file_path"])["On f1"]
     assert (finding["status"], finding["line"]) == ("open", 10)
     assert kept.finding.id == finding["id"]
+
+
+def test_findings_keep_their_chunk_in_a_load_limited_to_paths(repo: Path) -> None:
+    """A range limited to paths is the same commits: a finding of a file it holds keeps
+    its lines and chunk there, and its exports place it on them."""
+    full = load(repo)
+    core.add_finding(full.file_path, "f2.py", "On f2", line=10, severity="minor")
+    narrowed = load_git_diff(str(repo), "main..feature", paths=["f2.py"])
+    (finding,) = core.list_findings(narrowed.file_path).to_dict()["findings"]
+    assert (finding["line"], finding["chunk"]) == (10, 1)
+    document = load_document(core.export_document(narrowed.file_path).to_dict())
+    (exported,) = [f for f in document.findings if f.file_path == "f2.py"]
+    assert exported.current and exported.on_lines

@@ -150,7 +150,8 @@ class ExportFinding:
     anchor_head: str | None = None  # the commit whose lines line..end_line number
     # Whether line..end_line number the lines of the revision exported: false for a
     # finding anchored in another revision (its anchor's ``revision_id`` is not the
-    # document's ``review.revision.id``); true when either is not given.
+    # document's ``review.revision.id``, nor one at the same two commits); true when
+    # either is not given.
     current: bool = True
 
     @property
@@ -263,7 +264,7 @@ def load_document(document: object) -> ReviewExport:
     by_path = {f.path: f for f in files}
     revision = _revision(_mapping(review.get("revision"), "'review.revision'"))
     findings = tuple(
-        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision.id)
+        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision)
         for i, f in enumerate(_list(doc, "findings", "the document"))
     )
     return ReviewExport(
@@ -420,7 +421,7 @@ def _file(doc: Mapping[str, Any], index: int) -> ExportFile:
     )
 
 
-def _finding(doc: Mapping[str, Any], where: str, revision_id: int | None) -> ExportFinding:
+def _finding(doc: Mapping[str, Any], where: str, revision: Revision) -> ExportFinding:
     side = _choice(doc, "side", where, SIDES)
     line = _opt_int(doc, "line", where, minimum=1)
     end_line = _opt_int(doc, "end_line", where, minimum=1)
@@ -450,8 +451,21 @@ def _finding(doc: Mapping[str, Any], where: str, revision_id: int | None) -> Exp
         created_at=_opt_str(doc, "created_at", where),
         updated_at=_opt_str(doc, "updated_at", where),
         anchor_head=None if anchor is None else _opt_str(anchor, "head", f"{where}.anchor"),
-        current=anchored is None or revision_id is None or anchored == revision_id,
+        current=_current(anchor, anchored, revision, where),
     )
+
+
+def _current(
+    anchor: Mapping[str, Any] | None, anchored: int | None, revision: Revision, where: str
+) -> bool:
+    """Whether a finding's lines number those of the exported revision: anchored in it,
+    or at the same two commits (the same blobs: a range limited to paths)."""
+    if anchored is None or revision.id is None or anchored == revision.id:
+        return True
+    assert anchor is not None
+    head = _opt_str(anchor, "head", f"{where}.anchor")
+    base = _opt_str(anchor, "base", f"{where}.anchor")
+    return head is not None and (base, head) == (revision.base, revision.head)
 
 
 def _anchor(doc: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:

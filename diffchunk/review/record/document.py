@@ -44,7 +44,7 @@ from . import changes, coverage
 from .changes import FileChange, LoadedDiff
 from .context import Context, in_review
 from .findings import findings_summary, in_order
-from .identity import full_diffs, revision_of_row
+from .identity import full_diffs, revision_of_row, same_lines
 from .model import Review, Revision, review_dict
 from .results import Finding, FindingsSummary, Totals
 from .store import RecordStore, default_record, now
@@ -132,7 +132,7 @@ def export_document(
             coverage=coverage.totals(states),
             findings_summary=findings_summary(conn, ctx.review.id),
             files=states,
-            findings=tuple(in_order(ctx.loaded, rows, ctx.revision.id)),
+            findings=tuple(in_order(ctx.loaded, rows, same_lines(conn, ctx.revision))),
             exported_at=exported_at or now(),
             diff_path=absolute_file_path,
             revisions={

@@ -37,7 +37,7 @@ called with an earlier load's path, a finding not found again yet).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,7 @@ from . import arguments, changes, clip
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
+from .identity import same_lines
 from .model import SEVERITIES, SIDES, STATUSES
 from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
@@ -104,18 +105,21 @@ def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
     )
 
 
-def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revision_id: int) -> int | None:
-    """The chunk of the finding ``row`` in ``loaded``, the diff of revision ``revision_id``:
-    None when its lines are numbered in another revision (not this diff's lines)."""
-    if row["revision_id"] != revision_id:
+def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revisions: Container[int]) -> int | None:
+    """The chunk of the finding ``row`` in ``loaded``, the diff of a revision whose line
+    numbers are those of ``revisions`` (:func:`.identity.same_lines`): None when its
+    lines are numbered in another revision (not this diff's lines)."""
+    if row["revision_id"] not in revisions:
         return None
     return chunk_of(loaded, row["file_path"], row["side"], row["line"])
 
 
-def in_order(loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revision_id: int) -> list[Finding]:
-    """Findings of ``rows`` with their chunks in ``loaded`` (the diff of revision
-    ``revision_id``), in diff order."""
-    found = [finding_of(row, row_chunk(loaded, row, revision_id)) for row in rows]
+def in_order(
+    loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revisions: Container[int]
+) -> list[Finding]:
+    """Findings of ``rows`` with their chunks in ``loaded`` (see :func:`row_chunk`), in
+    diff order."""
+    found = [finding_of(row, row_chunk(loaded, row, revisions)) for row in rows]
     found.sort(key=lambda f: sort_key(loaded, f))
     return found
 
@@ -360,7 +364,7 @@ def update_finding(
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
         row = _apply(conn, finding_id, wanted)
-        return finding_of(row, row_chunk(ctx.loaded, row, ctx.revision.id))
+        return finding_of(row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
 
     return in_review(absolute_file_path, work, store=store, record=record)
 
@@ -464,7 +468,7 @@ def list_findings(
             and row["severity"] in severities
             and (files is None or row["file_path"] in files)
         ]
-        found = in_order(ctx.loaded, kept, ctx.revision.id)
+        found = in_order(ctx.loaded, kept, same_lines(conn, ctx.revision))
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
         page, stop = fill_page(

@@ -353,3 +353,17 @@ def reviews_with_head(
         ]
         found.append((review, revision, paths))
     return found
+
+
+def same_lines(conn: sqlite3.Connection, revision: Revision) -> frozenset[int]:
+    """The revisions of ``revision``'s review whose line numbers are its own: itself,
+    and those loaded at the same two commits (a range limited to paths, another
+    filter: the files are the same blobs).  A revision of the working tree or the
+    index shares its lines with no other."""
+    if revision.head is None:
+        return frozenset({revision.id})
+    rows = conn.execute(
+        "SELECT id FROM revisions WHERE review_id = ? AND head = ? AND base IS ?",
+        (revision.review_id, revision.head, revision.base),
+    ).fetchall()
+    return frozenset({revision.id, *(int(r[0]) for r in rows)})
