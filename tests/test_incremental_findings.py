@@ -206,3 +206,11 @@ def test_findings_keep_their_chunk_in_a_load_limited_to_paths(repo: Path) -> Non
     document = load_document(core.export_document(narrowed.file_path).to_dict())
     (exported,) = [f for f in document.findings if f.file_path == "f2.py"]
     assert exported.current and exported.on_lines
+    # The narrowed revision says it is part of the range: in the status and the exports.
+    assert core.review_status(narrowed.file_path).to_dict()["review"]["revision"]["paths"] == [
+        "f2.py"
+    ]
+    assert "Limited to paths" in render(
+        core.export_document(narrowed.file_path).to_dict(), "markdown"
+    )
+    assert "paths" not in core.review_status(full.file_path).to_dict()["review"]["revision"]

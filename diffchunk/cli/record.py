@@ -54,7 +54,8 @@ def render_status(status: dict[str, Any], target: dict[str, Any]) -> str:
     if source["kind"] == "git":
         base = (revision["base"] or "empty tree")[:12]
         head = (revision["head"] or "working tree")[:12]
-        title = f"{source['range']} in {source['repository']} ({base}..{head})"
+        limited = f" -- {' '.join(revision['paths'])}" if revision.get("paths") else ""
+        title = f"{source['range']}{limited} in {source['repository']} ({base}..{head})"
     else:
         title = f"{source['diff_file']} (sha256 {revision['sha256'][:12]})"
     t = status["totals"]

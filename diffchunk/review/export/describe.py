@@ -122,6 +122,7 @@ def source_facts(export: ReviewExport) -> list[tuple[str, str, bool]]:
         facts = [
             ("Repository", source.repository or "", True),
             ("Range", range_text(source.range or ""), True),
+            *([("Limited to paths", " ".join(rev.paths), True)] if rev.paths else []),
             ("Base commit", base or "none (the empty tree)", bool(base)),
             ("Head commit", head or "none (uncommitted changes)", bool(head)),
         ]

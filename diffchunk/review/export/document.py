@@ -112,6 +112,7 @@ class Revision:
     head: str | None
     sha256: str | None
     loaded_at: str | None
+    paths: tuple[str, ...] = ()  # those the range was limited to (none: all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,7 +357,18 @@ def _revision(doc: Mapping[str, Any]) -> Revision:
         head=_opt_str(doc, "head", where),
         sha256=_opt_str(doc, "sha256", where),
         loaded_at=_opt_str(doc, "loaded_at", where),
+        paths=_opt_paths(doc, "paths", where),
     )
+
+
+def _opt_paths(doc: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    """A list of paths (absent: none)."""
+    value = doc.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise _fail(where, f"has {key!r} that is not a list of paths")
+    return tuple(value)
 
 
 def _coverage(doc: Mapping[str, Any]) -> Coverage:

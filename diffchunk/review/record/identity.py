@@ -111,7 +111,16 @@ def revision_of_row(row: sqlite3.Row) -> Revision:
         head=row["head"],
         sha256=row["sha256"],
         loaded_at=row["loaded_at"],
+        paths=_paths(row["paths"]) if "paths" in row.keys() else None,  # noqa: SIM118 (a Row: in tests its values)
     )
+
+
+def _paths(text: str | None) -> tuple[str, ...] | None:
+    """The ``revisions.paths`` column: a JSON list, or NULL for the whole range."""
+    if text is None:
+        return None
+    value = json.loads(text)
+    return tuple(str(p) for p in value) if isinstance(value, list) else None
 
 
 def review_by_id(conn: sqlite3.Connection, review_id: int) -> Review | None:

@@ -81,7 +81,8 @@ class Review:
 
 @dataclass(frozen=True, slots=True)
 class Revision:
-    """A review at one load: base/head commits (git) and the diff text's sha256."""
+    """A review at one load: base/head commits (git) and the diff text's sha256;
+    ``paths``: those the range was limited to (None: the whole range)."""
 
     id: int
     review_id: int
@@ -89,15 +90,19 @@ class Revision:
     head: str | None
     sha256: str
     loaded_at: str
+    paths: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        result: dict[str, Any] = {
             "id": self.id,
             "base": self.base,
             "head": self.head,
             "sha256": self.sha256,
             "loaded_at": self.loaded_at,
         }
+        if self.paths is not None:
+            result["paths"] = list(self.paths)
+        return result
 
 
 def review_dict(review: Review, revision: Revision) -> dict[str, Any]:
