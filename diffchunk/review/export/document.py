@@ -24,7 +24,8 @@ Top level:
     ``sha256`` (of its content).
   - ``revision``: the loaded revision the export describes: ``id``, ``base``,
     ``head`` (as in ``source``; null for a diff file), ``sha256`` (of the diff
-    text) and ``loaded_at``.
+    text) and ``loaded_at``; ``paths`` (a list) when the range was limited to
+    paths (absent: the whole range).
 - ``coverage``: file counts of the current revision: ``files`` (all files of
   the diff), ``reviewed``, ``seen``, ``unseen``, ``changed`` (reviewed, then
   changed), ``excluded`` (left out of the chunks) and ``excluded_by_reason``
