@@ -78,3 +78,15 @@ def run_cli(
         text=True,
         env={**os.environ, **(env or {})},
     )
+
+
+def hook_environment(tmp_path: Path) -> dict[str, str]:
+    """What a test and the pre-push hook it runs both see: one record, one cache, and
+    this checkout on the hook's import path."""
+    import diffchunk
+
+    return {
+        "PYTHONPATH": str(Path(diffchunk.__file__).resolve().parents[1]),
+        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
+        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
+    }

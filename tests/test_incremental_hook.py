@@ -11,24 +11,17 @@ from pathlib import Path
 import pytest
 from gitrepo import run_git, write_files
 from incrementalkit import load, review_everything
-from recordkit import numbered
+from recordkit import hook_environment, numbered
 
-import diffchunk
 from diffchunk.git.repo import discover
 from diffchunk.review import push_hook as hook
 from diffchunk.review import record as core
-
-PROJECT = Path(diffchunk.__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """What both this process and the hook see: one record, one cache."""
-    values = {
-        "PYTHONPATH": str(PROJECT),
-        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
-        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
-    }
+    values = hook_environment(tmp_path)
     for key, value in values.items():
         monkeypatch.setenv(key, value)
     return values

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from gitrepo import run_git, write_files
-from recordkit import numbered
+from recordkit import hook_environment, numbered
 
-import diffchunk
 from diffchunk.git.repo import discover
 from diffchunk.review import diff_tools
 from diffchunk.review import push_hook as hook
@@ -20,17 +19,11 @@ from diffchunk.review.exporting import export_review
 from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.record import pushed
 
-PROJECT = Path(diffchunk.__file__).resolve().parents[1]
-
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """What both this process and the hook see: one record, one cache."""
-    values = {
-        "PYTHONPATH": str(PROJECT),
-        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
-        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
-    }
+    values = hook_environment(tmp_path)
     for key, value in values.items():
         monkeypatch.setenv(key, value)
     return values
