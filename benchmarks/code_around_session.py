@@ -22,12 +22,11 @@ import re
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
 import anyio
 
-from benchmarks.record_session import Session
+from benchmarks.record_session import Session, print_totals, served
 
 # A listing's symbol from outlines: "Parser.run (method, modified, 12-40)".
 _SYMBOL = re.compile(r"^(\S+) \((\w+), modified, (\d+)(?:-\d+)?\)$")
@@ -61,72 +60,58 @@ _COMMON = frozenset({"return", "import", "assert", "lambda", "string", "object",
 
 
 async def review(repo: str, rng: str) -> Session:
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    command = str(Path(sys.executable).with_name("diffchunk-mcp"))
-    env = {
-        k: os.environ[k] for k in ("DIFFCHUNK_STATE_DIR", "DIFFCHUNK_CACHE_DIR") if k in os.environ
-    }
-    params = StdioServerParameters(command=command, args=[], env=env)
-    with open(os.devnull, "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as raw,
-        ):
-            await raw.initialize()
-            s = Session(raw)
-            load = await s.call("load_git_diff", absolute_repo_path=repo, revision_range=rng)
-            path = load["file_path"]
-            at = {"absolute_file_path": path}
-            listing = await s.call("list_chunks", **at)
-            found = _python_change(listing)
-            assert found is not None, "no changed Python definition in this range"
-            number, detail, name, first_line = found
-            file_path = detail["path"]
-            await s.call("get_chunk", **at, chunk_number=number)
-            new = await s.call("open_file_version", **at, file_path=file_path)
-            await s.call(
-                "read_content",
-                absolute_file_path=new["path"],
-                offset=first_line,
-                mode="semantic",
-            )
-            old = await s.call("open_file_version", **at, file_path=file_path, side="old")
-            await s.call("read_content", absolute_file_path=old["path"], mode="head", limit=40)
-            # The definitions of the class around the change (or the definition itself).
-            owner, dot, _ = name.partition(".")
-            query = f"{owner}.*" if dot else owner
-            await s.call("get_overview", absolute_file_path=new["path"], symbol=query)
-            widened = await s.call("get_file_diff", **at, file_path=file_path, context="symbol")
-            # Where else does the diff use a name this change adds?
-            await s.call("search_diff", **at, pattern=_added_name(widened), max_results=20)
-            await s.call("list_commits", **at, file_path=file_path)
-            directory = file_path.rsplit("/", 1)[0]
-            await s.call("find_chunks_for_files", **at, pattern=f"{directory}/*")
-            view = await s.call(
-                "load_git_diff",
-                absolute_repo_path=repo,
-                revision_range=rng,
-                include_patterns=f"{directory}/**",
-                max_chunk_lines=400,
-            )
-            await s.call("list_chunks", absolute_file_path=view["file_path"])
-            await s.call("get_chunk", absolute_file_path=view["file_path"], chunk_number=1)
-            # Back to the full view: nothing to reload.
-            await s.call("get_chunk", **at, chunk_number=listing["total_chunks"])
-            await s.call(
-                "get_chunk",
-                absolute_file_path=view["file_path"],
-                chunk_number=view["chunks"] + 1,
-            )
-            if load["files_excluded"]:
-                await s.call("list_chunks", **at, excluded=True, limit=20)
-            limited = await s.call(
-                "load_git_diff", absolute_repo_path=repo, revision_range=rng, paths=[directory]
-            )
-            await s.call("list_commits", absolute_file_path=limited["file_path"], limit=10)
-            return s
+    async with served() as s:
+        load = await s.call("load_git_diff", absolute_repo_path=repo, revision_range=rng)
+        path = load["file_path"]
+        at = {"absolute_file_path": path}
+        listing = await s.call("list_chunks", **at)
+        found = _python_change(listing)
+        assert found is not None, "no changed Python definition in this range"
+        number, detail, name, first_line = found
+        file_path = detail["path"]
+        await s.call("get_chunk", **at, chunk_number=number)
+        new = await s.call("open_file_version", **at, file_path=file_path)
+        await s.call(
+            "read_content",
+            absolute_file_path=new["path"],
+            offset=first_line,
+            mode="semantic",
+        )
+        old = await s.call("open_file_version", **at, file_path=file_path, side="old")
+        await s.call("read_content", absolute_file_path=old["path"], mode="head", limit=40)
+        # The definitions of the class around the change (or the definition itself).
+        owner, dot, _ = name.partition(".")
+        query = f"{owner}.*" if dot else owner
+        await s.call("get_overview", absolute_file_path=new["path"], symbol=query)
+        widened = await s.call("get_file_diff", **at, file_path=file_path, context="symbol")
+        # Where else does the diff use a name this change adds?
+        await s.call("search_diff", **at, pattern=_added_name(widened), max_results=20)
+        await s.call("list_commits", **at, file_path=file_path)
+        directory = file_path.rsplit("/", 1)[0]
+        await s.call("find_chunks_for_files", **at, pattern=f"{directory}/*")
+        view = await s.call(
+            "load_git_diff",
+            absolute_repo_path=repo,
+            revision_range=rng,
+            include_patterns=f"{directory}/**",
+            max_chunk_lines=400,
+        )
+        await s.call("list_chunks", absolute_file_path=view["file_path"])
+        await s.call("get_chunk", absolute_file_path=view["file_path"], chunk_number=1)
+        # Back to the full view: nothing to reload.
+        await s.call("get_chunk", **at, chunk_number=listing["total_chunks"])
+        await s.call(
+            "get_chunk",
+            absolute_file_path=view["file_path"],
+            chunk_number=view["chunks"] + 1,
+        )
+        if load["files_excluded"]:
+            await s.call("list_chunks", **at, excluded=True, limit=20)
+        limited = await s.call(
+            "load_git_diff", absolute_repo_path=repo, revision_range=rng, paths=[directory]
+        )
+        await s.call("list_commits", absolute_file_path=limited["file_path"], limit=10)
+        return s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,13 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     bare = os.path.join(work, "repo.git")
     subprocess.run(["git", "clone", "--quiet", "--bare", args.repo, bare], check=True)
     session = anyio.run(review, bare, args.rng)
-    sizes = [size for _, size, _, _ in session.calls]
-    errors = sum(1 for _, _, error, _ in session.calls if error)
-    print(
-        f"{len(sizes)} calls, {sum(sizes):,} characters in all (~{sum(sizes) // 4:,} tokens); "
-        f"largest {max(sizes):,}; {errors} error answer(s); "
-        f"{sum(t for *_, t in session.calls):.2f} s"
-    )
+    print_totals(session)
     return 0
 
 

@@ -20,6 +20,8 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +76,10 @@ class Session:
         return json.loads(text) if text[:1] in "[{" else text
 
 
-async def review(repo: str, rng: str, max_chunk_lines: int) -> Session:
+@asynccontextmanager
+async def served() -> AsyncIterator[Session]:
+    """A :class:`Session` with the installed ``diffchunk-mcp``, over the SDK's stdio
+    client (the record and cache of ``DIFFCHUNK_STATE_DIR``/``DIFFCHUNK_CACHE_DIR``)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -89,60 +94,75 @@ async def review(repo: str, rng: str, max_chunk_lines: int) -> Session:
             ClientSession(read, write) as raw,
         ):
             await raw.initialize()
-            s = Session(raw)
-            load = await s.call(
-                "load_git_diff",
-                absolute_repo_path=repo,
-                revision_range=rng,
-                max_chunk_lines=max_chunk_lines,
-            )
-            path = load["file_path"]
-            at = {"absolute_file_path": path}
-            status = await s.call("review_status", **at)
-            await s.call("list_chunks", **at)
-            total = status["total_chunks"]
-            findings: list[int] = []
-            for number in range(1, min(total, 3) + 1):
-                text = await s.call("get_chunk", **at, chunk_number=number)
-                added = changed_line(text, "+")
-                if number == 1 and added is not None:
-                    wrong = await s.call(
-                        "add_finding", **at, file_path=added[0], line=added[1] + 5000,
-                        message="Check this value",
-                    )  # fmt: skip
-                    assert "hunks" in wrong
-                if added is not None:
-                    made = await s.call(
-                        "add_finding", **at, file_path=added[0], line=added[1],
-                        message="Check this value", severity="minor",
-                    )  # fmt: skip
-                    findings.append(made["id"])
-                removed = changed_line(text, "-")
-                if number == 2 and removed is not None:
-                    await s.call(
-                        "add_finding", **at, file_path=removed[0], line=removed[1], side="old",
-                        message="Was this removal intended?", severity="question",
-                    )  # fmt: skip
-                await s.call("mark_reviewed", **at, chunk_number=number)
-            # As after a context reset: where was I, what did I find?
-            status = await s.call("review_status", **at)
-            await s.call("list_findings", **at)
-            while status["next_chunk"] is not None:
-                number = status["next_chunk"]
-                text = await s.call("get_chunk", **at, chunk_number=number)
-                added = changed_line(text, "+")
-                if added is not None:
-                    await s.call(
-                        "add_finding", **at, file_path=added[0], line=added[1],
-                        message="Simpler this way", severity="nit", suggestion="pass\n",
-                    )  # fmt: skip
-                marked = await s.call("mark_reviewed", **at, chunk_number=number)
-                status = {"next_chunk": marked["next_chunk"]}
-            if findings:
-                await s.call("update_finding", **at, finding_id=findings[0], status="resolved")
-            await s.call("review_status", **at)
-            await s.call("list_findings", **at, status="all")
-            return s
+            yield Session(raw)
+
+
+def print_totals(session: Session) -> None:
+    """The session's calls in one line: how many, their characters, errors and time."""
+    sizes = [size for _, size, _, _ in session.calls]
+    errors = sum(1 for _, _, error, _ in session.calls if error)
+    print(
+        f"{len(sizes)} calls, {sum(sizes):,} characters in all (~{sum(sizes) // 4:,} tokens); "
+        f"largest {max(sizes):,}; {errors} error answer(s); "
+        f"{sum(t for *_, t in session.calls):.2f} s"
+    )
+
+
+async def review(repo: str, rng: str, max_chunk_lines: int) -> Session:
+    async with served() as s:
+        load = await s.call(
+            "load_git_diff",
+            absolute_repo_path=repo,
+            revision_range=rng,
+            max_chunk_lines=max_chunk_lines,
+        )
+        path = load["file_path"]
+        at = {"absolute_file_path": path}
+        status = await s.call("review_status", **at)
+        await s.call("list_chunks", **at)
+        total = status["total_chunks"]
+        findings: list[int] = []
+        for number in range(1, min(total, 3) + 1):
+            text = await s.call("get_chunk", **at, chunk_number=number)
+            added = changed_line(text, "+")
+            if number == 1 and added is not None:
+                wrong = await s.call(
+                    "add_finding", **at, file_path=added[0], line=added[1] + 5000,
+                    message="Check this value",
+                )  # fmt: skip
+                assert "hunks" in wrong
+            if added is not None:
+                made = await s.call(
+                    "add_finding", **at, file_path=added[0], line=added[1],
+                    message="Check this value", severity="minor",
+                )  # fmt: skip
+                findings.append(made["id"])
+            removed = changed_line(text, "-")
+            if number == 2 and removed is not None:
+                await s.call(
+                    "add_finding", **at, file_path=removed[0], line=removed[1], side="old",
+                    message="Was this removal intended?", severity="question",
+                )  # fmt: skip
+            await s.call("mark_reviewed", **at, chunk_number=number)
+        # As after a context reset: where was I, what did I find?
+        status = await s.call("review_status", **at)
+        await s.call("list_findings", **at)
+        while status["next_chunk"] is not None:
+            number = status["next_chunk"]
+            text = await s.call("get_chunk", **at, chunk_number=number)
+            added = changed_line(text, "+")
+            if added is not None:
+                await s.call(
+                    "add_finding", **at, file_path=added[0], line=added[1],
+                    message="Simpler this way", severity="nit", suggestion="pass\n",
+                )  # fmt: skip
+            marked = await s.call("mark_reviewed", **at, chunk_number=number)
+            status = {"next_chunk": marked["next_chunk"]}
+        if findings:
+            await s.call("update_finding", **at, finding_id=findings[0], status="resolved")
+        await s.call("review_status", **at)
+        await s.call("list_findings", **at, status="all")
+        return s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,13 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("DIFFCHUNK_STATE_DIR"):
         os.environ["DIFFCHUNK_STATE_DIR"] = tempfile.mkdtemp(prefix="diffchunk-state-")
     session = anyio.run(review, os.path.abspath(args.repo), args.rng, args.max_chunk_lines)
-    sizes = [size for _, size, _, _ in session.calls]
-    errors = sum(1 for _, _, error, _ in session.calls if error)
-    print(
-        f"{len(sizes)} calls, {sum(sizes):,} characters in all (~{sum(sizes) // 4:,} tokens); "
-        f"largest {max(sizes):,}; {errors} error answer(s); "
-        f"{sum(t for *_, t in session.calls):.2f} s"
-    )
+    print_totals(session)
     return 0
 
 
