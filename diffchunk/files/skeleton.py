@@ -24,7 +24,7 @@ removed or added.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeAlias
 
 from ..limits import BLOCK_END_PATTERNS_KEPT, SKELETON_KEEP_BODY_BYTES
@@ -101,23 +101,39 @@ def _def_line(text: bytes, header_start: int) -> tuple[int, bytes] | None:
     return line_start, text[line_start:indent_end]
 
 
-def _brace_skeleton(text: bytes, spans: Spans = None) -> bytes:
-    """Elide block bodies, keeping rows: see the module doc.
+# An elided body: its start and end offsets, what stands in for it, and the rows of
+# the original it stands for (recorded in ``spans``).
+_Elision = tuple[int, int, bytes, int]
+
+
+def _elided(text: bytes, elisions: Iterator[_Elision], spans: Spans) -> bytes:
+    """``text`` with each body of ``elisions`` (in order, not overlapping) replaced."""
+    out: list[bytes] = []
+    copied = 0
+    lines = _Lines(text)
+    for start, end, replacement, rows in elisions:
+        _note(spans, lines, start, rows)
+        out.append(text[copied:start])
+        out.append(replacement)
+        copied = end
+    out.append(text[copied:])
+    return b"".join(out)
+
+
+def _brace_bodies(text: bytes) -> Iterator[_Elision]:
+    """Block bodies, replaced by their blank rows: see the module doc.
 
     A block is a line ending with ``{``, ``[`` or ``(``, then lines indented
     deeper (or blank), then a line at the same indentation starting with the
     closing bracket.  Formatted code (by hand or by a formatter) has this
     shape; anything else is left alone.
     """
-    out: list[bytes] = []
-    copied = 0
     pos = 0
-    lines = _Lines(text)
     closers = {ord("{"): b"}", ord("["): b"]", ord("("): b")"}
     while True:
         opener = _OPENER_AT_EOL.search(text, pos)
         if opener is None:
-            break
+            return
         newline = opener.end()  # the "\n" ending the header line (or the end)
         pos = newline + 1
         line_start = text.rfind(b"\n", 0, opener.start()) + 1
@@ -140,23 +156,17 @@ def _brace_skeleton(text: bytes, spans: Spans = None) -> bytes:
         if close - pos > SKELETON_KEEP_BODY_BYTES and _NESTED_DEFINITION.search(text, pos, close):
             continue  # a big body holding definitions: outline inside it
         rows = text.count(b"\n", pos, close)
-        _note(spans, lines, pos, rows)
-        out.append(text[copied:pos])
-        out.append(b"\n" * rows)
-        copied = pos = close
-    out.append(text[copied:])
-    return b"".join(out)
+        yield pos, close, b"\n" * rows, rows
+        pos = close
 
 
-def _python_skeleton(text: bytes, spans: Spans = None) -> bytes:
-    """Elide ``def`` bodies, keeping rows; ``pass`` sits on the body's last row."""
-    out: list[bytes] = []
-    copied = pos = 0
-    lines = _Lines(text)
+def _python_bodies(text: bytes) -> Iterator[_Elision]:
+    """``def`` bodies, replaced by their rows with ``pass`` on the body's last row."""
+    pos = 0
     while True:
         header = _PY_DEF_HEADER.search(text, pos)
         if header is None:
-            break
+            return
         pos = header.end() + 1
         found = _def_line(text, header.start())
         if found is None:
@@ -174,26 +184,20 @@ def _python_skeleton(text: bytes, spans: Spans = None) -> bytes:
             continue
         if len(body) > SKELETON_KEEP_BODY_BYTES and _NESTED_DEF.search(body) is not None:
             continue  # a big body holding definitions: outline inside it
-        content = body.rstrip()
-        before = content.count(b"\n")
+        before = body.rstrip().count(b"\n")
         after = body.count(b"\n") - before - 1
-        _note(spans, lines, pos, before + 1)  # the body's rows up to its last one
-        out.append(text[copied:pos])
-        out.append(b"\n" * before + indent + b" pass\n" + b"\n" * after)
-        copied = pos = close
-    out.append(text[copied:])
-    return b"".join(out)
+        # The rows elided: the body's up to its last one (where ``pass`` stands).
+        yield pos, close, b"\n" * before + indent + b" pass\n" + b"\n" * after, before + 1
+        pos = close
 
 
-def _ruby_skeleton(text: bytes, spans: Spans = None) -> bytes:
-    """Elide ``def ... end`` bodies, keeping rows."""
-    out: list[bytes] = []
-    copied = pos = 0
-    lines = _Lines(text)
+def _ruby_bodies(text: bytes) -> Iterator[_Elision]:
+    """``def ... end`` bodies, replaced by their blank rows."""
+    pos = 0
     while True:
         header = _RUBY_DEF_HEADER.search(text, pos)
         if header is None:
-            break
+            return
         pos = header.end() + 1
         found = _def_line(text, header.start())
         if found is None or found[1] + b"def" != text[found[0] : header.start() + 3]:
@@ -206,12 +210,20 @@ def _ruby_skeleton(text: bytes, spans: Spans = None) -> bytes:
         if not text.startswith(indent + b"end", close):
             continue
         rows = text.count(b"\n", pos, close)
-        _note(spans, lines, pos, rows)
-        out.append(text[copied:pos])
-        out.append(b"\n" * rows)
-        copied = pos = close
-    out.append(text[copied:])
-    return b"".join(out)
+        yield pos, close, b"\n" * rows, rows
+        pos = close
+
+
+def _brace_skeleton(text: bytes, spans: Spans = None) -> bytes:
+    return _elided(text, _brace_bodies(text), spans)
+
+
+def _python_skeleton(text: bytes, spans: Spans = None) -> bytes:
+    return _elided(text, _python_bodies(text), spans)
+
+
+def _ruby_skeleton(text: bytes, spans: Spans = None) -> bytes:
+    return _elided(text, _ruby_bodies(text), spans)
 
 
 SKELETONS: dict[str, Callable[[bytes, Spans], bytes]] = {
