@@ -1063,6 +1063,18 @@ RECORD_SIDE_WRITE_SECONDS = 0.5
 revision, re-anchoring) waits for the lock: the tool's answer must not wait for
 the record (it waited 30 s before); the write is logged and skipped."""
 
+RECORD_RETRY_FIRST_PAUSE_SECONDS = 0.005
+"""The first pause before a write is tried again while another process holds the
+record's lock; doubled at each try (with jitter) up to RECORD_RETRY_MAX_PAUSE_SECONDS."""
+
+RECORD_RETRY_MAX_PAUSE_SECONDS = 0.1
+"""The longest pause between tries: a lock is held for milliseconds, so a waiter
+tries again at least ten times a second."""
+
+HOOK_MESSAGE_CHARS = 100
+"""Characters of a finding's first line the pre-push hook prints: one terminal
+line per finding."""
+
 GITHUB_MAX_BODY_CHARS = 65_536
 """GitHub refuses a review or comment body longer than this (characters): a
 limit of its REST API."""

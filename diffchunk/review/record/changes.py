@@ -425,6 +425,7 @@ def match_file(absolute_file_path: str, file_path: str, store: SessionStore | No
     A path exactly as listed is taken as it is, without a look at every other path."""
     if isinstance(file_path, str) and loaded(absolute_file_path, store).has(file_path):
         return file_path
-    from ..file_diffs import get_file_diff_bytes
+    from ..file_match import match_file as match_path
+    from ..loading import session as loaded_session
 
-    return get_file_diff_bytes(absolute_file_path, file_path, store=store).path
+    return match_path(loaded_session(absolute_file_path, store=store).review, file_path)

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import CLIP_MIN_CHARS
+from ...limits import CLIP_MIN_CHARS, RECORD_RESPONSE_CHARS
 from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
 from ..paging import check_page, fill_page
@@ -53,14 +53,14 @@ from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
 from .identity import same_lines
-from .model import SEVERITIES, SIDES, STATUSES
+from .model import ALL_STATUSES, SEVERITIES, SIDES, STATUSES
 from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions import SessionStore
 
-STATUS_FILTERS = (*STATUSES, "outdated", "all")
+STATUS_FILTERS = (*ALL_STATUSES, "all")
 
 
 def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
@@ -438,7 +438,7 @@ def list_findings(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
-    max_chars: int | None = 80_000,
+    max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> FindingsPage:
     """The review's findings in diff order, filtered and paged (``next_offset``)."""
     wanted_status = arguments.choice("status", status, STATUS_FILTERS)

@@ -43,7 +43,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 from ...git.revisions import Mode, parse_range
-from .model import Review, ReviewSource, Revision
+from .model import COMMITS_PREFIX, Review, ReviewSource, Revision
 from .store import now
 
 
@@ -56,7 +56,7 @@ def normalised_range(revision_range: str | None, staged: bool) -> tuple[str, boo
     """``(range as stored, whether it is of the working tree or the index)``."""
     request = parse_range(revision_range, staged)
     if request.mode is Mode.COMMITS:
-        return f"commits:{request.label}", False
+        return f"{COMMITS_PREFIX}{request.label}", False
     prefix = "index" if request.mode is Mode.INDEX else "worktree"
     return f"{prefix}:{request.left}", True
 
@@ -111,7 +111,7 @@ def revision_of_row(row: sqlite3.Row) -> Revision:
         head=row["head"],
         sha256=row["sha256"],
         loaded_at=row["loaded_at"],
-        paths=_paths(row["paths"]) if "paths" in row.keys() else None,  # noqa: SIM118 (a Row: in tests its values)
+        paths=_paths(row["paths"]),
     )
 
 

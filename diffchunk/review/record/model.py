@@ -14,17 +14,6 @@ STATUSES = ("open", "resolved", "dismissed")
 ALL_STATUSES = (*STATUSES, "outdated")  # outdated: set by incremental review
 SIDES = ("new", "old")
 FILE_STATES = ("reviewed", "seen", "unseen", "changed", "excluded")
-# A file's state as review_status says it per file (see record.since.label).
-FILE_LABELS = (
-    "reviewed",
-    "changed since review",
-    "new since review",
-    "seen",
-    "unseen",
-    "excluded",
-)
-CHUNK_STATES = ("reviewed", "partly", "seen", "unseen")
-
 COMMITS_PREFIX = "commits:"
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...errors import DiffchunkError, GitError
+from ...limits import HOOK_MESSAGE_CHARS
 from ...limits import HOOK_PATHS_LISTED as LISTED
 from . import changes, coverage, identity
 from .changes import LoadedDiff
@@ -298,7 +299,9 @@ def record_advice(report: PushRecord, local_ref: str) -> str:
         out.append("  Open findings:")
     for f in report.blocking[:LISTED]:
         where = f"{f.file_path}:{f.line}" if f.line is not None else f.file_path
-        out.append(f"    #{f.id} {f.severity} {where}: {f.message.splitlines()[0][:100]}")
+        out.append(
+            f"    #{f.id} {f.severity} {where}: {f.message.splitlines()[0][:HOOK_MESSAGE_CHARS]}"
+        )
     if len(report.blocking) > LISTED:
         out.append(f"    ... and {len(report.blocking) - LISTED} more")
     if report.not_reviewed and any("requireReviewed" in p for p in report.problems):

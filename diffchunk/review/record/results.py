@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...limits import STATUS_CHANGED_LISTED
 from .clip import clip
 from .model import SEVERITIES, Review, Revision, review_dict
 
@@ -217,7 +218,7 @@ class SinceStatus:
     history: str
     changed: tuple[str, ...]
     new: tuple[str, ...]
-    listed: int = 50
+    listed: int = STATUS_CHANGED_LISTED
     files: Mapping[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:

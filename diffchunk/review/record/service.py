@@ -133,12 +133,11 @@ def review_status(
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewStatus:
         marks = coverage.load_marks(conn, [ctx.review.id])
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
-        against = _since_status(conn, ctx, states)
-        labels = {c.path: since.label(s, against[1].get(c.path)) for c, s in states}
+        against, labels = _since_status(conn, ctx, states)
 
         def sized(i: int) -> tuple[ChunkStatus, int]:
             status = coverage.chunk_status(marks, loaded, i + 1)
-            if against[0] is not None:
+            if against is not None:
                 status = dataclasses.replace(
                     status, file_states=tuple((p, labels[p]) for p in status.files)
                 )
@@ -156,7 +155,7 @@ def review_status(
             next_chunk=coverage.next_chunk(marks, loaded),
             next_offset=stop if stop < total else None,
             changed_files=changed[:CHANGED_LISTED],
-            since_review=against[0],
+            since_review=against,
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
@@ -184,20 +183,21 @@ def _since_status(
     conn: sqlite3.Connection, ctx: Context, states: list[tuple[changes.FileChange, str]]
 ) -> tuple[SinceStatus | None, dict[str, str]]:
     """The review's standing against the revision its load was compared with (None when
-    it was compared with none), and the kept ``path -> changed | new | gone``."""
+    it was compared with none), and each file's state as said per file (``since.label``:
+    ``changed since review``, ``new since review``, or its coverage state)."""
     kept = since.stored(conn, ctx.review.id, ctx.revision.id)
     if kept is None:
-        return None, {}
+        return None, {c.path: s for c, s in states}
     found = since.since_states(conn, ctx.revision.id)
-    labelled = [(c.path, since.label(s, found.get(c.path))) for c, s in states]
+    labelled = {c.path: since.label(s, found.get(c.path)) for c, s in states}
     return (
         SinceStatus(
             revision=kept.revision,
             history=kept.history,
-            changed=tuple(p for p, s in labelled if s == since.LABELS["changed"]),
-            new=tuple(p for p, s in labelled if s == since.LABELS["new"]),
+            changed=tuple(p for p, s in labelled.items() if s == since.LABELS["changed"]),
+            new=tuple(p for p, s in labelled.items() if s == since.LABELS["new"]),
             listed=CHANGED_LISTED,
             files=kept.file_counts(),
         ),
-        found,
+        labelled,
     )

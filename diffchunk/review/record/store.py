@@ -41,6 +41,7 @@ from typing import TypeVar
 
 from ...errors import RecordUnavailable
 from ...limits import RECORD_BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
+from ...limits import RECORD_RETRY_FIRST_PAUSE_SECONDS, RECORD_RETRY_MAX_PAUSE_SECONDS
 from ...limits import RECORD_WRITE_WAIT_SECONDS as WRITE_WAIT_SECONDS
 from ...paths import STATE_ENV, state_dir
 from .migrations import MIGRATIONS
@@ -208,7 +209,7 @@ class RecordStore:
     def _run(self, work: Work[T], begin: str, wait: float, reading: bool) -> T:
         path = self.path
         deadline = time.monotonic() + wait
-        pause = 0.005
+        pause = RECORD_RETRY_FIRST_PAUSE_SECONDS
         while True:
             try:
                 conn = self._connection(path)
@@ -221,7 +222,7 @@ class RecordStore:
             except (sqlite3.Error, OSError) as exc:
                 if isinstance(exc, sqlite3.Error) and _is_busy(exc) and time.monotonic() < deadline:
                     time.sleep(pause * (1 + random.random()))
-                    pause = min(pause * 2, 0.1)
+                    pause = min(pause * 2, RECORD_RETRY_MAX_PAUSE_SECONDS)
                     continue
                 raise unavailable(path, exc, wait=wait, reading=reading) from exc
             try:
@@ -239,7 +240,7 @@ class RecordStore:
                 self.close()  # a connection that failed is not used again
                 if _is_busy(exc) and time.monotonic() < deadline:
                     time.sleep(pause * (1 + random.random()))
-                    pause = min(pause * 2, 0.1)
+                    pause = min(pause * 2, RECORD_RETRY_MAX_PAUSE_SECONDS)
                     continue
                 raise unavailable(path, exc, wait=wait, reading=reading) from exc
 
