@@ -68,6 +68,9 @@ def test_a_test_pairs_with_a_source_where_it_may_exercise_it() -> None:
     assert near("src/test/java/com/x/FooTest.java", "src/main/java/com/x/Foo.java")
     # sqlalchemy 2.0.36: the mysql dialect's compiler tests, not sqlalchemy.ext.compiler's
     assert not near("test/dialect/mysql/test_compiler.py", "lib/sqlalchemy/ext/compiler.py")
+    # Tests are still told by their directories (testdata too), and "t" is not one.
+    assert category("pkg/testdata/input.go") == TEST
+    assert category("src/t/util.py") == CODE
 
 
 def test_an_unknown_order_is_refused() -> None:

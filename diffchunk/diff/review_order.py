@@ -127,8 +127,8 @@ def _stem(path: str) -> str:
     return (name[:dot] if dot > 0 else name).lower()
 
 
-# Directories that say "tests here" and nothing of what is tested.
-_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing", "t"})
+# Directories that say "tests here" and nothing of what is tested (``t``: Perl's).
+_NO_SUBJECT_DIRS = _TEST_DIRS | {"t"}
 
 
 def near(test: str, source: str) -> bool:
@@ -137,7 +137,7 @@ def near(test: str, source: str) -> bool:
     share one with the source's (``tests/pkg/test_x.py`` and ``src/pkg/x.py``;
     ``pkg/x_test.go`` and ``pkg/x.go``).  ``test/dialect/mysql/test_compiler.py``
     does not exercise ``lib/ext/compiler.py``."""
-    wanted = {d.lower() for d in test.split("/")[:-1]} - _TEST_DIRS
+    wanted = {d.lower() for d in test.split("/")[:-1]} - _NO_SUBJECT_DIRS
     return not wanted or bool(wanted & {d.lower() for d in source.split("/")[:-1]})
 
 
