@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import DiffKind, FileDiff, ParsedDiff, Segment, SegmentKind
 
+from .summaries import shown_path
+
 __all__ = [
     "Block",
     "FileItem",
@@ -145,7 +147,7 @@ def read_items(parsed: ParsedDiff) -> list[Item]:
             if raw:
                 items.append(_segment(parsed, section, raw))
         elif section.malformed:
-            note = f"{section.path}: {section.malformed}"
+            note = f"{shown_path(section.path)}: {section.malformed}"
             items.append(Verbatim(bytes(parsed.raw(section)), "file", note))
         elif section.kind is DiffKind.COMBINED:
             items.append(_plain_file(data, section))

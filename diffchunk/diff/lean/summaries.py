@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.model import FileDiff, FileStatus, mode_change
+from diffchunk.diff.paths import encode_path, quote_git_path
 
 from ...limits import FOLD_MAX_NAMES as MAX_NAMES
 from ...limits import HEADING_TITLE_CHARS, MAX_SECTION_CHARS
@@ -118,7 +119,7 @@ def _status_notes(fd: FileDiff) -> list[str]:
         notes.append("deleted")
     elif fd.status in (FileStatus.RENAMED, FileStatus.COPIED):
         verb = "renamed" if fd.status is FileStatus.RENAMED else "copied"
-        note = f"{verb} from {fd.old_path}"
+        note = f"{verb} from {shown_path(fd.old_path or '')}"
         if fd.similarity is not None and fd.similarity != 100:
             note += f", {fd.similarity}%"
         notes.append(note)
@@ -128,6 +129,15 @@ def _status_notes(fd: FileDiff) -> list[str]:
     if fd.is_submodule:
         notes.append("submodule")
     return notes
+
+
+def shown_path(path: str) -> str:
+    """``path`` as a lean line names it: as it is, or quoted as git quotes it when it
+    holds a control character (a line break in a name would split the line, and the
+    view would no longer expand back)."""
+    if all(ord(c) >= 0x20 for c in path):
+        return path
+    return quote_git_path(encode_path(path)).decode("ascii")
 
 
 def file_head(fd: FileDiff, added: int, removed: int, extra: str = "") -> str:
@@ -142,7 +152,8 @@ def file_head(fd: FileDiff, added: int, removed: int, extra: str = "") -> str:
         notes.append(counts + (f": {extra}" if extra else ""))
     elif extra:
         notes.append(extra)
-    return f"{fd.path} ({', '.join(notes)})" if notes else fd.path
+    name = shown_path(fd.path)
+    return f"{name} ({', '.join(notes)})" if notes else name
 
 
 def section_text(section: str) -> str:
@@ -200,7 +211,7 @@ def place(spot: tuple[str, int], here: str, names: dict[str, str] | None = None)
     path, line = spot
     if path == here:
         return f"line {line}"
-    return f"{(names or {}).get(path, path)}:{line}"
+    return f"{shown_path((names or {}).get(path, path))}:{line}"
 
 
 def places(spots: list[tuple[str, int]], here: str, names: dict[str, str] | None = None) -> str:
@@ -213,5 +224,5 @@ def places(spots: list[tuple[str, int]], here: str, names: dict[str, str] | None
         if path == here:
             out.append(f"line{'s' if len(lines) > 1 else ''} {', '.join(lines)}")
         else:
-            out.append(f"{(names or {}).get(path, path)}:{','.join(lines)}")
+            out.append(f"{shown_path((names or {}).get(path, path))}:{','.join(lines)}")
     return "; ".join(out)
