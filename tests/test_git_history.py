@@ -57,8 +57,27 @@ def test_many_paths_are_asked_in_batches(repo: Path, monkeypatch: pytest.MonkeyP
     r = discover(str(repo))
     one, two = git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")
     monkeypatch.setattr(history, "PATHS_PER_RUN", 1)
+    runs: list[list[str]] = []
+    real = type(r.git).run
+
+    def counted(self: object, args: list[str], **kw: object) -> object:
+        runs.append(list(args))
+        return real(self, args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(r.git), "run", counted)
     text = history.diff_commits(r, one, two, [b"*.txt", b"a.txt", b"*.txt"])
     assert text.count(b"diff --git") == 2
+    assert len(runs) == 2  # one git run per path (the repeated one asked once)
+
+
+def test_a_blob_of_the_index_is_stage_0_of_its_path(repo: Path) -> None:
+    """A path that reads like a stage number or a message search is still a path."""
+    from diffchunk.git.blobs import blob_at
+
+    (repo / "1:foo").write_text("one\n")
+    git(repo, "add", "1:foo")
+    r = discover(str(repo))
+    assert blob_at(r, None, "1:foo") == git(repo, "rev-parse", ":0:1:foo")
 
 
 def test_files_of_a_commit(repo: Path) -> None:

@@ -118,6 +118,17 @@ def test_a_view_shares_the_loaded_diff(diff: Path) -> None:
     assert b"\n m1 6\n" not in diff_tools.get_chunk_bytes(reduced.file_path, 1, store=store)
 
 
+def test_views_sharing_a_buffer_count_it_once_against_the_memory_bound(diff: Path) -> None:
+    size = len(diff.read_bytes())
+    store = SessionStore(max_bytes=size + size // 2)  # room for one buffer, not two
+    diff_tools.list_chunks(str(diff), store=store)
+    handle = diff_tools.load_diff(
+        str(diff), LoadOptions(exclude_patterns="docs/**"), store=store
+    ).file_path
+    # One buffer held by two sessions: both stay (counted twice, the diff was evicted).
+    assert store.peek(str(diff)) is not None and store.peek(handle) is not None
+
+
 def test_a_range_view_is_the_same_review(repo: Path) -> None:
     full = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore())
     narrowed = load_git_diff(

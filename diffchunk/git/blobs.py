@@ -41,7 +41,9 @@ def blob_at(repo: Repo, treeish: str | None, path: str) -> str | None:
         raise GitError(f"Not a commit id: {treeish!r}.")
     if "\n" in path or "\0" in path:
         return None
-    return _verified(repo, f"{treeish or ''}:{path}")
+    # The index's stage 0 named in full: ":<path>" reads "1:x" as stage 1 of x and
+    # ":/x" as a search of commit messages.
+    return _verified(repo, f"{treeish}:{path}" if treeish is not None else f":0:{path}")
 
 
 def stream_blob(repo: Repo, blob: str, fd: int) -> Iterator[bytes]:

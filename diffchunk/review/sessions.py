@@ -466,15 +466,26 @@ class SessionStore:
         return session
 
     def _evict(self, keep: str) -> None:
-        """Drop least recently used sessions beyond the bounds (lock held)."""
-        total = sum(s.size for s in self._sessions.values())
+        """Drop least recently used sessions beyond the bounds (lock held).  A buffer that
+        several sessions share (a diff and its views) counts once, and is freed only
+        with the last of them."""
+        holders: dict[int, int] = {}  # id of a diff's buffer -> sessions holding it
+        total = 0
+        for s in self._sessions.values():
+            key = id(s.review.parsed.data)
+            if key not in holders:
+                total += s.size
+            holders[key] = holders.get(key, 0) + 1
         for path in list(self._sessions):
             if len(self._sessions) <= self.max_sessions and total <= self.max_bytes:
                 break
             if path == keep:
                 continue
             dropped = self._sessions.pop(path)
-            total -= dropped.size
+            key = id(dropped.review.parsed.data)
+            holders[key] -= 1
+            if not holders[key]:
+                total -= dropped.size
             logger.info("Evicted the session of %s to bound memory.", path)
 
 

@@ -112,9 +112,11 @@ def read_since(diff_path: str) -> SinceRecord | None:
     gone = payload.get("no_longer_changed")
     if files is None or not isinstance(gone, list):
         return None
-    start, end = payload.get("from"), payload.get("to")
+    start, end, review = payload.get("from"), payload.get("to"), payload.get("review")
+    if not isinstance(review, int) or isinstance(review, bool):
+        return None
     return SinceRecord(
-        review_id=int(payload.get("review") or 0),
+        review_id=review,
         from_revision=start if isinstance(start, dict) else {},
         to_revision=end if isinstance(end, dict) else {},
         files=files,
