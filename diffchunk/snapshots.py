@@ -290,8 +290,8 @@ def prune(keep: Path | None = None, max_files: int = MAX_FILES, max_bytes: int =
             with contextlib.suppress(OSError):
                 path.unlink()
                 removed += 1
+                total -= size  # only what was removed no longer counts
                 _drop_empty(path.parent)
-            total -= size
     return removed
 
 

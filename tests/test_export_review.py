@@ -107,6 +107,12 @@ def test_over_mcp_inline_or_written_to_a_file(
     assert written.read_text() == exported.text and written.suffix == ".html"
     assert written.parent == tmp_path / "cache-here" / "exports"
     assert note["characters"] == 100_000 and "read_content" in note["note"]
+    # A cache that cannot take it: an error that says what to set, not an OSError.
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "a-file" / "cache"))
+    with pytest.raises(PathError, match="too large for one answer") as failed:
+        exporting.export_file_note(exported, "/somewhere/abc.diff")
+    assert "DIFFCHUNK_CACHE_DIR" in (failed.value.suggestion or "")
 
 
 def test_out_keeps_the_file_mode_and_says_what_to_do_when_it_cannot_write(

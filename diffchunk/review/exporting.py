@@ -82,15 +82,18 @@ def _diffs(absolute_file_path: str, store: SessionStore | None) -> dict[str, str
     return {path: b"".join(parts).decode("utf-8", "replace") for path, parts in texts.items()}
 
 
-def write_export(exported: Exported, out: Path) -> None:
+_OUT_ADVICE = "Pass --out a file in a directory that exists and that you can write to."
+_CACHE_ADVICE = "Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or export a smaller part."
+
+
+def write_export(exported: Exported, out: Path, advice: str = _OUT_ADVICE) -> None:
     """Write ``exported`` to ``out`` at once (see :func:`diffchunk.fdio.replace_file`;
-    an existing file keeps its permissions)."""
+    an existing file keeps its permissions); ``advice``: what to do when it fails."""
     try:
         replace_file(out, exported.text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise PathError(
-            f"Cannot write the export to {out}: {exc.strerror or exc}.",
-            suggestion="Pass --out a file in a directory that exists and that you can write to.",
+            f"Cannot write the export to {out}: {exc.strerror or exc}.", suggestion=advice
         ) from None
 
 
@@ -102,13 +105,20 @@ def exports_dir() -> Path:
 def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, Any]:
     """Write an export too large for one answer to the cache; what the answer says instead."""
     directory = exports_dir()
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PathError(
+            f"Cannot make {directory} for an export too large for one answer: "
+            f"{exc.strerror or exc}.",
+            suggestion=_CACHE_ADVICE,
+        ) from None
     # One file per diff, format and status: the diff's name alone can repeat
     # (two repositories), and github and json share an extension.
     stem = Path(absolute_file_path).name.removesuffix(".diff")
     key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
     out = directory / f"{stem}-{key}-{exported.format}-{exported.status}{exported.extension}"
-    write_export(exported, out)
+    write_export(exported, out, _CACHE_ADVICE)
     return {
         "format": exported.format,
         "status": exported.status,
