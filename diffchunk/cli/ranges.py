@@ -109,9 +109,9 @@ def render_range_overview(
     lines.extend(since_lines(summary.get("since_review")))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
-    if path.endswith(".diffview"):  # a view: these options, of the cached diff
-        from ..review.views import read_view
+    from ..review.views import is_view_path, read_view
 
+    if is_view_path(path):  # a view: these options, of the cached diff
         lines.append(f"View (these options): {path}")
         lines.append(f"Cached diff (default options): {read_view(path).diff}")
     else:

@@ -426,3 +426,9 @@ class LazyHunks(Sequence[Hunk]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (tuple, (self._build(),))
+
+
+def hunks_once(hunks: Sequence[Hunk]) -> Sequence[Hunk]:
+    """A file's hunks for one pass: a lazy section's are built for this call only, not
+    kept with the file (a pass over every file of a large diff would keep them all)."""
+    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks

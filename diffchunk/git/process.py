@@ -23,7 +23,8 @@ from ..errors import GitError, GitTimeout
 from ..limits import GIT_ERROR_LINES, GIT_TAIL_WAIT, GIT_TAIL_WAIT_MAX
 
 
-def _decode(data: bytes) -> str:
+def decoded(data: bytes) -> str:
+    """git's output as text for a message (bytes that are not UTF-8 replaced)."""
     return data.decode("utf-8", "replace").strip()
 
 
@@ -230,7 +231,7 @@ def _exit_status(returncode: int) -> str:
 
 def command_failed(what: str, returncode: int, stderr: bytes) -> GitError:
     """A :class:`GitError` quoting git's own message, with advice for common cases."""
-    message = _decode(stderr) or _exit_status(returncode)
+    message = decoded(stderr) or _exit_status(returncode)
     lines = message.splitlines()
     if len(lines) > GIT_ERROR_LINES:
         message = "\n".join([*lines[:GIT_ERROR_LINES], "..."])

@@ -58,7 +58,7 @@ from ..errors import GitError
 from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
 from ..log import LazyLogger
 from ..termination import Held
-from .process import GitProcess, GitStream
+from .process import GitProcess, GitStream, decoded
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -120,10 +120,6 @@ def base_command(location: Sequence[str] = ()) -> list[str]:
         cmd += ["-c", f"{key}={value}"]
     cmd += location
     return cmd
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace").strip()
 
 
 def _git_missing() -> GitError:
@@ -262,7 +258,7 @@ class GitCommand(NamedTuple):
     ) -> str:
         """Run git (failure raises) and return stdout as text, stripped."""
         proc = self.run(args, input=input, env_extra=env_extra, what=what)
-        return _decode(proc.stdout)
+        return decoded(proc.stdout)
 
     def start_into(
         self,

@@ -175,7 +175,7 @@ def get_chunk(
     if legend:
         banner.append(legend)
     if len(spans) > 1:
-        banner.append(_part_note(chunk_number, number, len(spans), len(raw)))
+        banner.append(_part_note(number, len(spans), len(raw)))
     if fmt == "raw" and not _is_utf8(raw):
         banner.append(
             "Note: this chunk holds text that is not UTF-8 (shown with U+FFFD in its place), "
@@ -185,7 +185,7 @@ def get_chunk(
     return "\n".join(banner + notes) + "\n\n" + text
 
 
-def _part_note(chunk_number: int, number: int, parts: int, size: int) -> str:
+def _part_note(number: int, parts: int, size: int) -> str:
     after = f"part={number + 1} goes on" if number < parts else "this is the last part"
     return (
         f"Raw text part {number} of {parts} (the chunk is ~{size // CHARS_PER_TOKEN:,} tokens in "

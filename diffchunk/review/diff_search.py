@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.hunk import Hunk, LazyHunks
+from ..diff.hunk import hunks_once
 from ..diff.model import DiffKind, FileDiff
 from ..diff.patterns import PathPatterns
 from ..diff.pipeline import Review
@@ -100,16 +100,11 @@ class _Line:
     offset: int  # where the line starts in the diff buffer
 
 
-def _hunks(fd: FileDiff) -> Sequence[Hunk]:
-    hunks = fd.hunks
-    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks
-
-
 def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
     """The lines of a section's hunks, numbered on both sides."""
     data = review.parsed.data
     combined = fd.kind is DiffKind.COMBINED
-    for hunk in _hunks(fd):
+    for hunk in hunks_once(fd.hunks):
         columns = max(len(hunk.parents), 1)
         old, new = hunk.old_start, hunk.new_start
         pos, end = hunk.body_start, hunk.end

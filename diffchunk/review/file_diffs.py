@@ -248,7 +248,7 @@ def get_file_diff(
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         notes.append(f"{result.path} is excluded from the chunks ({why})")
     if left_out:
-        notes.append(_read_on(absolute_file_path, loaded, result, text, left_out, whole, fmt))
+        notes.append(_read_on(loaded, result, text, left_out, whole, fmt))
         head = f"=== {'; '.join(notes)} ==="
     elif notes:
         head = f"=== {'; '.join(notes)}; its full diff follows ==="
@@ -261,7 +261,6 @@ def get_file_diff(
 
 
 def _read_on(
-    absolute_file_path: str,
     loaded: Session,
     result: FileDiffText,
     text: str,

@@ -443,8 +443,6 @@ class SessionStore:
         them, the parse) of the diff's current default session."""
         data = shared.review.parsed.data
         parsed = shared.review.parsed if shared.options.context_lines is None else None
-        if parsed is not None and parsed.data is not data:
-            parsed = None
         attributes = None if options.gitattributes_path else attributes_for_diff(real)
         review = build_review(data, options, attributes, progress=progress, parsed=parsed)
         session = Session(

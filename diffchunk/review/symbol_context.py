@@ -15,19 +15,14 @@ served as it is, with a note saying why.
 
 from __future__ import annotations
 
-from ..diff.hunk import Hunk, LazyHunks
-from ..diff.model import DiffKind, FileDiff
+from ..diff.hunk import Hunk, hunks_once
+from ..diff.model import DiffKind
 from ..diff.widen import changed_new_lines, split_lines, widen_hunks
 from ..errors import DiffchunkError
 from ..files.outline import OutlineItem, enclosing_path, outline_for_file
 from ..limits import MAX_SYMBOL_LINES
 from .file_versions import open_file_version
 from .sessions import Session, SessionStore
-
-
-def _hunks(fd: FileDiff) -> tuple[Hunk, ...]:
-    hunks = fd.hunks
-    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else tuple(hunks)
 
 
 def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:
@@ -72,7 +67,7 @@ def symbol_context(
     outline = outline_for_file(version.path, ("blob", version.blob), content)
     if not outline:
         return None, f"{path} has no outline (its file type has none): hunks as they are"
-    hunks = _hunks(fd)
+    hunks = tuple(hunks_once(fd.hunks))
     data = loaded.review.parsed.data
     widened = widen_hunks(data, hunks, split_lines(content), _wanted(loaded, hunks, outline))
     header = bytes(data[fd.start : fd.header_end])

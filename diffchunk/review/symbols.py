@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..diff.hunk import Hunk, LazyHunks
+from ..diff.hunk import hunks_once
 from ..diff.model import ChunkPart, DiffKind, FileDiff
 from ..errors import DiffchunkError
 from ..limits import LANGUAGE_SNIFF_BYTES
@@ -101,16 +101,11 @@ class FileSymbols:
         return self.items[:MAX_LISTED], max(0, len(self.items) - MAX_LISTED)
 
 
-def _hunks(fd: FileDiff) -> Sequence[Hunk]:
-    hunks = fd.hunks
-    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks
-
-
 def from_hunks(fd: FileDiff) -> FileSymbols:
     """The function context of a file's hunks, once each, in order."""
     names: dict[str, None] = {}
     if fd.kind is not DiffKind.COMBINED:
-        for hunk in _hunks(fd):
+        for hunk in hunks_once(fd.hunks):
             if hunk.section:
                 names.setdefault(hunk.section[:MAX_NAME_CHARS], None)
     return FileSymbols(tuple(SymbolChange(n, "modified") for n in names), "hunks")
@@ -254,7 +249,7 @@ def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
                 continue
             old = _outline(pair[0], blobs.get(pair[0] or ""), fd.old_path or fd.path)
             new = _outline(pair[1], blobs.get(pair[1] or ""), fd.path)
-            hunks = _hunks(fd)
+            hunks = hunks_once(fd.hunks)
             changed, deletions = new_side_changes(data, hunks)
             compare_outlines(new, old, changed, deletions, change_runs(data, hunks))
             cache[i] = FileSymbols(tuple(changed_items(new)), "outline")

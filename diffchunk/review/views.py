@@ -142,7 +142,7 @@ def _prune(directory: Path, keep: Path) -> None:
     now = time.time()
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
-            if not entry.name.endswith(SUFFIX) or entry.name.startswith(".tmp-"):
+            if not entry.name.endswith(SUFFIX):
                 continue
             with contextlib.suppress(OSError):
                 entries.append((entry.stat().st_mtime, Path(entry.path)))

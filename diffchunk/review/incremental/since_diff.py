@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from ...diff.model import FileDiff
 from ...diff.parser import parse_diff
 from ...diff.paths import encode_path
+from ...fdio import write_all
 from ...git.cache import DiffCache
 from ...git.diffwrite import cache_name
 from ...git.history import changed_paths, diff_commits
@@ -56,15 +55,6 @@ logger = logging.getLogger(__name__)
 
 # Bump whenever what a since-review diff holds changes (it names the cache entry).
 SINCE_FORMAT_VERSION = 1
-
-
-@dataclass(frozen=True, slots=True)
-class SinceDiff:
-    """A since-review diff in the cache: its path, what it holds, whether it was reused."""
-
-    path: str
-    record: SinceRecord
-    cached: bool
 
 
 def entry_name(repo: Repo, old: Revision, base: str | None, head: str) -> str:
@@ -194,9 +184,7 @@ def write(
         final = str(entry.final)
         write_sidecar(final, repo=repo.path, treeish=head, index=False)
         write_since(final, record)
-        view = memoryview(text)
-        while view:
-            view = view[os.write(entry.fd, view) :]
+        write_all(entry.fd, text)
         return str(entry.commit())
     except BaseException:
         entry.abort()

@@ -42,14 +42,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diff.buffer import DiffData
-from ...diff.hunk import HunkRange
+from ...diff.hunk import HunkRange, hunks_once
 from ...diff.model import (
     ChunkPart,
     DiffKind,
     FileDiff,
     FileStatus,
     Hunk,
-    LazyHunks,
     change_status,
 )
 from ...diff.patterns import PathQuery
@@ -100,13 +99,6 @@ class PartRef:
 
 def _status(fd: FileDiff) -> str:
     return change_status(fd)
-
-
-def _hunk_spans(fd: FileDiff) -> Sequence[Hunk]:
-    """The hunks, with their header numbers; a lazy section's hunks are built for this
-    call only (not kept with the file)."""
-    hunks = fd.hunks
-    return hunks.with_line_counts(keep=False)[0] if isinstance(hunks, LazyHunks) else hunks
 
 
 def _encode(text: str | None) -> bytes:
@@ -273,7 +265,7 @@ class LoadedDiff:
             hunks=tuple(
                 HunkRange(h.old_start, h.old_count, h.new_start, h.new_count)
                 for fd in sections
-                for h in _hunk_spans(fd)
+                for h in hunks_once(fd.hunks)
             ),
             chunks=chunks,
             excluded_reason=excluded,
