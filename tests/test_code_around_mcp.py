@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
 from mcpkit import Caller, serve
+from symbolkit import symbol_texts
 
 
 def _fn(name: str, body: int, tag: str = "") -> str:
@@ -158,7 +159,7 @@ def test_reviewing_the_code_around_a_change_over_mcp(
         "helpers.py": "renamed",
     }
     assert details["helpers.py"]["from"] == "util.py"
-    assert details["app.py"]["symbols"] == ["alpha (function, modified, 1-22)"]
+    assert symbol_texts(details["app.py"]["symbols"]) == ["alpha (function, modified, 1-22)"]
     assert details["app.py"]["symbols_from"] == "outline"
     assert out["list"]["excluded_summary"]["by_dir"] == {"vendor": 30}
     assert out["excluded"]["excluded_total"] == 30 and out["excluded"]["next_offset"] == 20

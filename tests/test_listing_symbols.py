@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from gitrepo import commit, git_bytes, init_repo
+from symbolkit import symbol_texts
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.review import diff_tools
@@ -78,7 +79,7 @@ def test_symbols_from_both_revisions_of_a_range(repo: Path) -> None:
     def span(text: str, first: str, last: str) -> str:
         return f"{_line(text, first)}-{_line(text, last) + 2}"
 
-    assert svc["symbols"] == [
+    assert symbol_texts(svc["symbols"]) == [
         f"edit (function, modified, {span(new, 'def edit', 'def edit')})",
         f"fresh (function, added, {span(new, 'def fresh', 'def fresh')})",
         f"Box.open (method, modified, {span(new, 'def open', 'def open')})",
@@ -86,8 +87,12 @@ def test_symbols_from_both_revisions_of_a_range(repo: Path) -> None:
         f"gone (function, removed, old {span(old, 'def gone', 'def gone')})",
     ]
     many = details["many.py"]
-    assert len(many["symbols"]) == MAX_LISTED and many["symbols_more"] == 12 - MAX_LISTED
-    assert [s.split(" ")[0] for s in many["symbols"]] == [f"f{i}" for i in range(MAX_LISTED)]
+    assert (
+        len(symbol_texts(many["symbols"])) == MAX_LISTED and many["symbols_more"] == 12 - MAX_LISTED
+    )
+    assert [s.split(" ")[0] for s in symbol_texts(many["symbols"])] == [
+        f"f{i}" for i in range(MAX_LISTED)
+    ]
     assert "symbols" not in details["notes.txt"]  # no grammar, no function context
 
 
@@ -100,7 +105,7 @@ def test_symbols_from_the_hunks_of_a_diff_file(repo: Path, tmp_path: Path) -> No
     assert len(contexts) > MAX_LISTED
     many = _details(str(diff), SessionStore())["many.py"]
     assert many["symbols_from"] == "hunks"
-    assert many["symbols"] == contexts[:MAX_LISTED]
+    assert symbol_texts(many["symbols"]) == contexts[:MAX_LISTED]
     assert many["symbols_more"] == len(contexts) - MAX_LISTED
 
 
@@ -117,7 +122,9 @@ def test_symbols_are_computed_for_the_page_asked_and_per_part(repo: Path) -> Non
     parts = [c for c in whole["chunks"] if c.get("parent_file") == "many.py"]
     assert len(parts) >= 2 and first["chunks"][0] == whole["chunks"][0]
     # Each part of the cut file lists the definitions its own lines touch.
-    names = [[s.split(" ")[0] for s in c["file_details"][0]["symbols"]] for c in parts]
+    names = [
+        [s.split(" ")[0] for s in symbol_texts(c["file_details"][0]["symbols"])] for c in parts
+    ]
     assert names == [[f"f{i}", f"f{i + 1}"] for i in range(0, 12, 2)]
 
 
@@ -176,7 +183,9 @@ def test_a_changed_method_of_a_large_file_is_named_not_its_nested_functions(
     details = _symbols_of(tmp_path, {"dialect.py": old}, {"dialect.py": new})["dialect.py"]
     first, last = _line(new, "def fix_case"), _line(new, "return [lower(r)")
     assert details["symbols_from"] == "outline"
-    assert details["symbols"] == [f"Dialect.fix_case (method, modified, {first}-{last})"]
+    assert symbol_texts(details["symbols"]) == [
+        f"Dialect.fix_case (method, modified, {first}-{last})"
+    ]
 
 
 def test_nested_functions_of_one_name_are_told_apart_by_their_qualified_names(
@@ -187,7 +196,7 @@ def test_nested_functions_of_one_name_are_told_apart_by_their_qualified_names(
     new = old.replace("                return s\n", "                return s.strip()\n")
     details = _symbols_of(tmp_path, {"dialect.py": old}, {"dialect.py": new})["dialect.py"]
     second = _line(new, "return s.strip()") - 1
-    assert details["symbols"] == [
+    assert symbol_texts(details["symbols"]) == [
         f"Dialect.fix_case.lower (function, modified, {second}-{second + 1})"
     ]
 
@@ -209,9 +218,13 @@ def test_definitions_of_one_name_in_one_scope_are_matched_by_position(tmp_path: 
     details = _symbols_of(
         tmp_path, {"added.py": old, "removed.py": old}, {"added.py": new, "removed.py": fewer}
     )
-    assert details["added.py"]["symbols"] == ["parse (function, added, 3-4)"]
+    assert symbol_texts(details["added.py"]["symbols"]) == ["parse (function, added, 3-4)"]
+    # The entry as the issue names it: name, kind, change and line range.
+    assert details["added.py"]["symbols"] == [
+        {"name": "parse", "kind": "function", "change": "added", "lines": [3, 4]}
+    ]
     # The middle one is gone: its own old lines, not the implementation's.
-    assert details["removed.py"]["symbols"] == ["parse (function, removed, old 5-6)"]
+    assert symbol_texts(details["removed.py"]["symbols"]) == ["parse (function, removed, old 5-6)"]
 
 
 def test_long_qualified_names_keep_their_own_name_and_outermost_one() -> None:

@@ -36,7 +36,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..diff.hunk import hunks_once
 from ..diff.model import ChunkPart, DiffKind, FileDiff
@@ -74,19 +74,17 @@ class SymbolChange:
     kind: str | None = None  # function, method, class... (None from function context)
     lines: tuple[int, int] | None = None  # new-side lines (old-side for a removed one)
 
-    def to_json(self) -> str:
-        """``name (kind, change, lines)``, e.g. ``Parser.run (method, modified, 12-40)``
-        (a removed one's lines are ``old 12-40``); a function-context line (no kind,
-        no lines) is just its text.  Text, not an object: a listing names hundreds."""
-        if self.kind is None and self.lines is None:
-            return self.name
-        parts = [self.kind] if self.kind else []
-        parts.append(self.change)
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "kind", "change", "lines"}``, e.g. ``{"name": "Parser.run", "kind":
+        "method", "change": "modified", "lines": [12, 40]}`` (a removed one's lines are
+        its old lines); a function-context line has no kind and no lines."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.kind is not None:
+            out["kind"] = self.kind
+        out["change"] = self.change
         if self.lines is not None:
-            first, last = self.lines
-            span = str(first) if first == last else f"{first}-{last}"
-            parts.append(f"old {span}" if self.change == "removed" else span)
-        return f"{self.name} ({', '.join(parts)})"
+            out["lines"] = list(self.lines)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
