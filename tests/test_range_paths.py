@@ -87,6 +87,17 @@ def test_paths_out_of_the_repository_are_refused(repo: Path, path: str, why: str
     assert "relative to the top of the repository" in (err.value.suggestion or "")
 
 
+def test_an_absolute_path_names_a_link_not_its_target(repo: Path) -> None:
+    """A symbolic link of the work tree is a path of the diff: the range is limited to the
+    link, not to the file it points to."""
+    (repo / "link.txt").symlink_to("top.txt")
+    (repo / "top.txt").write_text("three\n")
+    store = SessionStore()
+    only = load_git_diff(str(repo), store=store, paths=[str(repo / "link.txt")])
+    assert only.to_dict()["paths"] == ["link.txt"]
+    assert _files(only.file_path, store) == []  # the link itself is untracked and unchanged
+
+
 def test_uncommitted_changes_limited_to_paths(repo: Path) -> None:
     (repo / "src" / "app.py").write_text("three\n")
     (repo / "top.txt").write_text("three\n")

@@ -53,10 +53,9 @@ def check_paths(repo: Repo, paths: Sequence[str] | None) -> tuple[str, ...]:
             )
         if any(c in raw for c in "\0\n\r"):
             raise _refused(raw, "it holds a NUL or a line break")
-        text = raw.strip()
-        if not text:
+        if not raw.strip():
             raise _refused(raw, "it is empty")
-        out.setdefault(_relative(repo, text, raw), None)
+        out.setdefault(_relative(repo, raw, raw), None)  # literally: " a" is a name
     return tuple(out)
 
 
@@ -64,7 +63,10 @@ def _relative(repo: Repo, text: str, raw: str) -> str:
     if os.path.isabs(text):
         if repo.root is None:
             raise _refused(raw, "a bare repository has no work tree for an absolute path")
-        real = os.path.realpath(text)
+        # The directory resolved, not the name: a link in the work tree is a path of
+        # the diff itself, not the file it points to.
+        head, name = os.path.split(text)
+        real = os.path.join(os.path.realpath(head), name)
         rel = os.path.relpath(real, repo.root)
         if rel == os.curdir:
             return "."
