@@ -162,7 +162,9 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
         view = view[done:]
 
 
-def replace_file(target: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
+def replace_file(
+    target: str | os.PathLike[str], data: bytes, *, mode: int | None = None, durable: bool = True
+) -> None:
     """Make ``data`` the content of ``target`` at once: written to a new temporary
     file beside it, flushed to disk, then renamed over it.
 
@@ -170,7 +172,10 @@ def replace_file(target: str | os.PathLike[str], data: bytes, *, mode: int | Non
     it was (and no temporary file).  The rename replaces whatever has that name
     (a symbolic link included) instead of writing through it.  ``mode``: the
     new file's permissions (default: those of the file it replaces, else
-    0666 less the umask, as ``open`` would make it).  OSError on failure.
+    0666 less the umask, as ``open`` would make it).  ``durable=False``: not
+    flushed to disk first, for a file that is made again when lost (a cache's
+    companion files): a crash may leave it empty, never half-replaced by another
+    name.  OSError on failure.
     """
     path = os.fspath(target)
     directory = os.path.dirname(path) or "."
@@ -194,7 +199,8 @@ def replace_file(target: str | os.PathLike[str], data: bytes, *, mode: int | Non
         try:
             write_all(fd, data)
             os.fchmod(fd, mode)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)

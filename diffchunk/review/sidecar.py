@@ -70,7 +70,7 @@ def write_sidecar(
     # a path that is not UTF-8 (held with surrogate escapes) survives as
     # \udcXX escapes, read back as the same string.
     text = json.dumps(payload, separators=(",", ":"))
-    replace_file(sidecar_path(diff_path), text.encode("ascii"), mode=0o600)
+    replace_file(sidecar_path(diff_path), text.encode("ascii"), mode=0o600, durable=False)
 
 
 def _read(diff_path: str) -> dict[str, Any] | None:

@@ -125,7 +125,7 @@ def view_for(diff_real: str, options: LoadOptions) -> str:
         if target.is_file():
             os.utime(target)  # recently returned: pruned last
             return str(target)
-        replace_file(target, text.encode("ascii"), mode=0o600)
+        replace_file(target, text.encode("ascii"), mode=0o600, durable=False)
     except OSError as exc:
         raise PathError(
             f"Cannot write a view handle in {directory}: {exc.strerror or exc}.",
