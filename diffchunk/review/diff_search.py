@@ -31,7 +31,7 @@ from typing import Any
 
 from ..diff.hunk import hunks_once
 from ..diff.model import DiffKind, FileDiff
-from ..diff.patterns import PathPatterns
+from ..diff.patterns import PathQuery
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
 from ..limits import DIFF_SEARCH_DEFAULT_RESULTS
@@ -206,7 +206,7 @@ def _matches(
     review: Review,
     compiled: re.Pattern[str],
     kinds: str,
-    files: tuple[PathPatterns, PathPatterns] | None,
+    files: PathQuery | None,
     literal: bytes | None,
 ) -> Iterator[tuple[FileDiff, _Line, re.Match[str]]]:
     """Every matching line of the chosen files and kinds, in diff order (within the
@@ -214,9 +214,7 @@ def _matches(
     deadline = time.monotonic() + TIME_BUDGET
     data = review.parsed.data
     for fd in review.parsed.files:
-        if files is not None and not (
-            files[0].matches(fd.path) or files[0].names(fd.path) or files[1].names(fd.path)
-        ):
+        if files is not None and not files.matches(fd.path):
             continue
         if not fd.hunks or (literal is not None and data.find(literal, fd.header_end, fd.end) < 0):
             continue
@@ -252,12 +250,7 @@ def search_diff(
     compiled = _compiled(pattern, regex, case_sensitive)
     loaded = session(absolute_file_path, store)
     review = loaded.review
-    files = None
-    if file_pattern:
-        files = (
-            PathPatterns(file_pattern, name="file_pattern"),
-            PathPatterns([file_pattern.strip()], name="file_pattern"),
-        )
+    files = PathQuery(file_pattern, name="file_pattern") if file_pattern else None
     kinds = {"both": "+- ", "new": "+ ", "old": "- "}[side]
     if changed_only:
         kinds = kinds.replace(" ", "")

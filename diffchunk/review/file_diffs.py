@@ -17,7 +17,7 @@ from typing import Any
 
 from ..diff.formatter import format_chunk, normalize_format
 from ..diff.model import Excluded, FileDiff
-from ..diff.patterns import PathPatterns
+from ..diff.patterns import PathQuery
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
 from ..files.answer_size import json_size
@@ -29,13 +29,13 @@ from .paging import check_page, fill_page
 from .sessions import Session, SessionStore
 
 
-def _patterns(pattern: str) -> PathPatterns:
+def _query(pattern: str) -> PathQuery:
     if not isinstance(pattern, str) or not pattern.strip():
         raise InvalidArgument(
             "The pattern is empty.",
             suggestion="Pass a glob such as '*.py', 'src/**' or an exact path from list_chunks.",
         )
-    return PathPatterns(pattern, name="pattern")
+    return PathQuery(pattern, name="pattern")
 
 
 def _wanted(review: Review, pattern: str) -> set[str]:
@@ -44,15 +44,10 @@ def _wanted(review: Review, pattern: str) -> set[str]:
     A path as listed (case ignored, as in the globs) matches itself too, even
     where it reads differently as a glob (``app/[id]/page.tsx``, or a name
     shown with backslash escapes): the whole ``pattern`` (a name may hold a
-    comma), or one of its comma-separated items (:meth:`PathPatterns.names`).
+    comma), or one of its comma-separated items (:meth:`PathQuery.matches`).
     """
-    patterns = _patterns(pattern)
-    whole = PathPatterns([pattern.strip()], name="pattern")
-    return {
-        path
-        for path in review.file_to_chunks
-        if patterns.matches(path) or patterns.names(path) or whole.names(path)
-    }
+    query = _query(pattern)
+    return {path for path in review.file_to_chunks if query.matches(path)}
 
 
 def _numbers(review: Review, wanted: set[str]) -> list[int]:
