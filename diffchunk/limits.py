@@ -1075,6 +1075,10 @@ HOOK_MESSAGE_CHARS = 100
 """Characters of a finding's first line the pre-push hook prints: one terminal
 line per finding."""
 
+EXPORTS_KEPT = 50
+"""Exports too large for one answer kept in the cache (``exports/``), the most
+recently written: each is one review in one format, made again by asking again."""
+
 GITHUB_MAX_BODY_CHARS = 65_536
 """GitHub refuses a review or comment body longer than this (characters): a
 limit of its REST API."""

@@ -107,6 +107,12 @@ def test_over_mcp_inline_or_written_to_a_file(
     assert written.read_text() == exported.text and written.suffix == ".html"
     assert written.parent == tmp_path / "cache-here" / "exports"
     assert note["characters"] == 100_000 and "read_content" in note["note"]
+    # The exports kept are bounded: the oldest go.
+    monkeypatch.setattr(exporting, "EXPORTS_KEPT", 2)
+    for i in range(4):
+        exporting.export_file_note(exported, f"/somewhere/d{i}.diff")
+    kept = sorted(p.name for p in written.parent.iterdir())
+    assert len(kept) == 2 and any(name.startswith("d3-") for name in kept)
     # A cache that cannot take it: an error that says what to set, not an OSError.
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "a-file" / "cache"))

@@ -10,6 +10,7 @@ file's diff text from the loaded diff.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 from ..errors import InvalidArgument, PathError
 from ..fdio import replace_file
 from ..git.cache import default_cache_dir
+from ..limits import EXPORTS_KEPT
 from .export import EXTENSIONS, normalize_format, render
 from .loading import session
 from .record.document import export_document
@@ -102,6 +104,21 @@ def exports_dir() -> Path:
     return default_cache_dir() / "exports"
 
 
+def _prune(directory: Path, keep: Path) -> None:
+    """Remove the exports beyond :data:`~diffchunk.limits.EXPORTS_KEPT`, oldest first."""
+    found: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):
+                    found.append((entry.stat().st_mtime, Path(entry.path)))
+    found.sort(reverse=True)
+    for _, path in found[EXPORTS_KEPT:]:
+        if path != keep:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
 def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, Any]:
     """Write an export too large for one answer to the cache; what the answer says instead."""
     directory = exports_dir()
@@ -119,6 +136,7 @@ def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, A
     key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
     out = directory / f"{stem}-{key}-{exported.format}-{exported.status}{exported.extension}"
     write_export(exported, out, _CACHE_ADVICE)
+    _prune(directory, keep=out)
     return {
         "format": exported.format,
         "status": exported.status,
