@@ -80,10 +80,12 @@ def chunk_entry(
     chunk: Chunk,
     fmt: str = "raw",
     symbols: Mapping[int, FileSymbols] | None = None,
+    token_count: int | None = None,
 ) -> ChunkEntry:
     """The list_chunks entry of one chunk (a file's parts in the chunk are one detail):
-    its token count is that of the chunk's text in ``fmt``; ``symbols``: the changed
-    definitions of its files by file index, when computed."""
+    its token count is that of the chunk's text in ``fmt`` (``token_count`` when it is
+    known already); ``symbols``: the changed definitions of its files by file index,
+    when computed."""
     if symbols:
         from .symbols import for_part, merged
     order: list[str] = []
@@ -111,7 +113,9 @@ def chunk_entry(
         files=tuple(chunk.files),
         file_details=tuple(details),
         lines=chunk.line_count,
-        token_count=chunk_tokens(review, chunk.number, fmt),
+        token_count=(
+            token_count if token_count is not None else chunk_tokens(review, chunk.number, fmt)
+        ),
         summary=_summary(chunk),
         parent_file=chunk.parent_file,
         sub_chunk_index=chunk.sub_chunk_index if chunk.parent_file is not None else None,
@@ -183,7 +187,9 @@ class _Listing:
         chunks = [self._review.chunks[i] for i in todo]
         found = compute_symbols(loaded, [p.file_index for c in chunks for p in c.parts])
         for i, chunk in zip(todo, chunks, strict=True):
-            entry = chunk_entry(self._review, chunk, self.format, found)
+            # Its tokens as counted already: a lean or annotated text is not made again.
+            tokens = self.entry(i).token_count
+            entry = chunk_entry(self._review, chunk, self.format, found, tokens)
             # The size first: a reader between the two sees a size too large, never
             # too small (its page may end early, never overrun).
             self._sizes[i] = json_size(entry.to_dict())
