@@ -12,6 +12,16 @@ or a named pipe can never hang a tool.
 :class:`PathPolicy` is the optional containment check (allowed roots): a real
 path must lie under one of the roots (``os.path.commonpath``), so ``..`` and
 symbolic links cannot lead outside them.
+
+The policy in force for the work being done is a context variable
+(:func:`roots_in_force`, :func:`policy_in_force`): the MCP server sets it for
+each call (its ``--allow-root``, ``DIFFCHUNK_ALLOWED_ROOTS`` or the client's
+roots), the command line from ``DIFFCHUNK_ALLOWED_ROOTS``.  Worker threads
+see the value of the call that started them (anyio copies the context), so
+every layer can check a path that comes from data, not only the tools'
+arguments: :func:`check_in_roots` does, and the git layer checks each
+directory git would read with it.  Unset (a library caller, a test), no
+restriction applies.
 """
 
 from __future__ import annotations
@@ -19,7 +29,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import NamedTuple
 
 from .errors import PathError
@@ -264,3 +276,40 @@ class PathPolicy(NamedTuple):
         real = os.path.realpath(expand(path))
         check_allowed(real, self.roots, shown=path, remedy=self.remedy)
         return real
+
+
+_IN_FORCE: ContextVar[PathPolicy | None] = ContextVar("diffchunk_allowed_roots", default=None)
+
+
+def policy_in_force() -> PathPolicy | None:
+    """The allowed roots in force for the work being done (None: no restriction)."""
+    return _IN_FORCE.get()
+
+
+@contextmanager
+def roots_in_force(policy: PathPolicy | None) -> Iterator[PathPolicy | None]:
+    """Make ``policy`` the one in force inside the block (and in the threads it starts
+    through anyio, which copy the context)."""
+    token = _IN_FORCE.set(policy if policy is not None and policy.roots else None)
+    try:
+        yield policy
+    finally:
+        _IN_FORCE.reset(token)
+
+
+def check_in_roots(real: str, *, what: str) -> str:
+    """Refuse the real, absolute path ``real`` unless it lies in the roots in force.
+
+    ``what`` names it in the refusal ("the work tree of /r (core.worktree)").
+    Returns ``real``.  The one check the layers below the shells make on a path
+    that comes from data (a repository's config, a diff's record): task code
+    that opens such a path calls it first.
+    """
+    policy = _IN_FORCE.get()
+    if policy is None or any(within(real, root) for root in policy.roots):
+        return real
+    raise PathError(
+        f"{what[:1].upper()}{what[1:]} is {real}, outside the allowed roots "
+        f"({', '.join(policy.roots)}); nothing was read there.",
+        suggestion=policy.remedy,
+    )

@@ -8,8 +8,8 @@ import logging
 import os
 import warnings
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import anyio
@@ -31,10 +31,11 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from .. import __version__
+from ..cancellation import CallToken, call_in_force
 from ..diff.options import Progress
 from ..errors import PathError
 from ..limits import ROOTS_TIMEOUT_SECONDS
-from ..paths import PathPolicy, expand, within
+from ..paths import PathPolicy, expand, roots_in_force, within
 from ..snapshots import snapshot_of
 from .errors import (
     as_tool_error,
@@ -74,6 +75,7 @@ revert_edit undoes an edit.
 """
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
@@ -151,15 +153,20 @@ class DiffchunkServer(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         schema, annotations = tool_schema(self, name)
+        policy = policy_state.known(context)
         if schema:
             check_arguments(name, schema, arguments)
             read_only = bool(annotations and annotations.read_only_hint)
             read_only = read_only or name in PATH_READ_TOOLS
             asked = await enforce_policy(name, arguments, context, read_only=read_only)
-            if asked is not None:
+            if isinstance(asked, InputRequiredResult):
                 return asked
+            policy = asked if asked is not None else policy
         try:
-            result = await super().call_tool(name, arguments, context)
+            with roots_in_force(policy), call_in_force(CallToken()) as token:
+                result = await _stopped_when_cancelled(
+                    token, super().call_tool(name, arguments, context)
+                )
         except UnexpectedToolError as exc:
             cause = exc.__cause__
             kind = type(cause).__name__ if cause is not None else "error"
@@ -179,6 +186,43 @@ class DiffchunkServer(MCPServer[Any]):
                 if isinstance(block, TextContent) and not encodable(block.text):
                     result.content[i] = block.model_copy(update={"text": printable(block.text)})
         return result
+
+
+async def _stopped_when_cancelled(token: CallToken, call: Awaitable[_T]) -> _T:
+    """Await ``call``; if the request is cancelled meanwhile, cancel ``token`` at once.
+
+    A tool's worker thread cannot be interrupted, and anyio waits for it
+    (shielded) before the cancellation reaches the caller: a git it waits on
+    would hold the thread, and a place in anyio's pool of worker threads, for
+    as long as git runs.  A task beside the call sees the cancellation first
+    and stops the call's git processes (:class:`~diffchunk.cancellation.CallToken`),
+    so the thread returns and the cancellation completes.
+    """
+    done = anyio.Event()
+
+    async def watch() -> None:
+        try:
+            await done.wait()
+        except anyio.get_cancelled_exc_class():
+            if not done.is_set():
+                token.cancel()
+            raise
+
+    failed: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            result = await call
+        except anyio.get_cancelled_exc_class():
+            token.cancel()
+            raise
+        except Exception as exc:  # raised below: a task group would wrap it
+            failed = exc
+        finally:
+            done.set()
+    if failed is not None:
+        raise failed
+    return result
 
 
 app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, version=__version__)
@@ -215,6 +259,17 @@ class PolicyState:
 
     def forget(self, connection: Any) -> None:
         self._client.pop(connection, None)
+
+    def known(self, context: Context[Any, Any] | None) -> PathPolicy | None:
+        """The policy already known for this call, without asking the client: the
+        startup roots, else the client's roots fetched earlier on this connection."""
+        if self.startup is not None or context is None:
+            return self.startup
+        try:
+            session = context.request_context.session
+        except ValueError:
+            return None
+        return self._client.get(connection_key(session))
 
     async def policy_for(
         self, context: Context[Any, Any] | None
@@ -352,10 +407,11 @@ def own_directories() -> tuple[str, ...]:
 
 async def enforce_policy(
     name: str, arguments: dict[str, Any], context: Context[Any, Any] | None, *, read_only: bool
-) -> InputRequiredResult | None:
+) -> PathPolicy | InputRequiredResult | None:
     """Refuse a call whose path arguments fall outside the allowed roots.
 
-    Returns the request for the client's roots when they must be asked first.
+    Returns the request for the client's roots when they must be asked first,
+    else the policy in force (None: no path argument, or no restriction).
     """
     paths = [arguments[key] for key in PATH_PARAMETERS if isinstance(arguments.get(key), str)]
     if not paths:
@@ -379,7 +435,7 @@ async def enforce_policy(
             policy.check(path)
         except PathError as exc:
             raise tool_error(exc.message, exc.suggestion) from exc
-    return None
+    return policy
 
 
 async def policy_for_call(
