@@ -1126,6 +1126,13 @@ where the rest is."""
 # The MCP server
 # ---------------------------------------------------------------------------
 
+TOOL_THREADS = 32
+"""Worker threads the MCP tools run in, a pool of their own: the SDK's stdio
+transport reads and writes each message through a thread of anyio's default
+pool (40 threads), so tools sharing it could take every thread (45 calls
+waiting on git did) and leave the server unable to read even the client's
+cancellations.  32 calls at work at once is more than any client makes."""
+
 ROOTS_TIMEOUT_SECONDS = 10.0
 """Seconds to wait for the client's answer to roots/list: a client that never
 answers must not hold every tool call."""

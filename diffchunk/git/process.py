@@ -12,7 +12,9 @@ group (:class:`_Stopper`: whatever git started dies with it) in three cases:
 its owner stops it; its time limit passes (one watchdog thread,
 :data:`WATCHDOG`, keeps every deadline, so a wait on git, a read of its pipe
 included, always ends); or the call that started it is cancelled (the stop
-is registered with the call's :class:`~diffchunk.cancellation.CallToken`).  A
+is registered with the call's :class:`~diffchunk.cancellation.CallToken`).
+At the interpreter's exit every git still running is stopped (its own
+session would otherwise outlive diffchunk).  A
 process stopped for its time limit raises :class:`~diffchunk.errors.GitTimeout`
 to its owner, one stopped for a cancelled call
 :class:`~diffchunk.errors.CallCancelled`, instead of git's own failure.
@@ -20,6 +22,7 @@ to its owner, one stopped for a cancelled call
 
 from __future__ import annotations
 
+import atexit
 import heapq
 import itertools
 import os
@@ -64,6 +67,14 @@ class _Watchdog:
         with self._cond:
             self._stops.pop(key, None)
 
+    def stop_all(self) -> None:
+        """Stop every git still watched (at exit: none is left running unowned)."""
+        with self._cond:
+            stops = list(self._stops.values())
+            self._stops.clear()
+        for stop in stops:
+            stop()
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -83,6 +94,7 @@ class _Watchdog:
 
 
 WATCHDOG = _Watchdog()
+atexit.register(WATCHDOG.stop_all)
 
 
 class _Stopper:

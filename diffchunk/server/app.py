@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import logging
@@ -15,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 import anyio
 import anyio.from_thread
 import anyio.to_thread
+from anyio.lowlevel import RunVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import (
@@ -34,7 +36,7 @@ from .. import __version__
 from ..cancellation import CallToken, call_in_force
 from ..diff.options import Progress
 from ..errors import PathError
-from ..limits import ROOTS_TIMEOUT_SECONDS
+from ..limits import ROOTS_TIMEOUT_SECONDS, TOOL_THREADS
 from ..paths import PathPolicy, expand, roots_in_force, within
 from ..snapshots import snapshot_of
 from .errors import (
@@ -118,6 +120,16 @@ class DiffchunkServer(MCPServer[Any]):
     goes to the server log) instead of the bare "Error executing tool".
     The tool list sends each description without its docstring's indentation
     and each input schema in its shortest form (see :func:`compact_schema`).
+
+    Each call runs with the allowed roots in force for it
+    (:func:`~diffchunk.paths.roots_in_force`: every layer checks the paths that
+    come from data against them) and a :class:`~diffchunk.cancellation.CallToken`
+    that stops its git processes when the client cancels it
+    (:func:`_stopped_when_cancelled`).  A tool's blocking work runs in worker
+    threads of its own (:func:`tool_threads`), never in anyio's default pool:
+    the SDK reads and writes the stdio stream through that pool, and tools
+    holding all of it would leave the server unable to read anything, a
+    cancellation included.
     """
 
     def add_tool(
@@ -132,6 +144,8 @@ class DiffchunkServer(MCPServer[Any]):
         structured_output: bool | None = None,
     ) -> None:
         text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
+        if not inspect.iscoroutinefunction(fn):
+            fn = _in_tool_threads(fn)
         super().add_tool(
             fn,
             name=name,
@@ -186,6 +200,35 @@ class DiffchunkServer(MCPServer[Any]):
                 if isinstance(block, TextContent) and not encodable(block.text):
                     result.content[i] = block.model_copy(update={"text": printable(block.text)})
         return result
+
+
+_TOOL_THREADS: RunVar[anyio.CapacityLimiter] = RunVar("diffchunk_tool_threads")
+
+
+def tool_threads() -> anyio.CapacityLimiter:
+    """The pool of worker threads the tools run in (one per event loop)."""
+    try:
+        return _TOOL_THREADS.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(TOOL_THREADS)
+        _TOOL_THREADS.set(limiter)
+        return limiter
+
+
+async def in_tool_thread(work: Callable[[], _T]) -> _T:
+    """Run blocking ``work`` in a tool thread (with this call's context)."""
+    return await anyio.to_thread.run_sync(work, limiter=tool_threads())
+
+
+def _in_tool_threads(fn: Callable[..., _T]) -> Callable[..., Awaitable[_T]]:
+    """A synchronous tool as a coroutine that runs it in a tool thread (the SDK would
+    run it in anyio's default pool); its signature, read by the SDK, is ``fn``'s."""
+
+    @functools.wraps(fn)
+    async def threaded(*args: Any, **kwargs: Any) -> _T:
+        return await in_tool_thread(functools.partial(fn, *args, **kwargs))
+
+    return threaded
 
 
 async def _stopped_when_cancelled(token: CallToken, call: Awaitable[_T]) -> _T:
@@ -469,4 +512,4 @@ async def run_with_progress(ctx: Context, work: Callable[[Progress], Any]) -> An
         except Exception:
             logger.debug("Progress report failed", exc_info=True)
 
-    return await anyio.to_thread.run_sync(lambda: work(progress))
+    return await in_tool_thread(lambda: work(progress))
