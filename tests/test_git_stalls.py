@@ -25,9 +25,7 @@ import pytest
 from gitrepo import git, history_repo
 from mcpkit import Caller, serve
 
-from diffchunk.cancellation import CallToken, call_in_force
-from diffchunk.errors import CallCancelled, DiffchunkError, GitTimeout
-from diffchunk.git.runner import GitCommand
+from diffchunk.errors import DiffchunkError, GitTimeout
 from diffchunk.review.range_review import load_git_range
 
 pytestmark = pytest.mark.usefixtures("private_dirs")
@@ -137,6 +135,8 @@ def test_a_named_pipe_where_git_reads_a_file_never_hangs_a_load(
 
 
 def test_git_past_its_time_limit_is_stopped_with_its_children(tmp_path: Path) -> None:
+    from diffchunk.git.runner import GitCommand
+
     own = tmp_path / "own"
     own.mkdir()
     git(own, "init", "-q")
@@ -180,6 +180,9 @@ def _wait_for(condition: Callable[[], bool]) -> None:
 
 
 def test_a_cancelled_call_stops_its_git(tmp_path: Path, cache_dir: Path, fifos: list[Path]) -> None:
+    from diffchunk.cancellation import CallToken, call_in_force
+    from diffchunk.errors import CallCancelled
+
     repo = _stalling_repo(tmp_path, fifos)
     token = CallToken()
     with call_in_force(token):
