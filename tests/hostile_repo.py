@@ -19,6 +19,7 @@ becomes an ``ext::`` command with ``protocol.ext.allow=always``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -277,6 +278,8 @@ class Template:
     root: Path
     base: str
     head: str
+    matrix: list[str]  # the keys of the matrix (see matrix_keys)
+    refused: dict[str, str]  # the manual's keys whose program git refuses, and why
 
 
 def build_template(root: Path) -> Template:
@@ -311,7 +314,11 @@ def build_template(root: Path) -> Template:
     site = root / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    return Template(root, git(work, "rev-parse", "main~1"), git(work, "rev-parse", "main"))
+    probes = root / "probe-programs"
+    probes.mkdir()
+    keys, refused = matrix_keys(work, probes)
+    base, head = git(work, "rev-parse", "main~1"), git(work, "rev-parse", "main")
+    return Template(root, base, head, keys, refused)
 
 
 def _more_repositories(root: Path, work: Path, no_samples: Path) -> None:
@@ -342,9 +349,75 @@ def _more_repositories(root: Path, work: Path, no_samples: Path) -> None:
     (partial / "s.py").write_text(_source(7))
 
 
-def _matrix_text(programs: _Programs) -> str:
-    """Every key of git's manual that names a program, set to a marker script."""
+def _probes(work: Path) -> list[list[str]]:
+    """The commands diffchunk runs in a work tree, as plain git runs them, and the fetch
+    a partial clone starts for an object it lacks."""
+    from diffchunk.git.diffwrite import DIFF_OPTIONS
+
+    index = work.parent / "probe-index"
+    return [
+        ["rev-parse", "--verify", "HEAD"],
+        ["read-tree", f"--index-output={index}", "HEAD"],
+        ["update-index", "--refresh"],
+        ["fetch", "--dry-run", "-q", str(work), "main"],
+        ["diff", *DIFF_OPTIONS, "HEAD~1", "HEAD"],
+        ["diff", *DIFF_OPTIONS],
+        ["diff", *DIFF_OPTIONS, "--cached"],
+        ["log", "-2", "--no-show-signature"],
+        ["cat-file", "-p", "HEAD"],
+        ["check-attr", "-a", "a.py"],
+        ["hash-object", "a.py"],
+        ["for-each-ref"],
+    ]
+
+
+def matrix_keys(work: Path, bin_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """``(keys, refused)``: the manual's keys that name a program (but
+    :data:`NOT_IN_MATRIX`), and of them those whose value plain git refuses to be
+    a program in the commands diffchunk runs, with git's message (a boolean, a
+    number, a choice: such a key names no program, and would only make git fail
+    instead of running one).  All are set at once, as in the hostile
+    repositories, and a key git stops at (its value, a program of ``bin_dir``
+    named after it, is in git's message) is taken out, until git runs them all."""
     keys = [k for k in program_keys() if k not in NOT_IN_MATRIX]
+    programs = {key: str(bin_dir / key) for key in keys}
+    for path in programs.values():
+        _executable(Path(path), "#!/bin/sh\ncat >/dev/null\n")
+    refused: dict[str, str] = {}
+    config = bin_dir / "matrix.config"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(config))
+    for probe in _probes(work):
+        while True:
+            config.write_text(_config_text([(k, programs[k]) for k in keys if k not in refused]))
+            done = subprocess.run(
+                ["git", "-C", str(work), *probe],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env=env,
+                timeout=60,
+            )
+            fatal = [
+                ln for ln in done.stderr.decode(errors="replace").splitlines() if "fatal" in ln
+            ]
+            if not fatal:
+                break
+            culprit = [
+                k
+                for k in keys
+                if k not in refused
+                and (
+                    f"'{k.lower()}'" in fatal[0].lower()
+                    or re.search(re.escape(programs[k]) + r"(?![\w.-])", fatal[0])
+                )
+            ]
+            assert culprit, f"git {probe[0]} failed on no key of the matrix: {fatal}"
+            refused[culprit[0]] = fatal[0].replace(programs[culprit[0]], "PROGRAM")
+    return [k for k in keys if k not in refused], refused
+
+
+def _matrix_text(programs: _Programs, keys: list[str]) -> str:
+    """Each key of the matrix, set to a marker script."""
     return _config_text([(key, programs.script(key)) for key in keys])
 
 
@@ -376,7 +449,7 @@ def make_hostile(
     with open(partial / "config", "a") as fh:
         fh.write(_config_text([("protocol.ext.allow", "always")]) + (include if matrix else ""))
     if matrix:
-        text = _matrix_text(programs)
+        text = _matrix_text(programs, template.matrix)
         for git_dir in (work / ".git", bare, partial):
             for name in ("matrix.config", "config.worktree"):
                 (git_dir / name).write_text(text)

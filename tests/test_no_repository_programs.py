@@ -108,9 +108,10 @@ def _cli(
 RELAXED = ("-c", "filter.evil.required=false", "-c", "filter.inc.required=false")
 
 
-def test_the_matrix_is_every_key_the_manual_says_names_a_program() -> None:
+def test_the_matrix_is_every_key_the_manual_says_names_a_program(template: Template) -> None:
     keys = program_keys()
-    # What any reading of the manual must find (the derivation is not vacuous)...
+    # What any reading of the manual must find, each a key git runs a program from
+    # (the derivation is not vacuous)...
     for known in (
         "core.fsmonitor",
         "core.sshCommand",
@@ -132,16 +133,18 @@ def test_the_matrix_is_every_key_the_manual_says_names_a_program() -> None:
         "uploadpack.packObjectsHook",
         "remote.marker.uploadpack",
         "remote.marker.receivepack",
-        "protocol.allow",
-        "protocol.marker.allow",
-        "include.path",
         "alias.marker",
         "pager.marker",
     ):
-        assert known in keys, known
-    # ...and far more than those, each set but the few read and checked by diffchunk.
-    assert len(keys) > 100
+        assert known in keys and known in template.matrix, known
+    assert "include.path" in keys
+    # ...and far more than those: every one set, but the few diffchunk reads and
+    # checks itself and those whose value git refuses to be a program.
+    assert len(template.matrix) > 100
     assert set(NOT_IN_MATRIX) <= set(keys)
+    assert set(template.matrix) | set(template.refused) | set(NOT_IN_MATRIX) == set(keys)
+    for key, why in template.refused.items():  # booleans, numbers, choices
+        assert "fatal" in why, (key, why)
 
 
 def test_the_hostile_setup_runs_programs_through_plain_git(
@@ -278,9 +281,9 @@ def test_cli_command_runs_no_repository_program(hostile: Hostile, name: str) -> 
     command = COMMANDS[name]
     args = command.args(h)
     done = _cli(h, *args, cwd=h.work if command.in_work_tree else None)
+    h.assert_clean(f"diffchunk {' '.join(args)}")
     assert done.returncode == command.exit_code, done.stderr
     assert command.shows in done.stdout + done.stderr
-    h.assert_clean(f"diffchunk {' '.join(args)}")
 
 
 @pytest.mark.parametrize("hooks_path", [True, False], ids=["core.hooksPath", "hooks-in-git-dir"])
