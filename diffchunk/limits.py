@@ -333,6 +333,11 @@ GIT_CONFIG_MAX_BYTES = 4 << 20
 included one): a real config is a few kB; a larger one is refused, never read
 into memory whole."""
 
+GIT_CONFIG_FILES_KEPT = 64
+"""Parsed git config files kept (with their stat) so that the next discovery of
+a repository does not parse them again: a repository's, its includes, the
+user's global and system files; a server meets a few dozen repositories."""
+
 GIT_CONFIG_INCLUDE_DEPTH = 10
 """Includes followed within includes: git's own limit (``MAX_INCLUDE_DEPTH``),
 past which git refuses the config too."""

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import GitError, UnsafeRepository
 from ..fdio import FileTooLarge, NotAFile, read_small_file
-from ..limits import GIT_CONFIG_INCLUDE_DEPTH, GIT_CONFIG_MAX_BYTES
-from ..paths import check_in_roots
+from ..limits import GIT_CONFIG_FILES_KEPT, GIT_CONFIG_INCLUDE_DEPTH, GIT_CONFIG_MAX_BYTES
+from ..paths import Fingerprint, check_in_roots, fingerprint
 
 _NL = 0x0A
 _CR = 0x0D
@@ -253,9 +255,34 @@ def read_files(files: Sequence[tuple[str, str]], *, home: str | None = None) -> 
 def _read_file(
     path: str, scope: str, depth: int, items: list[ConfigItem], home: str | None
 ) -> None:
+    for key, value in parsed_file(path):
+        items.append(ConfigItem(key, value, scope, path))
+        if key == "include.path":
+            _include(path, scope, depth, value, items, home)
+
+
+_PARSED: OrderedDict[tuple[str, Fingerprint], list[tuple[str, str | None]]] = OrderedDict()
+_PARSED_LOCK = threading.Lock()
+
+
+def parsed_file(path: str) -> list[tuple[str, str | None]]:
+    """The items of one config file (none if it does not exist), without its includes.
+
+    A file already parsed and unchanged since (same :func:`~diffchunk.paths.fingerprint`)
+    is not read again: every discovery reads the same few files.
+    """
+    try:
+        key = (path, fingerprint(os.stat(path)))
+    except (OSError, ValueError):
+        key = None
+    if key is not None:
+        with _PARSED_LOCK:
+            if key in _PARSED:
+                _PARSED.move_to_end(key)
+                return _PARSED[key]
     data = _config_text(path)
     if data is None:
-        return
+        return []
     try:
         parsed = parse(data)
     except ValueError as exc:
@@ -264,10 +291,12 @@ def _read_file(
             suggestion="Fix that line of the file (`git config --file FILE --list` "
             "shows where git stops), then try again.",
         ) from None
-    for key, value in parsed:
-        items.append(ConfigItem(key, value, scope, path))
-        if key == "include.path":
-            _include(path, scope, depth, value, items, home)
+    if key is not None:
+        with _PARSED_LOCK:
+            _PARSED[key] = parsed
+            while len(_PARSED) > GIT_CONFIG_FILES_KEPT:
+                _PARSED.popitem(last=False)
+    return parsed
 
 
 def _config_text(path: str) -> bytes | None:

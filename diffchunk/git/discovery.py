@@ -42,7 +42,7 @@ from ..errors import GitError, NotARange, PathError, UnsafeRepository
 from ..fdio import FileTooLarge, NotAFile, read_small_file
 from ..limits import GIT_ALTERNATES_DEPTH, GIT_SMALL_FILE_BYTES
 from ..paths import check_in_roots, expand, policy_in_force, within
-from .config import ConfigItem, as_bool, last, parse
+from .config import ConfigItem, as_bool, last, parsed_file
 
 
 class Location(NamedTuple):
@@ -278,17 +278,7 @@ def _worktree_config(items: list[ConfigItem]) -> bool:
 
 
 def _config_file(path: str, scope: str) -> list[ConfigItem]:
-    data = small_file(path, "The repository's config")
-    if data is None:
-        return []
-    try:
-        return [ConfigItem(k, v, scope, path) for k, v in parse(data)]
-    except ValueError as exc:
-        raise GitError(
-            f"The git config file {path} cannot be read: {exc} (git refuses it too).",
-            suggestion="Fix that line of the file (`git config --file FILE --list` "
-            "shows where git stops), then try again.",
-        ) from None
+    return [ConfigItem(k, v, scope, path) for k, v in parsed_file(path)]
 
 
 def _work_tree(

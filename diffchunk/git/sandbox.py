@@ -102,11 +102,16 @@ class Sandbox(NamedTuple):
     partial_clone: bool  # the repository lazily fetches missing objects (git won't here)
 
 
+_HOMES: set[str] = set()
+
+
 def git_home() -> str:
     """The ``HOME`` git runs with: an empty directory of diffchunk's, so that no dotfile
     of the user's (``~/.gitconfig``, ``~/.config/git/*``) is read by git."""
     home = os.path.join(cache_dir(), "git", "home")
-    _make_dirs(home)
+    if home not in _HOMES:
+        _make_dirs(home)
+        _HOMES.add(home)
     return home
 
 
@@ -228,11 +233,8 @@ def _core_values(grouped: Mapping[str, list[ConfigItem]]) -> list[tuple[str, str
     if eol and eol[-1].value is not None and eol[-1].value.lower() in ("lf", "crlf", "native"):
         items.append(("core.eol", eol[-1].value.lower()))  # git takes anything else as unset
     check = grouped.get("core.checkstat")
-    if check:
-        value = (check[-1].value or "").lower()
-        if value not in ("default", "minimal"):
-            raise _refuse(check[-1], "default or minimal")
-        items.append(("core.checkStat", value))
+    if check and (check[-1].value or "").lower() in ("default", "minimal"):
+        items.append(("core.checkStat", (check[-1].value or "").lower()))  # else: git's default
     threshold = grouped.get("core.bigfilethreshold")
     if threshold:
         size = as_size(threshold[-1].value)
