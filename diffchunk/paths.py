@@ -302,8 +302,8 @@ def check_in_roots(real: str, *, what: str) -> str:
 
     ``what`` names it in the refusal ("the work tree of /r (core.worktree)").
     Returns ``real``.  The one check the layers below the shells make on a path
-    that comes from data (a repository's config, a diff's record): task code
-    that opens such a path calls it first.
+    that comes from data (a repository's config, a diff's record, the file a
+    snapshot would be read from): code that opens such a path calls it first.
     """
     policy = _IN_FORCE.get()
     if policy is None or any(within(real, root) for root in policy.roots):

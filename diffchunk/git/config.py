@@ -3,7 +3,9 @@
 :func:`parse` reads the text of one file as git's own parser does
 (``config.c``: sections ``[core]``, ``[branch "Main"]`` and the old
 ``[branch.main]``, values with quotes, escapes ``\\n \\t \\b \\" \\\\`` and
-line continuations, ``#``/``;`` comments, a key without ``=`` meaning true);
+line continuations, ``#``/``;`` comments, a key without ``=`` meaning true;
+whitespace inside a value kept as git 2.45 and later keep it, where older
+git made each character of it a space);
 a line git would refuse is refused here (``bad config line N``).
 ``tests/test_git_config.py`` runs tricky files through both parsers.
 :func:`render` writes items back in a form git reads as the same values.
@@ -202,27 +204,31 @@ def _key_value(src: _Source, name: bytearray) -> tuple[str, str | None]:
 
 
 def _value(src: _Source) -> str:
-    """A value after ``=``: outer spaces dropped, inner ones kept, quotes and escapes."""
+    """A value after ``=``: outer whitespace dropped, inner whitespace kept verbatim (as
+    git 2.45 and later, and git's documentation, read it), quotes and escapes."""
     out = bytearray()
     quote = comment = False
-    space = 0
+    trim = 0  # where trailing whitespace starts (0: none pending)
     while True:
         c = src.next()
         if c == _NL:
             if quote:
                 raise _BadLine(src.line - 1)
+            if trim:
+                del out[trim:]
             return out.decode("utf-8", "surrogateescape")
         if comment:
             continue
         if c in _SPACE and not quote:
+            if not trim:
+                trim = len(out)
             if out:
-                space += 1
+                out.append(c)
             continue
         if not quote and c in (0x23, 0x3B):
             comment = True
             continue
-        out += b" " * space
-        space = 0
+        trim = 0
         if c == 0x5C:
             c = src.next()
             if c == _NL:
