@@ -14,10 +14,10 @@ its owner stops it; its time limit passes (one watchdog thread,
 included, always ends); or the call that started it is cancelled (the stop
 is registered with the call's :class:`~diffchunk.cancellation.CallToken`).
 At the interpreter's exit every git still running is stopped (its own
-session would otherwise outlive diffchunk).  A
-process stopped for its time limit raises :class:`~diffchunk.errors.GitTimeout`
-to its owner, one stopped for a cancelled call
-:class:`~diffchunk.errors.CallCancelled`, instead of git's own failure.
+session would otherwise outlive diffchunk).  A process stopped for its time
+limit raises :class:`~diffchunk.errors.GitTimeout` to its owner, one stopped
+for a cancelled call :class:`~diffchunk.errors.CallCancelled`, instead of
+git's own failure.
 """
 
 from __future__ import annotations
