@@ -1096,9 +1096,11 @@ HIGHLIGHT_LINE_CHARS = 2_000
 minified line of a megabyte would take the lexer seconds for colours nobody
 reads."""
 
-HIGHLIGHT_PAGE_CHARS = 400_000
-"""Characters the lexer colours for one answer of the page (a few thousand
-lines of code); the lines after them in that answer are shown plain."""
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
 
 WORD_PAIR_COMPARISONS = 10_000
 """Removed x added lines of one change block compared to pair them for word
@@ -1112,7 +1114,7 @@ PAGE_LINE_CHARS = 10_000
 """Characters of one diff or file line the page shows; the rest is left out
 with a note saying how many characters (the diff tools serve the line whole)."""
 
-PAGE_ROWS = 3_000
+PAGE_ROWS = 1_000
 """Rows of one file's diff sent at once; the page asks for the next rows as the
 reader scrolls to them, so a file of a million lines opens at once."""
 

@@ -29,6 +29,7 @@ as *seen* in the review record, as ``get_file_diff`` does.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -111,17 +112,16 @@ class _Raw:
 
 def _body(
     lines: list[str], at: int, ranges: tuple[int, int, int, int], hunk_id: int
-) -> tuple[list[_Raw], int]:
+) -> Iterator[_Raw]:
+    """The rows of the hunk body at ``lines[at]`` (lazily: a hunk may have a million)."""
     old_start, old_count, new_start, new_count = ranges
-    body = lines[at : at + old_count + new_count + 2]
-    out = []
+    body = itertools.islice(lines, at, at + old_count + new_count + 2)
     for line, old, new in number_lines(
         body, old_start, new_start, old_count=old_count, new_count=new_count
     ):
         kind = _BODY_KIND.get(line[:1], "ctx")
         text = line if kind == "note" else line[1:]
-        out.append(_Raw(kind, old, new, text, hunk_id))
-    return out, len(out)
+        yield _Raw(kind, old, new, text, hunk_id)
 
 
 def _walk(lines: list[str]) -> Iterator[_Raw]:
@@ -143,9 +143,11 @@ def _walk(lines: list[str]) -> Iterator[_Raw]:
             combined = False
             ranges = (header.old_start, header.old_count, header.new_start, header.new_count)
             yield _Raw("hunk", 0, 0, line, hunk_id, ranges)
-            body, used = _body(lines, at, ranges, hunk_id)
+            used = 0
+            for raw in _body(lines, at, ranges, hunk_id):
+                used += 1
+                yield raw
             at += used
-            yield from body
         elif line.startswith("diff "):
             sections += 1
             combined = False

@@ -13,7 +13,7 @@
   const ROW = 20; // px, as --row in page.css
   const POLL_MS = 1500;
   const EXPAND = 20; // context lines per click
-  const MAX_AUTO_ROWS = 30000; // rows loaded by scrolling before asking for a click
+  const MAX_AUTO_ROWS = 5000; // rows loaded by scrolling; past them, each page on a click
   const SEVERITIES = ["blocker", "major", "minor", "nit", "question"];
   const STATE_ICONS = { reviewed: "✓", changed: "↻", seen: "●", unseen: "○", excluded: "⊘" };
   const $ = (id) => document.getElementById(id);
