@@ -166,7 +166,9 @@ def test_read_only_serves_the_page_and_refuses_every_write(repo: Path) -> None:
         cache=repo.parent / "cache",
     ) as served:
         assert served.json("/api/review")["read_only"] is True
+        before = served.json("/api/version")["version"]
         assert served.json("/api/file?path=src/a.py")["rows"]
+        assert served.json("/api/version")["version"] == before, "not even a seen mark"
         for path, body in (
             ("/api/viewed", {"path": "src/a.py", "reviewed": True}),
             ("/api/findings", {"path": "src/a.py", "message": "x"}),

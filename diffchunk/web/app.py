@@ -212,7 +212,8 @@ def build_app(config: PageConfig) -> Starlette:
         return await _call(review_answer, request.query_params.get("view", "full"))
 
     def file_answer(view: str, path: str, offset: int) -> dict[str, Any]:
-        return file_rows(views.path(view), path, offset).to_dict()
+        # a read-only page writes nothing, not even the seen mark of a file it shows
+        return file_rows(views.path(view), path, offset, note_seen=not config.read_only).to_dict()
 
     async def api_file(request: Request) -> Response:
         try:
