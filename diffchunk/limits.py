@@ -1088,6 +1088,51 @@ GITHUB_TRAILER_ROOM = 1_000
 where the rest is."""
 
 # ---------------------------------------------------------------------------
+# The review page (diffchunk web) and its highlighting
+# ---------------------------------------------------------------------------
+
+HIGHLIGHT_LINE_CHARS = 2_000
+"""Lines longer than this are shown without syntax colours or word marks: a
+minified line of a megabyte would take the lexer seconds for colours nobody
+reads."""
+
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
+
+WORD_PAIR_COMPARISONS = 10_000
+"""Removed x added lines of one change block compared to pair them for word
+marks; a larger block pairs its lines in order (the i-th with the i-th)."""
+
+WORD_PAIR_SIMILARITY = 0.5
+"""Share of their words two lines must have in common to be shown as a pair
+with word marks: below it they are different lines, shown whole."""
+
+PAGE_LINE_CHARS = 10_000
+"""Characters of one diff or file line the page shows; the rest is left out
+with a note saying how many characters (the diff tools serve the line whole)."""
+
+PAGE_ROWS = 1_000
+"""Rows of one file's diff sent at once; the page asks for the next rows as the
+reader scrolls to them, so a file of a million lines opens at once."""
+
+PAGE_CONTEXT_LINES = 1_000
+"""Lines of a file one request for more context may read (expanding a gap
+larger than this takes several clicks)."""
+
+PAGE_REQUEST_BYTES = 1_048_576
+"""Largest request body the page's server reads: a finding's message and
+suggestion fit many times over."""
+
+PAGE_TOKEN_BYTES = 32
+"""Random bytes of the page's secret token (256 bits), as in the printed URL."""
+
+PAGE_SHUTDOWN_SECONDS = 5
+"""Seconds the page's server waits for open requests when it is stopped."""
+
+# ---------------------------------------------------------------------------
 # The MCP server
 # ---------------------------------------------------------------------------
 
