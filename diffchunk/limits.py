@@ -286,6 +286,11 @@ SNAPSHOT_READ_BLOCK = 1 << 20
 """Bytes read per step while a snapshot is written or hashed: one block in
 memory, whatever the file's size."""
 
+OBJECT_ID_MIN_DIGITS = 4
+"""The shortest abbreviated object id of a diff file's ``index`` line looked
+up in a repository: git's own minimum (``MINIMUM_ABBREV``; ``rev-parse``
+takes no shorter prefix).  One hex digit named a sixteenth of every object."""
+
 # ---------------------------------------------------------------------------
 # Git
 # ---------------------------------------------------------------------------
