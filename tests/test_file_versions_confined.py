@@ -1,6 +1,6 @@
 """open_file_version reads nothing a diff file points at: a snapshot comes from the object
 store by one whole blob id, or from a file of the work tree reached without a link and
-holding the full id the diff names.
+holding the full id the diff names; and no snapshot, nor the store, outgrows its bound.
 
 The hostile diffs here are what issue 23 reproduced: one-digit ids that matched any
 file by its first digit, ``../``, absolute paths and links leading out of the work tree.
@@ -17,10 +17,14 @@ import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
 from mcpkit import Caller, serve
 
+from diffchunk import snapshots
 from diffchunk.errors import FileToolError, PathError
 from diffchunk.paths import ROOTS_ENV
 from diffchunk.review.file_versions import open_file_version
+from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.sessions import SessionStore
 
+SNAPSHOT_ENV = "DIFFCHUNK_SNAPSHOT_MAX_BYTES"
 SECRET = b"TOP SECRET, outside the allowed root\n"
 # Its blob id does not start with 0 (a zero id is read as no id): so one of the
 # sixteen one-digit ids below is its first digit.
@@ -32,6 +36,7 @@ assert not SECRET_ID.startswith("0")
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv(ROOTS_ENV, raising=False)
+    monkeypatch.delenv(SNAPSHOT_ENV, raising=False)
 
 
 def _section(path: str, old: str, new: str, mode: str = "100644") -> str:
@@ -261,3 +266,91 @@ def test_a_work_tree_file_is_never_matched_by_the_first_digits_of_an_id(
     with pytest.raises(FileToolError, match="work tree's file does not have that content"):
         _open(work, "notes.txt", other)
     assert Path(_open(work, "notes.txt", full)).read_bytes() == data  # the full id: read
+
+
+# ---------------------------------------------------------------------------
+# Caps: one snapshot, and the store
+# ---------------------------------------------------------------------------
+
+BIG = (300 << 20) + 1  # past the 256 MiB a snapshot may hold
+
+
+@pytest.fixture(scope="module")
+def big_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose last commit adds a sparse 300 MiB file (a few MB of objects)."""
+    repo = init_repo(tmp_path_factory.mktemp("big") / "repo")
+    commit(repo, {"a.py": "x = 1\n"})
+    with open(repo / "zeros.bin", "wb") as fh:
+        fh.truncate(BIG)
+    # Streamed straight into a pack (past bigFileThreshold), compressed fast.
+    git(repo, "-c", "core.bigFileThreshold=1m", "-c", "core.compression=1", "add", "zeros.bin")
+    git(repo, "commit", "-q", "-m", "big")
+    git(repo, "config", "core.bigFileThreshold", "1m")  # git diff: binary, not read
+    return repo
+
+
+@pytest.mark.parametrize("bare", [False, True], ids=["work tree", "bare"])
+def test_a_blob_over_the_limit_is_refused_before_a_byte_is_written(
+    big_repo: Path, tmp_path: Path, bare: bool
+) -> None:
+    repo = big_repo
+    if bare:
+        repo = tmp_path / "bare.git"
+        run_git(tmp_path, "clone", "-q", "--bare", str(big_repo), str(repo))
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
+    with pytest.raises(FileToolError, match=r"is 314,572,801 bytes, more than a snapshot") as err:
+        open_file_version(diff, "zeros.bin")
+    suggestion = err.value.suggestion or ""
+    assert "cat-file blob" in suggestion and SNAPSHOT_ENV in suggestion
+    assert list(_snapshot_files(tmp_path / "cache")) == []
+
+
+def test_the_limit_holds_for_the_work_tree_and_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {"a.txt": "a\n" * 100})
+    (repo / "a.txt").write_text("b\n" * 100)  # 200 bytes on both sides
+    diff = load_git_diff(str(repo), store=SessionStore()).file_path
+    monkeypatch.setenv(SNAPSHOT_ENV, "199")
+    for side in ("new", "old"):  # the work tree's file, and a blob
+        with pytest.raises(FileToolError, match="is 200 bytes, more than a snapshot may hold"):
+            open_file_version(diff, "a.txt", side)
+    assert list(_snapshot_files(tmp_path / "cache")) == []
+    monkeypatch.setenv(SNAPSHOT_ENV, "200")
+    assert open_file_version(diff, "a.txt").size == 200
+    monkeypatch.setenv(SNAPSHOT_ENV, "lots")
+    with pytest.raises(FileToolError, match="is not a number of bytes") as err:
+        open_file_version(diff, "a.txt", "old")
+    assert "unset it" in (err.value.suggestion or "")
+
+
+def test_the_store_is_pruned_past_its_bound_before_a_snapshot_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight snapshots of 1,000 bytes in a store of 3,000: at no time, a write under way
+    included, does it hold more; the latest ones stay."""
+    bound = 3000
+    monkeypatch.setattr(snapshots, "STORE_MAX_BYTES", bound, raising=False)
+    monkeypatch.setattr(
+        snapshots, "MAX_BYTES", bound
+    )  # one snapshot fits (the store's own, before)
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {f"f{i}.txt": f"{i}\n".ljust(1000, "x") for i in range(8)})
+    commit(repo, {f"f{i}.txt": f"{i}\n".ljust(1000, "y") for i in range(8)})
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
+    cache = tmp_path / "cache"
+    peaks: list[int] = []
+    feed = snapshots.SnapshotWriter.feed
+
+    def watched(writer: snapshots.SnapshotWriter, block: bytes) -> None:
+        feed(writer, block)
+        peaks.append(_store_bytes(cache))
+
+    monkeypatch.setattr(snapshots.SnapshotWriter, "feed", watched)
+    opened = []
+    for i in range(8):
+        opened.append(open_file_version(diff, f"f{i}.txt").path)
+        peaks.append(_store_bytes(cache))
+    assert len(peaks) >= 16 and max(peaks) <= bound
+    assert [os.path.exists(p) for p in opened] == [False] * 5 + [True] * 3

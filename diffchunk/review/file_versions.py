@@ -29,7 +29,8 @@ numbers.  Where its bytes come from:
 
 A work tree's file is read by :mod:`~diffchunk.review.work_tree_file`:
 confined to the work tree and the allowed roots by construction, read once,
-hashed as read.
+hashed as read.  Every snapshot's size is checked before it is written
+(:func:`~diffchunk.snapshots.check_size`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from ..errors import FileNotInDiff, FileToolError, InvalidArgument
 from ..git.blobs import ObjectInfo, blob_at, object_info, stream_blob
 from ..git.repo import Repo, discover
 from ..limits import OBJECT_ID_MIN_DIGITS
-from ..snapshots import Snapshot, SnapshotWriter, existing
+from ..snapshots import Snapshot, SnapshotWriter, check_size, existing
 from .file_match import match_file
 from .loading import session
 from .sessions import Session, SessionStore
@@ -317,7 +318,13 @@ def _from_object_store(
     found = existing(blob.id, name, source)
     if found is not None:
         return found
-    writer = SnapshotWriter(name, "sha256" if len(blob.id) == 64 else "sha1")
+    check_size(
+        blob.size,
+        f"The blob {blob.id[:12]} of {shown}",
+        f"Page through it where it is: read_content on the file in a work tree that has "
+        f"this version, or git -C {repo.path} cat-file blob {blob.id}",
+    )
+    writer = SnapshotWriter(name, "sha256" if len(blob.id) == 64 else "sha1", size=blob.size)
     try:
         for block in stream_blob(repo, blob.id, writer.fd):
             writer.feed(block)

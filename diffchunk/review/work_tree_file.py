@@ -17,8 +17,8 @@ could have put it:
   target's text, as git stores it) only where the diff gives it mode 120000.
 - **Inside the allowed roots** (:func:`~diffchunk.paths.check_allowed_path`
   on the file's real path: the top's, with names that are no links).
-- **Read once, hashed as read.**  The bytes read become the snapshot, and
-  their blob id (or the
+- **Read once, hashed as read.**  Its size is checked against the snapshot
+  limit first; the bytes read become the snapshot, and their blob id (or the
   one git gives them with line endings converted, ``hash-object --path``)
   must be the **full** id the diff names.  Nothing is ever compared with an
   abbreviated id.
@@ -40,7 +40,7 @@ from ..git.blobs import cleaned_blob_id
 from ..git.repo import Repo
 from ..limits import SNAPSHOT_READ_BLOCK
 from ..paths import check_allowed_path
-from ..snapshots import Snapshot, SnapshotWriter
+from ..snapshots import Snapshot, SnapshotWriter, check_size
 
 LINK_MODE = "120000"
 FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -149,7 +149,13 @@ class _WorkTreeFile:
     def _write(
         self, name: str, source: dict[str, Any], size: int, fill: Callable[[SnapshotWriter], None]
     ) -> Snapshot:
-        writer = SnapshotWriter(name, self.algorithm)
+        check_size(
+            size,
+            f"{self.on_side} in the work tree",
+            f'Read the file itself with read_content(absolute_file_path="{self.disk}"), '
+            "which pages through a file of any size",
+        )
+        writer = SnapshotWriter(name, self.algorithm, size=size)
         try:
             fill(writer)
             if writer.blob != self.expected and self._cleaned(writer) != self.expected:
