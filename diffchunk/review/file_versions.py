@@ -272,26 +272,29 @@ def _lookup(where: _Where, side: str, on_side: str, wanted: str) -> ObjectInfo |
         return info
     if info.type == "ambiguous":
         raise FileToolError(
-            f"The id {wanted} of {shown} is ambiguous in {repo}: several objects start "
-            "with it, so nothing is read for it.",
+            f"The id {wanted} of {shown} is ambiguous in the repository {repo}: several "
+            "objects start with it, so nothing is read for it.",
             suggestion=f"{FULL_IDS}, or review the range itself with load_git_diff.",
         )
     if info.type != "missing":
         raise FileToolError(
-            f"The id {wanted} of {shown} names a {info.type} in {repo}, not a file's blob.",
+            f"The id {wanted} of {shown} names a {info.type} in the repository {repo}, not a "
+            "file's blob.",
             suggestion="Pass as absolute_repo_path the repository the diff was made in.",
         )
     if where.kind == "file" and side == "new" and where.repo.root is not None:
         if FULL_ID.fullmatch(wanted):
             return None  # a working-tree diff: the work tree's file, if it has this id
         raise FileToolError(
-            f"The blob {wanted} of {shown} is not in {repo}, and an abbreviated id cannot "
-            "vouch for a file of its work tree (its first digits are all it gives).",
+            f"The blob {wanted} of {shown} is not in the repository {repo}, and an "
+            "abbreviated id cannot vouch for a file of its work tree (its first digits are "
+            "all it gives).",
             suggestion=f"{FULL_IDS} to open the working tree's file, or review the working "
-            f'tree itself with load_git_diff(absolute_repo_path="{repo}").',
+            f'tree itself with load_git_diff(absolute_repo_path="{repo}"); if the diff was '
+            "made in another repository, pass that one as absolute_repo_path.",
         )
     raise FileToolError(
-        f"The blob {wanted} of {shown} is not in {repo}.",
+        f"The blob {wanted} of {shown} is not in the repository {repo}.",
         suggestion="Pass as absolute_repo_path the repository the diff was made in "
         "(fetch the commits it shows first).",
     )

@@ -178,8 +178,8 @@ class _WorkTreeFile:
     def _changed(self) -> FileToolError:
         if self.diff_file:
             return FileToolError(
-                f"The blob {self.expected} of {self.on_side} is not in {self.repo.path}, and "
-                "its work tree's file does not have that content.",
+                f"The blob {self.expected} of {self.on_side} is not in the repository "
+                f"{self.repo.path}, and its work tree's file does not have that content.",
                 suggestion="Pass as absolute_repo_path the repository the diff was made in "
                 "(the file may have changed since the diff was made).",
             )
