@@ -275,8 +275,18 @@ SNAPSHOT_MAX_FILES = 5000
 bound on the snapshot directory; a pruned snapshot is written again when a
 file is opened again."""
 
-SNAPSHOT_MAX_BYTES = 1 << 30
-"""Bytes of snapshots kept in all (1 GiB)."""
+SNAPSHOT_MAX_BYTES = 256 << 20
+"""The largest file a snapshot holds (256 MiB; ``DIFFCHUNK_SNAPSHOT_MAX_BYTES``
+changes it), checked before a byte is written: larger than any source file a
+reviewer reads a page at a time (the largest hand-written or amalgamated
+sources are a few MB), far below a blob that fills a disk (a 3 GB blob of an
+8.6 MB repository was written whole)."""
+
+SNAPSHOT_STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
 
 SNAPSHOT_MAX_SOURCES = 16
 """Sources recorded per snapshot (the latest kept): where a blob was seen, not
@@ -285,6 +295,11 @@ a history."""
 SNAPSHOT_READ_BLOCK = 1 << 20
 """Bytes read per step while a snapshot is written or hashed: one block in
 memory, whatever the file's size."""
+
+OBJECT_ID_MIN_DIGITS = 4
+"""The shortest abbreviated object id of a diff file's ``index`` line looked
+up in a repository: git's own minimum (``MINIMUM_ABBREV``; ``rev-parse``
+takes no shorter prefix).  One hex digit named a sixteenth of every object."""
 
 # ---------------------------------------------------------------------------
 # Git
