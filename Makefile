@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ bench-record-export: $(STAMP)
 # mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
+
+# What a whole review costs through diffchunk against plain git, in characters: a small and a
+# medium release of real projects (bare clones in $DIFFCHUNK_BENCH_REPOS, default bench-out/repos).
+bench-review: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_review
 
 # The review page of a generated diff of a million lines: the load, the server's answers,
 # and in headless chromium the time to the first render and the page's JS heap.
