@@ -93,7 +93,8 @@ bench-load: $(STAMP)
 screenshot: $(STAMP) chromium
 	$(BIN)/python -m tests.support.screenshot --out bench-out/review.png
 
-# Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
+# Kill edits 100 times, 2 and 8 concurrent writers x 100 edits, and 200 edits racing an appender
+# (lines written, found in the file, reported in late_write side files, lost).
 faults: $(STAMP)
 	$(BIN)/python -m tests.property.faults --kills 100
 

@@ -962,6 +962,34 @@ TEMP_STEM_BYTES = 150
 of file names.  Stale temporaries of longer names are left alone, as their
 stem could be another file's."""
 
+EDIT_ATTEMPTS = 3
+"""Times an edit (or a revert) is made again from a fresh read when another
+program changed the file before the new version was renamed over it: an
+appender between two lines lets the next attempt through; a file rewritten
+faster than it can be edited is an EditConflict after the third."""
+
+EDIT_CARRY_ROUNDS = 8
+"""Rounds of copying the lines another program appended during an edit into the
+new version before it is renamed over the file: each round copies what came
+during the one before (microseconds); an appender that outpaces eight rounds
+is an EditConflict (the edit is made again from a fresh read)."""
+
+WRITERS_WAIT = 2.0
+"""Seconds an edit waits for programs that hold the file open for writing
+(:mod:`diffchunk.files.writers`) to close it, before the rename (still held:
+the file is not replaced) and after it (still held: reported).  A program
+that opens, appends a line and closes holds it for microseconds; one that
+keeps it open (a running logger) would write its next lines to the replaced
+version."""
+
+WRITERS_POLL_FIRST = 0.002
+"""Seconds between the first looks for such writers (2 ms), doubling..."""
+
+WRITERS_POLL_MAX = 0.05
+"""...up to 50 ms: where the lease probe cannot tell, each look reads every
+descriptor of the user's processes in ``/proc`` (about 12 us each: 0.25 s
+for 20,000 descriptors), so a long wait looks about 40 times, not 1,000."""
+
 # ---------------------------------------------------------------------------
 # Large files: backups
 # ---------------------------------------------------------------------------
