@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-memory bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+# Peak memory of every file tool on a 1 GB file with no line break (written once in $TMPDIR).
+bench-memory: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_memory
 
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup

@@ -745,6 +745,12 @@ GREP_MIN_BYTES = 8 * 1024 * 1024
 ``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
 a process costs more than the scan."""
 
+GREP_ADDRESS_SPACE = 256 * 1024 * 1024
+"""Address space a grep child may use: GNU grep holds a whole line, about twice
+(133 MB for a 64 MB line), so a gigabyte one-line file took 2 GB in grep
+alone; capped, such a grep fails and the Python scan, which reads a long
+line in pieces, answers (lines up to about 100 MB still go to grep)."""
+
 GREP_LISTING_BLOCK = 1 << 16
 """Bytes of grep's listing read at a time: the listing is read as a stream,
 stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
@@ -934,6 +940,16 @@ there were: about 12k tokens at 120 characters a line."""
 
 MAX_PREVIEW_LINE_CHARS = 400
 """Lines of a preview longer than this are cut."""
+
+PREVIEW_LONG_LINE_BYTES = 4 * MAX_PREVIEW_LINE_CHARS
+"""A line of a preview's region longer than this is read in excerpts (around
+its changes, else its start), never whole: in UTF-8 a character is at most
+four bytes, so a shorter line is cut by MAX_PREVIEW_LINE_CHARS anyway, and a
+gigabyte line no longer costs gigabytes (a 1 GB one-line file took 6.2 GB)."""
+
+PREVIEW_AROUND_CHANGE_BYTES = MAX_PREVIEW_LINE_CHARS // 4
+"""Bytes shown on each side of a change in such a line: the change stays in
+the first MAX_PREVIEW_LINE_CHARS characters shown, with context around it."""
 
 EDIT_IN_MEMORY_BYTES = 32 * 1024 * 1024
 """Files up to this size are read into memory for an edit; bigger ones stream."""
