@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import CliRunner
 
@@ -148,7 +150,7 @@ def test_files_beside_git_s_are_edited(tmp_path: Path) -> None:
         assert edit_content(str(path), CHANGE, preview=False).to_dict()["written"]
 
 
-def test_an_edit_of_git_config_never_makes_git_status_run_a_program(tmp_path: Path) -> None:
+def test_an_edit_of_git_config_runs_no_repository_program(tmp_path: Path) -> None:
     # The reproducer: core.fsmonitor added to .git/config, then a plain git status.
     repo = _repository(tmp_path)
     marker = tmp_path / "PWNED"
@@ -230,7 +232,7 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Pa
 
 
 @pytest.mark.parametrize("swapped", ["file", "directory"], indirect=True)
-def test_an_edit_never_writes_outside_the_roots_through_a_swapped_path(
+def test_edits_racing_a_link_swap_symlink_escape(
     swapped: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, edited, secret = swapped
@@ -249,7 +251,7 @@ def test_an_edit_never_writes_outside_the_roots_through_a_swapped_path(
 
 
 @pytest.mark.parametrize("swapped", ["file"], indirect=True)
-def test_the_core_checks_the_roots_on_the_path_it_opens(
+def test_the_edit_core_racing_a_link_swap_symlink_escape(
     swapped: tuple[Path, Path, Path],
 ) -> None:
     root, edited, secret = swapped
@@ -260,3 +262,50 @@ def test_the_core_checks_the_roots_on_the_path_it_opens(
                 str(edited), [{"search": "x = 1", "replace": "x = 2"}], preview=False, policy=policy
             )
         assert secret.read_text() == "x = 1\n"
+
+
+def test_the_mcp_edit_tools_check_the_roots_on_the_path_they_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check before the call resolves the path apart from the edit; with it
+    # gone, the roots the edit is handed still refuse a file outside them.
+    from mcp import Client
+
+    from diffchunk.server import app
+
+    app_module = importlib.import_module("diffchunk.server.app")  # the package's app is the server
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    secret = outside / "a.txt"
+    secret.write_text("x = 1\n")
+    (root / "a.txt").symlink_to(secret)
+
+    async def unchecked(*args: object, **kwargs: object) -> None:
+        return None
+
+    monkeypatch.setattr(app_module, "enforce_policy", unchecked)
+    app_module.configure_policy(PathPolicy.from_paths([str(root)], "--allow-root"))
+    change = [{"search": "x = 1", "replace": "x = 2"}]
+
+    async def calls() -> list[str]:
+        async with Client(app) as client:
+            texts = []
+            for tool, args in (
+                ("edit_content", {"changes": change, "preview": False}),
+                ("revert_edit", {}),
+            ):
+                result = await client.call_tool(
+                    tool, {"absolute_file_path": str(root / "a.txt"), **args}
+                )
+                assert result.is_error
+                texts.append(result.content[0].text)  # type: ignore[union-attr]
+            return texts
+
+    try:
+        texts = anyio.run(calls)
+    finally:
+        app_module.configure_policy(None)
+    assert all("outside the allowed roots" in text for text in texts), texts
+    assert secret.read_text() == "x = 1\n"

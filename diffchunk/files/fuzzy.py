@@ -43,7 +43,7 @@ import heapq
 import re
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import AnyStr, cast
@@ -87,6 +87,29 @@ def best_alignment(pattern: str, text: str) -> tuple[float, int, int] | None:
     if align is None or align.dest_end <= align.dest_start:
         return None
     return align.score, align.dest_start, align.dest_end
+
+
+def _fewest(anchors: list[AnyStr]) -> list[AnyStr]:
+    """The anchors a text must hold one of, without those holding another (a text
+    without the shorter one has not the longer either)."""
+    return [a for a in anchors if not any(b != a and b in a for b in anchors)]
+
+
+def anchored_alignment(pattern: str) -> Callable[[str], tuple[float, int, int] | None]:
+    """:func:`best_alignment` of the lowered ``pattern`` in a piece of a long line, for a
+    piece that holds one of its :func:`pieces` (else None at once): no place reaching
+    the line search's cutoff is without one, so the best place of a long line the
+    line search found is in such a piece (and the others cost a few ``in``)."""
+    needle = pattern.lower()
+    anchors = _fewest([p.decode() for p in pieces(needle, b"", "utf-8")])
+
+    def best(text: str) -> tuple[float, int, int] | None:
+        low = text.lower()
+        if needle not in low and not any(anchor in low for anchor in anchors):
+            return None
+        return best_alignment(needle, low)
+
+    return best
 
 
 def length_bounds(length: int, cutoff: float) -> tuple[float, float]:
@@ -401,9 +424,7 @@ def _score_long_line(
     across two pieces is seen whole); 0 below the cutoff, None past ``deadline``."""
     stop = content_end(version, line)
     overlap = 4 * len(query.needle) + 4  # bytes: a character is at most four
-    # A piece without an anchor has none of the anchors holding it either.
-    anchors = [a for a in anchors if not any(b != a and b in a for b in anchors)]
-    text_anchors = [a for a in text_anchors if not any(b != a and b in a for b in text_anchors)]
+    anchors, text_anchors = _fewest(anchors), _fewest(text_anchors)
     best = 0.0
     pos = line.start
     while pos < stop:
