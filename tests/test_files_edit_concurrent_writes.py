@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from diffchunk.errors import EditConflict
-from diffchunk.files import edit, transaction, writers
+from diffchunk.files import edit, late_writes, transaction, writers
 from diffchunk.files.edit import edit_content, revert_edit
 from tests.property.faults import appender_rounds
 
@@ -139,7 +139,7 @@ def test_a_program_still_writing_after_the_wait_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _log(tmp_path)
-    monkeypatch.setattr(transaction, "WRITERS_WAIT", 0.2)
+    monkeypatch.setattr(late_writes, "WRITERS_WAIT", 0.2)
     started = _late_writer_at_the_rename(path, 1.0, monkeypatch)
     result = edit_content(str(path), CHANGE, preview=False).to_dict()
     assert result["written"]

@@ -72,12 +72,13 @@ from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
 from .changeset import Change, parse_changes
 from .edit_target import EditTarget
+from .late_writes import LateWrite
 from .locate import ChangeResult, Located, locate_changes
 from .locking import file_lock
 from .preview import preview as unified_preview
 from .revert import revert_edit
 from .snapshot import Snapshot, open_snapshot
-from .transaction import ChangedMeanwhile, LateWrite, WriteTransaction
+from .transaction import ChangedMeanwhile, WriteTransaction
 
 __all__ = ["EditResult", "edit_content", "list_backups", "revert_edit"]
 

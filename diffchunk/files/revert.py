@@ -28,8 +28,9 @@ from ..limits import EDIT_ATTEMPTS
 from ..paths import PathPolicy
 from . import backups
 from .edit_target import EditTarget
+from .late_writes import LateWrite
 from .locking import file_lock
-from .transaction import ChangedMeanwhile, LateWrite, WriteTransaction
+from .transaction import ChangedMeanwhile, WriteTransaction
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ never through the path again), in this order:
    is :class:`ChangedMeanwhile` (the file is never overwritten, and the
    caller makes the edit again from a fresh read); rename over it; fsync
    the directory;
-6. after the rename, the version replaced (still open) is watched: programs
-   that opened it just before the rename are waited for, then the bytes
-   that reached it after it was read are copied to the side file the caller
-   names (beside its backup) and reported (:class:`LateWrite`), never lost
-   in silence.
+6. after the rename, the version replaced (still open) is watched
+   (:mod:`.late_writes`): programs that opened it just before the rename
+   are waited for, then the bytes that reached it after it was read are
+   copied to the side file the caller names (beside its backup) and
+   reported (:class:`~.late_writes.LateWrite`), never lost in silence.
 
 An exception before step 5's rename removes the temporary file and the
 backup of step 3: the file is untouched and no backup is listed for a
@@ -47,15 +47,15 @@ import os
 import secrets
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .. import paths
 from ..errors import EditConflict, FileToolError
 from ..fdio import copy_range, pread_exact
 from ..limits import EDIT_CARRY_ROUNDS, TEMP_STEM_BYTES, WRITERS_WAIT
 from .edit_target import EditTarget
+from .late_writes import LateWrite, keep_late
 from .writers import wait_for_writers
 
 
@@ -125,61 +125,6 @@ def write_failure(realpath: str, exc: OSError, *, stage: str) -> FileToolError:
             "then retry."
         ),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class LateWrite:
-    """What another program wrote to the version an edit replaced, after it was read.
-
-    ``kept_in`` holds it (None when nothing came): the bytes past
-    ``from_offset`` (the size read) when the version grew, else (it was
-    rewritten in place) the whole version as it is now, from offset 0.
-    ``still_open_by``: programs that still had the replaced version open for
-    writing when the edit returned: what they write next goes to it, which
-    is ``replaced_version`` (the backup, a hard link to it), or nowhere a
-    name reaches when the backup is a copy (``replaced_version`` None).
-    """
-
-    bytes: int
-    kept_in: str | None
-    from_offset: int
-    still_open_by: tuple[str, ...] = ()
-    replaced_version: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "bytes": self.bytes,
-            "kept_in": self.kept_in,
-            "from_offset": self.from_offset,
-            "still_open_by": list(self.still_open_by),
-            "replaced_version": self.replaced_version,
-        }
-
-    def warning(self, realpath: str) -> str:
-        """The sentences of the result's warnings that say what happened and where."""
-        text = ""
-        if self.bytes:
-            what = (
-                f"appended {self.bytes} bytes"
-                if self.from_offset
-                else f"rewrote it ({self.bytes} bytes now)"
-            )
-            text = (
-                f"Another program {what} to the version of {realpath} this edit replaced, "
-                f"after it was read: they are not in the file; they are kept in {self.kept_in}."
-            )
-        if self.still_open_by:
-            where = (
-                f"to {self.replaced_version} (the backup of this edit)"
-                if self.replaced_version
-                else "to a version no name reaches any more: it is lost"
-            )
-            text += (
-                f"{' ' if text else ''}{', '.join(self.still_open_by)} still had the version "
-                f"of {realpath} this edit replaced open for writing: what it writes next goes "
-                f"{where}, not to the file."
-            )
-        return text
 
 
 def _writing(target: EditTarget, src_fd: int) -> EditConflict | None:
@@ -345,31 +290,6 @@ def changed_meanwhile(realpath: str) -> ChangedMeanwhile:
     )
 
 
-def _keep_late(src_fd: int, read: paths.Fingerprint, side: str, backup: str) -> LateWrite | None:
-    """After the rename: wait for programs writing to the replaced version (open at
-    ``src_fd``, ``read`` as it was read), then copy what reached it to ``side``;
-    ``backup``: this write's backup (the replaced version itself when linked)."""
-    still = tuple(str(writer) for writer in wait_for_writers(src_fd, WRITERS_WAIT) or [])
-    now = os.fstat(src_fd)
-    changed = (now.st_size, now.st_mtime_ns) != (read[2], read[3])
-    if not changed and not still:
-        return None
-    try:
-        linked = bool(still) and os.path.samestat(os.stat(backup), now)
-    except OSError:
-        linked = False
-    begin = read[2] if now.st_size > read[2] else 0
-    count = now.st_size - begin if changed else 0
-    if count:
-        fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            copy_range(src_fd, fd, begin, count)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    return LateWrite(count, side if count else None, begin, still, backup if linked else None)
-
-
 _B = TypeVar("_B")
 
 
@@ -477,7 +397,7 @@ class WriteTransaction:
         replaced = self._temp.finish(self.fd, self._baseline, self.read)
         self._undo_backup = None  # the write happened: its backup stays
         try:
-            return _keep_late(self.fd, replaced, late_side, backup)
+            return keep_late(self.fd, replaced, late_side, backup)
         except (OSError, FileToolError) as exc:
             self.warnings.append(
                 f"Another program may have written to the version this edit replaced, and "
