@@ -275,8 +275,18 @@ SNAPSHOT_MAX_FILES = 5000
 bound on the snapshot directory; a pruned snapshot is written again when a
 file is opened again."""
 
-SNAPSHOT_MAX_BYTES = 1 << 30
-"""Bytes of snapshots kept in all (1 GiB)."""
+SNAPSHOT_MAX_BYTES = 256 << 20
+"""The largest file a snapshot holds (256 MiB; ``DIFFCHUNK_SNAPSHOT_MAX_BYTES``
+changes it), checked before a byte is written: larger than any source file a
+reviewer reads a page at a time (the largest hand-written or amalgamated
+sources are a few MB), far below a blob that fills a disk (a 3 GB blob of an
+8.6 MB repository was written whole)."""
+
+SNAPSHOT_STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
 
 SNAPSHOT_MAX_SOURCES = 16
 """Sources recorded per snapshot (the latest kept): where a blob was seen, not
@@ -285,6 +295,11 @@ a history."""
 SNAPSHOT_READ_BLOCK = 1 << 20
 """Bytes read per step while a snapshot is written or hashed: one block in
 memory, whatever the file's size."""
+
+OBJECT_ID_MIN_DIGITS = 4
+"""The shortest abbreviated object id of a diff file's ``index`` line looked
+up in a repository: git's own minimum (``MINIMUM_ABBREV``; ``rev-parse``
+takes no shorter prefix).  One hex digit named a sixteenth of every object."""
 
 # ---------------------------------------------------------------------------
 # Git
@@ -785,6 +800,12 @@ GREP_MIN_BYTES = 8 * 1024 * 1024
 ``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
 a process costs more than the scan."""
 
+GREP_ADDRESS_SPACE = 256 * 1024 * 1024
+"""Address space a grep child may use: GNU grep holds a whole line, about twice
+(133 MB for a 64 MB line), so a gigabyte one-line file took 2 GB in grep
+alone; capped, such a grep fails and the Python scan, which reads a long
+line in pieces, answers (lines up to about 100 MB still go to grep)."""
+
 GREP_LISTING_BLOCK = 1 << 16
 """Bytes of grep's listing read at a time: the listing is read as a stream,
 stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
@@ -975,6 +996,16 @@ there were: about 12k tokens at 120 characters a line."""
 MAX_PREVIEW_LINE_CHARS = 400
 """Lines of a preview longer than this are cut."""
 
+PREVIEW_LONG_LINE_BYTES = 4 * MAX_PREVIEW_LINE_CHARS
+"""A line of a preview's region longer than this is read in excerpts (around
+its changes, else its start), never whole: in UTF-8 a character is at most
+four bytes, so a shorter line is cut by MAX_PREVIEW_LINE_CHARS anyway, and a
+gigabyte line no longer costs gigabytes (a 1 GB one-line file took 6.2 GB)."""
+
+PREVIEW_AROUND_CHANGE_BYTES = MAX_PREVIEW_LINE_CHARS // 4
+"""Bytes shown on each side of a change in such a line: the change stays in
+the first MAX_PREVIEW_LINE_CHARS characters shown, with context around it."""
+
 EDIT_IN_MEMORY_BYTES = 32 * 1024 * 1024
 """Files up to this size are read into memory for an edit; bigger ones stream."""
 
@@ -1001,6 +1032,34 @@ TEMP_STEM_BYTES = 150
 (``.<name>.diffchunk-XXXXXXXX.tmp``): the whole stays under the 255-byte limit
 of file names.  Stale temporaries of longer names are left alone, as their
 stem could be another file's."""
+
+EDIT_ATTEMPTS = 3
+"""Times an edit (or a revert) is made again from a fresh read when another
+program changed the file before the new version was renamed over it: an
+appender between two lines lets the next attempt through; a file rewritten
+faster than it can be edited is an EditConflict after the third."""
+
+EDIT_CARRY_ROUNDS = 8
+"""Rounds of copying the lines another program appended during an edit into the
+new version before it is renamed over the file: each round copies what came
+during the one before (microseconds); an appender that outpaces eight rounds
+is an EditConflict (the edit is made again from a fresh read)."""
+
+WRITERS_WAIT = 2.0
+"""Seconds an edit waits for programs that hold the file open for writing
+(:mod:`diffchunk.files.writers`) to close it, before the rename (still held:
+the file is not replaced) and after it (still held: reported).  A program
+that opens, appends a line and closes holds it for microseconds; one that
+keeps it open (a running logger) would write its next lines to the replaced
+version."""
+
+WRITERS_POLL_FIRST = 0.002
+"""Seconds between the first looks for such writers (2 ms), doubling..."""
+
+WRITERS_POLL_MAX = 0.05
+"""...up to 50 ms: where the lease probe cannot tell, each look reads every
+descriptor of the user's processes in ``/proc`` (about 12 us each: 0.25 s
+for 20,000 descriptors), so a long wait looks about 40 times, not 1,000."""
 
 # ---------------------------------------------------------------------------
 # Large files: backups
@@ -1126,6 +1185,51 @@ limit of its REST API."""
 GITHUB_TRAILER_ROOM = 1_000
 """Characters of a review body kept for the line that says how much was cut and
 where the rest is."""
+
+# ---------------------------------------------------------------------------
+# The review page (diffchunk web) and its highlighting
+# ---------------------------------------------------------------------------
+
+HIGHLIGHT_LINE_CHARS = 2_000
+"""Lines longer than this are shown without syntax colours or word marks: a
+minified line of a megabyte would take the lexer seconds for colours nobody
+reads."""
+
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
+
+WORD_PAIR_COMPARISONS = 10_000
+"""Removed x added lines of one change block compared to pair them for word
+marks; a larger block pairs its lines in order (the i-th with the i-th)."""
+
+WORD_PAIR_SIMILARITY = 0.5
+"""Share of their words two lines must have in common to be shown as a pair
+with word marks: below it they are different lines, shown whole."""
+
+PAGE_LINE_CHARS = 10_000
+"""Characters of one diff or file line the page shows; the rest is left out
+with a note saying how many characters (the diff tools serve the line whole)."""
+
+PAGE_ROWS = 1_000
+"""Rows of one file's diff sent at once; the page asks for the next rows as the
+reader scrolls to them, so a file of a million lines opens at once."""
+
+PAGE_CONTEXT_LINES = 1_000
+"""Lines of a file one request for more context may read (expanding a gap
+larger than this takes several clicks)."""
+
+PAGE_REQUEST_BYTES = 1_048_576
+"""Largest request body the page's server reads: a finding's message and
+suggestion fit many times over."""
+
+PAGE_TOKEN_BYTES = 32
+"""Random bytes of the page's secret token (256 bits), as in the printed URL."""
+
+PAGE_SHUTDOWN_SECONDS = 5
+"""Seconds the page's server waits for open requests when it is stopped."""
 
 # ---------------------------------------------------------------------------
 # The MCP server

@@ -19,9 +19,10 @@ each call (its ``--allow-root``, ``DIFFCHUNK_ALLOWED_ROOTS`` or the client's
 roots), the command line from ``DIFFCHUNK_ALLOWED_ROOTS``.  Worker threads
 see the value of the call that started them (anyio copies the context), so
 every layer can check a path that comes from data, not only the tools'
-arguments: :func:`check_in_roots` does, and the git layer checks each
-directory git would read with it.  Unset (a library caller, a test), no
-restriction applies.
+arguments: :func:`check_in_roots` and :func:`check_allowed_path` do, and the
+git layer checks each directory git would read with the first.  Where nothing
+put a policy in force (a library caller, a test), ``DIFFCHUNK_ALLOWED_ROOTS``
+applies.
 """
 
 from __future__ import annotations
@@ -278,12 +279,20 @@ class PathPolicy(NamedTuple):
         return real
 
 
-_IN_FORCE: ContextVar[PathPolicy | None] = ContextVar("diffchunk_allowed_roots", default=None)
+_IN_FORCE: ContextVar[PathPolicy | None] = ContextVar("diffchunk_allowed_roots")
 
 
 def policy_in_force() -> PathPolicy | None:
-    """The allowed roots in force for the work being done (None: no restriction)."""
-    return _IN_FORCE.get()
+    """The allowed roots in force for the work being done (None: no restriction).
+
+    Put in force by the server for each call and by the command line for the
+    whole command (:func:`roots_in_force`); where nothing did (a library caller,
+    a test), ``DIFFCHUNK_ALLOWED_ROOTS``.
+    """
+    try:
+        return _IN_FORCE.get()
+    except LookupError:
+        return PathPolicy.from_env()
 
 
 @contextmanager
@@ -305,7 +314,7 @@ def check_in_roots(real: str, *, what: str) -> str:
     that comes from data (a repository's config, a diff's record, the file a
     snapshot would be read from): code that opens such a path calls it first.
     """
-    policy = _IN_FORCE.get()
+    policy = policy_in_force()
     if policy is None or any(within(real, root) for root in policy.roots):
         return real
     raise PathError(
@@ -313,3 +322,17 @@ def check_in_roots(real: str, *, what: str) -> str:
         f"({', '.join(policy.roots)}); nothing was read there.",
         suggestion=policy.remedy,
     )
+
+
+def check_allowed_path(path: str) -> None:
+    """Refuse the absolute ``path`` (PathError) unless it lies under the allowed roots
+    in force (:func:`policy_in_force`); no roots, no restriction.
+
+    For paths that come from content rather than from a tool's arguments (a
+    file a diff names in a work tree), which the server's check of the
+    arguments never sees: the roots of the call (``--allow-root``, the
+    client's roots) reach this layer.
+    """
+    policy = policy_in_force()
+    if policy is not None:
+        policy.check(path)

@@ -1,9 +1,10 @@
 """Exact and regex line searches over a file version, and counts of matching lines.
 
 Every search walks the file in the reader's line windows (:mod:`.reader`)
-with a matcher (:mod:`.matchers`); exact searches of large files go to
-``grep`` when it gives the same answer faster (:mod:`.grep`).  Fuzzy search
-is :mod:`.fuzzy`.
+with a matcher (:mod:`.matchers`); a line too long for a window is matched
+piece by piece (:func:`.longline.line_matches`); exact searches of large
+files go to ``grep`` when it gives the same answer faster (:mod:`.grep`).
+Fuzzy search is :mod:`.fuzzy`.
 
 A regex search that runs longer than its time budget stops with an error
 (:class:`_Deadline`): :data:`REGEX_TIME_BUDGET` seconds for a 16 MB window,
@@ -23,8 +24,9 @@ from ..limits import REGEX_BUDGET_WINDOW, REGEX_MIN_BUDGET, REGEX_TIME_BUDGET
 from .access import FileVersion
 from .fuzzy import similar_lines
 from .grep import grep_count, grep_search
+from .longline import line_matches
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
-from .reader import Window
+from .reader import LongLine, Window
 
 
 class _Deadline:
@@ -135,7 +137,13 @@ def count_matching_lines(
     lines = 0
     try:
         with deadline.alarm() if deadline else nullcontext():
-            for _base, buf, length in version.windows():
+            for step in version.windows():
+                if isinstance(step, LongLine):
+                    each = deadline.restart if deadline else None
+                    total += line_matches(version, step, matcher, each)
+                    lines += 1
+                    continue
+                _base, buf, length = step
                 if deadline:
                     deadline.restart(length)
                 if invert:
@@ -177,9 +185,18 @@ def search_lines(
     kind = "inverted" if invert else matcher.kind
     try:
         with deadline.alarm() if deadline else nullcontext():
-            for base, buf, length in version.windows():
+            for step in version.windows():
                 if len(hits) >= limit and not need_total:
                     break
+                if isinstance(step, LongLine):
+                    each = deadline.restart if deadline else None
+                    if line_matches(version, step, matcher, each) != invert:
+                        total += 1
+                        if len(hits) < limit:
+                            hits.append(Hit(step.start, line_base, 1.0, kind))
+                    line_base += 1
+                    continue
+                base, buf, length = step
                 if deadline:
                     deadline.restart(length)
                 hay = matcher.prepare(buf, length)

@@ -145,8 +145,9 @@ def _upwards(start: str, shown: str) -> Iterator[str]:
             return
         if policy is not None and not any(within(parent, r) for r in policy.roots):
             raise PathError(
-                f"No git repository was found in the allowed roots from {shown!r} up "
-                f"(the search stops at {directory}, the edge of the roots).",
+                f"{shown!r} is in no git repository within the allowed roots "
+                f"({', '.join(policy.roots)}): the search stopped at {directory}, and a "
+                "repository above it would lie outside the allowed roots.",
                 suggestion="Pass a path inside a repository that lies in the roots; "
                 + policy.remedy,
             )

@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from ..files import service
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
-from .app import READ_ONLY, app, to_json
+from ..paths import PathPolicy
+from .app import READ_ONLY, app, policy_for_call, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -104,10 +106,18 @@ async def read_content(
     )
 
 
+async def _policy(ctx: Context) -> PathPolicy | None:
+    """The allowed roots of this call, which the edit tools check again on the one path
+    they resolve and then work through (the check before the call resolved it apart)."""
+    policy = await policy_for_call(ctx)
+    return policy if isinstance(policy, PathPolicy) else None
+
+
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
 async def edit_content(
     absolute_file_path: str,
     changes: list[dict[str, Any]],
+    ctx: Context,
     fuzzy: bool = True,
     preview: bool = True,
 ) -> str:
@@ -121,14 +131,21 @@ async def edit_content(
     from ..files import edit
 
     return _call(
-        edit.edit_content, absolute_file_path, changes=changes, fuzzy=fuzzy, preview=preview
+        edit.edit_content,
+        absolute_file_path,
+        changes=changes,
+        fuzzy=fuzzy,
+        preview=preview,
+        policy=await _policy(ctx),
     )
 
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
+async def revert_edit(absolute_file_path: str, ctx: Context, backup_id: str | None = None) -> str:
     """Undo an edit: restore a backup (the latest, or backup_id from
     available_backups); the current content is saved first."""
     from ..files import revert
 
-    return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)
+    return _call(
+        revert.revert_edit, absolute_file_path, backup_id=backup_id, policy=await _policy(ctx)
+    )
