@@ -23,8 +23,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite on every core (pytest-xdist; tests/conftest.py keeps the workers apart), whole
+# test modules to a worker (--dist loadfile: a module's shared repositories are built
+# once), and its slowest tests listed at the end, so that a slower suite shows.
 unit: $(STAMP) chromium test-data
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
 # once into .test-data/ (tests/test_files_outline_large.py says how when it is missing).

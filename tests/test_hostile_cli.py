@@ -14,7 +14,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +21,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from timing import Elapsed, Stopwatch
 
 from diffchunk.cli import main
 
 TIME_LIMIT = 2.0
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 GUARD_SECONDS = 10
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 DIFF_TEXT = (
     "diff --git a/src/app.py b/src/app.py\n"
@@ -313,7 +313,7 @@ def _fill(arg: str, paths: dict[str, str]) -> str:
     return arg
 
 
-def _invoke(args: list[str], cwd: str) -> tuple[Result, float]:
+def _invoke(args: list[str], cwd: str) -> tuple[Result, Elapsed]:
     def on_alarm(signum: int, frame: Any) -> None:
         raise TimeoutError(f"diffchunk {' '.join(a[:40] for a in args)} blocked")
 
@@ -321,7 +321,7 @@ def _invoke(args: list[str], cwd: str) -> tuple[Result, float]:
     signal.alarm(GUARD_SECONDS)
     runner = CliRunner()
     here = os.getcwd()
-    start = time.monotonic()
+    watch = Stopwatch()
     try:
         os.chdir(cwd)
         result = runner.invoke(main, args, catch_exceptions=True)
@@ -329,14 +329,14 @@ def _invoke(args: list[str], cwd: str) -> tuple[Result, float]:
         os.chdir(here)
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-    return result, time.monotonic() - start
+    return result, watch.elapsed()
 
 
-def _check(case: Case, result: Result, elapsed: float) -> None:
+def _check(case: Case, result: Result, elapsed: Elapsed) -> None:
     out = result.output
     err = result.stderr
     assert not isinstance(result.exception, TimeoutError), f"{case.id}: blocked"
-    assert elapsed < TIME_LIMIT, f"{case.id}: took {elapsed:.2f}s"
+    assert elapsed.within(TIME_LIMIT), f"{case.id}: took {elapsed}"
     assert "Traceback" not in out + err, f"{case.id}: traceback\n{err[-2000:]}"
     assert result.exit_code != 3, f"{case.id}: unexpected failure: {err[-1000:]}"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -395,7 +395,7 @@ def test_changes_json_fifo_is_refused_without_blocking(env: dict[str, str]) -> N
         ["file", "edit", env["source"], "--changes-json", env["fifo"]], env["root"]
     )
     assert not isinstance(result.exception, TimeoutError)
-    assert result.exit_code in (1, 2) and elapsed < TIME_LIMIT
+    assert result.exit_code in (1, 2) and elapsed.within(TIME_LIMIT)
     assert re.search("FIFO|pipe", result.stderr)
 
 
