@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+from privileges import permissions_apply
 
 if TYPE_CHECKING:
     from diffchunk.review.sessions import SessionStore
@@ -37,6 +38,21 @@ pytest.register_assert_rewrite("chunkkit", "hostile_mcp", "outlinekit", "parseki
 
 # What a worker's home replaces: the variables that name where programs keep files.
 _HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TMPDIR")
+# The machine's temporary directory, before a worker's home replaces it.
+SYSTEM_TMP = Path(tempfile.gettempdir())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Where file modes do not bind (root), the tests marked ``permissions`` are left to
+    ``tests/test_unprivileged.py``, which runs them as an unprivileged user."""
+    if permissions_apply():
+        return
+    skip = pytest.mark.skip(
+        reason="file modes do not bind root: test_unprivileged.py runs this as nobody"
+    )
+    for item in items:
+        if item.get_closest_marker("permissions"):
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -102,6 +118,13 @@ def backup_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def cache_dir(tmp_path: Path) -> Path:
     """A cache directory of this test's own, passed to the git source as ``cache_dir``."""
     return tmp_path / "cache"
+
+
+@pytest.fixture
+def system_tmp() -> Path:
+    """The machine's temporary directory, for what another user must reach (a worker's
+    own lies under pytest's base directory, which only its owner can enter)."""
+    return SYSTEM_TMP
 
 
 @pytest.fixture

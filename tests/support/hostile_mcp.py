@@ -26,7 +26,6 @@ from diffchunk.files.edit import edit_content
 from diffchunk.server import app
 
 TIME_LIMIT = 2.0
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
 # --------------------------------------------------------------------------
