@@ -10,8 +10,9 @@ with another one running at the same time, nor depend on one that ran before it:
 * each test has a review record and a cache of its own (``DIFFCHUNK_STATE_DIR`` and
   ``DIFFCHUNK_CACHE_DIR`` in its ``tmp_path``, :func:`private_dirs`), inherited by the
   servers, CLIs and hooks it starts;
-* nothing listens on a port; shared inputs (git repositories) are built once per
-  module or session from a template and copied (``tests/support/gitrepo.py``).
+* nothing listens on a port; a repository many tests build alike is built once per
+  worker and copied (``gitrepo.templated``), and tests that need an MCP server, not a
+  new one, share the module's (:func:`server`, :func:`other_server`).
 
 Helpers shared by several test modules live in ``tests/support/`` (on the path, so a
 test imports ``gitrepo`` or ``mcpkit`` by name); a fixture used by several modules
@@ -30,6 +31,8 @@ import pytest
 from privileges import permissions_apply
 
 if TYPE_CHECKING:
+    from mcpkit import RunningServer
+
     from diffchunk.review.sessions import SessionStore
 
 # Helper modules that hold asserts moved out of test modules: rewritten like a
@@ -125,6 +128,26 @@ def system_tmp() -> Path:
     """The machine's temporary directory, for what another user must reach (a worker's
     own lies under pytest's base directory, which only its owner can enter)."""
     return SYSTEM_TMP
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """An installed ``diffchunk-mcp`` that the module's tests share (``tests/support/
+    mcpkit.py``: a test that needs a new process starts its own with ``serve``)."""
+    from mcpkit import running_server
+
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def other_server(server: RunningServer) -> Iterator[RunningServer]:
+    """A second server process on ``server``'s record and cache: what one wrote, the
+    other reads from the record, not from its memory."""
+    from mcpkit import running_server
+
+    with running_server(server.directory) as running:
+        yield running
 
 
 @pytest.fixture
