@@ -45,7 +45,11 @@ def test_the_permission_tests_pass_as_an_unprivileged_user(
         os.chown(shared_tmp, uid, -1)
     files = sorted({str(item.path.relative_to(ROOT)) for item in tests})
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DIFFCHUNK_", "XDG_"))},
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("DIFFCHUNK_", "XDG_", "PYTEST_"))
+        },
         "HOME": str(shared_tmp),
         "TMPDIR": str(shared_tmp),
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -54,7 +58,13 @@ def test_the_permission_tests_pass_as_an_unprivileged_user(
     argv += ["-m", "permissions"]
     argv += ["--basetemp", str(shared_tmp / "basetemp"), *files]
     done = subprocess.run(
-        [*prefix, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        [*prefix, *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=600,
     )
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
