@@ -62,12 +62,12 @@ chromium:
 		|| echo "chromium could not be installed: the browser tests will skip"; \
 	fi
 
-# Lint and types beside the suite: mypy is one process and the suite one per core, so
-# side by side they keep the cores busy where one after the other left one idle for
-# mypy's 30 s; the virtualenv is made first, once (each needs it).  Their output is
-# interleaved by whole lines (--output-sync=line).
-test: $(STAMP)
-	@$(MAKE) --no-print-directory -j3 --output-sync=line lint typecheck unit
+# Types beside the suite, after the lint (a few seconds): mypy is one process and the
+# suite one per core, so side by side they keep the cores busy where one after the other
+# left one idle for mypy's 30 s.  The suite's progress shows as it runs; mypy's verdict
+# is printed among it when mypy ends.
+test: lint
+	@$(MAKE) --no-print-directory -j2 typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff
