@@ -18,11 +18,6 @@ from diffchunk.review.sessions import SessionStore
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _grep(diff: Path, kinds: str, pattern: str, *, regex: bool = False, case: bool = True) -> int:
     """``grep -c`` over the diff's hunk lines of ``kinds`` (their prefix cut off).
 

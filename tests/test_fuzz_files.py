@@ -116,6 +116,7 @@ def search_cases(draw: st.DrawFn) -> cases.SearchCase:
     return cases.SearchCase(tf, pattern)
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=400)
 @given(case=edit_cases())
 def test_exact_edit_batches_match_the_model(case: cases.EditCase, tmp_path: Path) -> None:
@@ -123,6 +124,7 @@ def test_exact_edit_batches_match_the_model(case: cases.EditCase, tmp_path: Path
         edit_checks.check_edit(case, Path(work))
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=200)
 @given(case=search_cases())
 def test_exact_search_and_count_match_the_model_with_and_without_grep(

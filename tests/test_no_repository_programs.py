@@ -1,6 +1,6 @@
 """No tool or command of diffchunk runs a program that a repository's config names.
 
-A hostile work tree and a bare clone of it (made by ``tests/hostile_repo.py``,
+A hostile work tree and a bare clone of it (made by ``tests/support/hostile_repo.py``,
 one template per module, copied for each test): their config names a program for
 every hook git has, for clean/smudge/process filters, textconv, diff.external,
 core.fsmonitor, core.pager, core.editor, core.sshCommand, core.askPass,
