@@ -757,17 +757,14 @@ DENSE_MATCHES = 16384
 """Matching lines per window after which exact counting switches to
 ``findall`` (faster when nearly every line matches)."""
 
-REGEX_TIME_BUDGET = 2.0
-"""Seconds a regex search may spend on one line window before it is stopped:
-every answer comes within about 2 s, a catastrophic regex included."""
+REGEX_MAX_REPEAT = 1000
+"""The largest repeat count (``x{n}``, ``x{m,n}``) a caller's regex may hold:
+RE2's own bound (a larger one is refused with that message, not RE2's)."""
 
-REGEX_MIN_BUDGET = 0.5
-"""Seconds allowed for any window, however small; larger windows get a share of
-REGEX_TIME_BUDGET in proportion to their size (a few KB of text that takes half
-a second is backtracking, and the whole call stays well under 2 s)."""
-
-REGEX_BUDGET_WINDOW = LINE_WINDOW
-"""The window size REGEX_TIME_BUDGET is given for: one line window."""
+REGEX_MAX_TRANSLATED_CHARS = 1 << 20
+"""Characters of RE2 syntax one caller's regex may be written out as: a class
+holding ``\\W`` becomes about 700 ranges (15 KB), and a pattern of thousands
+of them would be parsed by RE2 only to be refused as too large."""
 
 PIECEWISE_LINE_BYTES = 4 << 20
 """A matched line longer than this (in bytes) is decoded piece by piece, never

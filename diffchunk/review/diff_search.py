@@ -3,9 +3,10 @@
 Only the lines inside hunks are searched: ``+`` lines (the new side), ``-``
 lines (the old side) and context lines (both sides); headers never match.
 The pattern is matched against a line's text without its ``+``/``-``/space
-prefix and its line ending, as ``re.search(pattern, line)`` (``regex``) or
-as a substring; a line counts once however many times it matches, so the
-total agrees with ``grep -c`` over the diff's lines of that kind.
+prefix and its line ending, as ``re.search(pattern, line)`` (``regex``, run
+by the search engine :mod:`diffchunk.regex`: RE2, linear time) or as a
+substring; a line counts once however many times it matches, so the total
+agrees with ``grep -c`` over the diff's lines of that kind.
 
 - ``side``: ``both`` (every line), ``new`` (``+`` and context lines, with
   their new-side numbers) or ``old`` (``-`` and context lines, with their
@@ -17,13 +18,12 @@ total agrees with ``grep -c`` over the diff's lines of that kind.
   text (cut to :data:`TEXT_CHARS` characters around the match).
 - Hits come in diff order, ``max_results`` a page from ``offset``; the
   answer says the total and ``next_offset``.  A search runs at most
-  :data:`TIME_BUDGET` seconds (a regular expression that backtracks without
-  end is stopped with an error).
+  :data:`TIME_BUDGET` seconds, checked between lines (each line's match is
+  linear in its length): past it, an error says to narrow the search.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +39,7 @@ from ..limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
 from ..limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
 from ..limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
 from ..limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
+from ..regex import Pattern, compile_literal, compile_regex
 from .loading import session
 from .sessions import Session, SessionStore
 
@@ -130,7 +131,7 @@ def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
                 new += 1
 
 
-def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
+def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
     if not isinstance(pattern, str) or pattern == "":
         raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
     if "\n" in pattern or "\r" in pattern:
@@ -140,15 +141,9 @@ def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str
         )
     if len(pattern) > MAX_PATTERN_CHARS:
         raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
-    flags = 0 if case_sensitive else re.IGNORECASE
-    try:
-        return re.compile(pattern if regex else re.escape(pattern), flags)
-    except re.error as exc:
-        raise InvalidArgument(
-            f"Invalid regular expression {pattern!r}: {exc}.",
-            suggestion="Fix the pattern (Python re syntax), or pass regex=false to search "
-            "for the text as it is.",
-        ) from None
+    if regex:
+        return compile_regex(pattern, case_sensitive=case_sensitive)
+    return compile_literal(pattern, case_sensitive=case_sensitive)
 
 
 def _check(side: str, max_results: int, offset: int) -> None:
@@ -164,10 +159,10 @@ def _check(side: str, max_results: int, offset: int) -> None:
         )
 
 
-def _shown(text: str, match: re.Match[str]) -> str:
+def _shown(text: str, match: tuple[int, int]) -> str:
     if len(text) <= TEXT_CHARS:
         return text
-    start = max(0, min(match.start() - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
+    start = max(0, min(match[0] - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
     cut = text[start : start + TEXT_CHARS]
     return ("…" if start else "") + cut + ("…" if start + TEXT_CHARS < len(text) else "")
 
@@ -204,11 +199,11 @@ def _chunks(loaded: Session) -> _Chunks:
 
 def _matches(
     review: Review,
-    compiled: re.Pattern[str],
+    compiled: Pattern,
     kinds: str,
     files: PathQuery | None,
     literal: bytes | None,
-) -> Iterator[tuple[FileDiff, _Line, re.Match[str]]]:
+) -> Iterator[tuple[FileDiff, _Line, tuple[int, int]]]:
     """Every matching line of the chosen files and kinds, in diff order (within the
     time budget)."""
     deadline = time.monotonic() + TIME_BUDGET
@@ -227,7 +222,7 @@ def _matches(
                     "it with file_pattern.",
                 )
             if line.kind in kinds:
-                found = compiled.search(line.text)
+                found = compiled.search_text(line.text)
                 if found is not None:
                     yield fd, line, found
 

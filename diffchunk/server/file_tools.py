@@ -7,8 +7,7 @@ returns the JSON text of the core's typed result (its ``to_dict()``); a
 shape of every tool (:mod:`diffchunk.server.errors`).
 
 The tools are ``async`` and call the core directly on the server's thread:
-the work is short, and a regex search can then be interrupted by its time
-budget (``SIGALRM`` works only on the main thread).
+the work is short.
 """
 
 from __future__ import annotations
@@ -64,7 +63,8 @@ async def search_content(
     count_only: bool = False,
 ) -> str:
     """Search a large file: fuzzy by default (tolerates typos), exact (fuzzy=false) or
-    a regex (regex=true, fuzzy=false); matches come with context and their symbol.
+    a regex (regex=true, fuzzy=false: Python syntax, no backreferences or lookaround);
+    matches come with context and their symbol.
 
     invert: the lines not matching; count_only: the count alone (fast on GB files).
     """
