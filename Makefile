@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,11 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+# What a slow call does to the others: per slow case, its time, the longest stretch it
+# holds the interpreter lock, and the slowest read_content sent beside it over MCP.
+bench-stalls: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_stalls
 
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup

@@ -6,8 +6,11 @@ returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
 shape of every tool (:mod:`diffchunk.server.errors`).
 
-The tools are ``async`` and call the core directly on the server's thread:
-the work is short.
+The tools are plain functions, which the SDK runs on its worker threads: a
+long search, outline or edit never holds up the other calls.  The work they
+do releases the interpreter lock as it goes (the regex engine while it
+matches, the outline between pieces of its parse and queries), so a
+``read_content`` beside the slowest of them still answers at once.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def get_overview(
+def get_overview(
     absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
 ) -> str:
     """Start here with a large file: size, lines, encoding, an outline (symbols changed
@@ -51,7 +54,7 @@ async def get_overview(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def search_content(
+def search_content(
     absolute_file_path: str,
     pattern: str,
     max_results: int = SEARCH_DEFAULT_RESULTS,
@@ -83,7 +86,7 @@ async def search_content(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def read_content(
+def read_content(
     absolute_file_path: str,
     offset: int = 1,
     limit: int = READ_DEFAULT_LINES,
@@ -105,7 +108,7 @@ async def read_content(
 
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-async def edit_content(
+def edit_content(
     absolute_file_path: str,
     changes: list[dict[str, Any]],
     fuzzy: bool = True,
@@ -126,7 +129,7 @@ async def edit_content(
 
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
+def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
     """Undo an edit: restore a backup (the latest, or backup_id from
     available_backups); the current content is saved first."""
     from ..files import revert
