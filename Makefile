@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,15 +43,16 @@ test-data:
 		|| echo "typescript.js could not be fetched (npm pack typescript@5 failed)"; \
 	fi
 
-# The HTML export is tested in Debian's headless chromium: installed here when it is missing
-# and this runs as root with apt-get; otherwise (or when the install fails) that test skips
-# and says how to install it.
+# The HTML export and the review page are tested in Debian's headless chromium (the page
+# through Debian's chromedriver): installed here when missing and this runs as root with
+# apt-get; otherwise (or when the install fails) those tests skip and say how to install them.
 chromium:
-	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing chromium for the HTML export's browser test"; \
+	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; } && [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium and chromium-driver for the browser tests"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
-		|| echo "chromium could not be installed: the browser test will skip"; \
+			apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } \
+		|| echo "chromium could not be installed: the browser tests will skip"; \
 	fi
 
 test: lint typecheck unit
@@ -85,6 +86,11 @@ bench-record-export: $(STAMP)
 # mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
+
+# The review page of a generated diff of a million lines: the load, the server's answers,
+# and in headless chromium the time to the first render and the page's JS heap.
+bench-web: $(STAMP) chromium
+	$(BIN)/python -m benchmarks.bench_web
 
 # What reading a review costs: every chunk in each format, the listing, the lean folds, the tool list.
 bench-tokens: $(STAMP)

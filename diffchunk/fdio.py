@@ -3,7 +3,8 @@
 Shared by the backups and edits of the file tools (and their reader,
 :mod:`diffchunk.files.reader`) and by the private copies of large diffs
 (:mod:`diffchunk.diff.buffer`): nothing here holds more than one block of a
-file in memory.
+file in memory.  :func:`open_directory_beneath` reaches a directory below
+another without following a symbolic link (a snapshot's work-tree file).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import contextlib
 import errno
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .errors import FileToolError
 from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
@@ -221,3 +222,28 @@ def _umask() -> int:
     except (OSError, ValueError):
         pass
     return 0o022
+
+
+def open_directory_beneath(top: str, names: Sequence[bytes]) -> int:
+    """A descriptor of the directory ``top/names[0]/names[1]/...`` (the caller closes it).
+
+    Each name is opened relative to the directory before it, with
+    ``O_NOFOLLOW`` and ``O_DIRECTORY``: a symbolic link below ``top`` is never
+    followed, so what is opened lies under ``top`` whatever the links say
+    (``top`` itself is opened as given).  OSError ``ELOOP`` or ``ENOTDIR``
+    when a name is a link or not a directory, ``EINVAL`` for a name that is
+    empty, ``.`` or ``..`` or holds a ``/``.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(top, flags)
+    try:
+        for name in names:
+            if name in (b"", b".", b"..") or b"/" in name:
+                raise OSError(errno.EINVAL, f"not a single name below {top}", os.fsdecode(name))
+            inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

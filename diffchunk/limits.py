@@ -275,8 +275,18 @@ SNAPSHOT_MAX_FILES = 5000
 bound on the snapshot directory; a pruned snapshot is written again when a
 file is opened again."""
 
-SNAPSHOT_MAX_BYTES = 1 << 30
-"""Bytes of snapshots kept in all (1 GiB)."""
+SNAPSHOT_MAX_BYTES = 256 << 20
+"""The largest file a snapshot holds (256 MiB; ``DIFFCHUNK_SNAPSHOT_MAX_BYTES``
+changes it), checked before a byte is written: larger than any source file a
+reviewer reads a page at a time (the largest hand-written or amalgamated
+sources are a few MB), far below a blob that fills a disk (a 3 GB blob of an
+8.6 MB repository was written whole)."""
+
+SNAPSHOT_STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
 
 SNAPSHOT_MAX_SOURCES = 16
 """Sources recorded per snapshot (the latest kept): where a blob was seen, not
@@ -285,6 +295,11 @@ a history."""
 SNAPSHOT_READ_BLOCK = 1 << 20
 """Bytes read per step while a snapshot is written or hashed: one block in
 memory, whatever the file's size."""
+
+OBJECT_ID_MIN_DIGITS = 4
+"""The shortest abbreviated object id of a diff file's ``index`` line looked
+up in a repository: git's own minimum (``MINIMUM_ABBREV``; ``rev-parse``
+takes no shorter prefix).  One hex digit named a sixteenth of every object."""
 
 # ---------------------------------------------------------------------------
 # Git
@@ -1132,6 +1147,51 @@ limit of its REST API."""
 GITHUB_TRAILER_ROOM = 1_000
 """Characters of a review body kept for the line that says how much was cut and
 where the rest is."""
+
+# ---------------------------------------------------------------------------
+# The review page (diffchunk web) and its highlighting
+# ---------------------------------------------------------------------------
+
+HIGHLIGHT_LINE_CHARS = 2_000
+"""Lines longer than this are shown without syntax colours or word marks: a
+minified line of a megabyte would take the lexer seconds for colours nobody
+reads."""
+
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
+
+WORD_PAIR_COMPARISONS = 10_000
+"""Removed x added lines of one change block compared to pair them for word
+marks; a larger block pairs its lines in order (the i-th with the i-th)."""
+
+WORD_PAIR_SIMILARITY = 0.5
+"""Share of their words two lines must have in common to be shown as a pair
+with word marks: below it they are different lines, shown whole."""
+
+PAGE_LINE_CHARS = 10_000
+"""Characters of one diff or file line the page shows; the rest is left out
+with a note saying how many characters (the diff tools serve the line whole)."""
+
+PAGE_ROWS = 1_000
+"""Rows of one file's diff sent at once; the page asks for the next rows as the
+reader scrolls to them, so a file of a million lines opens at once."""
+
+PAGE_CONTEXT_LINES = 1_000
+"""Lines of a file one request for more context may read (expanding a gap
+larger than this takes several clicks)."""
+
+PAGE_REQUEST_BYTES = 1_048_576
+"""Largest request body the page's server reads: a finding's message and
+suggestion fit many times over."""
+
+PAGE_TOKEN_BYTES = 32
+"""Random bytes of the page's secret token (256 bits), as in the printed URL."""
+
+PAGE_SHUTDOWN_SECONDS = 5
+"""Seconds the page's server waits for open requests when it is stopped."""
 
 # ---------------------------------------------------------------------------
 # The MCP server

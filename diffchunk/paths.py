@@ -264,3 +264,18 @@ class PathPolicy(NamedTuple):
         real = os.path.realpath(expand(path))
         check_allowed(real, self.roots, shown=path, remedy=self.remedy)
         return real
+
+
+def check_allowed_path(path: str) -> None:
+    """Refuse the absolute ``path`` (PathError) unless it lies under the allowed roots
+    in force; no roots, no restriction.
+
+    For paths that come from content rather than from a tool's arguments (a
+    file a diff names in a work tree), which the server's check of the
+    arguments never sees.  The policy read here is the one this layer can
+    reach: ``DIFFCHUNK_ALLOWED_ROOTS`` (the server's ``--allow-root`` and the
+    client's roots are held by :mod:`diffchunk.server.app`).
+    """
+    policy = PathPolicy.from_env()
+    if policy is not None:
+        policy.check(path)

@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, str] = {
     "mcp": "diffchunk.cli.mcp",
     "review": "diffchunk.cli.review",
     "status": "diffchunk.cli.record",
+    "web": "diffchunk.cli.web",
 }
 
 
