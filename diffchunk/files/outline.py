@@ -53,7 +53,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,10 +206,19 @@ def build_outline(
     if tree is None:
         reasons.append(f"the parse took over {TIME_BUDGET:g} s: no outline")
         return []
-    matches = _matches(query, tree.root_node, text, deadline, reasons)
+    # Each slice's matches become entries (or headings) at once: the node objects of
+    # a large file, held all together, made the collector and their release hold the
+    # interpreter for half a second each.
+    entries: list[_Entry] = []
+    headings: list[tuple[int, int, str]] = []
+    for batch in _matches(query, tree.root_node, text, deadline, reasons):
+        if language == "markdown":
+            headings += tree_headings(batch, text)
+        else:
+            entries += [e for e in (_entry(language, m, text) for m in batch) if e is not None]
+    del tree
     if language == "markdown":
-        return nest_headings(tree_headings(matches, text), data)
-    entries = [e for e in (_entry(language, m, text) for m in matches) if e is not None]
+        return nest_headings(list(dict.fromkeys(headings)), data)  # once each across slices
     roots = _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES), reasons)
     if elided:
         _attach_elided(roots, elided)
@@ -257,14 +266,13 @@ def _parse(lang_obj: Any, text: bytes, deadline: float) -> Any | None:
 
 def _matches(
     query: Any, root: Any, text: bytes, deadline: float, cut: list[str]
-) -> list[tuple[int, dict[str, Any]]]:
-    """The query's matches over ``root``, a slice of the source at a time (a match
+) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+    """The query's matches over ``root``, one slice of the source at a time (a match
     across slices comes once per slice: :func:`_nest` keeps one)."""
     from tree_sitter import QueryCursor
 
     cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
     cursor.set_max_start_depth(MAX_START_DEPTH)
-    found: list[tuple[int, dict[str, Any]]] = []
     start, stop = root.start_byte, root.end_byte
     exceeded = False
     while start < stop:
@@ -277,12 +285,11 @@ def _matches(
             break
         end = min(stop, start + QUERY_SLICE_BYTES)
         cursor.set_byte_range(start, end)
-        found.extend(cursor.matches(root))
+        yield cursor.matches(root)
         exceeded = exceeded or cursor.did_exceed_match_limit
         start = end
     if exceeded:
         cut.append("too many overlapping candidates: some definitions may be missing")
-    return found
 
 
 def _attach_elided(roots: list[OutlineItem], spans: list[tuple[int, int]]) -> None:

@@ -16,6 +16,11 @@ agrees with ``grep -c`` over the diff's lines of that kind.
   excluded from the chunks, which says why), the side and line number in
   that side's revision, the kind (``+``, ``-``, `` `` for context) and the
   text (cut to :data:`TEXT_CHARS` characters around the match).
+- A file whose lines cannot match is skipped whole: the pattern is searched
+  once in its section with the prefixes and line-ending CRs cut (a match of a
+  line alone is a match there, as line mode sees a line break as the end of a
+  text); a pattern that asserts the ends of the text, a combined diff's
+  section, or one that is not UTF-8, is searched line by line.
 - Hits come in diff order, ``max_results`` a page from ``offset``; the
   answer says the total and ``next_offset``.  A search runs at most
   :data:`TIME_BUDGET` seconds, checked between lines (each line's match is
@@ -24,6 +29,8 @@ agrees with ``grep -c`` over the diff's lines of that kind.
 
 from __future__ import annotations
 
+import codecs
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -146,6 +153,21 @@ def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
     return compile_literal(pattern, case_sensitive=case_sensitive)
 
 
+_PREFIX_OR_CR = re.compile(rb"^[-+ ]|\r(?=\n)", re.MULTILINE)
+
+
+def _may_match(data: bytes | Any, fd: FileDiff, compiled: Pattern) -> bool:
+    """False when no line of the section can match (see the module docstring)."""
+    if compiled.ends_of_text or fd.kind is DiffKind.COMBINED:
+        return True
+    lines = _PREFIX_OR_CR.sub(b"", bytes(data[fd.header_end : fd.end]))
+    try:
+        codecs.utf_8_decode(lines, "strict", True)
+    except UnicodeDecodeError:
+        return True  # a line decoded holds U+FFFD where its bytes hold something else
+    return compiled.search(lines) is not None
+
+
 def _check(side: str, max_results: int, offset: int) -> None:
     if side not in SIDES:
         raise InvalidArgument(f"side must be one of {', '.join(SIDES)}, got {side!r}.")
@@ -212,6 +234,8 @@ def _matches(
         if files is not None and not files.matches(fd.path):
             continue
         if not fd.hunks or (literal is not None and data.find(literal, fd.header_end, fd.end) < 0):
+            continue
+        if literal is None and not _may_match(data, fd, compiled):
             continue
         for line in _lines(review, fd):
             if time.monotonic() > deadline:
