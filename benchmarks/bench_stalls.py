@@ -102,7 +102,12 @@ def _inputs(directory: Path, log_mb: int, diff_lines: int) -> list[Case]:
         ),
         Case(f"load_diff, {diff_lines:,}-line diff", "load_diff", {"path": diff}),
         Case(
-            f"search_diff regex, {diff_lines:,}-line diff",
+            f"search_diff regex, {diff_lines:,}-line diff: def \\w+\\(",
+            "search_diff",
+            {"path": diff, "pattern": r"def \w+\(", "regex": True},
+        ),
+        Case(
+            f"search_diff regex, {diff_lines:,}-line diff: (\\w+\\s?)+\\(",
             "search_diff",
             {"path": diff, "pattern": r"(\w+\s?)+\(", "regex": True},
         ),
@@ -131,14 +136,22 @@ def _core(case: Case) -> Callable[[], Any]:
     return lambda: search_diff(path, store=SessionStore(), **rest)
 
 
-def in_process(case: Case) -> tuple[float, float]:
-    """``(seconds, longest stall)`` of the case on a worker thread, the stall seen by a
-    thread that wakes every TICK seconds."""
+def in_process(case: Case) -> tuple[float, float, str]:
+    """``(seconds, longest stall, error)`` of the case on a worker thread, the stall
+    seen by a thread that wakes every TICK seconds (``error``: how the call failed)."""
     from diffchunk.files import access, outline
 
     access.clear_cache()
     outline.clear_cache()
-    work = _core(case)
+    call = _core(case)
+    failed: list[str] = []
+
+    def work() -> None:
+        try:
+            call()
+        except Exception as exc:  # a case may run out of its budget: say so
+            failed.append(str(exc).split(":")[0])
+
     finished = threading.Event()
     worst = [0.0]
 
@@ -159,7 +172,7 @@ def in_process(case: Case) -> tuple[float, float]:
     elapsed = time.perf_counter() - began
     finished.set()
     ticker.join()
-    return elapsed, worst[0]
+    return elapsed, worst[0], failed[0] if failed else ""
 
 
 async def _beside(raw: Any, case: Case, small: Path) -> tuple[float, float, int]:
@@ -212,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     print(f"{'case':<52} {'in process':>11} {'held the lock':>14}", flush=True)
     for case in cases:
-        elapsed, stall = in_process(case)
-        print(f"{case.name:<52} {elapsed:>10.2f}s {stall * 1000:>11.0f} ms", flush=True)
+        elapsed, stall, error = in_process(case)
+        note = f"  ({error})" if error else ""
+        print(f"{case.name:<52} {elapsed:>10.2f}s {stall * 1000:>11.0f} ms{note}", flush=True)
     print(f"\n{'case':<52} {'via MCP':>11} {'slowest read':>14} {'reads':>6}", flush=True)
     for case, (elapsed, slowest, reads) in zip(
         cases, anyio.run(through_server, cases, small), strict=True

@@ -211,12 +211,13 @@ def build_outline(
     # interpreter for half a second each.
     entries: list[_Entry] = []
     headings: list[tuple[int, int, str]] = []
+    batch: list[tuple[int, dict[str, Any]]] = []
     for batch in _matches(query, tree.root_node, text, deadline, reasons):
         if language == "markdown":
             headings += tree_headings(batch, text)
         else:
             entries += [e for e in (_entry(language, m, text) for m in batch) if e is not None]
-    del tree
+    del batch, tree  # the tree goes now, not after the outline is built
     if language == "markdown":
         return nest_headings(list(dict.fromkeys(headings)), data)  # once each across slices
     roots = _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES), reasons)
