@@ -16,11 +16,12 @@ agrees with ``grep -c`` over the diff's lines of that kind.
   excluded from the chunks, which says why), the side and line number in
   that side's revision, the kind (``+``, ``-``, `` `` for context) and the
   text (cut to :data:`TEXT_CHARS` characters around the match).
-- A file whose lines cannot match is skipped whole: the pattern is searched
-  once in its section with the prefixes and line-ending CRs cut (a match of a
-  line alone is a match there, as line mode sees a line break as the end of a
-  text); a pattern that asserts the ends of the text, a combined diff's
-  section, or one that is not UTF-8, is searched line by line.
+- A file's lines are searched at once: its section with the prefixes and
+  line-ending CRs cut, as the file tools search a window of lines
+  (:func:`diffchunk.files.matchers.window_hits`: a match within one line is
+  that line's match, as line mode sees a line break as the end of a text);
+  a pattern that asserts the ends of the text, a combined diff's section, or
+  one that is not UTF-8, is searched line by line.
 - Hits come in diff order, ``max_results`` a page from ``offset``; the
   answer says the total and ``next_offset``.  A search runs at most
   :data:`TIME_BUDGET` seconds, checked between lines (each line's match is
@@ -30,6 +31,7 @@ agrees with ``grep -c`` over the diff's lines of that kind.
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
 import time
 from collections.abc import Iterator
@@ -41,6 +43,7 @@ from ..diff.model import DiffKind, FileDiff
 from ..diff.patterns import PathQuery
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from ..files.matchers import TextMatcher, window_hits
 from ..limits import DIFF_SEARCH_DEFAULT_RESULTS
 from ..limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
 from ..limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
@@ -153,19 +156,32 @@ def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
     return compile_literal(pattern, case_sensitive=case_sensitive)
 
 
-_PREFIX_OR_CR = re.compile(rb"^[-+ ]|\r(?=\n)", re.MULTILINE)
+# What is cut from a section's lines before they are searched at once: the prefix
+# of a hunk line, a hunk header or "\ No newline" line whole, the CR of a CRLF.
+_NOT_TEXT = re.compile(rb"^(?:@@[^\n]*|\\[^\n]*|[-+ ])|\r(?=\n)", re.MULTILINE)
 
 
-def _may_match(data: bytes | Any, fd: FileDiff, compiled: Pattern) -> bool:
-    """False when no line of the section can match (see the module docstring)."""
+def _matching_lines(data: bytes | Any, fd: FileDiff, compiled: Pattern) -> set[int] | None:
+    """Where the section's lines the pattern matches start in ``data``, found in one
+    search (see the module docstring); None when they must be searched one by one."""
     if compiled.ends_of_text or fd.kind is DiffKind.COMBINED:
-        return True
-    lines = _PREFIX_OR_CR.sub(b"", bytes(data[fd.header_end : fd.end]))
+        return None
+    section = bytes(data[fd.header_end : fd.end])
+    lines = _NOT_TEXT.sub(b"", section)
     try:
         codecs.utf_8_decode(lines, "strict", True)
     except UnicodeDecodeError:
-        return True  # a line decoded holds U+FFFD where its bytes hold something else
-    return compiled.search(lines) is not None
+        return None  # a line decoded holds U+FFFD where its bytes hold something else
+    numbers: list[int] = []
+    number = counted = 0
+    for start, _end in window_hits(TextMatcher(compiled, "utf-8", "regex"), lines, len(lines)):
+        number += lines.count(b"\n", counted, start)
+        counted = start
+        numbers.append(number)
+    if not numbers:
+        return set()
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in section.split(b"\n"))]
+    return {fd.header_end + starts[n] for n in numbers}
 
 
 def _check(side: str, max_results: int, offset: int) -> None:
@@ -225,7 +241,7 @@ def _matches(
     kinds: str,
     files: PathQuery | None,
     literal: bytes | None,
-) -> Iterator[tuple[FileDiff, _Line, tuple[int, int]]]:
+) -> Iterator[tuple[FileDiff, _Line]]:
     """Every matching line of the chosen files and kinds, in diff order (within the
     time budget)."""
     deadline = time.monotonic() + TIME_BUDGET
@@ -235,7 +251,8 @@ def _matches(
             continue
         if not fd.hunks or (literal is not None and data.find(literal, fd.header_end, fd.end) < 0):
             continue
-        if literal is None and not _may_match(data, fd, compiled):
+        matching = _matching_lines(data, fd, compiled)
+        if matching is not None and not matching:
             continue
         for line in _lines(review, fd):
             if time.monotonic() > deadline:
@@ -245,10 +262,14 @@ def _matches(
                     suggestion="Use a simpler pattern (regex=false for plain text), or narrow "
                     "it with file_pattern.",
                 )
-            if line.kind in kinds:
-                found = compiled.search_text(line.text)
-                if found is not None:
-                    yield fd, line, found
+            if line.kind not in kinds:
+                continue
+            if matching is not None:
+                found = line.offset in matching
+            else:
+                found = compiled.search_text(line.text) is not None
+            if found:
+                yield fd, line
 
 
 def search_diff(
@@ -279,7 +300,7 @@ def search_diff(
     hits: list[DiffHit] = []
     total = 0
     matched: set[str] = set()
-    for fd, line, found in _matches(review, compiled, kinds, files, literal):
+    for fd, line in _matches(review, compiled, kinds, files, literal):
         total += 1
         matched.add(fd.path)
         if not offset < total <= offset + max_results:
@@ -293,7 +314,7 @@ def search_diff(
                 side="new" if on_new else "old",
                 line=line.new if on_new else line.old,
                 kind=line.kind,
-                text=_shown(line.text, found),
+                text=_shown(line.text, compiled.search_text(line.text) or (0, 0)),
                 excluded=excluded.get(fd.path, "excluded") if chunk is None else None,
             )
         )
