@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,10 @@ bench-git: $(STAMP)
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
 
+# Peak memory of every file tool on a 1 GB file with no line break (written once in $TMPDIR).
+bench-memory: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_memory
+
 # What a slow call does to the others: per slow case, its time, the longest stretch it
 # holds the interpreter lock, and the slowest read_content sent beside it over MCP.
 bench-stalls: $(STAMP)
@@ -87,6 +91,11 @@ bench-record-export: $(STAMP)
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
 
+# What a whole review costs through diffchunk against plain git, in characters: a small and a
+# medium release of real projects (bare clones in $DIFFCHUNK_BENCH_REPOS, default bench-out/repos).
+bench-review: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_review
+
 # The review page of a generated diff of a million lines: the load, the server's answers,
 # and in headless chromium the time to the first render and the page's JS heap.
 bench-web: $(STAMP) chromium
@@ -104,7 +113,8 @@ bench-load: $(STAMP)
 screenshot: $(STAMP) chromium
 	$(BIN)/python -m tests.support.screenshot --out bench-out/review.png
 
-# Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
+# Kill edits 100 times, 2 and 8 concurrent writers x 100 edits, and 200 edits racing an appender
+# (lines written, found in the file, reported in late_write side files, lost).
 faults: $(STAMP)
 	$(BIN)/python -m tests.property.faults --kills 100
 

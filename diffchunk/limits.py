@@ -760,6 +760,12 @@ GREP_MIN_BYTES = 8 * 1024 * 1024
 ``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
 a process costs more than the scan."""
 
+GREP_ADDRESS_SPACE = 256 * 1024 * 1024
+"""Address space a grep child may use: GNU grep holds a whole line, about twice
+(133 MB for a 64 MB line), so a gigabyte one-line file took 2 GB in grep
+alone; capped, such a grep fails and the Python scan, which reads a long
+line in pieces, answers (lines up to about 100 MB still go to grep)."""
+
 GREP_LISTING_BLOCK = 1 << 16
 """Bytes of grep's listing read at a time: the listing is read as a stream,
 stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
@@ -996,6 +1002,16 @@ there were: about 12k tokens at 120 characters a line."""
 MAX_PREVIEW_LINE_CHARS = 400
 """Lines of a preview longer than this are cut."""
 
+PREVIEW_LONG_LINE_BYTES = 4 * MAX_PREVIEW_LINE_CHARS
+"""A line of a preview's region longer than this is read in excerpts (around
+its changes, else its start), never whole: in UTF-8 a character is at most
+four bytes, so a shorter line is cut by MAX_PREVIEW_LINE_CHARS anyway, and a
+gigabyte line no longer costs gigabytes (a 1 GB one-line file took 6.2 GB)."""
+
+PREVIEW_AROUND_CHANGE_BYTES = MAX_PREVIEW_LINE_CHARS // 4
+"""Bytes shown on each side of a change in such a line: the change stays in
+the first MAX_PREVIEW_LINE_CHARS characters shown, with context around it."""
+
 EDIT_IN_MEMORY_BYTES = 32 * 1024 * 1024
 """Files up to this size are read into memory for an edit; bigger ones stream."""
 
@@ -1022,6 +1038,34 @@ TEMP_STEM_BYTES = 150
 (``.<name>.diffchunk-XXXXXXXX.tmp``): the whole stays under the 255-byte limit
 of file names.  Stale temporaries of longer names are left alone, as their
 stem could be another file's."""
+
+EDIT_ATTEMPTS = 3
+"""Times an edit (or a revert) is made again from a fresh read when another
+program changed the file before the new version was renamed over it: an
+appender between two lines lets the next attempt through; a file rewritten
+faster than it can be edited is an EditConflict after the third."""
+
+EDIT_CARRY_ROUNDS = 8
+"""Rounds of copying the lines another program appended during an edit into the
+new version before it is renamed over the file: each round copies what came
+during the one before (microseconds); an appender that outpaces eight rounds
+is an EditConflict (the edit is made again from a fresh read)."""
+
+WRITERS_WAIT = 2.0
+"""Seconds an edit waits for programs that hold the file open for writing
+(:mod:`diffchunk.files.writers`) to close it, before the rename (still held:
+the file is not replaced) and after it (still held: reported).  A program
+that opens, appends a line and closes holds it for microseconds; one that
+keeps it open (a running logger) would write its next lines to the replaced
+version."""
+
+WRITERS_POLL_FIRST = 0.002
+"""Seconds between the first looks for such writers (2 ms), doubling..."""
+
+WRITERS_POLL_MAX = 0.05
+"""...up to 50 ms: where the lease probe cannot tell, each look reads every
+descriptor of the user's processes in ``/proc`` (about 12 us each: 0.25 s
+for 20,000 descriptors), so a long wait looks about 40 times, not 1,000."""
 
 # ---------------------------------------------------------------------------
 # Large files: backups

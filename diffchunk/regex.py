@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,28 +146,36 @@ class Pattern:
         first = _char_count(data, 0, span[0])
         return first, first + _char_count(data, span[0], span[1])
 
+    def iter_spans(self, data: bytes) -> Iterator[tuple[int, int]]:
+        """The byte spans of the matches in UTF-8 ``data``, empty ones included, left to
+        right as ``re.finditer`` gives them (after an empty match, the next character)."""
+        pos = 0
+        while pos <= len(data):
+            span = self.search(data, pos)
+            if span is None:
+                return
+            yield span
+            pos = span[1] if span[1] > span[0] else _next_char(data, span[1])
+
     def spans(self, text: str, limit: int | None = None) -> list[tuple[int, int]]:
         """The character spans of the non-empty matches in ``text`` (the first ``limit``)."""
         data = text.encode("utf-8", "surrogatepass")
         ascii_only = len(data) == len(text)
         found: list[tuple[int, int]] = []
-        pos = 0
         chars = byte = 0  # a character offset and its byte offset, moving forward
-        while (limit is None or len(found) < limit) and pos <= len(data):
-            span = self.search(data, pos)
-            if span is None:
+        for start, stop in self.iter_spans(data):
+            if limit is not None and len(found) >= limit:
                 break
-            start, stop = span
-            if stop > start:
-                if ascii_only:
-                    found.append(span)
-                else:
-                    chars += _char_count(data, byte, start)
-                    first = chars
-                    chars += _char_count(data, start, stop)
-                    byte = stop
-                    found.append((first, chars))
-            pos = stop if stop > start else _next_char(data, stop)
+            if stop == start:
+                continue
+            if ascii_only:
+                found.append((start, stop))
+                continue
+            chars += _char_count(data, byte, start)
+            first = chars
+            chars += _char_count(data, start, stop)
+            byte = stop
+            found.append((first, chars))
         return found
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import (
     COUNT_ONLY_HINT_ABOVE,
+    LONG_LINE_PIECE_BYTES,
     LONG_LINE_SAMPLE_ABOVE,
     LONG_LINE_SAMPLE_BYTES,
     LONG_LINE_SAMPLES,
@@ -30,10 +31,11 @@ from ..limits import (
 from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
+from .longline import content_end
 from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
 from .read import LONG_LINE_CHARS
-from .reader import Window
+from .reader import LongLine, Window
 from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
@@ -282,7 +284,13 @@ def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> L
     longest = 0
     ranges, sampled = _sample_windows(version)
     for begin, end in ranges:
-        for _base, buf, length in version.windows(begin, end):
+        for step in version.windows(begin, end):
+            if isinstance(step, LongLine):
+                chars = _long_line_chars(version, step)
+                count += chars > threshold
+                longest = max(longest, chars)
+                continue
+            _base, buf, length = step
             window_count, window_longest = _window_long_lines(
                 buf, length, threshold, version.data_encoding
             )
@@ -291,6 +299,22 @@ def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> L
     stats = LongLines(count > 0, count, longest, threshold, sampled)
     version.cache[key] = stats
     return stats
+
+
+_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _long_line_chars(version: FileVersion, line: LongLine) -> int:
+    """Characters of a line too long for a window, counted piece by piece (in UTF-8,
+    the bytes that start a character)."""
+    stop = content_end(version, line)
+    if version.data_encoding != "utf-8":
+        return stop - line.start
+    continuing = 0
+    for pos in range(line.start, stop, LONG_LINE_PIECE_BYTES):
+        piece = version.data.read(pos, min(stop, pos + LONG_LINE_PIECE_BYTES))
+        continuing += len(piece) - len(piece.translate(None, _UTF8_CONTINUATION))
+    return stop - line.start - continuing
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,9 +1,10 @@
 """Exact and regex line searches over a file version, and counts of matching lines.
 
 Every search walks the file in the reader's line windows (:mod:`.reader`)
-with a matcher (:mod:`.matchers`); exact searches of large files go to
-``grep`` when it gives the same answer faster (:mod:`.grep`).  Fuzzy search
-is :mod:`.fuzzy`.
+with a matcher (:mod:`.matchers`); a line too long for a window is matched
+piece by piece (:func:`.longline.line_matches`); exact searches of large
+files go to ``grep`` when it gives the same answer faster (:mod:`.grep`).
+Fuzzy search is :mod:`.fuzzy`.
 
 A regex runs in the search engine (:mod:`diffchunk.regex`, RE2): in time
 linear in the text, whatever the pattern, so a search needs no time budget
@@ -15,8 +16,9 @@ from __future__ import annotations
 from .access import FileVersion
 from .fuzzy import similar_lines
 from .grep import grep_count, grep_search
+from .longline import line_matches
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
-from .reader import Window
+from .reader import LongLine, Window
 
 
 def count_lines(
@@ -61,7 +63,12 @@ def count_matching_lines(
             return counted
     total = 0
     lines = 0
-    for _base, buf, length in version.windows():
+    for step in version.windows():
+        if isinstance(step, LongLine):
+            total += line_matches(version, step, matcher)
+            lines += 1
+            continue
+        _base, buf, length = step
         if invert:
             lines += buf.count(b"\n", 0, length)
             if length and buf[length - 1] != 10:
@@ -93,9 +100,17 @@ def search_lines(
     total = 0
     line_base = 1  # line number of the window's first line
     kind = "inverted" if invert else matcher.kind
-    for base, buf, length in version.windows():
+    for step in version.windows():
         if len(hits) >= limit and not need_total:
             break
+        if isinstance(step, LongLine):
+            if line_matches(version, step, matcher) != invert:
+                total += 1
+                if len(hits) < limit:
+                    hits.append(Hit(step.start, line_base, 1.0, kind))
+            line_base += 1
+            continue
+        base, buf, length = step
         hay = matcher.prepare(buf, length)
         if len(hits) >= limit:
             # Only the total is still needed: count as fast as possible.

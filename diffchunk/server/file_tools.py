@@ -6,23 +6,29 @@ returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
 shape of every tool (:mod:`diffchunk.server.errors`).
 
-The tools are plain functions, which the SDK runs on its worker threads: a
-long search, outline or edit never holds up the other calls.  The work they
-do releases the interpreter lock as it goes (the regex engine while it
-matches, the outline between pieces of its parse and queries), so a
+The read tools are plain functions, which the SDK runs on its worker
+threads; the edit tools are ``async`` (they ask for the call's roots,
+:func:`_policy`) and run their work on one of those threads the same way
+(:func:`_in_thread`): a long search, outline or edit never holds up the other
+calls.  The work releases the interpreter lock as it goes (the regex engine
+while it matches, the outline between pieces of its parse and queries), so a
 ``read_content`` beside the slowest of them still answers at once.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import anyio.to_thread
+from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from ..files import service
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
-from .app import READ_ONLY, app, to_json
+from ..paths import PathPolicy
+from .app import READ_ONLY, app, policy_for_call, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -38,6 +44,11 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     with tool_errors():
         result = fn(*args, **kwargs)
     return to_json(result.to_dict())
+
+
+async def _in_thread(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
+    """:func:`_call` on a worker thread, as the SDK runs the plain tools."""
+    return await anyio.to_thread.run_sync(functools.partial(_call, fn, *args, **kwargs))
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -107,10 +118,18 @@ def read_content(
     )
 
 
+async def _policy(ctx: Context) -> PathPolicy | None:
+    """The allowed roots of this call, which the edit tools check again on the one path
+    they resolve and then work through (the check before the call resolved it apart)."""
+    policy = await policy_for_call(ctx)
+    return policy if isinstance(policy, PathPolicy) else None
+
+
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-def edit_content(
+async def edit_content(
     absolute_file_path: str,
     changes: list[dict[str, Any]],
+    ctx: Context,
     fuzzy: bool = True,
     preview: bool = True,
 ) -> str:
@@ -123,15 +142,22 @@ def edit_content(
     """
     from ..files import edit
 
-    return _call(
-        edit.edit_content, absolute_file_path, changes=changes, fuzzy=fuzzy, preview=preview
+    return await _in_thread(
+        edit.edit_content,
+        absolute_file_path,
+        changes=changes,
+        fuzzy=fuzzy,
+        preview=preview,
+        policy=await _policy(ctx),
     )
 
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
+async def revert_edit(absolute_file_path: str, ctx: Context, backup_id: str | None = None) -> str:
     """Undo an edit: restore a backup (the latest, or backup_id from
     available_backups); the current content is saved first."""
     from ..files import revert
 
-    return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)
+    return await _in_thread(
+        revert.revert_edit, absolute_file_path, backup_id=backup_id, policy=await _policy(ctx)
+    )
