@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-memory bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ bench-files: $(STAMP)
 # Peak memory of every file tool on a 1 GB file with no line break (written once in $TMPDIR).
 bench-memory: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_memory
+
+# What a slow call does to the others: per slow case, its time, the longest stretch it
+# holds the interpreter lock, and the slowest read_content sent beside it over MCP.
+bench-stalls: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_stalls
 
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup

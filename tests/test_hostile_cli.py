@@ -236,8 +236,6 @@ def _cases() -> list[Case]:
         ("empty", ("",), "empty"),
         ("newline", ("a\nb",), "line break"),
         ("regex_invalid", ("(", "--regex"), "regex|regular expression"),
-        ("catastrophic", ("(a+)+$", "--regex"), "timed out|simplify"),
-        ("catastrophic_count", ("(a+)+$", "--regex", "--count"), "timed out|simplify"),
         ("max_results_0", ("alpha", "-m", "0"), "max_results|max-results"),
         ("max_results_neg", ("alpha", "-m", "-1"), "max_results|max-results"),
         ("max_results_str", ("alpha", "-m", "abc"), "max-results|integer"),
@@ -245,6 +243,12 @@ def _cases() -> list[Case]:
         ("context_str", ("alpha", "-C", "x"), "context|integer"),
     ):
         cases.append(Case(f"file-search-{label}", ("file", "search", s, *extra), needle))
+    # Patterns that backtrack in Python's re: answered (RE2 runs in linear time).
+    for label, extra in (
+        ("catastrophic", ("(a+)+$", "--regex")),
+        ("catastrophic_count", ("(a+)+$", "--regex", "--count")),
+    ):
+        cases.append(Case(f"file-search-{label}", ("file", "search", s, *extra), "", ok=True))
     for label, extra in (
         ("max_results_1e9", ("alpha", "--exact", "-m", str(10**9))),
         ("context_1e9", ("alpha", "--exact", "-C", str(10**9))),
