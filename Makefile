@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite on every core (pytest-xdist; tests/conftest.py keeps the workers apart), and
+# its slowest tests listed at the end, so that a slower suite shows.  --dist worksteal:
+# each worker takes a contiguous half of the tests (a module's shared server and
+# repositories are made once) and an idle one takes half of what another has left (the
+# suite's long tests do not all end up on one worker).  Bytecode is written (whatever
+# PYTHONDONTWRITEBYTECODE says): each worker rewrites the test modules' asserts, 6 s of
+# CPU that the next run reads back from __pycache__.
 unit: $(STAMP) chromium git-man test-data
-	$(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
 # once into .test-data/ (tests/test_files_outline_large.py says how when it is missing).
@@ -67,7 +74,12 @@ git-man:
 		|| echo "git-man could not be installed: the no-program suite will fail, saying so"; \
 	fi
 
-test: lint typecheck unit
+# Types beside the suite, after the lint (a few seconds): mypy is one process and the
+# suite one per core, so side by side they keep the cores busy where one after the other
+# left one idle for mypy's 30 s.  The suite's progress shows as it runs; mypy's verdict
+# is printed among it when mypy ends.
+test: lint
+	@$(MAKE) --no-print-directory -j2 typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff
@@ -81,6 +93,11 @@ bench-files: $(STAMP)
 # Peak memory of every file tool on a 1 GB file with no line break (written once in $TMPDIR).
 bench-memory: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_memory
+
+# What a slow call does to the others: per slow case, its time, the longest stretch it
+# holds the interpreter lock, and the slowest read_content sent beside it over MCP.
+bench-stalls: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_stalls
 
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup

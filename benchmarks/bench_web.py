@@ -27,7 +27,7 @@ from typing import Any
 
 from tests.property.gen_diff import generate
 from tests.support import webdriver
-from tests.webkit import page_server
+from tests.support.webkit import page_server
 
 
 def _big_file(lines: int) -> bytes:

@@ -818,17 +818,14 @@ DENSE_MATCHES = 16384
 """Matching lines per window after which exact counting switches to
 ``findall`` (faster when nearly every line matches)."""
 
-REGEX_TIME_BUDGET = 2.0
-"""Seconds a regex search may spend on one line window before it is stopped:
-every answer comes within about 2 s, a catastrophic regex included."""
+REGEX_MAX_REPEAT = 1000
+"""The largest repeat count (``x{n}``, ``x{m,n}``) a caller's regex may hold:
+RE2's own bound (a larger one is refused with that message, not RE2's)."""
 
-REGEX_MIN_BUDGET = 0.5
-"""Seconds allowed for any window, however small; larger windows get a share of
-REGEX_TIME_BUDGET in proportion to their size (a few KB of text that takes half
-a second is backtracking, and the whole call stays well under 2 s)."""
-
-REGEX_BUDGET_WINDOW = LINE_WINDOW
-"""The window size REGEX_TIME_BUDGET is given for: one line window."""
+REGEX_MAX_TRANSLATED_CHARS = 1 << 20
+"""Characters of RE2 syntax one caller's regex may be written out as: a class
+holding ``\\W`` becomes about 700 ranges (15 KB), and a pattern of thousands
+of them would be parsed by RE2 only to be refused as too large."""
 
 PIECEWISE_LINE_BYTES = 4 << 20
 """A matched line longer than this (in bytes) is decoded piece by piece, never
@@ -960,6 +957,55 @@ BLOCK_END_PATTERNS_KEPT = 256
 MAX_FUNCTION_NESTING = 2
 """How many functions deep a nested function may sit and still be listed:
 deeper ones are closures, not what an outline is read for."""
+
+OUTLINE_MAX_DEPTH = 16
+"""Definitions nested deeper than this (classes in classes, namespaces...) are
+left out of an outline, and a skeleton elides the blocks kept open that deep:
+real code nests a few levels (C# namespace, class, nested class, method: 4),
+and 2,400 nested classes made every walk of the outline recurse past Python's
+limit (get_overview failed)."""
+
+OUTLINE_MAX_START_DEPTH = 512
+"""Syntax-tree depth below which the outline's query starts no match: the
+definitions of real code sit 20 levels deep or less (typescript.js: 18), and
+tree-sitter's query cursor took 104 s on 150,000 nested functions (0.01 s with
+this bound)."""
+
+OUTLINE_MATCH_LIMIT = 4096
+"""Matches the outline's query cursor may have in progress at once: far above
+what real code needs, a bound on the cursor's memory on hostile input; past it
+the outline says that some definitions may be missing."""
+
+OUTLINE_TIME_BUDGET = 10.0
+"""Seconds one outline's parse and queries may take: the 9 MB typescript.js
+takes about 0.5 s; past it the outline stops where it got to and says so."""
+
+OUTLINE_QUERY_SLICE_BYTES = 128 * 1024
+"""Bytes of source the outline's query covers in one call: tree-sitter holds the
+interpreter for the whole call (512 KB of minified code: 0.4 s under load);
+between calls other threads run and the time budget is checked."""
+
+OUTLINE_PARSE_PIECE_BYTES = 256 * 1024
+"""Bytes handed to the parser at a time: its progress callback, which checks
+the time budget and lets other threads run, comes between steps of the parse."""
+
+PYTHON_MAX_INDENT_CHARS = 256
+"""Lines indented this many whitespace characters deep are blanked before a
+Python parse: tree-sitter-python's scanner overflows its saved state (and the
+process dies) on a string inside 512 levels of indentation, and a line under
+256 characters and 32 tabs (PYTHON_MAX_INDENT_TABS, a tab counting 8 columns
+to it) sits at most 472 columns, so 472 levels, deep."""
+
+PYTHON_MAX_INDENT_TABS = 32
+"""Lines indented this many tabs deep are blanked before a Python parse (see
+PYTHON_MAX_INDENT_CHARS)."""
+
+SKELETON_SCAN_FACTOR = 8
+"""Bytes a skeleton's searches for block ends may scan, as a multiple of the
+file's size: each search scans the block it ends, and nested blocks are
+scanned again by each one around them (2,400 nested Python functions: 86 s of
+scanning); past it the skeleton elides nothing more and the parser reads the
+rest whole."""
 
 OUTLINES_CACHED = 16
 """Outlines of file versions kept (by path and fingerprint)."""

@@ -19,11 +19,6 @@ from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.sessions import SessionStore
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _module(n: int, tag: str) -> str:
     """A Python module of ``n`` functions, the ``tag`` in each."""
     return "".join(

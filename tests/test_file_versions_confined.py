@@ -33,8 +33,7 @@ assert not SECRET_ID.startswith("0")
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+def no_roots_nor_snapshot_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ROOTS_ENV, raising=False)
     monkeypatch.delenv(SNAPSHOT_ENV, raising=False)
 

@@ -24,13 +24,13 @@ from pathlib import Path
 import anyio
 import pytest
 from click.testing import CliRunner
+from gitrepo import commit, git, run_git
+from mcpkit import Caller, serve
 
 from diffchunk.cli.file import file as file_command
 from diffchunk.errors import DiffchunkError, FileToolError
 from diffchunk.files.edit import edit_content, revert_edit
 from diffchunk.paths import PathPolicy
-from tests.gitrepo import commit, git, run_git
-from tests.mcpkit import Caller, serve
 
 pytestmark = pytest.mark.usefixtures("backup_dir")
 

@@ -1,10 +1,10 @@
 """No tool or command of diffchunk runs a program that a repository's config names.
 
 A hostile work tree, a bare clone of it, a linked worktree (a ``.git`` file), a
-clone on alternates and a real partial clone (made by ``tests/hostile_repo.py``,
-one template per module, copied for each test): their config names a program
-for every hook git has, for clean/smudge/process filters, textconv,
-diff.external, core.fsmonitor, core.pager, core.editor, core.sshCommand,
+clone on alternates and a real partial clone (made by
+``tests/support/hostile_repo.py``, one template per module, copied for each
+test): their config names a program for every hook git has, for
+clean/smudge/process filters, textconv, diff.external, core.fsmonitor, core.pager, core.editor, core.sshCommand,
 core.askPass, credential.helper, gpg.program, uploadpack.packObjectsHook,
 core.gitProxy, an ext:: remote and aliases of every subcommand diffchunk uses,
 and an ``[include]`` of another file that names its own; the partial clone
@@ -17,7 +17,7 @@ into the test's directory (its global config sets
 
 The matrix is derived from git's own documentation: every key the installed
 git's ``git help config`` describes as naming a command, program, helper,
-hook, transport or file to include (``tests/git_manual.py``) is set to a
+hook, transport or file to include (``tests/support/git_manual.py``) is set to a
 marker script in the repository's config, in an included file, in a
 conditionally included one and in the worktree config.
 

@@ -19,8 +19,6 @@ from diffchunk.review.page.files import review_files
 from diffchunk.review.page.latest import latest_review
 from diffchunk.review.record.version import RecordVersion
 
-pytestmark = pytest.mark.usefixtures("private_dirs")
-
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:

@@ -127,7 +127,12 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
 @click.argument("pattern")
 @click.option("--exact", "exact", is_flag=True, help="Exact text (no fuzzy matching).")
 @click.option(
-    "--regex", "-E", "regex", is_flag=True, help="PATTERN is a Python regex (implies --exact)."
+    "--regex",
+    "-E",
+    "regex",
+    is_flag=True,
+    help="PATTERN is a regex, Python syntax without backreferences or lookaround "
+    "(implies --exact).",
 )
 @click.option("--ignore-case", "-i", is_flag=True, help="Case-insensitive exact/regex search.")
 @click.option("--invert", "-v", is_flag=True, help="Lines NOT matching (like grep -v).")

@@ -20,7 +20,6 @@ into results and keeps the reply within about 20k tokens:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,6 +35,7 @@ from ..limits import (
 from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
 from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
+from ..regex import compile_literal, compile_regex
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, json_size
 from .fuzzy import anchored_alignment, best_alignment, similar_lines
@@ -349,17 +349,11 @@ class _Submatcher(NamedTuple):
 def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> _Submatcher:
     """The pattern's :class:`_Submatcher`."""
     if regex:
-        compiled = re.compile(pattern, re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
-
-        def matches(line: str) -> Spans:
-            return [m.span() for m in compiled.finditer(line) if m.end() > m.start()]
-
-        return _Submatcher(matches, matches, None)
-    literal = re.compile(re.escape(pattern), 0 if case_sensitive and not fuzzy else re.IGNORECASE)
+        compiled = compile_regex(pattern, case_sensitive=case_sensitive)
+        return _Submatcher(compiled.spans, compiled.spans, None)
+    literal = compile_literal(pattern, case_sensitive=case_sensitive and not fuzzy)
     lowered = pattern.lower()
-
-    def found(line: str) -> Spans:
-        return [m.span() for m in literal.finditer(line)]
+    found = literal.spans
 
     def best(line: str) -> tuple[float, int, int] | None:
         return best_alignment(lowered, line.lower())

@@ -92,7 +92,9 @@ def _text_matches(
     a piece that is not the line's end is left to the next search when the
     pattern looks past its end (a greedy match with no such construct stands:
     more text after it cannot undo it)."""
-    sees_ahead = _SEES_PAST_ITS_END.search(matcher.compiled.pattern) is not None
+    sees_ahead = (
+        matcher.kind == "regex" and _SEES_PAST_ITS_END.search(matcher.pattern.text) is not None
+    )
     decoder = codecs.getincrementaldecoder(matcher.encoding)(errors="replace")
     back = ""
     pos = start
@@ -103,9 +105,9 @@ def _text_matches(
             each_piece(end - pos)
         text = decoder.decode(version.data.read(pos, end), final)
         region = back + text
-        for found in matcher.compiled.finditer(region):
-            s, e = found.span()
-            if (s == 0 and pos > start) or (sees_ahead and e == len(region) and not final):
+        data = region.encode("utf-8", "surrogatepass")
+        for s, e in matcher.pattern.iter_spans(data):
+            if (s == 0 and pos > start) or (sees_ahead and e == len(data) and not final):
                 continue  # decided by the search before or after this one
             return True
         back = region[-_OVERLAP_CHARS:]

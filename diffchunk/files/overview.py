@@ -36,7 +36,7 @@ from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
 from .read import LONG_LINE_CHARS
 from .reader import LongLine, Window
-from .version_outline import outline_of, skip_reason
+from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
@@ -73,7 +73,9 @@ class Overview:
     ``outline`` is already JSON (one page of the tree: ``outline_total``
     items in all, the next page at ``outline_next_offset``); with a
     ``symbol`` query it is empty and ``symbols`` lists the matching
-    definitions (``symbols_total`` of them).  ``line_ending`` is None for a
+    definitions (``symbols_total`` of them).  ``outline_cut`` says what the
+    outline's bounds left out (nesting, time; see :mod:`.outline`), when they
+    left out anything.  ``line_ending`` is None for a
     binary file, whose JSON has no such key but always ``warnings``.
     """
 
@@ -92,6 +94,7 @@ class Overview:
     outline_next_offset: int | None = None
     symbols: tuple[dict[str, Any], ...] | None = None  # set for a ``symbol`` query
     symbols_total: int = 0
+    outline_cut: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -109,6 +112,8 @@ class Overview:
             data["outline_total"] = self.outline_total
         if self.outline_next_offset is not None:
             data["outline_next_offset"] = self.outline_next_offset
+        if self.outline_cut is not None:
+            data["outline_cut"] = self.outline_cut
         if self.symbols is not None:
             data["symbols"] = list(self.symbols)
             data["symbols_total"] = self.symbols_total
@@ -170,6 +175,7 @@ def get_overview(
         outline_next_offset=view.next_offset,
         symbols=view.symbols.items if view.symbols is not None else None,
         symbols_total=view.symbols.total if view.symbols is not None else 0,
+        outline_cut=outline_cut(version),
     )
 
 
@@ -225,7 +231,15 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
 
         outline = [item.copy() for item in outline]
         source = None if version.transcoded else version.data.memory
-        return outline, mark_changes(version.realpath, outline, source=source)
+        head_cut: list[str] = []
+        changed = mark_changes(version.realpath, outline, source=source, cut=head_cut)
+        if head_cut:
+            warnings.append(
+                "Changed symbols compared with a cut outline of HEAD's version: "
+                + "; ".join(head_cut)
+                + "."
+            )
+        return outline, changed
     except ImportError:
         return outline, 0
     except Exception as exc:  # git trouble must not hide the outline
