@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 # suite's long tests do not all end up on one worker).  Bytecode is written (whatever
 # PYTHONDONTWRITEBYTECODE says): each worker rewrites the test modules' asserts, 6 s of
 # CPU that the next run reads back from __pycache__.
-unit: $(STAMP) chromium test-data
+unit: $(STAMP) chromium git-man test-data
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
@@ -60,6 +60,18 @@ chromium:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } \
 		|| echo "chromium could not be installed: the browser tests will skip"; \
+	fi
+
+# The no-program suite reads the config keys to set from git's own manual (git-config.1):
+# installed here when it is missing and this runs as root with apt-get; without it that
+# suite fails and says how to install it (it never tests fewer keys).
+git-man:
+	@if ! ls /usr/share/man/man1/git-config.1* >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null 2>&1; then \
+		echo "installing git's manual pages for the no-program suite"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends git-man >/dev/null; } \
+		|| echo "git-man could not be installed: the no-program suite will fail, saying so"; \
 	fi
 
 # Types beside the suite, after the lint (a few seconds): mypy is one process and the

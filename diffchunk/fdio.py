@@ -3,8 +3,11 @@
 Shared by the backups and edits of the file tools (and their reader,
 :mod:`diffchunk.files.reader`) and by the private copies of large diffs
 (:mod:`diffchunk.diff.buffer`): nothing here holds more than one block of a
-file in memory.  :func:`open_directory_beneath` reaches a directory below
-another without following a symbolic link (a snapshot's work-tree file).
+file in memory.  :func:`read_small_file` reads the small files of a
+repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named
+pipe or a device there can never block it.  :func:`open_directory_beneath`
+reaches a directory below another without following a symbolic link (a
+snapshot's work-tree file).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 
@@ -153,6 +157,45 @@ class BackgroundHash:
     def cancel(self) -> None:
         """Stop hashing (the result is no longer needed)."""
         self._cancelled.set()
+
+
+class NotAFile(OSError):
+    """What :func:`read_small_file` was asked to read is not a regular file."""
+
+
+class FileTooLarge(OSError):
+    """What :func:`read_small_file` was asked to read is larger than allowed."""
+
+
+def read_small_file(path: str, max_bytes: int) -> bytes:
+    """The whole content of the regular file ``path``, at most ``max_bytes`` long.
+
+    Opened without blocking (``O_NONBLOCK``: opening a named pipe with no
+    writer, or a device, returns at once) and checked with ``fstat`` on what
+    was opened before anything is read: anything but a regular file raises
+    :class:`NotAFile`, a larger file :class:`FileTooLarge`.  Symbolic links
+    are followed (as git follows them).  Other failures are the ``OSError``
+    of ``open`` (``FileNotFoundError``...).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(errno.EINVAL, "not a regular file", path)
+        if st.st_size > max_bytes:
+            raise FileTooLarge(errno.EFBIG, f"larger than {max_bytes} bytes", path)
+        data = os.read(fd, max_bytes + 1)
+        while data and len(data) <= max_bytes:
+            more = os.read(fd, max_bytes + 1 - len(data))
+            if not more:
+                break
+            data += more
+        if len(data) > max_bytes:  # grew since fstat
+            raise FileTooLarge(errno.EFBIG, f"larger than {max_bytes} bytes", path)
+        return data
+    finally:
+        os.close(fd)
 
 
 def write_all(fd: int, data: bytes | memoryview) -> None:

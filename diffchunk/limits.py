@@ -343,6 +343,46 @@ GIT_PROGRESS_EVERY = 0.1
 """Seconds between two reports of git diff's progress: often enough for a
 progress bar, rarely enough not to flood an MCP client."""
 
+GIT_CONFIG_MAX_BYTES = 4 << 20
+"""The largest git config file diffchunk reads (a repository's, the user's, an
+included one): a real config is a few kB; a larger one is refused, never read
+into memory whole."""
+
+GIT_CONFIG_FILES_KEPT = 64
+"""Parsed git config files kept (with their stat) so that the next discovery of
+a repository does not parse them again: a repository's, its includes, the
+user's global and system files; a server meets a few dozen repositories."""
+
+GIT_CONFIG_INCLUDE_DEPTH = 10
+"""Includes followed within includes: git's own limit (``MAX_INCLUDE_DEPTH``),
+past which git refuses the config too."""
+
+GIT_SMALL_FILE_BYTES = 1 << 20
+"""The largest small file of a repository read to find it (``HEAD``, a ``.git``
+file, ``commondir``, ``objects/info/alternates``): git's own bound for a
+``.git`` file; real ones are a line or a few."""
+
+SHALLOW_FILE_BYTES = 16 << 20
+"""The largest ``shallow`` file read to tell where a shallow clone's history is
+cut off: one commit id a line, so 400,000 boundary commits; past it the
+boundary is not told apart (a commit then shows as having no parent)."""
+
+GIT_ALTERNATES_DEPTH = 5
+"""Alternates of alternates followed: git stops at this depth too (it ignores
+deeper ones with an error)."""
+
+GIT_RUN_TIME_LIMIT = 300.0
+"""Seconds a git command that answers (``rev-parse``, ``cat-file``, ``check-attr``,
+``log``...) may run before it is stopped with its children: far more than any
+of them takes on a large repository (seconds), so that a git waiting on
+something that never comes (a named pipe where git expects a file) cannot
+hold a worker thread for good."""
+
+GIT_STREAM_TIME_LIMIT = 1800.0
+"""Seconds a ``git diff`` or ``cat-file blob`` streaming into the cache may run
+before it is stopped: a diff of years of a large project's history takes
+minutes, not half an hour."""
+
 CHANGES_GIT_TIMEOUT = 10.0
 """Seconds any single git call may take while an outline's symbols are marked
 against HEAD: the marks are extra, and a slow repository must not hold the
@@ -1240,6 +1280,13 @@ PAGE_SHUTDOWN_SECONDS = 5
 # ---------------------------------------------------------------------------
 # The MCP server
 # ---------------------------------------------------------------------------
+
+TOOL_THREADS = 32
+"""Worker threads the MCP tools run in, a pool of their own: the SDK's stdio
+transport reads and writes each message through a thread of anyio's default
+pool (40 threads), so tools sharing it could take every thread (45 calls
+waiting on git did) and leave the server unable to read even the client's
+cancellations.  32 calls at work at once is more than any client makes."""
 
 ROOTS_TIMEOUT_SECONDS = 10.0
 """Seconds to wait for the client's answer to roots/list: a client that never

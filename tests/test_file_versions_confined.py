@@ -199,7 +199,12 @@ def test_a_file_outside_the_allowed_roots_is_not_read_though_in_the_work_tree(
     diff.write_text(_section("top.txt", "1111111", SECRET_ID))
     with pytest.raises(PathError, match="outside the allowed roots"):
         open_file_version(str(diff), "top.txt", absolute_repo_path=str(repo / "docs"))
+    # A file inside the root is not read either: its repository's git directory and
+    # work tree lie above the root, and git reads nothing outside the roots.
     diff.write_text(_section("docs/readme.md", "1111111", _blob_id(repo, b"hello\n")))
+    with pytest.raises(PathError, match="outside the allowed roots"):
+        open_file_version(str(diff), "docs/readme.md", absolute_repo_path=str(repo / "docs"))
+    monkeypatch.setenv(ROOTS_ENV, str(repo))  # the repository in the roots: read
     got = open_file_version(str(diff), "docs/readme.md", absolute_repo_path=str(repo / "docs"))
     assert Path(got.path).read_bytes() == b"hello\n"
 

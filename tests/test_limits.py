@@ -31,6 +31,8 @@ NOT_LIMITS: dict[tuple[str, str], str] = {
     ("diff/chunker/cuts.py", "_MINUS"): "the byte b'-'",
     ("diff/chunker/cuts.py", "_BACKSLASH"): "the byte b'\\\\'",
     ("diff/chunker/pieces.py", "_NL"): "the byte b'\\n'",
+    ("git/config.py", "_NL"): "the byte b'\\n'",
+    ("git/config.py", "_CR"): "the byte b'\\r'",
     # Format versions: identifiers of what was written, not bounds.
     ("git/diffwrite.py", "DIFF_OPTIONS_VERSION"): "version of the git diff options",
     ("review/export/document.py", "FORMAT_VERSION"): "version of the export document",

@@ -118,15 +118,15 @@ def _locate_in_head(file_path: str) -> tuple[GitCommand, str, str] | None:
     ("" when not in HEAD); None outside a work tree (or when git cannot tell).
 
     The repository is found by :func:`~diffchunk.git.repo.discover`, whose
-    command neutralises the filter drivers of its config (a diff against the
-    working tree runs clean filters).  Paths are literal (no pathspec magic).
+    command reads no config of the repository (no filter driver runs on a diff
+    against the working tree).  Paths are literal (no pathspec magic).
     """
     directory, name = os.path.split(file_path)
     if not name:
         return None
     directory = os.path.realpath(directory or ".")
     try:
-        repo = discover(directory, timeout=GIT_TIMEOUT)
+        repo = discover(directory)
     except (GitError, OSError) as exc:  # not a repository, git missing, directory gone...
         logger.debug("no git repository for %s: %s", file_path, exc)
         return None

@@ -6,10 +6,10 @@ returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
 shape of every tool (:mod:`diffchunk.server.errors`).
 
-The read tools are plain functions, which the SDK runs on its worker
-threads; the edit tools are ``async`` (they ask for the call's roots,
-:func:`_policy`) and run their work on one of those threads the same way
-(:func:`_in_thread`): a long search, outline or edit never holds up the other
+The read tools are plain functions, which the server runs on its tool
+threads (:func:`~diffchunk.server.app.tool_threads`); the edit tools are
+``async`` (they ask for the call's roots, :func:`_policy`) and run their work
+on one of those threads the same way (:func:`_in_thread`): a long search, outline or edit never holds up the other
 calls.  The work releases the interpreter lock as it goes (the regex engine
 while it matches, the outline between pieces of its parse and queries), so a
 ``read_content`` beside the slowest of them still answers at once.
@@ -21,14 +21,13 @@ import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import anyio.to_thread
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from ..files import service
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy
-from .app import READ_ONLY, app, policy_for_call, to_json
+from .app import READ_ONLY, app, in_tool_thread, policy_for_call, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -47,8 +46,8 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
 
 
 async def _in_thread(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
-    """:func:`_call` on a worker thread, as the SDK runs the plain tools."""
-    return await anyio.to_thread.run_sync(functools.partial(_call, fn, *args, **kwargs))
+    """:func:`_call` on a tool thread, as the server runs the plain tools."""
+    return await in_tool_thread(functools.partial(_call, fn, *args, **kwargs))
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)

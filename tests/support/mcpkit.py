@@ -50,33 +50,37 @@ class Caller:
         return block.text
 
 
-def _server(tmp_path: Path, *args: str) -> StdioServerParameters:
+def _server(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     command = Path(sys.executable).with_name("diffchunk-mcp")
     if not command.exists():
         pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
-    env = {
+    environment = {
         "DIFFCHUNK_STATE_DIR": str(tmp_path / "state"),
         "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache"),
+        **(env or {}),
     }
-    return StdioServerParameters(command=str(command), args=list(args), env=env)
+    return StdioServerParameters(command=str(command), args=list(args), env=environment)
 
 
 @asynccontextmanager
-async def _session(tmp_path: Path, args: tuple[str, ...]) -> AsyncIterator[ClientSession]:
+async def _session(
+    tmp_path: Path, args: tuple[str, ...], env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     with open(tmp_path / "server.log", "a") as errlog:
         async with (
-            stdio_client(_server(tmp_path, *args), errlog=errlog) as (read, write),
+            stdio_client(_server(tmp_path, *args, env=env), errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
             yield session
 
 
-def serve(tmp_path: Path, script: Script, *args: str) -> None:
-    """Run ``script`` against a fresh server process (it ends with the script)."""
+def serve(tmp_path: Path, script: Script, *args: str, env: dict[str, str] | None = None) -> None:
+    """Run ``script`` against a fresh server process (it ends with the script);
+    ``env``: more of the server's environment."""
 
     async def go() -> None:
-        async with _session(tmp_path, args) as session:
+        async with _session(tmp_path, args, env) as session:
             await script(Caller(session))
 
     anyio.run(go)
