@@ -360,6 +360,12 @@ class LoadedDiff:
                     runs.append((index.first, texts))
         return runs
 
+    def position(self, path: str, side: str, line: int) -> int | None:
+        """Where ``line`` of ``side`` of ``path`` is in the diff (a buffer offset: an old
+        line and a new line compare as they are shown); None when no hunk holds it."""
+        hunk = self._hunk_holding(path, side, line, line)
+        return None if hunk is None else hunk_lines.offset_of(self._index(hunk, side), line)
+
     def chunk_of(self, path: str, offset: int | None) -> int | None:
         """The chunk holding the diff byte at ``offset`` of ``path`` (its first chunk when
         ``offset`` is None or lies in no part); None when the file is in no chunk."""
