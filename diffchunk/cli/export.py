@@ -10,7 +10,13 @@ import click
 
 from ..review.export import FORMATS
 from .params import SafePath
-from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
+from .targets import (
+    TARGET_PARAMETERS,
+    TargetCommand,
+    current_target,
+    load_target,
+    target_options,
+)
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -43,10 +49,12 @@ def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
 
     The review is the one `diffchunk status` shows for the same target and
     options; every format says what was reviewed (repository, range, commits,
-    or the diff file and its hash).
+    or the diff file and its hash). Without a target, the latest review of
+    the repository here.
 
     \b
     Examples:
+      diffchunk export > review.md          # the latest review here
       diffchunk export main..feature > review.md
       diffchunk export main..feature --format html --out review.html
       diffchunk export main..feature --format github --out review.json
@@ -56,7 +64,7 @@ def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
     from ..review.exporting import export_review, write_export
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
-    diff_path, _ = load_target(target)
+    diff_path, _ = load_target(current_target(target, "export"))
     exported = export_review(diff_path, fmt, status)
     if out is not None:
         write_export(exported, out)
