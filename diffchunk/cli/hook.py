@@ -90,6 +90,22 @@ def _pre_commit_refs() -> list[core.PushedRef] | None:
     return core.parse_push_lines([f"{local} {to_ref} {remote_ref} {from_ref}"])
 
 
+def _named_range(review: core.RefReview) -> str:
+    """The range the printed commands name: that of a review of the pushed commit when
+    the record holds one (its marks and findings are there), else the pushed range."""
+    record = review.record
+    if record is not None and record.error is None:
+        for reviewed, _ in record.reviews:
+            shown = reviewed.source.shown_range
+            if (
+                reviewed.source.kind == "git"
+                and shown
+                and not shown.startswith(("worktree:", "index:"))
+            ):
+                return shown
+    return core.pushed_range(review)
+
+
 def _show(review: core.RefReview, repo: Repo) -> None:
     from .render import render_overview
 
@@ -102,7 +118,7 @@ def _show(review: core.RefReview, repo: Repo) -> None:
         click.echo(f"  range: {review.diff.range} ({review.note})")
     else:
         click.echo(f"  range: {review.diff.range}")
-    pushed = core.pushed_range(review)
+    pushed = _named_range(review)
     text = render_overview(
         review.summary, review.listing, pushed, next_step=False, target={"target": pushed}
     )
@@ -166,7 +182,7 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
             from ..review.record.pushed import record_advice
 
             stopped = True
-            pushed = core.pushed_range(review)
+            pushed = _named_range(review)
             click.echo(record_advice(review.record, review.ref.local_ref, pushed), err=True)
     if stopped:
         raise click.exceptions.Exit(1)

@@ -170,7 +170,8 @@ def status(per_file: bool, as_json: bool, **params: Any) -> None:
     """
     from ..review import record
 
-    target = current_target(_target(params), "status")
+    # The status names its review; --files and --json do not.
+    target = current_target(_target(params), "status", announce=per_file or as_json)
     path, _ = load_target(target)
     if per_file:
         from ..review.page.files import review_files

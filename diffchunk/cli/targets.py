@@ -312,11 +312,13 @@ def names_nothing(params: Mapping[str, Any]) -> bool:
     return params.get("target") is None and not params.get("staged") and not params.get("paths")
 
 
-def current_target(params: Mapping[str, Any], command: str) -> dict[str, Any]:
+def current_target(
+    params: Mapping[str, Any], command: str, *, announce: bool = True
+) -> dict[str, Any]:
     """``params`` with their target made concrete: ``-`` becomes the diff read from
     standard input; nothing (for every command but ``review``, where nothing is the
     uncommitted changes, as for ``git diff``) becomes the repository's latest review,
-    which is said on standard error."""
+    which is said on standard error (``announce``: unless the output names it)."""
     resolved = dict(params)
     if resolved.get("target") == STDIN_TARGET:
         resolved["target"] = stdin_diff()
@@ -329,7 +331,8 @@ def current_target(params: Mapping[str, Any], command: str) -> dict[str, Any]:
 
     latest = latest_review(review_repo_path(resolved.get("repo")), command=command)
     resolved.update(target=latest.revision_range, staged=latest.staged, paths=latest.paths)
-    click.echo(f"{review_label(latest)} (the latest review here)", err=True)
+    if announce:
+        click.echo(f"{review_label(latest)} (the latest review here)", err=True)
     return resolved
 
 
