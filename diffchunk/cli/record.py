@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..review.record.clip import clip
 from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
 from .targets import (
@@ -27,7 +28,7 @@ from .terminal import paged, paint
 
 if TYPE_CHECKING:
     from ..review.page.files import ReviewFiles
-    from ..review.record.results import ReviewStatus, SinceStatus
+    from ..review.record.results import Finding, ReviewStatus, SinceStatus
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -221,20 +222,20 @@ def mark(
     from ..review import record
 
     path = _load(params, "mark")
-    result = record.mark_reviewed(path, chunk_number, file_pattern, not undo).to_dict()
+    result = record.mark_reviewed(path, chunk_number, file_pattern, not undo)
     if as_json:
-        echo_json(result)
+        echo_json(result.to_dict())
         return
     verb = "Marked reviewed" if not undo else "Unmarked"
-    click.echo(f"{verb}: {', '.join(result['marked'])}")
-    for path in result.get("partly", []):
+    click.echo(f"{verb}: {', '.join(result.marked)}")
+    for path in result.partly:
         click.echo(f"  {path}: other parts of this file are not marked yet")
-    t = result["totals"]
+    t = result.totals
     click.echo(
-        f"Files: {t['reviewed']} reviewed, {t['changed']} changed, {t['seen']} seen, "
-        f"{t['unseen']} unseen, {t['excluded']} excluded (of {t['files']})"
+        f"Files: {t.reviewed} reviewed, {t.changed} changed, {t.seen} seen, "
+        f"{t.unseen} unseen, {t.excluded} excluded (of {t.files})"
     )
-    nxt = result["next_chunk"]
+    nxt = result.next_chunk
     click.echo(f"Next: chunk {nxt}" if nxt is not None else "Every chunk is reviewed.")
 
 
@@ -258,14 +259,15 @@ def finding() -> None:
     """
 
 
-def _finding_line(f: dict[str, Any]) -> str:
-    where = f["file_path"]
-    if f["line"] is not None:
-        span = f"{f['line']}" if f["line"] == f["end_line"] else f"{f['line']}-{f['end_line']}"
-        where += f":{span}" + (" (old)" if f["side"] == "old" else "")
-    chunk = f"  [chunk {f['chunk']}]" if f.get("chunk") else ""
-    first = f["message"].splitlines()[0] if f["message"] else ""
-    return f"#{f['id']:<4} {f['severity']:<8} {f['status']:<9} {where}{chunk}  {first}"
+def _finding_line(f: Finding) -> str:
+    where = f.file_path
+    if f.line is not None:
+        span = f"{f.line}" if f.line == f.end_line else f"{f.line}-{f.end_line}"
+        where += f":{span}" + (" (old)" if f.side == "old" else "")
+    chunk = f"  [chunk {f.chunk}]" if f.chunk else ""
+    first = f.message.splitlines()[0] if f.message else ""
+    severity = paint(f"{f.severity:<8}", f.severity)
+    return f"#{f.id:<4} {severity} {f.status:<9} {where}{chunk}  {first}"
 
 
 @finding.command("add", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
@@ -309,20 +311,19 @@ def add(
     from ..review import record
 
     path = _load(params, "finding add")
-    result = record.add_finding(
-        path, file_path, message, line, end_line, side, severity, suggestion
-    ).to_dict()
+    added = record.add_finding(path, file_path, message, line, end_line, side, severity, suggestion)
     if as_json:
-        echo_json(result)
+        echo_json(added.to_dict())
         return
-    where = result["file_path"]
-    if result["line"] is not None:
-        first, last = result["line"], result["end_line"]
-        span = f"line {first}" if first == last else f"lines {first}-{last}"
-        where += f" {span} ({result['side']} side)"
-    chunk = f", chunk {result['chunk']}" if result["chunk"] else ""
-    click.echo(f"Finding #{result['id']} ({result['severity']}) on {where}{chunk}")
-    for text in (result["lines"] or "").splitlines():
+    f = added.finding
+    where = f.file_path
+    if f.line is not None:
+        span = f"line {f.line}" if f.line == f.end_line else f"lines {f.line}-{f.end_line}"
+        where += f" {span} ({f.side} side)"
+    chunk = f", chunk {f.chunk}" if f.chunk else ""
+    click.echo(f"Finding #{f.id} ({f.severity}) on {where}{chunk}")
+    shown, _ = clip(f.lines)
+    for text in (shown or "").splitlines():
         click.echo(f"  | {text}")
 
 
@@ -368,15 +369,16 @@ def list_(
     from ..review import record
 
     path = _load(params, "finding list")
-    result = record.list_findings(path, wanted, severity, file_pattern, max_chars=None).to_dict()
+    result = record.list_findings(path, wanted, severity, file_pattern, max_chars=None)
     if as_json:
-        echo_json(result)
+        echo_json(result.to_dict())
         return
-    if not result["findings"]:
+    if not result.findings:
         click.echo(f"No {wanted if wanted != 'all' else ''} findings.".replace("  ", " "))
         return
-    for f in result["findings"]:
-        click.echo(_finding_line(f))
+    with paged():
+        for f in result.findings:
+            click.echo(_finding_line(f))
 
 
 def _update(
@@ -389,9 +391,9 @@ def _update(
     from ..review.record.findings import update_findings_by_id
 
     # All or none: a bad id among them changes nothing.
-    updated = [f.to_dict() for f in update_findings_by_id(ids, status, severity, message)]
+    updated = update_findings_by_id(ids, status, severity, message)
     if as_json:
-        echo_json(updated)
+        echo_json([f.to_dict() for f in updated])
         return
     for f in updated:
         click.echo(_finding_line(f))
