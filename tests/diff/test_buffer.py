@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_data import CORPUS, ROOT
 
 import diffchunk.diff.buffer as buffer_mod
 from diffchunk.diff.buffer import DiffBuffer, map_copy
@@ -21,9 +22,7 @@ from diffchunk.errors import FileToolError
 from diffchunk.review.sessions.store import SessionStore, read_file
 from diffchunk.review.tools import diff_tools
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def _mapped(tmp_path: Path, content: bytes) -> DiffBuffer:

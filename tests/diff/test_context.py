@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git_bytes as git
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.context import reduce_context
 from diffchunk.diff.hunk import format_hunk_header
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def _lines(prefix: str, count: int) -> list[str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from test_data import CORPUS
 from timing import Stopwatch
 
 from diffchunk.diff.attributes import Attributes
@@ -22,8 +23,6 @@ from diffchunk.diff.model import (
 )
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 @dataclass

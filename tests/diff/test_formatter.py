@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git_bytes as git
+from test_data import CORPUS
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.formatter import FORMATS, format_chunk
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import InvalidArgument
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def numbered(count: int, tag: str) -> bytes:

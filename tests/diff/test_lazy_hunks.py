@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.filters import filter_files, is_whitespace_only
@@ -28,9 +29,7 @@ from diffchunk.diff.pipeline import LoadOptions, build_review
 from diffchunk.errors import NotADiffError
 from diffchunk.review.sessions.store import SessionStore
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def _inputs() -> list[Path]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, init_repo
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.lean import LeanView, expand, render_lean
@@ -17,9 +18,7 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
 from tests.property.gen_diff import generate
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def _fixtures() -> list[Path]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git_bytes as git
+from test_data import CORPUS
 
 from diffchunk.diff.chunker import render_chunk
 from diffchunk.diff.options import LoadOptions
@@ -23,8 +24,6 @@ from diffchunk.diff.review_order import (
     source_stem,
 )
 from diffchunk.errors import InvalidArgument
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 @pytest.mark.parametrize(

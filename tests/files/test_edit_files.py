@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from editkit import edit_file, write_utf8
+from test_data import ROOT
 
 from diffchunk.errors import FileToolError, InvalidArgument, PathError
 from diffchunk.files.edit import edit_content, list_backups
@@ -162,7 +163,7 @@ def test_write_failure_leaves_original_untouched(tmp_path: Path, backup_dir: Pat
         capture_output=True,
         text=True,
         env=env,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         timeout=60,
     )
     assert "ERROR:" in proc.stdout, proc.stdout + proc.stderr

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from test_data import ROOT
 
 from diffchunk.files import grep
 from diffchunk.files.access import open_text_version
@@ -38,7 +39,7 @@ def test_no_file_tool_holds_a_long_line(one_line: Path, tmp_path: Path) -> None:
     env = {
         **os.environ,
         "DIFFCHUNK_BACKUP_DIR": str(tmp_path / "backups"),
-        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "PYTHONPATH": str(ROOT),
     }
     rows = measure(one_line, env)
     assert [row["operation"] for row in rows] == list(OPERATIONS)

@@ -2,7 +2,7 @@
 follows (attribute files, nested ``.gitattributes``, diff config), and entries that are
 stale, unrecorded or cannot be written.
 
-Each case was once wrong, like those of ``test_git_unusual_repos.py``.
+Each case was once wrong, like those of ``tests/git/test_unusual_repos.py``.
 """
 
 from __future__ import annotations

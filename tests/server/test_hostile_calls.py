@@ -10,7 +10,7 @@ legitimately valid), and the server must keep serving afterwards.  Then named
 cases on the hostile file system, and the installed stdio server under a few
 hostile calls.  The cases and the runner are in ``hostile_mcp`` and
 ``hostile_values``; huge limits on a large file are in
-``test_hostile_inputs_large.py``.
+``tests/server/test_hostile_large.py``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Huge limits on a larger file, through the SDK's in-process client: bounded work
-and bounded replies (see ``test_hostile_inputs_calls.py`` for the other hostile input)."""
+and bounded replies (see ``tests/server/test_hostile_calls.py`` for the other hostile input)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.review.sessions.store import SessionStore
@@ -15,9 +16,6 @@ from diffchunk.review.tools import listing as listing_module
 from tests.property.gen_diff import generate
 from tests.property.load_mcp import clients, references
 
-ROOT = Path(__file__).resolve().parents[1]
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FIXTURES = ROOT / "fixtures"
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 from recordkit import feature_repo, run_cli
+from test_data import ROOT
 from webkit import Page, page_server
 
 from diffchunk.web.guard import CSP
 
-STATIC = Path(__file__).resolve().parent.parent / "diffchunk" / "web" / "static"
+STATIC = ROOT / "diffchunk" / "web" / "static"
 
 
 @pytest.fixture(scope="module")

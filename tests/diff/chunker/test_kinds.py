@@ -11,13 +11,12 @@ import pytest
 from chunkkit import assert_applies_in_order, check_chunks, lines_of, write
 from gitrepo import git_bytes as git
 from gitrepo import git_environment
+from test_data import CORPUS
 from timing import Stopwatch
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
 from diffchunk.diff.model import DiffKind
 from diffchunk.diff.parser import parse_diff
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def _corpus(name: str) -> bytes:

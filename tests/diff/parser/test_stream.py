@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.buffer import DiffBuffer
 from diffchunk.diff.model import LazyHunks, ParsedDiff
@@ -24,9 +25,7 @@ from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.store import SessionStore, read_file
 from diffchunk.review.tools import diff_tools
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def _fixtures() -> list[Path]:

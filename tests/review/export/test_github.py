@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from test_data import DATA
 
 from diffchunk.review.export import render
 from diffchunk.review.export.github import MAX_BODY
 from tests.support.export_docs import DocumentBuilder, sample_review
 
-SCHEMA = json.loads(
-    (
-        Path(__file__).parent / "data" / "schemas" / "github-pulls-create-review-request.json"
-    ).read_text()
-)
+SCHEMA = json.loads((DATA / "schemas" / "github-pulls-create-review-request.json").read_text())
 COMMENT = SCHEMA["properties"]["comments"]["items"]
 
 

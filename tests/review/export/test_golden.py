@@ -6,20 +6,20 @@ outdated, a resolved and a dismissed finding, paths with spaces and non-ASCII
 names, a deleted, a renamed and a binary file, and a message and lines full of
 Markdown and HTML metacharacters.  After an intended change of output, review
 the difference and rewrite the files with ``DIFFCHUNK_UPDATE_GOLDEN=1 pytest
-tests/test_export_golden.py``.
+tests/review/export/test_golden.py``.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
+from test_data import DATA
 
 from diffchunk.review.export import EXTENSIONS, FORMATS, render
 from tests.support.export_docs import sample_review
 
-GOLDEN = Path(__file__).parent / "data" / "export"
+GOLDEN = DATA / "export"
 FILE_SOURCE = {
     "kind": "file",
     "diff_file": "/home/dana/reviews/shop feature.diff",

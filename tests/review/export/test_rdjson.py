@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from test_data import DATA
 
 from diffchunk.review.export import render
 from tests.support.export_docs import sample_review
 
-SCHEMA = json.loads(
-    (Path(__file__).parent / "data" / "schemas" / "reviewdog-DiagnosticResult.json").read_text()
-)
+SCHEMA = json.loads((DATA / "schemas" / "reviewdog-DiagnosticResult.json").read_text())
 VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 
 

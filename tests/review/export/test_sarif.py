@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from test_data import DATA
 
 from diffchunk import __version__
 from diffchunk.review.export import render
 from tests.support.export_docs import SAMPLE_DIFF, DocumentBuilder, sample_review
 
-SCHEMAS = Path(__file__).parent / "data" / "schemas"
+SCHEMAS = DATA / "schemas"
 
 
 def _validator(name: str) -> jsonschema.protocols.Validator:

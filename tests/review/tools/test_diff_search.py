@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git_bytes, init_repo
+from test_data import CORPUS
 
 from diffchunk.errors import InvalidArgument
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools import diff_search
 from diffchunk.review.tools.diff_search import search_diff
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def _grep(diff: Path, kinds: str, pattern: str, *, regex: bool = False, case: bool = True) -> int:

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git_bytes, init_repo
+from test_data import CORPUS
 from timing import Stopwatch
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument
 from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools import diff_tools
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def test_corpus_listing_and_chunk_latency(store: SessionStore) -> None:

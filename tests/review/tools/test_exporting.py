@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpkit import Caller, serve
 from recordkit import feature_repo, run_cli
-from test_record_mcp import Caller, serve
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument, PathError
