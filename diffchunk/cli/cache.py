@@ -43,7 +43,7 @@ def clear() -> None:
     Examples:
       diffchunk cache clear
     """
-    from ..review.views import clear_views
+    from ..review.sessions.views import clear_views
     from ..snapshots import clear as clear_snapshots
 
     store = DiffCache()

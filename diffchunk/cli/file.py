@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument, PathError
-from ..files import service
+from ..files.content_read import READ_MODES, read_content
+from ..files.content_search import search_content
+from ..files.overview import get_overview
 from ..limits import (
     MAX_CHANGES_JSON,
     READ_DEFAULT_LINES,
@@ -98,7 +100,7 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
       diffchunk file overview src/big.ts --symbol 'create*'
       diffchunk file overview src/big.ts --outline-offset 400
     """
-    data = service.get_overview(_target(path), outline_offset, symbol).to_dict()
+    data = get_overview(_target(path), outline_offset, symbol).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -181,7 +183,7 @@ def search(
       diffchunk file search src/big.py 'proces_data'       # fuzzy
       diffchunk file search src/big.py 'def \\w+\\(' --regex --context 0
     """
-    data = service.search_content(
+    data = search_content(
         _target(path),
         pattern,
         max_results=max_results,
@@ -221,7 +223,7 @@ def search(
 @click.option("--pattern", "-p", default=None, help="Start at the line matching this text.")
 @click.option(
     "--mode",
-    type=click.Choice(service.READ_MODES),
+    type=click.Choice(READ_MODES),
     default="lines",
     show_default=True,
     help="lines, semantic (whole function/class), head or tail.",
@@ -239,7 +241,7 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
       diffchunk file read src/big.py --mode semantic --offset 812   # the function around it
       diffchunk file read notes.md --pattern '## Install' -n 40
     """
-    data = service.read_content(
+    data = read_content(
         _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
     ).to_dict()
     if as_json:

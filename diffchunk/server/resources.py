@@ -35,9 +35,9 @@ from mcp.types import InputRequiredResult
 
 from ..errors import DiffchunkError
 from ..paths import roots_in_force, within
-from ..review import diff_tools as core
 from ..review import record
 from ..review.page.latest import review_diff_file
+from ..review.tools import diff_tools as core
 from .app import app, in_tool_thread, own_directories, policy_for_call, to_json
 from .errors import error_text
 
