@@ -86,10 +86,19 @@ def reviews(repo: str | None, as_json: bool) -> None:
       diffchunk reviews --repo ~/src/project --json
       diffchunk status main..feature    # another review than the latest
     """
+    from ..errors import NotARange
     from ..paths import review_repo_path
     from ..review.page.latest import repository_reviews
 
-    rows = [_row(r, _coverage(r)) for r in repository_reviews(review_repo_path(repo))]
+    where = review_repo_path(repo)
+    try:
+        found = repository_reviews(where)
+    except NotARange as exc:
+        raise NotARange(
+            f"{where} is not inside a git repository.",
+            suggestion="Run it in a repository, or name one with --repo PATH.",
+        ) from exc
+    rows = [_row(r, _coverage(r)) for r in found]
     if as_json:
         echo_json(rows)
         return

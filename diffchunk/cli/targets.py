@@ -326,10 +326,19 @@ def current_target(
         return resolved
     if command == "review" or not names_nothing(resolved):
         return resolved
+    from ..errors import NotARange
     from ..paths import review_repo_path
     from ..review.page.latest import latest_review
 
-    latest = latest_review(review_repo_path(resolved.get("repo")), command=command)
+    where = review_repo_path(resolved.get("repo"))
+    try:
+        latest = latest_review(where, command=command)
+    except NotARange as exc:
+        raise NotARange(
+            f"No target was named, and {where} is not inside a git repository.",
+            suggestion=f"Name a diff file (diffchunk {command} changes.diff) or a range of a "
+            f"repository (diffchunk {command} main..feature --repo PATH), or run it in one.",
+        ) from exc
     resolved.update(target=latest.revision_range, staged=latest.staged, paths=latest.paths)
     if announce:
         click.echo(f"{review_label(latest)} (the latest review here)", err=True)

@@ -50,10 +50,16 @@ def test_commands_without_a_target_act_on_the_latest_review(repo: Path) -> None:
     assert "No open findings." in other.stdout
 
 
-def test_no_review_yet_says_what_to_do(repo: Path) -> None:
+def test_no_review_yet_says_what_to_do(repo: Path, tmp_path: Path) -> None:
     done = run_cli("status", cwd=repo)
     assert done.returncode == 1
     assert "no review of" in done.stderr and "diffchunk status main..feature" in done.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for args in (("mark", "--chunk", "1"), ("reviews",)):
+        done = run_cli(*args, cwd=elsewhere)
+        assert done.returncode == 1 and "is not inside a git repository" in done.stderr
+        assert "--repo PATH" in done.stderr and "absolute path" not in done.stderr
 
 
 def test_reviews_lists_each_review_with_coverage_and_findings(repo: Path) -> None:
