@@ -1190,6 +1190,12 @@ CLIP_MAX_CHARS = 4_000
 CLIP_HEAD_CHARS = 3_000
 """Of CLIP_MAX_CHARS, the characters for the head; the rest for the tail."""
 
+WRITE_ANSWER_LINE_CHARS = 160
+"""Characters of the anchored line a write tool's one-line answer quotes
+(``add_finding``): enough to tell the line meant from its neighbours; the finding
+itself is not sent back (21 acknowledgements of whole findings cost a review
+as much as a file's diff)."""
+
 CLIP_MIN_CHARS = 100
 """The least a text is cut to when a page has little room left: a line or two
 to recognise it."""

@@ -225,5 +225,5 @@ def test_the_new_parameters_over_the_real_stdio_client(heavy_diff: Path, tmp_pat
     assert out["lean"].split("\n")[0].endswith("===") and len(out["lean"]) < 3_000
     assert out["file"].startswith("=== app.py | lean |")
     chunk = out["schemas"]["get_chunk"]["properties"]
-    assert chunk["part"] == {"type": ["integer", "null"], "default": None}
+    assert chunk["part"] == {"type": ["integer", "null"]}
     assert "title" not in out["schemas"]["get_chunk"]

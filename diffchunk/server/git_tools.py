@@ -32,18 +32,11 @@ async def load_git_diff(
     since_review: bool = False,
     paths: list[str] | None = None,
 ) -> str:
-    """Review a git range: its diff is written to a cached file and loaded; pass the
-    returned "file_path" to the diff tools.
-
-    revision_range, as for git diff: "main..feature", "main...feature" (from the
-    merge base), "abc123^!" (one commit), "HEAD" (default: uncommitted changes) or a
-    revision (working tree vs it); staged=true: the index instead. absolute_repo_path:
-    a work tree, or a bare repository for commit ranges. Other options as load_diff
-    (other options than the defaults give a view handle; the cached diff keeps its
-    default view). paths: limit the range to these files or directories.
-    since_review=true: only what changed since your last review of this range
-    (new commits, an amend, a rebase; never upstream's changes), to review a
-    moved branch again.
+    """Review a git range: start here. The answer plans the review and gives
+    "file_path" for the diff tools. revision_range as for git diff ("a...b",
+    "abc^!"; "HEAD": uncommitted changes; staged=true: the index). Options as
+    load_diff; paths: only these; since_review=true: only what changed since your
+    last review.
     """
 
     with tool_errors():
