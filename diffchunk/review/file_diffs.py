@@ -233,7 +233,8 @@ def get_file_diff(
     if fmt == "lean":
         from ..diff.lean import render_lean  # on first use: most calls are raw
 
-        view = render_lean(result.data)
+        # Widened to whole definitions: their unchanged lines are what was asked for.
+        view = render_lean(result.data, keep_context=widened is not None)
         whole, legend = view.text, view.legend()
     else:
         whole = format_chunk(result.data, fmt)
