@@ -62,7 +62,8 @@ class LoadSummary:
         }
         if self.excluded_more:
             result["excluded_more"] = self.excluded_more
-        if self.excluded_summary is not None:
+        if self.excluded_summary is not None and self.excluded_more:
+            # With every excluded file listed, their counts would only repeat them.
             result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.warnings:
             result["warnings"] = list(self.warnings)

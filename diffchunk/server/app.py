@@ -51,20 +51,19 @@ from .errors import (
 from .sdk import can_send_request, connection_key, on_notification, tool_schema
 
 INSTRUCTIONS = """\
-diffchunk reviews changes too large for your context, and large files, piece by piece,
-for fewer tokens than plain git. The cheapest review that is enough:
-1. load_git_diff(repo, range) (a diff file: any diff tool on its absolute path). Its
-answer plans the review: files by kind with +/- counts, facts that change the plan,
-and the whole change when it is small: then read nothing more of the diff.
-2. Each code file in the listed order: get_file_diff(file_path, format="lean",
-context="symbol") shows its changed definitions whole. Then tests, docs and config
-(format="lean"); generated files by their summary. Callers, other files, the old
-side: open_file_version and read_content, only where needed.
-3. add_finding for each problem, mark_reviewed per chunk; review_status resumes.
+diffchunk reviews changes too large for your context, and large files, for fewer
+tokens than plain git. The cheapest review that is enough:
+1. load_git_diff (a diff file: load_diff). Its answer plans the review: files by
+kind with +/- counts, facts that change the plan, and the whole change when small.
+2. Code files in order: get_file_diff(file_path, format="lean", context="symbol")
+shows each change within its whole definition. Then tests, docs, config in lean;
+generated files by their summary. Callers, other files, the old side
+(open_file_version, read_content): only where needed.
+3. add_finding per problem; mark_reviewed what you read; review_status resumes.
 Lean: '@@ N' next line is new line N (〃 same section); '⋯ N' N unchanged lines;
-'~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has every line.
-Large files: get_overview, search_content, read_content; edit_content previews until
-preview=false.
+'~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has all.
+Large files: get_overview, search_content, read_content; edit_content previews
+until preview=false.
 """
 
 logger = logging.getLogger(__name__)
@@ -489,6 +488,15 @@ async def policy_for_call(
 ) -> PathPolicy | InputRequiredResult | None:
     """The policy in force for this call (startup roots, else the client's roots)."""
     return await policy_state.policy_for(context)
+
+
+def with_text(value: Any, text: str | None) -> str | list[TextContent]:
+    """An answer of JSON ``value`` and, when there is one, a ``text`` as a second
+    content block (text read as it is, not escaped as a JSON string)."""
+    head = to_json(value)
+    if text is None:
+        return head
+    return [TextContent(type="text", text=head), TextContent(type="text", text=text)]
 
 
 def to_json(value: Any) -> str:

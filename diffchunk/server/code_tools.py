@@ -43,7 +43,7 @@ def search_diff(
     offset: int = 0,
 ) -> str:
     """Lines of the diff's hunks matching a text or regex: file, chunk, side, line,
-    text. changed_only: no context lines; file_pattern: globs. Pages: offset."""
+    text. changed_only: no context; file_pattern: globs. Pages: offset."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,

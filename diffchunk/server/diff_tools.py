@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp.types import TextContent
 
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..review import diff_tools as core
-from .app import READ_ONLY, app, run_with_progress, to_json
+from ..review.plan import load_plan
+from .app import READ_ONLY, app, run_with_progress, to_json, with_text
 from .errors import printable, tool_errors
 
 logger = logging.getLogger(__name__)
@@ -29,10 +30,10 @@ async def load_diff(
     context_lines: int | None = None,
     gitattributes_path: str | None = None,
     order: str = "path",
-) -> str:
-    """Load a diff file with other options than the defaults; "file_path" is then a
-    view handle. skip_trivial: whitespace-only changes; skip_generated: lockfiles,
-    generated, vendored; patterns: comma-separated globs; order: "path" or "review".
+) -> str | list[TextContent]:
+    """Load a diff file with other options (its "file_path" is then a view handle).
+    skip_trivial: whitespace-only changes; skip_generated: lockfiles, generated,
+    vendored; patterns: comma-separated globs; order: "path" or "review".
     """
 
     with tool_errors():
@@ -47,10 +48,13 @@ async def load_diff(
             order=order,
         )
 
-        def work(progress: Progress) -> dict[str, Any]:
-            return core.load_diff(absolute_file_path, options, progress=progress).to_dict()
+        def work(progress: Progress) -> str | list[TextContent]:
+            summary = core.load_diff(absolute_file_path, options, progress=progress)
+            plan = load_plan(summary.file_path)
+            return with_text({**summary.to_dict(), **plan.to_dict()}, plan.change)
 
-        return to_json(await run_with_progress(ctx, work))
+        answer: str | list[TextContent] = await run_with_progress(ctx, work)
+        return answer
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -61,9 +65,8 @@ def list_chunks(
     format: str = "raw",
     excluded: bool = False,
 ) -> str:
-    """A diff's chunks (numbered from 1): each file's status, +/- lines and changed
-    symbols. Pages: offset=next_offset. format: count tokens as get_chunk returns them.
-    excluded=true pages the files left out.
+    """A diff's chunks: each file's status, +/- lines, changed symbols. Pages:
+    offset=next_offset. excluded=true: the files left out.
     """
     with tool_errors():
         if excluded:
@@ -79,9 +82,8 @@ def get_chunk(
     format: str = "raw",
     part: int | None = None,
 ) -> str:
-    """Read one chunk. format: "raw" (exact patch), "lean" (every change for the fewest
-    tokens), "annotated" (line numbers) or "compact" (new side). part: a raw chunk
-    too large for one answer comes in parts.
+    """Read one chunk. format: "raw", "lean" (every change, fewest tokens),
+    "annotated" (line numbers) or "compact" (new side); part: of a large raw chunk.
     """
     with tool_errors():
         return core.get_chunk(absolute_file_path, chunk_number, include_context, format, part)

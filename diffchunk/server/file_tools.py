@@ -54,9 +54,8 @@ async def _in_thread(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> s
 def get_overview(
     absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
 ) -> str:
-    """A large file's size, outline (symbols changed against HEAD marked) and search
-    hints. Pages: outline_offset. symbol: a name or glob ("Parser.*") lists those
-    definitions."""
+    """A large file's size, outline (changes since HEAD marked) and search hints.
+    Pages: outline_offset. symbol: a name or glob lists those definitions."""
     return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
 
 
@@ -72,9 +71,8 @@ def search_content(
     invert: bool = False,
     count_only: bool = False,
 ) -> str:
-    """Search a large file: fuzzy by default, exact (fuzzy=false) or regex
-    (regex=true, fuzzy=false); hits with context and symbol. invert: lines not
-    matching; count_only: only the count.
+    """Search a large file (fuzzy; fuzzy=false: exact; regex=true); hits with context
+    and symbol. invert: lines not matching; count_only: the count.
     """
     return _call(
         service.search_content,

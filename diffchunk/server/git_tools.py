@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp.types import TextContent
 
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..review.incremental.load import load_git_diff as core_load_git_diff
-from .app import READ_ONLY, app, run_with_progress, to_json
+from ..review.plan import load_plan
+from .app import READ_ONLY, app, run_with_progress, with_text
 from .errors import tool_errors
 
 logger = logging.getLogger(__name__)
@@ -31,12 +32,11 @@ async def load_git_diff(
     order: str = "path",
     since_review: bool = False,
     paths: list[str] | None = None,
-) -> str:
-    """Review a git range: start here. The answer plans the review and gives
-    "file_path" for the diff tools. revision_range as for git diff ("a...b",
-    "abc^!"; "HEAD": uncommitted changes; staged=true: the index). Options as
-    load_diff; paths: only these; since_review=true: only what changed since your
-    last review.
+) -> str | list[TextContent]:
+    """Start a review of a git range: the answer plans it and gives "file_path" for
+    the diff tools. revision_range as git diff takes it ("HEAD": uncommitted
+    changes; staged: the index). since_review: only what changed since your last
+    review. Other options as load_diff.
     """
 
     with tool_errors():
@@ -50,7 +50,7 @@ async def load_git_diff(
             order=order,
         )
 
-        def work(progress: Progress) -> dict[str, Any]:
+        def work(progress: Progress) -> str | list[TextContent]:
             summary = core_load_git_diff(
                 absolute_repo_path,
                 revision_range,
@@ -60,6 +60,8 @@ async def load_git_diff(
                 since_review=since_review,
                 paths=paths,
             )
-            return summary.to_dict()
+            plan = load_plan(summary.file_path)
+            return with_text({**summary.to_dict(), **plan.to_dict()}, plan.change)
 
-        return to_json(await run_with_progress(ctx, work))
+        answer: str | list[TextContent] = await run_with_progress(ctx, work)
+        return answer

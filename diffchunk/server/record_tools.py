@@ -56,9 +56,8 @@ def add_finding(
     severity: str = "major",
     suggestion: str | None = None,
 ) -> str:
-    """Record a problem. line/end_line: of the new side (side="old": the old); none:
-    the whole file. severity: blocker, major, minor, nit, question. suggestion:
-    replacement lines. Answers its id and the line it anchored to: check it.
+    """Record a problem at lines of side "new" (or "old"); no line: the whole file.
+    severity: blocker, major, minor, nit, question. suggestion: replacement lines.
     """
     with tool_errors():
         return to_json(
