@@ -1,6 +1,7 @@
 """MCP tools for large files (registered on ``diffchunk.server.app.app``).
 
-Thin wrappers over :mod:`diffchunk.files.service` (read-only tools),
+Thin wrappers over :mod:`diffchunk.files.overview`, :mod:`diffchunk.files.content_search`,
+:mod:`diffchunk.files.content_read` (read-only tools),
 :mod:`diffchunk.files.edit` and :mod:`diffchunk.files.revert` (edits).  Each
 returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
@@ -24,7 +25,7 @@ from typing import Any, Protocol
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
-from ..files import service
+from ..files import content_read, content_search, overview
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy
 from .app import READ_ONLY, app, in_tool_thread, policy_for_call, to_json
@@ -56,7 +57,7 @@ def get_overview(
 ) -> str:
     """A large file's size, outline (changes since HEAD marked) and search hints.
     Pages: outline_offset. symbol: a name or glob lists those definitions."""
-    return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
+    return _call(overview.get_overview, absolute_file_path, outline_offset, symbol)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -75,7 +76,7 @@ def search_content(
     and symbol. invert: lines not matching; count_only: the count.
     """
     return _call(
-        service.search_content,
+        content_search.search_content,
         absolute_file_path,
         pattern,
         max_results=max_results,
@@ -100,7 +101,7 @@ def read_content(
     "semantic": the whole definition at offset or pattern; "head"/"tail".
     """
     return _call(
-        service.read_content,
+        content_read.read_content,
         absolute_file_path,
         offset=offset,
         limit=limit,

@@ -10,7 +10,7 @@ from mcp.types import TextContent
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..review.incremental.load import load_git_diff as core_load_git_diff
-from ..review.plan import load_plan
+from ..review.tools.plan import load_plan
 from .app import READ_ONLY, app, run_with_progress, with_text
 from .errors import tool_errors
 

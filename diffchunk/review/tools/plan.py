@@ -38,20 +38,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.lean import render_lean
-from ..diff.model import FileDiff, FileStatus
-from ..diff.review_order import CODE, category
-from ..errors import DiffchunkError
-from ..limits import (
+from ...diff.lean import render_lean
+from ...diff.model import FileDiff, FileStatus
+from ...diff.review_order import CODE, category
+from ...errors import DiffchunkError
+from ...limits import (
     LOAD_CHANGE_CHARS,
     LOAD_WIDENED_CHARS,
     PLAN_CHARS,
     PLAN_COMMITS,
     PLAN_FACTS,
 )
+from ..sessions.loading import session
+from ..sessions.store import Session, SessionStore
 from .commits import CommitEntry, commits_of
-from .loading import session
-from .sessions import Session, SessionStore
 
 __all__ = ["KINDS", "ReviewPlan", "load_plan"]
 
