@@ -9,23 +9,34 @@ measure a new tool, change a step or add one: when ``find_references`` lists
 callers, ``callers`` calls it instead of recording a gap; when
 ``list_commits(include_body=True)`` gives bodies, ``log`` asks for them.
 
-The steps of today's tools:
+``plan`` is the path the instructions lead along (the default of the
+benchmark's report):
 
 - ``connect``: the tool list and the server's instructions, read once;
-- ``overview``: ``load_git_diff(order="review")`` and every page of
-  ``list_chunks(format="lean")``;
-- ``diffs``: each chunk in ``lean`` (``get_chunk``), as the instructions'
-  flow says, or (path ``files``) each file in ``lean`` (``get_file_diff``),
-  in review order; ``mark_reviewed`` after each chunk (step ``record``);
+- ``overview`` (:func:`plan`): ``load_git_diff``; its plan lists the files by
+  kind, and a small change comes whole in its answer (each of its files then
+  counts as read in lean, and its chunks are marked reviewed); a plan that
+  leaves files out is completed by the listing's pages;
+- ``diffs`` (:func:`read_planned`): each planned file the load did not show,
+  code with ``get_file_diff(format="lean", context="symbol")`` (its changed
+  definitions whole), the rest in lean; ``mark_reviewed`` of each kind's
+  files once read (step ``record``);
 - ``unfold``: the changed lines of code lean left out (a run of removed
   lines, a deleted file: folded to the definitions they held, with their old
   line numbers), read from the file's old side: ``open_file_version(side="old")``
   and ``read_content`` of each run;
-- ``definitions``: ``open_file_version`` of each code file with enclosing
-  definitions to read, then ``read_content(mode="semantic")`` at each
-  function, or the lines of a class's head;
+- ``definitions`` (:func:`unseen_definitions`): the enclosing definitions no
+  answer showed whole, ``open_file_version`` and ``read_content``;
 - ``callers``: no tool searches the tree at a revision: a gap per name;
-- ``log``: ``list_commits`` (every page); the bodies are a gap.
+- ``log`` (:func:`plan_log`): the plan's log when it lists every commit,
+  else ``list_commits`` (every page); the bodies are a gap.
+
+``chunks`` is the earlier flow (``load_git_diff(order="review")``, every page
+of ``list_chunks(format="lean")``, each chunk in lean and ``mark_reviewed``,
+every enclosing definition with ``read_content(mode="semantic")``);
+``files`` reads each file with ``get_file_diff(format="lean")`` instead of
+each chunk.  Both read the load's small change again: they measure what the
+instructions no longer say.
 
 ``open_file_version`` opens only the diff's files: this reading needs no
 other (the enclosing definitions are in changed files, the callers are the

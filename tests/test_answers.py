@@ -141,11 +141,11 @@ def test_get_file_diff_in_lean_says_it_and_counts_its_tokens(
     heavy_diff: Path, store: SessionStore
 ) -> None:
     answer = diff_tools.get_file_diff(str(heavy_diff), "app.py", "lean", store=store)
-    head, legend, _, *rest = answer.split("\n")
+    head, _, *rest = answer.split("\n")
     text = "\n".join(rest)
     raw = len(diff_tools.get_file_diff_bytes(str(heavy_diff), "app.py", store=store).data)
     assert head == f"=== app.py | lean | ~{len(text) // 4:,} tokens (raw ~{raw // 4}) ==="
-    assert legend.startswith("lean view:")
+    assert "lean view:" not in answer  # the legend is the instructions' (said once)
     assert "~x = [-1-]{+2+}" in text or "-x = 1" in text
 
 
