@@ -1,6 +1,6 @@
-"""The cheapest review that is enough: the tool list's size, the load's plan and change,
-and the write tools' one-line answers, through the installed server and the SDK's
-stdio client."""
+"""The load's plan (:mod:`diffchunk.review.tools.plan`), through the installed server and
+the SDK's stdio client: a small change whole in the answer with its plan, a larger one
+planned by kind."""
 
 from __future__ import annotations
 
@@ -11,43 +11,15 @@ from typing import Any
 import pytest
 from gitrepo import commit, git, init_repo
 from mcp import types
-from mcpkit import Caller, RunningServer, running_server, serve
+from mcpkit import Caller, RunningServer, running_server
 
 from diffchunk.limits import LOAD_CHANGE_CHARS, PLAN_COMMITS
-
-#: Every conversation reads the tool list and the server's instructions before any
-#: work (issue 29: at most 14,000 characters, however many tools are added).
-TOOL_LIST_BUDGET = 14_000
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     with running_server(tmp_path_factory.mktemp("plan-server")) as running:
         yield running
-
-
-def _listed_size(tools: list[types.Tool], instructions: str | None) -> int:
-    """The tool list as ``make bench-tokens`` measures it: each tool's name, description
-    and input schema as JSON, plus the instructions."""
-    fields = {"name", "description", "input_schema"}
-    listed = [t.model_dump(by_alias=True, exclude_none=True, include=fields) for t in tools]
-    return sum(len(json.dumps(t, ensure_ascii=False)) for t in listed) + len(instructions or "")
-
-
-def test_the_tool_list_and_instructions_fit_their_budget(server: RunningServer) -> None:
-    seen: dict[str, Any] = {}
-
-    async def script(c: Caller) -> None:
-        seen["tools"] = (await c.session.list_tools()).tools
-        init = c.session.initialize_result
-        seen["instructions"] = init.instructions if init is not None else None
-
-    server.run(script)
-    size = _listed_size(seen["tools"], seen["instructions"])
-    assert size <= TOOL_LIST_BUDGET, f"{size:,} characters for {len(seen['tools'])} tools"
-    # The instructions lead along the cheap path: the load's plan, code in lean with its
-    # definitions whole, then the rest.
-    assert 'context="symbol"' in seen["instructions"] and "load_git_diff" in seen["instructions"]
 
 
 def _release(repo: Path) -> None:
@@ -148,38 +120,3 @@ def test_a_larger_change_is_planned_by_kind_without_its_text(
     assert plan["docs"]["files"] == PLAN_COMMITS + 1
     # More commits than a plan lists: counted, list_commits pages them.
     assert plan["commits"] == PLAN_COMMITS + 2 and "log" not in plan
-
-
-def test_write_tools_answer_in_a_line(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    _release(repo)
-    out: dict[str, Any] = {}
-
-    async def script(c: Caller) -> None:
-        load = await c.json("load_git_diff", absolute_repo_path=str(repo), revision_range="v1..v2")
-        path = load["file_path"]
-        for name, args in (
-            ("finding", {"file_path": "pkg/core.py", "line": 9, "message": "Seventy?"}),
-            ("range", {"file_path": "pkg/core.py", "line": 9, "end_line": 10, "message": "m"}),
-            ("old", {"file_path": "pkg/gone.py", "line": 1, "side": "old", "message": "m"}),
-            ("file", {"file_path": "docs/guide.md", "message": "m"}),
-        ):
-            result = await c.raw("add_finding", absolute_file_path=path, **args)
-            block = result.content[0]
-            assert isinstance(block, types.TextContent) and not result.is_error, block
-            out[name] = block.text
-        result = await c.raw("mark_reviewed", absolute_file_path=path, file_pattern="pkg/*")
-        out["mark"] = result.content[0].text  # type: ignore[union-attr]
-        result = await c.raw(
-            "update_finding", absolute_file_path=path, finding_id=1, status="resolved"
-        )
-        out["update"] = result.content[0].text  # type: ignore[union-attr]
-
-    serve(tmp_path, script)
-    assert all("\n" not in text for text in out.values())
-    assert json.loads(out["finding"]) == {"id": 1, "at": "pkg/core.py:9", "line": "    total += 70"}
-    assert json.loads(out["range"])["at"] == "pkg/core.py:9-10"
-    assert json.loads(out["old"]) == {"id": 3, "at": "pkg/gone.py:1 (old)", "line": "def unused():"}
-    assert json.loads(out["file"]) == {"id": 4, "at": "docs/guide.md"}
-    assert json.loads(out["mark"]) == {"marked": 4, "reviewed": 4, "of": 6, "next_chunk": 1}
-    assert json.loads(out["update"]) == {"id": 1, "status": "resolved", "severity": "major"}
