@@ -37,7 +37,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...diff.hunk import hunks_once
 from ...diff.model import ChunkPart, DiffKind, FileDiff
@@ -51,6 +51,7 @@ from ...limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
 from ...limits import SYMBOLS_OUTLINES_KEPT as OUTLINES_KEPT
 from ...limits import SYMBOLS_SKELETON_ABOVE as SKELETON_ABOVE
 from ...log import LazyLogger
+from ..results import SymbolChange
 
 if TYPE_CHECKING:  # the outline modules load when symbols are first computed
     from ...files.outline import OutlineItem
@@ -64,28 +65,6 @@ _outlines_lock = threading.Lock()
 _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 _SECTION = re.compile(rb"^@@ -[0-9,]+ \+[0-9,]+ @@([^\n]*)", re.MULTILINE)
 _CACHE = "symbols"
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolChange:
-    """One definition a change touches."""
-
-    name: str
-    change: str  # added, modified, removed
-    kind: str | None = None  # function, method, class... (None from function context)
-    lines: tuple[int, int] | None = None  # new-side lines (old-side for a removed one)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"name", "kind", "change", "lines"}``, e.g. ``{"name": "Parser.run", "kind":
-        "method", "change": "modified", "lines": [12, 40]}`` (a removed one's lines are
-        its old lines); a function-context line has no kind and no lines."""
-        out: dict[str, Any] = {"name": self.name}
-        if self.kind is not None:
-            out["kind"] = self.kind
-        out["change"] = self.change
-        if self.lines is not None:
-            out["lines"] = list(self.lines)
-        return out
 
 
 @dataclass(frozen=True, slots=True)
