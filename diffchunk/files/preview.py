@@ -21,11 +21,11 @@ from ..limits import PREVIEW_AROUND_CHANGE_BYTES as _AROUND
 from ..limits import PREVIEW_CONTEXT_LINES as CONTEXT_LINES
 from ..limits import PREVIEW_LONG_LINE_BYTES as _LONG
 from .byte_reader import Reader
-from .edit_snapshot import Snapshot
+from .edit_snapshot import EditSnapshot
 from .locate import Located
 
 
-def preview(snap: Snapshot, located: list[Located]) -> str:
+def preview(snap: EditSnapshot, located: list[Located]) -> str:
     """The unified diff that applying ``located`` to ``snap`` would make."""
     source = snap.source
     bounds, regions = _regions(source, located)

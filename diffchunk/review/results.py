@@ -314,7 +314,7 @@ class LoadedDiff:
 
 
 @dataclass(frozen=True, slots=True)
-class Overview:
+class CurrentOverview:
     """``get_current_overview``: every diff loaded in this process."""
 
     loaded_diffs: tuple[LoadedDiff, ...] = field(default_factory=tuple)

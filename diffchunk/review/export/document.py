@@ -78,6 +78,7 @@ from typing import Any
 from ...diff.hunk import HunkRange
 from ...errors import ExportDocumentError
 from ..record import model as record_model
+from ..record.results import FindingsSummary
 
 FORMAT = "diffchunk-review"
 FORMAT_VERSION = 1
@@ -179,14 +180,6 @@ class Coverage:
     changed: int
     excluded: int
     excluded_by_reason: Mapping[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class FindingsSummary:
-    open: Mapping[str, int]
-    resolved: int
-    dismissed: int
-    outdated: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...limits import STATUS_CHANGED_LISTED
 from .clip import clip
-from .model import SEVERITIES, Review, Revision, review_dict
+from .model import SEVERITIES, RecordedReview, Revision, review_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +241,7 @@ class SinceStatus:
 
 @dataclass(frozen=True, slots=True)
 class ReviewStatus:
-    review: Review
+    review: RecordedReview
     revision: Revision
     totals: Totals
     chunks: Sequence[ChunkStatus]

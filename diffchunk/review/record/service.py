@@ -24,7 +24,7 @@ from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
 from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
 from ..paging import check_page, fill_page
 from . import changes, coverage, since
-from .changes import LoadedDiff, PartRef
+from .changes import PartRef, RecordedDiff
 from .context import Context, in_review
 from .findings import findings_summary
 from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
@@ -42,7 +42,7 @@ logger = logging.getLogger(__name__)
 
 
 def _shares(
-    loaded: LoadedDiff, chunk_number: int | None, file_pattern: str | None
+    loaded: RecordedDiff, chunk_number: int | None, file_pattern: str | None
 ) -> list[PartRef]:
     if chunk_number is not None:
         return loaded.chunk_parts(chunk_number)

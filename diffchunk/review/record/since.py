@@ -39,7 +39,7 @@ from .identity import revision_of_row
 from .model import Revision
 
 if TYPE_CHECKING:
-    from .changes import LoadedDiff
+    from .changes import RecordedDiff
 
 HISTORY_FAST_FORWARD = "fast-forward"  # new commits on top, same base
 HISTORY_BASE_MOVED = "base moved"  # new commits on top, the base moved forward
@@ -65,7 +65,7 @@ class Comparison:
         return states
 
 
-def compare(old: LoadedDiff, new: LoadedDiff) -> Comparison:
+def compare(old: RecordedDiff, new: RecordedDiff) -> Comparison:
     """Compare every path of two loaded diffs by change id (see the module doc)."""
     old_ids = {path: old.file(path).change_id for path in old.paths()}
     unchanged = 0
