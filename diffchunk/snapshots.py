@@ -16,7 +16,7 @@ finds the language by its extension.  Rules:
   revision); :func:`snapshot_of` tells whether a path is a snapshot and which
   real file it shows, so the edit tools refuse it naming that file.
 - **Bounded, before a byte is written.**  One snapshot holds at most
-  :func:`max_snapshot_bytes` (:data:`MAX_BYTES`, or
+  :func:`max_snapshot_bytes` (:data:`~diffchunk.limits.SNAPSHOT_MAX_BYTES`, or
   ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``): the caller checks the size it knows
   (git's object header, the open file's) with :func:`check_size`, and the
   writer refuses a block past it.  The store keeps at most :data:`MAX_FILES`
@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import settings
 from .errors import FileToolError, PathError
-from .limits import SNAPSHOT_MAX_BYTES as MAX_BYTES
 from .limits import SNAPSHOT_MAX_FILES as MAX_FILES
 from .limits import SNAPSHOT_MAX_SOURCES as MAX_SOURCES
 from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
@@ -61,19 +61,9 @@ def snapshot_root() -> Path:
 
 
 def max_snapshot_bytes() -> int:
-    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`MAX_BYTES`
-    (a value that is not a positive number of bytes is refused, saying so)."""
-    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
-    if not raw:
-        return MAX_BYTES
-    value = int(raw) if raw.isdigit() else 0
-    if value < 1:
-        raise FileToolError(
-            f"{MAX_BYTES_ENV}={raw!r} is not a number of bytes.",
-            suggestion=f"Set {MAX_BYTES_ENV} to a positive whole number of bytes "
-            f"(the default is {MAX_BYTES}), or unset it.",
-        )
-    return value
+    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`~diffchunk.limits.SNAPSHOT_MAX_BYTES`
+    (see :mod:`diffchunk.settings` for a value that is not a number of bytes)."""
+    return settings.count(MAX_BYTES_ENV)
 
 
 def store_max_bytes() -> int:

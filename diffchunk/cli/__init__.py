@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
 
@@ -78,7 +78,7 @@ class DiffchunkGroup(click.Group):
                 pass
             ctx.exit(0)
         except Exception as exc:
-            if os.environ.get("DIFFCHUNK_DEBUG"):
+            if settings.flag("DIFFCHUNK_DEBUG"):
                 traceback.print_exc()
             click.echo(
                 f"Error: unexpected {type(exc).__name__}: {exc} "

@@ -24,24 +24,19 @@ from __future__ import annotations
 
 import contextlib
 import mmap
-import os
 from collections.abc import Callable
 from typing import TypeAlias
 
+from .. import settings
 from ..fdio import BackgroundHash, copy_range
-from ..limits import BUFFER_COMPARE_BLOCK, BUFFER_HASH_BLOCK, DEFAULT_MAP_BYTES
+from ..limits import BUFFER_COMPARE_BLOCK, BUFFER_HASH_BLOCK
 from ..limits import BUFFER_COUNT_BLOCK as _COUNT_BLOCK
 from ..limits import MAP_TRIM_STEP as TRIM_STEP
 
 
 def map_threshold() -> int:
     """Size from which a diff file is mapped (``$DIFFCHUNK_MAP_BYTES``, else 8 MiB)."""
-    raw = os.environ.get("DIFFCHUNK_MAP_BYTES", "").strip()
-    try:
-        value = int(raw) if raw else DEFAULT_MAP_BYTES
-    except ValueError:
-        return DEFAULT_MAP_BYTES
-    return value if value >= 1 else DEFAULT_MAP_BYTES
+    return settings.count("DIFFCHUNK_MAP_BYTES")
 
 
 def _self_overlapping(sub: bytes) -> bool:

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .. import settings
 from ..errors import FileToolError
 from ..limits import ENCODING_SAMPLE_BYTES as SAMPLE_BYTES
 from ..limits import MAX_TRANSCODE, SMALL_FILE, WC_MIN_BYTES
@@ -145,7 +146,7 @@ class FileVersion:
 
 def _wc_newlines(version: FileVersion) -> int | None:
     """Newlines counted by ``wc -l`` on this very version of the file, or ``None``."""
-    if os.environ.get("DIFFCHUNK_NO_GREP"):
+    if settings.flag("DIFFCHUNK_NO_GREP"):
         return None
     wc = shutil.which("wc")
     if wc is None:

@@ -41,12 +41,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import paths
+from .. import paths, settings
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range
 from ..limits import BACKUP_IDS_SHOWN, BACKUP_NAME_PART_BYTES
-from ..limits import DEFAULT_BACKUP_KEEP as DEFAULT_KEEP
-from ..limits import DEFAULT_BACKUP_MAX_BYTES as DEFAULT_MAX_BYTES
 
 LinkSource = tuple[int, str]
 """A file named in a directory open as a descriptor: ``(dir_fd, name)``."""
@@ -72,9 +70,9 @@ class BackupInfo:
 
 def backup_root() -> str:
     """The directory holding every backup (created on first use, mode 0700)."""
-    configured = os.environ.get("DIFFCHUNK_BACKUP_DIR", "").strip()
+    configured = settings.directory("DIFFCHUNK_BACKUP_DIR")
     if configured:
-        return os.path.abspath(os.path.expanduser(configured))
+        return configured
     return os.path.join(paths.state_dir(), "backups")
 
 
@@ -83,19 +81,9 @@ def lock_dir() -> str:
     return os.path.join(backup_root(), "locks")
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 def retention_limits() -> tuple[int, int]:
     """``(max backups, max total bytes)`` kept per edited file."""
-    return _env_int("DIFFCHUNK_BACKUP_KEEP", DEFAULT_KEEP), _env_int(
-        "DIFFCHUNK_BACKUP_MAX_BYTES", DEFAULT_MAX_BYTES
-    )
+    return settings.count("DIFFCHUNK_BACKUP_KEEP"), settings.count("DIFFCHUNK_BACKUP_MAX_BYTES")
 
 
 def _ensure_root() -> str:
@@ -326,7 +314,7 @@ def begin_backup(
     backup_id, data, fd = _reserve(root, prefix, existing)
     try:
         linked = False
-        if link_from is not None and os.environ.get("DIFFCHUNK_BACKUP_LINK", "1") != "0":
+        if link_from is not None and settings.flag("DIFFCHUNK_BACKUP_LINK"):
             linked = _try_link(link_from, src_fd, size, data)
         if not linked:
             copy_range(src_fd, fd, 0, size)

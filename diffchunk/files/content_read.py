@@ -22,9 +22,9 @@ from .access import FileVersion, open_text_version
 from .answer_size import echoed, escaped_size, fitting_head, fitting_tail, json_size
 from .content_search import check_pattern
 from .line_reads import (
-    LONG_LINE_CHARS,
     Lines,
     known_total,
+    long_line_chars,
     read_head,
     read_lines,
     read_tail,
@@ -243,7 +243,7 @@ def _result(
     notes = [*lines.warnings, *warnings]
     if lines.long_lines_cut:
         notes.append(
-            f"{lines.long_lines_cut} line(s) longer than {LONG_LINE_CHARS} characters were cut; "
+            f"{lines.long_lines_cut} line(s) longer than {long_line_chars()} characters were cut; "
             "search_content shows the part around a match."
         )
 

@@ -28,10 +28,10 @@ it, with the measures and the prefilter of :mod:`.fuzzy`:
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .. import settings
 from ..limits import (
     AMBIGUITY_MARGIN,
     ANCHOR_HITS,
@@ -50,7 +50,6 @@ from ..limits import (
     WINDOW_BUDGET_MAX,
     WINDOW_BUDGET_MIN,
 )
-from ..limits import DEFAULT_FUZZY_THRESHOLD as DEFAULT_THRESHOLD
 from .byte_reader import Reader
 from .fuzzy import anchor_words, length_bounds, normalise, normalise_lines, rank, ratio
 from .scan import scan
@@ -58,12 +57,7 @@ from .scan import scan
 
 def fuzzy_threshold() -> float:
     """Minimum similarity (0-1) of an accepted fuzzy match (``DIFFCHUNK_FUZZY_THRESHOLD``)."""
-    raw = os.environ.get("DIFFCHUNK_FUZZY_THRESHOLD", "")
-    try:
-        value = float(raw) if raw else DEFAULT_THRESHOLD
-    except ValueError:
-        return DEFAULT_THRESHOLD
-    return value if 0.0 < value <= 1.0 else DEFAULT_THRESHOLD
+    return settings.number("DIFFCHUNK_FUZZY_THRESHOLD")
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from typing import IO
 
+from .. import settings
 from ..limits import GREP_ADDRESS_SPACE, GREP_HEADER_BYTES, GREP_MIN_BYTES
 from ..limits import GREP_LISTING_BLOCK as _LISTING_BLOCK
 from ..paths import fingerprint
@@ -41,7 +42,7 @@ def _grep_path() -> str | None:
 def _grep_command(
     version: FileVersion, pattern: str, *, case_sensitive: bool, invert: bool
 ) -> list[str | bytes] | None:
-    if os.environ.get("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
+    if settings.flag("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
         return None
     if version.end <= version.start:
         return None  # only a byte-order mark: no line, though grep would see one

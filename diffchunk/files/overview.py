@@ -32,7 +32,7 @@ from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
 from .byte_reader import LongLine, Window
-from .line_reads import LONG_LINE_CHARS
+from .line_reads import long_line_chars
 from .longline import content_end
 from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
@@ -144,7 +144,7 @@ def get_overview(
             is_binary=True,
             binary_hint=version.binary_hint,
             line_ending=None,
-            long_lines=LongLines(False, 0, 0, LONG_LINE_CHARS),
+            long_lines=LongLines(False, 0, 0, long_line_chars()),
             outline=(),
             changed_symbols=0,
             search_hints=(),
@@ -268,14 +268,15 @@ def _sample_windows(version: FileVersion) -> tuple[list[tuple[int, int]], bool]:
     return ranges, True
 
 
-def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> LongLines:
+def long_line_stats(version: FileVersion, threshold: int | None = None) -> LongLines:
     """Lines longer than ``threshold`` characters: count and the longest length
     (memoised on the version).
 
     A regex finds line breaks followed by at least ``threshold`` bytes
     before the next one (C speed, no per-line object); only those lines are
-    decoded to count characters.
+    decoded to count characters.  ``threshold`` defaults to :func:`long_line_chars`.
     """
+    threshold = long_line_chars() if threshold is None else threshold
     key = f"long_lines:{threshold}"
     cached = version.cache.get(key)
     if isinstance(cached, LongLines):
