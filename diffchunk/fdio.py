@@ -20,7 +20,20 @@ import threading
 from collections.abc import Callable, Sequence
 
 from .errors import FileToolError
-from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
+from .limits import TEMP_NAME_TRIES
+
+COPY_BLOCK = 64 * 1024 * 1024
+"""Bytes per copy_file_range/sendfile call: the kernel copies without the bytes
+passing through the process, so a block may be large; one call per 64 MiB
+keeps each system call short."""
+
+COPY_FALLBACK_BLOCK = 8 * 1024 * 1024
+"""Bytes per pread/write when the kernel cannot copy (another file system, an
+old kernel): the copy holds one such block in memory."""
+
+HASH_BLOCK = 16 * 1024 * 1024
+"""Bytes read per step of hashing an open file (backups, edits, mapped diffs):
+one block in memory, few enough steps that a large file hashes at disk speed."""
 
 
 def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:

@@ -16,7 +16,7 @@ finds the language by its extension.  Rules:
   revision); :func:`snapshot_of` tells whether a path is a snapshot and which
   real file it shows, so the edit tools refuse it naming that file.
 - **Bounded, before a byte is written.**  One snapshot holds at most
-  :func:`max_snapshot_bytes` (:data:`~diffchunk.limits.SNAPSHOT_MAX_BYTES`, or
+  :func:`max_snapshot_bytes` (:data:`~diffchunk.settings.SNAPSHOT_MAX_BYTES`, or
   ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``): the caller checks the size it knows
   (git's object header, the open file's) with :func:`check_size`, and the
   writer refuses a block past it.  The store keeps at most :data:`MAX_FILES`
@@ -45,11 +45,24 @@ from typing import Any
 
 from . import settings
 from .errors import FileToolError, PathError
-from .limits import SNAPSHOT_MAX_FILES as MAX_FILES
-from .limits import SNAPSHOT_MAX_SOURCES as MAX_SOURCES
 from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
-from .limits import SNAPSHOT_STORE_MAX_BYTES as STORE_MAX_BYTES
 from .paths import cache_dir
+
+MAX_FILES = 5000
+"""Snapshots of files at a revision kept (least recently used pruned first): a
+bound on the snapshot directory; a pruned snapshot is written again when a
+file is opened again."""
+
+STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
+
+MAX_SOURCES = 16
+"""Sources recorded per snapshot (the latest kept): where a blob was seen, not
+a history."""
+
 
 _TMP = ".tmp"
 _HEX = frozenset("0123456789abcdef")
@@ -61,7 +74,7 @@ def snapshot_root() -> Path:
 
 
 def max_snapshot_bytes() -> int:
-    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`~diffchunk.limits.SNAPSHOT_MAX_BYTES`
+    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`~diffchunk.settings.SNAPSHOT_MAX_BYTES`
     (see :mod:`diffchunk.settings` for a value that is not a number of bytes)."""
     return settings.count(MAX_BYTES_ENV)
 

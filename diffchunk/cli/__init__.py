@@ -24,9 +24,7 @@ import click
 from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
+from .params import CONTEXT_SETTINGS
 
 # Subcommands, imported on first use: `diffchunk review` does not pay for the
 # file tools' or the hook's imports.  Each module defines one command/group.

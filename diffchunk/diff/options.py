@@ -11,8 +11,20 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import InvalidArgument
-from ..limits import CHUNK_DEFAULT_LINES, MAX_CHUNK_LINES, MAX_CONTEXT_LINES, MIN_CHUNK_LINES
+from ..limits import CHUNK_DEFAULT_LINES
 from .patterns import split_patterns
+
+MIN_CHUNK_LINES = 10
+"""A chunk holds a file header (up to 4 lines for a git diff) and lines of a
+hunk: below 10 lines a part of a cut file would be mostly headers."""
+
+MAX_CHUNK_LINES = 1_000_000
+"""An upper bound no review needs (a context window holds far fewer lines), so
+that a mistyped number is refused instead of asking for one huge chunk."""
+
+MAX_CONTEXT_LINES = 1_000_000
+"""The same bound for ``context_lines``."""
+
 
 #: Progress callback: ``(stage description, fraction done)``.
 Progress = Callable[[str, float], None]

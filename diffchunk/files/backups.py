@@ -44,7 +44,15 @@ from dataclasses import dataclass
 from .. import paths, settings
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range
-from ..limits import BACKUP_IDS_SHOWN, BACKUP_NAME_PART_BYTES
+from ..limits import SHORT_ID
+
+BACKUP_NAME_PART_BYTES = 120
+"""Bytes of the edited file's name kept in its backups' names: with the key,
+the id and ``.json``, a name stays under the 255-byte limit of file names."""
+
+BACKUP_IDS_SHOWN = 20
+"""Backup ids an error lists (newest first)."""
+
 
 LinkSource = tuple[int, str]
 """A file named in a directory open as a descriptor: ``(dir_fd, name)``."""
@@ -119,7 +127,7 @@ def fsync_dir(directory: str) -> None:
 
 
 def file_key(realpath: str) -> str:
-    return hashlib.sha256(os.fsencode(realpath)).hexdigest()[:12]
+    return hashlib.sha256(os.fsencode(realpath)).hexdigest()[:SHORT_ID]
 
 
 def _prefix(realpath: str) -> str:

@@ -31,11 +31,16 @@ from collections.abc import Callable, Iterator
 
 from .. import paths
 from ..errors import EditConflict, FileToolError
-from ..limits import EDIT_IN_MEMORY_BYTES as IN_MEMORY_LIMIT
-from ..limits import EDIT_MAX_TRANSCODE as MAX_TRANSCODE
 from .access import FileVersion, open_version
 from .byte_reader import Reader
 from .edit_target import EditTarget
+
+IN_MEMORY_LIMIT = 32 * 1024 * 1024
+"""Files up to this size are read into memory for an edit; bigger ones stream."""
+
+MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest file in another encoding than UTF-8 or a single-byte code page that
+is edited: it is transcoded in memory."""
 
 
 def _byte_searchable(encoding: str) -> str | None:

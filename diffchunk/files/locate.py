@@ -29,12 +29,15 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..limits import SHOWN_OCCURRENCES, SUGGESTIONS
+from ..limits import SUGGESTIONS
 from . import fuzzy_block, scan
 from .edit_blocks import Change
 from .edit_snapshot import EditSnapshot
 from .fuzzy_block import SimilarText
 from .indent import MixedIndentation, reindent_replacement
+
+SHOWN_OCCURRENCES = 20
+"""Line numbers of a repeated search text listed in its error."""
 
 
 @dataclass(frozen=True, slots=True)

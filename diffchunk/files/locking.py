@@ -21,7 +21,12 @@ from collections.abc import Iterator
 
 from .. import settings
 from ..errors import EditConflict, FileToolError
-from ..limits import LOCK_POLL_FIRST, LOCK_POLL_MAX
+
+LOCK_POLL_FIRST = 0.002
+"""Seconds between the first tries of a held edit lock (2 ms), doubling..."""
+
+LOCK_POLL_MAX = 0.01
+"""...up to 10 ms: a waiting edit starts soon after the other ends."""
 
 
 def lock_timeout() -> float:

@@ -5,7 +5,7 @@ only.  A text file gets its line count (``wc -l`` for large files, see
 :meth:`.FileVersion.line_count`), its encoding and dominant line ending,
 long-line statistics (exact up to :data:`LONG_LINE_SAMPLE_ABOVE` bytes,
 sampled beyond), its outline marked against git HEAD (:mod:`.changed_symbols`;
-paged in file order, :data:`MAX_OUTLINE_ITEMS` items a page, or the
+paged in file order, :data:`OUTLINE_PAGE_ITEMS` items a page, or the
 definitions a ``symbol`` query names at any depth: :mod:`.outline_page`) and
 searches worth trying next.  Trouble with git or the parser becomes a warning, never
 an error.
@@ -19,16 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..limits import (
-    COUNT_ONLY_HINT_ABOVE,
-    LONG_LINE_PIECE_BYTES,
-    LONG_LINE_SAMPLE_ABOVE,
-    LONG_LINE_SAMPLE_BYTES,
-    LONG_LINE_SAMPLES,
-    OVERVIEW_MARKER_SCAN_BYTES,
-    OVERVIEW_SYMBOL_HINTS,
-)
-from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
+from ..limits import LONG_LINE_PIECE_BYTES, OUTLINE_PAGE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
 from .byte_reader import LongLine, Window
@@ -40,6 +31,28 @@ from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
+
+OVERVIEW_SYMBOL_HINTS = 8
+"""Top-level symbols an overview suggests as searches."""
+
+OVERVIEW_MARKER_SCAN_BYTES = 64 * 1024 * 1024
+"""Bytes of a file looked at for TODO/FIXME and log markers to suggest as
+searches: a hint must not cost a scan of a huge file."""
+
+COUNT_ONLY_HINT_ABOVE = 50 * 1024 * 1024
+"""Above this size an overview suggests count_only=True before a search (the
+seeds' 50 MB line between files read whole and files streamed)."""
+
+LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
+"""Long-line statistics of an overview are sampled (not exact) for files larger
+than this..."""
+
+LONG_LINE_SAMPLES = 16
+"""...in this many windows spread over the file..."""
+
+LONG_LINE_SAMPLE_BYTES = 4 * 1024 * 1024
+"""...of this many bytes each (64 MiB read in all, whatever the size)."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +215,7 @@ def _outline_view(
                 "pass a narrower symbol."
             )
         return _OutlineView((), count_items(outline), None, found)
-    page = outline_page(outline, offset, MAX_OUTLINE_ITEMS)
+    page = outline_page(outline, offset, OUTLINE_PAGE_ITEMS)
     if page.total > page.shown:
         following = (
             f"; the next page: outline_offset={page.next_offset}" if page.next_offset else ""

@@ -27,10 +27,25 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
-from ..limits import CACHE_MAX_BYTES as MAX_BYTES
-from ..limits import CACHE_MAX_ENTRIES as MAX_ENTRIES
-from ..limits import DISK_FULL_BELOW, STALE_TEMP_SECONDS, TEMP_NAME_TRIES, UNLOCKED_TEMP_SECONDS
+from ..limits import STALE_TEMP_SECONDS, TEMP_NAME_TRIES
 from ..paths import cache_dir
+
+MAX_ENTRIES = 200
+"""Diffs kept in the cache of git ranges (least recently used pruned first): a
+bound on the cache directory; a review whose entry was pruned runs git again."""
+
+MAX_BYTES = 2 * 1024**3
+"""Bytes kept in the cache of git ranges (2 GiB), so that the cache never fills
+a disk by itself."""
+
+UNLOCKED_TEMP_SECONDS = 10
+"""A temporary cache file that no process holds locked is garbage after this
+long (its writer locks it right after creating it)."""
+
+DISK_FULL_BELOW = 1 << 20
+"""Free space below which a failed write into the cache is taken for a full
+disk (and said so) rather than git's own failure."""
+
 
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"

@@ -35,12 +35,16 @@ from diffchunk.diff.hunk import Hunk, LazyHunks
 from diffchunk.diff.model import DiffKind, FileStatus, new_file_diff
 from diffchunk.diff.paths import decode_path, unquote_git_path
 
-from ...limits import SUBMODULE_BODY_BYTES
 from .combined import combined_paths, read_combined_hunks
 from .cursor import Cursor
 from .git_paths import git_paths
 from .hunks import check_hunks, read_hunks
 from .unified import strip_cr, strip_stamp
+
+SUBMODULE_BODY_BYTES = 200
+"""Bodies of at most this many bytes are looked at for ``Subproject commit``
+lines: a gitlink's one hunk holds two such lines, about 110 bytes."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -22,9 +22,13 @@ from diffchunk.diff.buffer import DiffBuffer, DiffData, trimmer
 from diffchunk.diff.model import ParsedDiff
 from diffchunk.errors import NotADiffError
 
-from ...limits import COLOR_PROBE_BYTES
 from . import commits, git, unified
 from .cursor import SEG_MALFORMED, SEG_TEXT, Cursor, SectionKind
+
+COLOR_PROBE_BYTES = 65536
+"""A diff written with colors has escape codes in its first lines: looking at
+this much of a file that is not a diff is enough to say so."""
+
 
 __all__ = ["SectionKind", "SectionReader", "parse_diff"]
 

@@ -81,7 +81,7 @@ from ..record import model as record_model
 from ..record.results import FindingsSummary
 
 FORMAT = "diffchunk-review"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the export document's format: raised when its keys change meaning
 
 # The record's words: a document holds what the record holds.
 SEVERITIES = record_model.SEVERITIES

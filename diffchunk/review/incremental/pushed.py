@@ -23,7 +23,6 @@ from ...errors import DiffchunkError
 from ...git.cache import DiffCache
 from ...git.repo import Repo
 from ...git.revisions import Mode, parse_range, resolve_range
-from ...limits import HOOK_REVIEWS_RESOLVED as LOOKED_AT
 from ..ranges.load import write_range
 from ..record import changes, identity
 from ..record.model import COMMITS_PREFIX, RecordedReview, Revision
@@ -32,6 +31,12 @@ from ..record.since import reviewed_revision
 from ..record.store import RecordStore, default_record
 from ..sessions.store import SessionStore
 from .summary import since_review
+
+LOOKED_AT = 20
+"""Reviews of one repository (most recently loaded first) whose ranges the hook
+resolves on a push: each costs a git run or two, and a repository rarely has
+more live reviews."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -31,6 +31,7 @@ from ...git.cache import DiffCache
 from ...git.history import is_ancestor, missing_commits
 from ...git.repo import Repo
 from ...git.revisions import Mode, ResolvedRange, empty_tree
+from ...limits import SHORT_ID
 from ..ranges.load import write_range
 from ..record import changes
 from ..record.changes import RecordedDiff
@@ -68,7 +69,7 @@ def history(repo: Repo, old: Revision, base: str | None, head: str) -> str:
 
 def range_of(repo: Repo, base: str | None, head: str) -> ResolvedRange:
     """The commit range ``base..head`` (``base`` None: from the empty tree)."""
-    label = f"{(base or 'root')[:12]}..{head[:12]}"
+    label = f"{(base or 'root')[:SHORT_ID]}..{head[:SHORT_ID]}"
     return ResolvedRange(label, Mode.COMMITS, base, head, base or empty_tree(repo))
 
 

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from ..sessions.store import SessionStore
 
 FORMAT = "diffchunk-review"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the record document's format: raised when its keys change meaning
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,9 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import CLIP_MIN_CHARS, RECORD_RESPONSE_CHARS
-from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
-from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
+from ...limits import RECORD_RESPONSE_CHARS
 from ..paging import check_page, fill_page
 from . import arguments, changes, clip
 from .changes import RecordedDiff
@@ -59,6 +57,19 @@ from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions.store import SessionStore
+
+MAX_MESSAGE_CHARS = 20_000
+"""Longest finding message accepted: several pages of prose; longer is a pasted
+file, which belongs in the suggestion or nowhere."""
+
+MAX_SUGGESTION_CHARS = 200_000
+"""Longest suggested replacement accepted: a rewritten file of a few thousand
+lines; the record keeps it whole, answers show it clipped."""
+
+CLIP_MIN_CHARS = 100
+"""The least a text is cut to when a page has little room left: a line or two
+to recognise it."""
+
 
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 

@@ -40,8 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...errors import DiffchunkError, GitError
-from ...limits import HOOK_MESSAGE_CHARS
-from ...limits import HOOK_PATHS_LISTED as LISTED
+from ...limits import SHORT_ID
 from . import changes, coverage, identity
 from .changes import RecordedDiff
 from .findings import finding_of
@@ -53,6 +52,15 @@ from .store import RecordStore, default_record
 if TYPE_CHECKING:
     from ...git.repo import Repo
     from ..sessions.store import SessionStore
+
+LISTED = 10
+"""Paths of each kind the pre-push hook prints under a refused push: a terminal's
+worth, with the rest counted; diffchunk status lists them all."""
+
+HOOK_MESSAGE_CHARS = 100
+"""Characters of a finding's first line the pre-push hook prints: one terminal
+line per finding."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -274,7 +282,7 @@ def record_lines(report: PushRecord) -> list[str]:
 def _since_lines(review: RecordedReview, since: SinceReview) -> list[str]:
     """What changed in review ``review``'s range since its reviewed revision."""
     rev = since.revision
-    shown = f"{(rev.base or 'empty tree')[:12]}..{(rev.head or '')[:12]}"
+    shown = f"{(rev.base or 'empty tree')[:SHORT_ID]}..{(rev.head or '')[:SHORT_ID]}"
     head = f"since review #{review.id}'s last review ({shown}, {rev.loaded_at}): "
     c = since.comparison
     if c is None:

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
-from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
+from ...limits import RECORD_RESPONSE_CHARS, STATUS_CHANGED_LISTED
 from ..paging import check_page, fill_page
 from . import changes, coverage, since
 from .changes import PartRef, RecordedDiff
@@ -121,7 +120,7 @@ def review_status(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
-    max_chars: int | None = RESPONSE_CHARS,
+    max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> ReviewStatus:
     """The review's coverage of the loaded diff: totals, each chunk's status (paged like
     list_chunks), findings by status and severity, and the next chunk to review."""
@@ -154,7 +153,7 @@ def review_status(
             findings=findings_summary(conn, ctx.review.id),
             next_chunk=coverage.next_chunk(marks, loaded),
             next_offset=stop if stop < total else None,
-            changed_files=changed[:CHANGED_LISTED],
+            changed_files=changed[:STATUS_CHANGED_LISTED],
             since_review=against,
         )
 
@@ -196,7 +195,7 @@ def _since_status(
             history=kept.history,
             changed=tuple(p for p, s in labelled.items() if s == since.LABELS["changed"]),
             new=tuple(p for p, s in labelled.items() if s == since.LABELS["new"]),
-            listed=CHANGED_LISTED,
+            listed=STATUS_CHANGED_LISTED,
             files=kept.file_counts(),
         ),
         labelled,

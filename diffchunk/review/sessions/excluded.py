@@ -16,9 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...limits import EXCLUDED_LISTED_CHARS as LISTED_CHARS
-from ...limits import EXCLUDED_SUMMARY_DIRS as SUMMARY_DIRS
 from ..results import ExcludedFile, ExcludedSummary
+
+LISTED_CHARS = 2_000
+"""Excluded files listed beside the chunks, in characters of JSON (about 20
+entries): the summary counts them all; ``excluded=True`` pages the whole list."""
+
+SUMMARY_DIRS = 10
+"""Top directories named in a summary of excluded files (the rest are counted
+together): a release range excludes thousands of files in a few trees."""
 
 
 def _size(value: Any) -> int:

@@ -44,13 +44,19 @@ from ...diff.pipeline import Review, build_review
 from ...errors import FileToolError, PathError
 from ...fdio import BackgroundHash
 from ...git.cache import default_cache_dir, is_private_entry
-from ...limits import (
-    MAP_COPY_KEEP_FREE,
-    THREADED_HASH_BYTES,
-)
 from ...paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
 from .views import is_view_path, read_view
+
+MAP_COPY_KEEP_FREE = 256 << 20
+"""A private copy of a large diff must leave this much free space in the cache
+directory; otherwise the diff is read into memory: the copy must not be what
+fills a disk."""
+
+THREADED_HASH_BYTES = 1 << 20
+"""Below this size a diff is hashed in the loading thread: a second thread
+costs more than the hashing it overlaps."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -33,8 +33,23 @@ from ...diff.options import LoadOptions
 from ...errors import InvalidArgument, PathError
 from ...fdio import replace_file
 from ...git.cache import default_cache_dir
-from ...limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
 from ...paths import expand
+
+MAX_VIEWS = 500
+"""View handles kept in the cache (each is a few hundred bytes)."""
+
+VIEW_ORPHAN_SECONDS = 24 * 3600
+"""A view handle whose diff is gone is removed after this long: its diff may
+come back for a moment, as a working-tree diff is written anew."""
+
+VIEW_HANDLE_MAX_BYTES = 64 * 1024
+"""Larger files are not view handles (a handle is a few hundred bytes): a large
+file is never parsed as one."""
+
+VIEW_NAME_STEM_CHARS = 60
+"""Characters of the diff's file name kept in a view handle's name: with the
+key and suffix, the name stays far below the 255-byte limit of file names."""
+
 
 FORMAT = "diffchunk-view/1"
 SUFFIX = ".diffview"
