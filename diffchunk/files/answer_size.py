@@ -92,7 +92,7 @@ def fitting_tail(text: str, room: int) -> int:
 
 def echoed(pattern: str) -> str:
     """``pattern`` as an answer repeats it: whole, or its start and its length when it
-    is longer than :data:`~diffchunk.files.answer_size.ECHOED_PATTERN_CHARS`."""
+    is longer than :data:`ECHOED_PATTERN_CHARS`."""
     if len(pattern) <= ECHOED_PATTERN_CHARS:
         return pattern
     return f"{pattern[:ECHOED_PATTERN_CHARS]}… ({len(pattern):,} characters)"

@@ -12,10 +12,10 @@ a line git would refuse is refused here (``bad config line N``).
 
 :func:`read_files` reads config files with their ``include.path`` files
 (relative to the including file, ``~`` expanded, missing ones skipped, at
-most :data:`~diffchunk.git.config.GIT_CONFIG_INCLUDE_DEPTH` deep, as git).  Each
+most :data:`GIT_CONFIG_INCLUDE_DEPTH` deep, as git).  Each
 file is opened by :func:`~diffchunk.fdio.read_small_file`: a named pipe or a
 device (which would block git forever) is refused, and so is a file larger
-than :data:`~diffchunk.git.config.GIT_CONFIG_MAX_BYTES`.  A file the repository
+than :data:`GIT_CONFIG_MAX_BYTES`.  A file the repository
 names (its own config's includes) must lie in the allowed roots
 (:func:`~diffchunk.paths.check_in_roots`).  Conditional includes
 (``includeIf.<condition>.path``) are not followed: what diffchunk takes from

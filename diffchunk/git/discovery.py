@@ -21,7 +21,7 @@ Invariants:
   before git could block on it;
 * every directory git would read, the work tree, the git directory, the
   common directory, the object directory and each alternate (followed as git
-  follows them, :data:`~diffchunk.git.discovery.GIT_ALTERNATES_DEPTH` deep), is a real
+  follows them, :data:`GIT_ALTERNATES_DEPTH` deep), is a real
   path checked against the roots in force
   (:func:`~diffchunk.paths.check_in_roots`) before anything in it is read;
 * the ownership check git makes of a discovered repository

@@ -2,7 +2,7 @@
 
 The socket is bound here, on ``127.0.0.1`` only (port 0: a free port the
 system picks), before uvicorn starts, so the printed URL names the port
-actually served.  The token is :data:`~diffchunk.web.serve.PAGE_TOKEN_BYTES`
+actually served.  The token is :data:`PAGE_TOKEN_BYTES`
 random bytes (``secrets``), in the URL only: the page sends it back in a
 header (see :mod:`.guard`).  uvicorn trusts no proxy header, sends no
 ``Server`` header and logs no request (the URL holds the token).

@@ -9,7 +9,7 @@ says how much).  Between two hunks, and before the first and after the last,
 a line is the same on both sides (only its number differs), so the page asks
 for the new side and gives the old side's numbers as a fallback: when the new
 side cannot be read (a work-tree file changed since the load, a since-review
-diff), the old side is.  At most :data:`~diffchunk.review.page.context.PAGE_CONTEXT_LINES`
+diff), the old side is.  At most :data:`PAGE_CONTEXT_LINES`
 lines are read per call.
 """
 

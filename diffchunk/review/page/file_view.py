@@ -18,11 +18,11 @@ serves it) is read as rows (:class:`Row`), whose ``kind`` is:
 
 ``diff --git``, ``index``, ``---`` and ``+++`` lines are not rows: the page
 shows the file's path and status above them.  Rows are served
-:data:`~diffchunk.review.page.file_view.PAGE_ROWS` at a time from ``offset``
+:data:`PAGE_ROWS` at a time from ``offset``
 (``next_offset``: where the next answer starts), so a file of a million
 lines opens at once; each answer is coloured on its own
 (:mod:`diffchunk.review.page.highlight`).  A line longer than
-:data:`~diffchunk.review.page.file_view.PAGE_LINE_CHARS` characters is cut, and ``cut`` says
+:data:`PAGE_LINE_CHARS` characters is cut, and ``cut`` says
 how many characters are left out.  Opening a file (its first rows) notes it
 as *seen* in the review record, as ``get_file_diff`` does.
 """

@@ -110,7 +110,7 @@ def exports_dir() -> Path:
 
 
 def _prune(directory: Path, keep: Path) -> None:
-    """Remove the exports beyond :data:`~diffchunk.review.tools.exporting.EXPORTS_KEPT`, oldest first."""
+    """Remove the exports beyond :data:`EXPORTS_KEPT`, oldest first."""
     found: list[tuple[float, Path]] = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
