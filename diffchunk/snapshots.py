@@ -45,6 +45,7 @@ from typing import Any
 
 from . import settings
 from .errors import FileToolError, PathError
+from .fdio import prune_newest_first
 from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
 from .paths import cache_dir
 
@@ -352,17 +353,26 @@ def prune(
                         st = entry.stat(follow_symlinks=False)
                         found.append((st.st_mtime, st.st_size, Path(entry.path)))
     found.sort(key=lambda item: item[0], reverse=True)
-    total = pending
-    removed = 0
-    for count, (_, size, path) in enumerate(found, 1):
-        total += size
-        if (count > max_files or total > limit) and path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
-                removed += 1
-                total -= size  # only what was removed no longer counts
-                _drop_empty(path.parent)
-    return removed
+    return len(
+        prune_newest_first(
+            ((size, path) for _, size, path in found),
+            _remove_snapshot,
+            max_count=max_files,
+            max_bytes=limit,
+            used=pending,
+            spare=() if keep is None else (keep,),
+        )
+    )
+
+
+def _remove_snapshot(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        _drop_empty(path.parent)
+    return True
 
 
 def _drop_empty(blob_dir: Path) -> None:

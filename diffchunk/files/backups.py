@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .. import paths, settings
 from ..errors import FileToolError
-from ..fdio import BackgroundHash, copy_range
+from ..fdio import BackgroundHash, copy_range, prune_newest_first
 from ..limits import SHORT_ID
 
 BACKUP_NAME_PART_BYTES = 120
@@ -425,21 +425,21 @@ def prune(realpath: str, *, protect: Iterable[str] = ()) -> list[str]:
     keep_count, keep_bytes = retention_limits()
     protected = set(protect)
     _remove_leftovers(realpath)
-    backups = backups_for(realpath)
-    removed: list[str] = []
-    kept = 0
-    total = 0
-    for info in backups:  # newest first
-        kept += 1
-        total += info.size
-        if info.id in protected:
-            continue
-        if kept > keep_count or (total > keep_bytes and kept > 1):
-            discard_backup(info)
-            removed.append(info.id)
-            kept -= 1
-            total -= info.size
-    return removed
+    backups = backups_for(realpath)  # newest first
+    removed = prune_newest_first(
+        ((info.size, info) for info in backups),
+        _discard,
+        max_count=keep_count,
+        max_bytes=keep_bytes,
+        spare=[info for info in backups if info.id in protected],
+        least=1,
+    )
+    return [info.id for info in removed]
+
+
+def _discard(info: BackupInfo) -> bool:
+    discard_backup(info)
+    return True
 
 
 def _remove_leftovers(realpath: str) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
+from ..fdio import prune_newest_first
 from ..limits import STALE_TEMP_SECONDS, TEMP_NAME_TRIES
 from ..paths import cache_dir
 
@@ -215,18 +216,22 @@ class DiffCache:
     def prune(self, keep: Path | None = None) -> int:
         """Remove least recently used entries beyond the bounds; returns how many."""
         entries = sorted(self._entries(), key=lambda e: e[1].st_mtime_ns, reverse=True)
-        total = 0
-        removed = 0
-        names: list[str] | None = None
-        for count, (path, st) in enumerate(entries, 1):
-            total += st.st_size
-            over = count > self.max_entries or total > self.max_bytes
-            if over and path != keep:
-                if names is None:
-                    names = self._names()
-                removed += self._remove(path, names)
-                total -= st.st_size
-        return removed
+        names: list[str] = []
+
+        def remove(path: Path) -> bool:
+            if not names:
+                names.extend(self._names())
+            return self._remove(path, names)
+
+        return len(
+            prune_newest_first(
+                ((st.st_size, path) for path, st in entries),
+                remove,
+                max_count=self.max_entries,
+                max_bytes=self.max_bytes,
+                spare=() if keep is None else (keep,),
+            )
+        )
 
     def clear(self) -> int:
         """Remove every entry; returns how many."""

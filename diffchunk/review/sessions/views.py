@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ...diff.options import LoadOptions
 from ...errors import InvalidArgument, PathError
-from ...fdio import replace_file
+from ...fdio import prune_newest_first, replace_file
 from ...git.cache import default_cache_dir
 from ...paths import expand
 
@@ -162,13 +162,26 @@ def _prune(directory: Path, keep: Path) -> None:
             with contextlib.suppress(OSError):
                 entries.append((entry.stat().st_mtime, Path(entry.path)))
     entries.sort(reverse=True)
-    for rank, (mtime, path) in enumerate(entries):
-        if path == keep:
-            continue
-        orphan = now - mtime > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
-        if rank >= MAX_VIEWS or orphan:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    mtimes = {path: mtime for mtime, path in entries}
+
+    def orphan(path: Path) -> bool:
+        return now - mtimes[path] > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
+
+    prune_newest_first(
+        ((0, path) for _, path in entries),
+        _unlink,
+        max_count=MAX_VIEWS,
+        spare=(keep,),
+        stale=orphan,
+    )
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _diff_exists(handle: Path) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArgument, PathError
-from ...fdio import replace_file
+from ...fdio import prune_newest_first, replace_file
 from ...git.cache import default_cache_dir
 from ...limits import SHORT_ID
 from ..export import EXTENSIONS, normalize_format, render
@@ -118,10 +118,17 @@ def _prune(directory: Path, keep: Path) -> None:
                 if entry.is_file(follow_symlinks=False):
                     found.append((entry.stat().st_mtime, Path(entry.path)))
     found.sort(reverse=True)
-    for _, path in found[EXPORTS_KEPT:]:
-        if path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    prune_newest_first(
+        ((0, path) for _, path in found), _unlink, max_count=EXPORTS_KEPT, spare=(keep,)
+    )
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, Any]:
