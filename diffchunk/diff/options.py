@@ -6,8 +6,8 @@ Kept apart from :mod:`diffchunk.diff.pipeline` so that validating options
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ..errors import InvalidArgument
@@ -103,6 +103,12 @@ class LoadOptions:
                 "each test after its source, then docs and config, generated files last.",
             )
         object.__setattr__(self, "order", order)
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> LoadOptions:
+        """The options named in ``values`` (a tool's or a command's parameters, by
+        name; the others are left out), checked: the one place options are assembled."""
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
