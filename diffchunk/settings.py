@@ -27,10 +27,10 @@ and the locale passed on to the programs diffchunk starts.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from .log import LazyLogger
 
 DEFAULT_MAX_SESSIONS = 16
 """Diff sessions kept in memory (``DIFFCHUNK_MAX_SESSIONS``); the least
@@ -84,22 +84,34 @@ DEFAULT_BACKUP_MAX_BYTES = 2 * 1024**3
 backups of a large log must not fill the disk."""
 
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)  # see diffchunk.log
 
 
-@dataclass(frozen=True, slots=True)
 class Setting:
     """One variable: its kind (see the module doc), its default and what it means.
 
     ``shown_default`` is the default as the README shows it; ``least`` the
-    least value a ``count`` takes (a smaller one is refused as bad)."""
+    least value a ``count`` takes (a smaller one is refused as bad).  A plain
+    class: this module is read before ``diffchunk review`` starts git, which
+    dataclasses and logging must not delay (see :mod:`diffchunk.console`)."""
 
-    name: str
-    kind: str
-    default: int | float | bool | str | None
-    shown_default: str
-    meaning: str
-    least: int = 1
+    __slots__ = ("default", "kind", "least", "meaning", "name", "shown_default")
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        default: int | float | bool | str | None,
+        shown_default: str,
+        meaning: str,
+        least: int = 1,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.shown_default = shown_default
+        self.meaning = meaning
+        self.least = least
 
 
 _SETTINGS = (
