@@ -21,12 +21,10 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
+from .params import CONTEXT_SETTINGS
 
 # Subcommands, imported on first use: `diffchunk review` does not pay for the
 # file tools' or the hook's imports.  Each module defines one command/group.
@@ -78,7 +76,7 @@ class DiffchunkGroup(click.Group):
                 pass
             ctx.exit(0)
         except Exception as exc:
-            if os.environ.get("DIFFCHUNK_DEBUG"):
+            if settings.flag("DIFFCHUNK_DEBUG"):
                 traceback.print_exc()
             click.echo(
                 f"Error: unexpected {type(exc).__name__}: {exc} "

@@ -27,8 +27,13 @@ from typing import NamedTuple
 
 from ..errors import GitError, NotARange, RefusedRange
 from ..fdio import read_small_file
-from ..limits import SHALLOW_FILE_BYTES
+from ..limits import SHORT_ID
 from .repo import Repo
+
+SHALLOW_FILE_BYTES = 16 << 20
+"""The largest ``shallow`` file read to tell where a shallow clone's history is
+cut off: one commit id a line, so 400,000 boundary commits; past it the
+boundary is not told apart (a commit then shows as having no parent)."""
 
 
 class Mode(str, Enum):
@@ -177,13 +182,13 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
         parents = repo.git.text(["rev-list", "--parents", "-n", "1", head, "--"]).split()[1:]
         if not parents and _shallow_boundary(repo, head):
             raise GitError(
-                f"{request.label!r}: the parents of commit {head[:12]} are not in this "
+                f"{request.label!r}: the parents of commit {head[:SHORT_ID]} are not in this "
                 "shallow clone, so its changes cannot be shown.",
                 suggestion="Fetch more history first, e.g. `git fetch --deepen=1`.",
             )
         if request.parent > max(len(parents), 1):
             raise GitError(
-                f"{request.label!r}: commit {head[:12]} has {len(parents)} parent(s), "
+                f"{request.label!r}: commit {head[:SHORT_ID]} has {len(parents)} parent(s), "
                 f"not {request.parent}.",
             )
         # A root commit (no parent) is compared with the empty tree.

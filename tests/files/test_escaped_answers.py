@@ -101,7 +101,7 @@ def test_a_line_larger_than_the_room_is_cut_inside(
 ) -> None:
     path = tmp_path / "quotes.txt"
     path.write_text('"' * 900 + "\n" + '"' * 900 + "\n")
-    monkeypatch.setattr(content_read, "MAX_CONTENT_CHARS", 1_500)
+    monkeypatch.setattr(content_read, "READ_MAX_CONTENT_CHARS", 1_500)
     result = read_content(str(path), limit=2, mode=mode)
     assert len(_sent(result)) <= 1_500
     assert result.lines_returned == 1 and 300 < len(result.content) < 750

@@ -8,7 +8,6 @@ from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
 
-from ...limits import SHOWN_CONTEXT_CHARS
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
@@ -32,6 +31,11 @@ from .summaries import (
     section_text,
 )
 from .view import LeanView, ViewWriter
+
+SHOWN_CONTEXT_CHARS = 12
+"""An unchanged line between two changes of a hunk is shown (not folded) when
+it is at most this long: a "⋯ N" line would cost about as much."""
+
 
 __all__ = ["render_lean"]
 

@@ -9,7 +9,10 @@ from collections.abc import Iterable
 from ...diff.patterns import PathPatterns
 from ...diff.pipeline import Review
 from ...errors import FileNotInDiff, InvalidArgument
-from ...limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
+
+MAX_CANDIDATES = 20
+"""Candidate paths an error names when a file is not in the diff: enough to
+spot a typo, short enough for an error message."""
 
 
 def _all_paths(review: Review) -> list[str]:

@@ -37,16 +37,26 @@ from ...git.history import missing_commits
 from ...git.log import LoggedCommit, range_commits
 from ...git.repo import discover
 from ...git.revisions import resolve_commit
-from ...limits import COMMIT_FILES_LISTED as FILES_LISTED
-from ...limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
-from ...limits import COMMITS_PAGE_MAX as MAX_LIMIT
-from ...limits import MAX_COMMITS_READ as MAX_COMMITS
+from ...limits import COMMITS_PAGE_DEFAULT, SHORT_ID
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
 from ..sessions.sidecar import range_of
 from ..sessions.since_sidecar import SinceRecord, read_since
 from ..sessions.store import Session, SessionStore
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
+
+FILES_LISTED = 20
+"""Files listed per commit by list_commits (the rest are counted): a merge or
+a rename sweep touches thousands."""
+
+MAX_LIMIT = 200
+"""Commits a list_commits page holds at most: 200 entries of a few files each
+stay under one answer's ~20k tokens."""
+
+MAX_COMMITS = 5000
+"""Commits read from a range at most: a review of a release range has
+hundreds; more is a range mistyped, not a review."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -209,18 +219,18 @@ def _since_commits(loaded: Session, since: SinceRecord, wanted: tuple[str, ...] 
         )
     repo = discover(recorded.repo)
     found = SinceCommits(old, base, head, full)
-    range_label = f"{(base or 'root')[:12]}..{head[:12]}"
+    range_label = f"{(base or 'root')[:SHORT_ID]}..{head[:SHORT_ID]}"
     if missing_commits(repo, [old]):
         logged = range_commits(repo, base, head, wanted or (), limit=MAX_COMMITS)
         note = (
-            f"The reviewed head {old[:12]} is no longer in the repository: these are all "
+            f"The reviewed head {old[:SHORT_ID]} is no longer in the repository: these are all "
             f"the commits of the range {range_label}."
         )
         return _entries(logged), f"{base or 'root'}..{head}", note, found
     logged = range_commits(repo, base, head, wanted or (), limit=MAX_COMMITS, exclude=[old])
     note = (
         f"A since-review diff: the commits of {range_label} that the reviewed head "
-        f"{old[:12]} did not hold (new since the review, or rewritten by an amend or a "
+        f"{old[:SHORT_ID]} did not hold (new since the review, or rewritten by an amend or a "
         "rebase). All the range's commits: list_commits on since_review.full_file_path."
     )
     if len(logged) == MAX_COMMITS:
@@ -249,7 +259,7 @@ def _range_commits(loaded: Session, wanted: tuple[str, ...] | None) -> Found | N
         where = "index" if recorded.staged else "working tree"
         note = f"The {where}'s uncommitted changes are part of the diff but no commit."
         if head is None or head == recorded.base:
-            return [], f"{where} vs {(recorded.base or 'empty tree')[:12]}", note, None
+            return [], f"{where} vs {(recorded.base or 'empty tree')[:SHORT_ID]}", note, None
     paths = wanted if wanted is not None else recorded.paths
     logged = range_commits(repo, recorded.base, head, paths, limit=MAX_COMMITS)
     label = f"{recorded.base or 'root'}..{head}"
@@ -290,7 +300,7 @@ def list_commits(
     absolute_file_path: str,
     file_path: str | None = None,
     offset: int = 0,
-    limit: int = DEFAULT_LIMIT,
+    limit: int = COMMITS_PAGE_DEFAULT,
     *,
     store: SessionStore | None = None,
 ) -> CommitListing:

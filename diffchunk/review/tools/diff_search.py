@@ -45,13 +45,27 @@ from ...diff.pipeline import Review
 from ...errors import InvalidArgument
 from ...files.matchers import TextMatcher, window_hits
 from ...limits import DIFF_SEARCH_DEFAULT_RESULTS
-from ...limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
-from ...limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
-from ...limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
-from ...limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
 from ...regex import Pattern, compile_literal, compile_regex
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
+
+TEXT_CHARS = 200
+"""Characters of a search_diff hit's line shown (around the match when the
+line is longer)."""
+
+MAX_RESULTS = 200
+"""Hits a search_diff page holds at most: about 80 characters each plus their
+text, at most DIFF_SEARCH_TEXT_CHARS, so 200 hits stay under the ~20k tokens
+of one answer."""
+
+TIME_BUDGET = 5.0
+"""Seconds a search_diff may take before it is stopped: a regex that
+backtracks must not hold the server."""
+
+MAX_PATTERN_CHARS = 1000
+"""Longest search_diff pattern: a pattern is matched against single lines, so
+a longer one is a pasted block (refused with a message) or a hostile regex."""
+
 
 SIDES = ("both", "new", "old")
 

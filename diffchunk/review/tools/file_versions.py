@@ -46,7 +46,7 @@ from ...diff.syntax import INDEX_LINE
 from ...errors import FileNotInDiff, FileToolError, InvalidArgument
 from ...git.blobs import ObjectInfo, blob_at, object_info, stream_blob
 from ...git.repo import Repo, discover
-from ...limits import OBJECT_ID_MIN_DIGITS
+from ...limits import OBJECT_ID_MIN_DIGITS, SHORT_ID
 from ...snapshots import Snapshot, SnapshotWriter, check_size, existing
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
@@ -323,7 +323,7 @@ def _from_object_store(
         return found
     check_size(
         blob.size,
-        f"The blob {blob.id[:12]} of {shown}",
+        f"The blob {blob.id[:SHORT_ID]} of {shown}",
         f"Page through it where it is: read_content on the file in a work tree that has "
         f"this version, or git -C {repo.path} cat-file blob {blob.id}",
     )
