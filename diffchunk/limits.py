@@ -396,6 +396,72 @@ HOOK_MARKER_BYTES = 4096
 """Bytes of a pre-push hook read for diffchunk's marker: the marker sits in the
 first lines of our own hook script."""
 
+REVISION_HINT_REFS = 200
+"""Branches and tags read (newest first) when a revision is unknown, to offer
+the names closest to it: a repository's recent releases and branches."""
+
+REVISION_HINT_CLOSE = 3
+"""Names close to an unknown revision offered first (``8.4.2`` for ``v8.4.2``)."""
+
+REVISION_HINT_NAMES = 8
+"""Names an unknown revision's hint offers in all: enough to spot the right one
+in a line."""
+
+# ---------------------------------------------------------------------------
+# The code at either revision: any file, search, references
+# ---------------------------------------------------------------------------
+
+CODE_SEARCH_DEFAULT_RESULTS = 50
+"""Hits of a search_code or find_references page unless asked: as search_diff."""
+
+CODE_SEARCH_MAX_RESULTS = 500
+"""The most hits one page holds; each is cut to CODE_SEARCH_TEXT_CHARS, so a
+page stays within an answer (500 x ~250 characters)."""
+
+CODE_SEARCH_TEXT_CHARS = 200
+"""A hit's text is cut to this many characters around the match: a minified
+line must not fill the page."""
+
+CODE_SEARCH_MAX_PATTERN_CHARS = 1_000
+"""The longest pattern searched across a tree: as search_diff's bound."""
+
+CODE_SEARCH_KEPT_HITS = 20_000
+"""Hits kept for paging (the rest are counted): a pattern such as ``e`` in a
+large tree must not hold millions of lines in memory; the total still counts
+every one."""
+
+CODE_SEARCH_MAX_FILE_BYTES = 32 << 20
+"""A blob larger than this is not searched (and the answer names it): one
+generated file must not hold the search."""
+
+CODE_SEARCH_MAX_TREE_BYTES = 1 << 30
+"""The most bytes of blobs one search reads: a tree larger than this is searched
+in part, and the answer says so (file_pattern narrows it)."""
+
+CODE_SEARCH_BATCH_BYTES = 16 << 20
+"""Bytes of blobs one ``git cat-file --batch`` reads for a tree-wide search: the
+memory a search holds at once (a larger file is read alone)."""
+
+CODE_SEARCH_BINARY_PROBE = 8_000
+"""Bytes at the start of a blob looked at for a NUL to call it binary: git's own
+probe (``buffer_is_binary``), so a hit is shown as git grep would show it."""
+
+CODE_SEARCH_FILES_NAMED = 10
+"""Files named when some are left out of a search (too large): the rest are
+counted."""
+
+CODE_SEARCH_TIME_BUDGET = 60.0
+"""Seconds one tree-wide search may take, checked between files; past it the
+search stops with an error saying to narrow it.  A regex runs in linear time
+(RE2), so this bounds the size of the tree, not the pattern."""
+
+REFERENCES_OUTLINE_FILES = 200
+"""Files outlined to say in which definition each reference sits; past it the
+hits keep their lines without ``in`` (outlines cost a parse each)."""
+
+SYMBOLS_PAGE = 50
+"""Changed symbols of one file in a list_symbols page."""
+
 # ---------------------------------------------------------------------------
 # The diff engine: load options and hunks
 # ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ against the empty tree; a bare repository accepts commit ranges only.
 
 from __future__ import annotations
 
+import difflib
 import os
 import subprocess
 from enum import Enum
@@ -27,7 +28,12 @@ from typing import NamedTuple
 
 from ..errors import GitError, NotARange, RefusedRange
 from ..fdio import read_small_file
-from ..limits import SHALLOW_FILE_BYTES
+from ..limits import (
+    REVISION_HINT_CLOSE,
+    REVISION_HINT_NAMES,
+    REVISION_HINT_REFS,
+    SHALLOW_FILE_BYTES,
+)
 from .repo import Repo
 
 
@@ -236,7 +242,7 @@ def _commit_of(
         )
     raise NotARange(
         f"Unknown revision {rev!r} in {label!r}: it does not name a commit in {repo.path}.",
-        suggestion=_revision_hint(repo),
+        suggestion=_revision_hint(repo, rev),
     )
 
 
@@ -249,12 +255,17 @@ def _head_is_unborn(repo: Repo) -> bool:
     return check.returncode != 0
 
 
-def _revision_hint(repo: Repo) -> str:
+def _revision_hint(repo: Repo, rev: str) -> str:
+    """Where to find valid names: the branches and tags closest to ``rev`` (a typo such
+    as ``v8.4.2`` for ``8.4.2``), then the most recently made ones.
+
+    Sorted by ``creatordate``: ``committerdate`` is empty for an annotated tag, which
+    then sorted last (the oldest were offered first)."""
     proc = repo.git.run(
         [
             "for-each-ref",
-            "--count=8",
-            "--sort=-committerdate",
+            f"--count={REVISION_HINT_REFS}",
+            "--sort=-creatordate",
             "--format=%(refname:short)",
             "refs/heads",
             "refs/tags",
@@ -263,9 +274,14 @@ def _revision_hint(repo: Repo) -> str:
     )
     names = proc.stdout.decode("utf-8", "replace").split() if proc.returncode == 0 else []
     hint = "Run `git log --oneline` or `git branch -a` to find valid names"
-    if names:
-        return f"{hint}; recent branches and tags: {', '.join(names)}."
-    return hint + "."
+    if not names:
+        return hint + "."
+    close = difflib.get_close_matches(rev, names, n=REVISION_HINT_CLOSE, cutoff=0.6)
+    recent = [n for n in names if n not in close][: REVISION_HINT_NAMES - len(close)]
+    shown = ", ".join(recent)
+    if close:
+        return f"{hint}; closest names: {', '.join(close)}; recent branches and tags: {shown}."
+    return f"{hint}; recent branches and tags: {shown}."
 
 
 def _shallow_boundary(repo: Repo, commit: str) -> bool:
