@@ -27,6 +27,15 @@ numbers.  Where its bytes come from:
   never compared by prefix.  Without a repository, or without ``index``
   lines, the error says what to pass.
 
+**Any file the diff does not show** (a path of the repository's tree, relative
+to its top: no ``..``, ``.git`` or absolute path), of a range: the blob of the
+path in the base (``old``), or in the head commit, the index, or for the
+working tree the base (``new``: the diff shows every change of the work tree,
+so a file it leaves out is the base's; outside the paths a range was limited
+to, refused); the answer says ``in_diff: false`` and whether both sides hold
+the same blob (``unchanged``).  A diff file's other files are at no known
+revision: its error is the diff's.
+
 A work tree's file is read by :mod:`~diffchunk.review.work_tree_file`:
 confined to the work tree and the allowed roots by construction, read once,
 hashed as read.  Every snapshot's size is checked before it is written
