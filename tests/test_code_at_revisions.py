@@ -6,6 +6,7 @@ stdio client, in a work tree and a bare clone."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -319,11 +320,23 @@ def test_a_single_format_patch_file_is_a_stream_of_one_commit(repo: Path, tmp_pa
     listing = list_commits(str(mail), store=store).to_dict()
     assert listing["source"] == "stream" and listing["total"] == 1
     assert listing["commits"][0]["id"] == git(repo, "rev-parse", "feature")
+    from diffchunk.diff.lean import expand, render_lean
     from diffchunk.review.diff_tools import get_chunk
 
-    for fmt in ("raw", "lean"):
-        text = get_chunk(str(mail), 1, format=fmt, store=store)
-        assert "Touch every function" in text and "all of them." in text, fmt
+    # The same mail saved with CRLF lines (a mail client, a download on Windows): the
+    # lean view dropped its message into the commit's header line.
+    crlf = tmp_path / "crlf.patch"
+    crlf.write_bytes(mail.read_bytes().replace(b"\n", b"\r\n"))
+    want = run_git(repo, "log", "-1", "--format=%B", "feature").stdout
+    for patch in (mail, crlf):
+        for fmt in ("raw", "lean"):
+            text = get_chunk(str(patch), 1, format=fmt, store=store)
+            assert "Touch every function" in text and "all of them." in text, (patch, fmt)
+        (entry,) = list_commits(str(patch), include_body=True, store=store).commits
+        assert entry.body is not None and entry.body + "\n" == want, patch.name
+        view = render_lean(patch.read_bytes())
+        assert "| The body says why:" in view.text
+        assert expand(view.text, view.originals) == patch.read_bytes()
 
 
 def test_every_changed_symbol_of_a_file_is_listed(repo: Path) -> None:
@@ -380,3 +393,29 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert "backreference" in error
 
     server.run(script)  # type: ignore[arg-type]
+
+
+def test_the_cli_twins(repo: Path) -> None:
+    from click.testing import CliRunner
+
+    from diffchunk.cli import main
+
+    runner = CliRunner()
+    where = ["main..feature", "--repo", str(repo)]
+    shown = runner.invoke(main, ["show", "--path", "cli.py", *where, "--side", "old"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout_bytes == git_bytes(repo, "show", "main:cli.py")
+    found = runner.invoke(main, ["search-code", "-e", "render", *where, "--json"])
+    assert found.exit_code == 0, found.output
+    total = json.loads(found.stdout)["total"]
+    assert total == sum(_grep_counts(repo, "-F", "render", "feature", "--").values())
+    text = runner.invoke(main, ["search-code", "-e", "wrap(text", *where]).stdout
+    assert "lib.py:6:     return wrap(text.strip(), width)  (in diff)\n" in text
+    assert "2 line(s) in 1 file(s) at new" in text
+    refs = runner.invoke(main, ["refs", "-s", "wrap", *where]).stdout
+    assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
+    assert "not a type checker" in refs
+    symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
+    assert symbols.splitlines()[0] == "modified  function  f0 1-2"
+    missing = runner.invoke(main, ["show", "--path", "nope.py", *where])
+    assert missing.exit_code == 1 and "neither in the diff nor in" in missing.output

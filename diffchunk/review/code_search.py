@@ -145,13 +145,18 @@ class _Found:
 @dataclass(frozen=True, slots=True)
 class _Tree:
     """The files of one side: in the object store (``files``), and the work tree's
-    versions of the diff's files (``local``: path to content)."""
+    versions of the diff's files (``local``: path to the read-only snapshot that
+    ``open_file_version`` wrote, read when searched, so a session holds no content)."""
 
     repo: Repo
     treeish: str | None
     files: list[TreeFile]
-    local: dict[str, bytes]
+    local: dict[str, str]
     revision: str | None
+
+    def local_content(self, path: str) -> bytes:
+        with open(self.local[path], "rb") as handle:
+            return handle.read()
 
 
 def _check(side: str, max_results: int, offset: int) -> None:
@@ -198,7 +203,7 @@ def _tree(loaded: Session, side: str) -> _Tree:
             files = []
     else:
         files = tree_files(source.repo, treeish)
-    local: dict[str, bytes] = {}
+    local: dict[str, str] = {}
     if side == "new" and source.kind == "worktree":
         files, local = _work_tree_side(loaded, files)
     revision = source.base if side == "old" else source.new_revision
@@ -207,19 +212,15 @@ def _tree(loaded: Session, side: str) -> _Tree:
     return tree
 
 
-def _work_tree_side(
-    loaded: Session, base: list[TreeFile]
-) -> tuple[list[TreeFile], dict[str, bytes]]:
+def _work_tree_side(loaded: Session, base: list[TreeFile]) -> tuple[list[TreeFile], dict[str, str]]:
     """The base's files, those the diff changes replaced by the work tree's versions."""
     parsed = loaded.review.parsed
     gone = {fd.old_path for fd in parsed.files if fd.old_path}
-    local: dict[str, bytes] = {}
+    local: dict[str, str] = {}
     for fd in parsed.files:
         if fd.new_path is None or fd.is_submodule or fd.kind is DiffKind.COMBINED:
             continue
-        opened = open_file_version(loaded.path, fd.path, "new")
-        with open(opened.path, "rb") as handle:
-            local[fd.new_path] = handle.read()
+        local[fd.new_path] = open_file_version(loaded.path, fd.path, "new").path
     kept = [f for f in base if f.path not in gone and f.path not in local]
     return kept, local
 
@@ -328,7 +329,7 @@ def _run(
         if side == "new" and tree.local and prefilter is not None:
             prefilter |= set(tree.local)
     stored = _candidates(tree, files, prefilter, found.notes)
-    local = sorted((p, d) for p, d in tree.local.items() if files is None or files.matches(p))
+    local = sorted(p for p in tree.local if files is None or files.matches(p))
     sources = _merged(stored, local, tree)
     for path, data in sources:
         for hit in search.file(path, data):
@@ -344,17 +345,16 @@ def _run(
     return found
 
 
-def _merged(
-    stored: list[TreeFile], local: list[tuple[str, bytes]], tree: _Tree
-) -> Iterator[tuple[str, bytes]]:
+def _merged(stored: list[TreeFile], local: list[str], tree: _Tree) -> Iterator[tuple[str, bytes]]:
     """The object store's files and the work tree's, in path order (as git grep lists)."""
-    blobs = read_tree_blobs(tree.repo, stored)
     pending = list(local)
-    for file, data in blobs:
-        while pending and pending[0][0] < file.path:
-            yield pending.pop(0)
+    for file, data in read_tree_blobs(tree.repo, stored):
+        while pending and pending[0] < file.path:
+            path = pending.pop(0)
+            yield path, tree.local_content(path)
         yield file.path, data
-    yield from pending
+    for path in pending:
+        yield path, tree.local_content(path)
 
 
 def _page(found: _Found, tree: _Tree, side: str, max_results: int, offset: int) -> CodeSearch:
@@ -449,4 +449,6 @@ def _references(loaded: Session, side: str, name: str) -> _Found:
 
     found.hits, left_out = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)
     found.total -= left_out
+    if found.total == len(found.hits):
+        found.files_matched = len({hit.path for hit in found.hits})
     return found

@@ -52,6 +52,7 @@ from .since_sidecar import SinceRecord, read_since
 logger = logging.getLogger(__name__)
 
 _AUTHOR = re.compile(rb"^(?:Author|From): *([^\n<]*?) *(?:<[^\n>]*>)?[ \t]*\r?$", re.MULTILINE)
+_BLANK = re.compile(rb"\n\r?\n")  # the end of a commit's header (a mail's lines may end in CRLF)
 _DATE = re.compile(rb"^(?:Date|AuthorDate): *([^\n]*?)[ \t]*\r?$", re.MULTILINE)
 
 
@@ -170,8 +171,8 @@ def _stream_commits(
             continue
         segment = parsed.segments[commit.segment]
         # The header runs to the first blank line (the message follows).
-        blank = parsed.data.find(b"\n\n", segment.start, segment.end)
-        end = segment.end if blank < 0 else blank
+        blank = _BLANK.search(parsed.data, segment.start, segment.end)
+        end = segment.end if blank is None else blank.start()
         out.append(
             CommitEntry(
                 commit.sha,

@@ -40,11 +40,11 @@ def _innermost(items: list[OutlineItem], line: int) -> list[OutlineItem]:
 
 def _contents(tree: _Tree, paths: list[str]) -> dict[str, tuple[str, bytes]]:
     """``{path: (key, content)}`` of ``paths``: the work tree's, else the object store's."""
-    found = {
-        p: ("wt:" + hashlib.sha256(tree.local[p]).hexdigest(), tree.local[p])
-        for p in paths
-        if p in tree.local
-    }
+    found = {}
+    for path in paths:
+        if path in tree.local:
+            data = tree.local_content(path)
+            found[path] = ("wt:" + hashlib.sha256(data).hexdigest(), data)
     wanted = set(paths) - set(found)
     stored = [f for f in tree.files if f.path in wanted]
     for file, data in read_tree_blobs(tree.repo, stored):
