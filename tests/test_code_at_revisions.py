@@ -200,6 +200,11 @@ def test_search_code_counts_are_git_grep_counts(repo: Path, bare: Path, where: s
 def test_search_code_of_the_working_tree_sees_its_edits(repo: Path) -> None:
     (repo / "lib.py").write_text(_lib_new() + "\n# render in the work tree\n")
     (repo / "old.txt").unlink()
+    # Staged, then put back in the work tree: the index differs from the work tree, which
+    # is the base's (the work tree's side of a file the diff leaves out).
+    (repo / "cli.py").write_text("staged = 1\n")
+    git(repo, "add", "cli.py")
+    (repo / "cli.py").write_text(CALLERS)
     store = SessionStore()
     diff = load_git_diff(str(repo), store=store).file_path
     assert _search_counts(diff, "render", store) == _grep_counts(repo, "-F", "render")

@@ -194,13 +194,13 @@ def _tree(loaded: Session, side: str) -> _Tree:
     if isinstance(cached, _Tree):
         return cached
     source = side_source(loaded)
-    treeish = source.base if side == "old" else source.head
-    if side == "old" and treeish is None:
-        files: list[TreeFile] = []
-    elif side == "new" and source.kind != "commits":
-        files = tree_files(source.repo, None if source.kind == "index" else source.base)
-        if source.kind == "worktree" and source.base is None:
-            files = []
+    # The tree listed (None: the index): the base's for the old side and for the work
+    # tree (its files the diff leaves out are the base's), else the head or the index.
+    treeish = source.head if side == "new" and source.kind == "commits" else source.base
+    if side == "new" and source.kind == "index":
+        files = tree_files(source.repo, None)
+    elif treeish is None:
+        files = []  # the range starts at the root (or an unborn branch): nothing before it
     else:
         files = tree_files(source.repo, treeish)
     local: dict[str, str] = {}
@@ -324,6 +324,7 @@ def _run(
     search = _Search(loaded, side, compiled)
     found = search.found
     prefilter = None
+    # (files listed with no tree: the index's, which git grep --cached reads)
     if literal is not None and tree.files and (literal[1] or literal[0].isascii()):
         prefilter = files_with(tree.repo, tree.treeish, literal[0], case_sensitive=literal[1])
         if side == "new" and tree.local and prefilter is not None:
