@@ -450,6 +450,10 @@ CODE_SEARCH_FILES_NAMED = 10
 """Files named when some are left out of a search (too large): the rest are
 counted."""
 
+CODE_SEARCH_FRAME_CHARS = 4_000
+"""Characters of a search_code answer besides its hits (totals, notes naming
+files left out, the references note): the hits fill the answer but this."""
+
 CODE_SEARCH_TIME_BUDGET = 60.0
 """Seconds one tree-wide search may take, checked between files; past it the
 search stops with an error saying to narrow it.  A regex runs in linear time

@@ -150,6 +150,8 @@ def test_any_file_at_either_side_is_git_show(repo: Path, bare: Path, where: str)
                 assert "unchanged" not in opened
     with pytest.raises(FileNotInDiff, match="neither in the diff nor in"):
         open_file_version(diff, "src/parser.py", store=store)
+    with pytest.raises(FileNotInDiff, match="docs is a directory"):
+        open_file_version(diff, "docs", store=store)
     with pytest.raises(InvalidArgument, match="no path of the repository"):
         open_file_version(diff, "../outside.py", store=store)
 
@@ -224,6 +226,12 @@ def test_search_code_pages_and_bounds(repo: Path) -> None:
     diff = load_git_diff(str(repo), "main~1..main", store=store).file_path
     hit = search_code(diff, "needle", store=store).hits[0]
     assert hit.text is not None and "needle" in hit.text and len(hit.text) <= 202
+    # 600 long matching lines (and long.txt's): a page of 500 would not fit one answer; it is cut.
+    commit(repo, {"wide.txt": ("needle " + "w" * 400 + "\n") * 600})
+    diff = load_git_diff(str(repo), "main~1..main", store=store).file_path
+    page = search_code(diff, "needle", max_results=500, store=store).to_dict()
+    assert page["total"] == 601 and len(json.dumps(page, separators=(",", ":"))) <= 80_000
+    assert 100 < len(page["hits"]) == page["next_offset"] < 500
     for bad in ({"pattern": ""}, {"pattern": "a\nb"}, {"pattern": "x", "max_results": 0}):
         with pytest.raises(InvalidArgument):
             search_code(diff, **{"pattern": "x", **bad}, store=store)  # type: ignore[arg-type]

@@ -21,8 +21,9 @@ a CRLF line's CR is not part of it, so ``$`` matches before it).  A fixed
 string is first looked for by ``git grep -l -F`` (files holding it; ASCII
 text, or case kept); a user's regex never reaches git grep's engine.
 
-Bounds: at most :data:`MAX_RESULTS` hits a page from ``offset``, each line cut
-to :data:`TEXT_CHARS` characters around its match; :data:`KEPT_HITS` hits kept
+Bounds: at most :data:`MAX_RESULTS` hits a page from ``offset`` (fewer when they
+would not fit one answer), each line cut to :data:`TEXT_CHARS` characters around
+its match; :data:`KEPT_HITS` hits kept
 for paging (``total`` counts every one); files over :data:`MAX_FILE_BYTES`
 are not searched and a tree past :data:`MAX_TREE_BYTES` is searched in part
 (the answer names what was left out); :data:`TIME_BUDGET` seconds, checked
@@ -49,11 +50,14 @@ from typing import Any
 from ..diff.model import DiffKind
 from ..diff.patterns import PathQuery
 from ..errors import FileToolError, InvalidArgument
+from ..files.answer_size import json_size
 from ..files.matchers import TextMatcher, window_hits
 from ..git.repo import Repo
 from ..git.trees import TreeFile, files_with, read_tree_blobs, tree_files
+from ..limits import CHARS_PER_TOKEN, RESPONSE_TOKENS
 from ..limits import CODE_SEARCH_BINARY_PROBE as _BINARY_PROBE
 from ..limits import CODE_SEARCH_FILES_NAMED as _LISTED
+from ..limits import CODE_SEARCH_FRAME_CHARS as FRAME_CHARS
 from ..limits import CODE_SEARCH_KEPT_HITS as KEPT_HITS
 from ..limits import CODE_SEARCH_MAX_FILE_BYTES as MAX_FILE_BYTES
 from ..limits import CODE_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
@@ -358,8 +362,19 @@ def _merged(stored: list[TreeFile], local: list[str], tree: _Tree) -> Iterator[t
         yield path, tree.local_content(path)
 
 
+def _fitting(hits: list[CodeHit]) -> list[CodeHit]:
+    """As many of ``hits`` as one answer holds (at least one; the rest of the answer,
+    notes included, is counted as :data:`FRAME_CHARS`)."""
+    used = FRAME_CHARS
+    for count, hit in enumerate(hits):
+        used += json_size(hit.to_dict()) + 1
+        if count and used > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+            return hits[:count]
+    return hits
+
+
 def _page(found: _Found, tree: _Tree, side: str, max_results: int, offset: int) -> CodeSearch:
-    hits = found.hits[offset : offset + max_results]
+    hits = _fitting(found.hits[offset : offset + max_results])
     following = offset + len(hits)
     return CodeSearch(
         tuple(hits),

@@ -433,6 +433,14 @@ def _outside_diff(loaded: Session, where: _Where, file_path: str, side: str) -> 
                 "files by their content, list_chunks lists the diff's."
             ),
         )
+    kind = object_info(where.repo, found).type
+    if kind in ("tree", "commit"):
+        what = "a directory" if kind == "tree" else "a submodule (a commit of another repository)"
+        raise FileNotInDiff(
+            f"{path} is {what} in {revision} ({side} side), not a file.",
+            suggestion=f"Open one of its files; search_code with file_pattern='{path}/**' "
+            "finds them.",
+        )
     info = _lookup(where, side, path, found)
     assert info is not None  # a full id from the object store
     name = os.path.basename(path)
