@@ -87,6 +87,11 @@ COMMIT_FILES_LISTED = 20
 """Files listed per commit by list_commits (the rest are counted): a merge or
 a rename sweep touches thousands."""
 
+COMMIT_BODY_CHARS = 8_000
+"""Characters of a commit's message list_commits gives with include_body (the
+rest is counted, ``body_cut``): a generated message of megabytes must not take
+the answer; a review's messages are a few paragraphs."""
+
 COMMITS_PAGE_MAX = 200
 """Commits a list_commits page holds at most: 200 entries of a few files each
 stay under one answer's ~20k tokens."""

@@ -315,6 +315,12 @@ def test_commit_bodies_are_git_log_format_B(repo: Path, bare: Path, tmp_path: Pa
             assert entry["body"] + "\n" == body
         assert "all of them." in listed[0]["body"]
         assert "body" not in list_commits(diff, store=store).to_dict()["commits"][0]
+    commit(repo, {"x.txt": "x\n"}, "Long\n\n" + "word " * 3_000)
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main~1..main", store=store).file_path
+    (long,) = list_commits(diff, include_body=True, store=store).to_dict()["commits"]
+    whole = run_git(repo, "log", "-1", "--format=%B", "main").stdout[:-1]
+    assert long["body"] == whole[:8_000] and long["body_cut"] == len(whole) - 8_000
     log = tmp_path / "log.diff"
     log.write_bytes(git_bytes(repo, "log", "-p", "main..feature"))
     mail = tmp_path / "one.patch"

@@ -21,7 +21,8 @@
 Pages of ``limit`` commits (newest first, as git lists them; a stream in its
 own order) from ``offset``, fewer when they would not fit one response; each commit lists at most :data:`FILES_LISTED`
 files, with their total; ``include_body``: each commit's whole message
-(``body``, as ``git log --format=%B`` gives it; a stream's from its header).  The list is read once per session and query.
+(``body``, as ``git log --format=%B`` gives it; a stream's from its header),
+cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list is read once per session and query.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..git.history import missing_commits
 from ..git.log import LoggedCommit, range_commits
 from ..git.repo import discover
 from ..git.revisions import resolve_commit
+from ..limits import COMMIT_BODY_CHARS as BODY_CHARS
 from ..limits import COMMIT_FILES_LISTED as FILES_LISTED
 from ..limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
 from ..limits import COMMITS_PAGE_MAX as MAX_LIMIT
@@ -80,7 +82,9 @@ class CommitEntry:
         if len(self.files) > FILES_LISTED:
             entry["files_total"] = len(self.files)
         if self.body is not None:
-            entry["body"] = self.body
+            entry["body"] = self.body[:BODY_CHARS]
+            if len(self.body) > BODY_CHARS:
+                entry["body_cut"] = len(self.body) - BODY_CHARS
         return entry
 
 
