@@ -15,13 +15,13 @@ from gitrepo import commit, git, git_bytes, init_repo, run_git
 from mcpkit import RunningServer
 
 from diffchunk.errors import FileNotInDiff, InvalidArgument, NotARange
-from diffchunk.review.code_search import find_references, search_code
-from diffchunk.review.commits import list_commits
-from diffchunk.review.file_versions import open_file_version
-from diffchunk.review.loading import load_diff
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
-from diffchunk.review.symbol_list import list_symbols
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.loading import load_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools.code_search import find_references, search_code
+from diffchunk.review.tools.commits import list_commits
+from diffchunk.review.tools.file_versions import open_file_version
+from diffchunk.review.tools.symbol_list import list_symbols
 
 LIB = '''"""A library."""
 
@@ -340,7 +340,7 @@ def test_a_single_format_patch_file_is_a_stream_of_one_commit(repo: Path, tmp_pa
     assert listing["source"] == "stream" and listing["total"] == 1
     assert listing["commits"][0]["id"] == git(repo, "rev-parse", "feature")
     from diffchunk.diff.lean import expand, render_lean
-    from diffchunk.review.diff_tools import get_chunk
+    from diffchunk.review.tools.diff_tools import get_chunk
 
     # The same mail saved with CRLF lines (a mail client, a download on Windows): the
     # lean view dropped its message into the commit's header line.

@@ -57,14 +57,14 @@ def _diff_adding(path: Path, line: str) -> Path:
 
 SEARCH_DIFF = """
     import json, sys
-    from diffchunk.review.diff_search import search_diff
+    from diffchunk.review.tools.diff_search import search_diff
     found = search_diff(sys.argv[1], sys.argv[2], regex=True)
     print(json.dumps(found.to_dict()))
 """
 
 SEARCH_CONTENT = """
     import json, sys
-    from diffchunk.files.service import search_content
+    from diffchunk.files.content_search import search_content
     shown = search_content(sys.argv[1], sys.argv[2], fuzzy=False, regex=True).to_dict()
     counted = search_content(
         sys.argv[1], sys.argv[2], fuzzy=False, regex=True, count_only=True
@@ -100,8 +100,8 @@ def test_search_content_with_a_backtracking_pattern_answers_at_once(
 
 SEARCH_CODE = """
     import json, sys
-    from diffchunk.review.code_search import search_code
-    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.tools.code_search import search_code
+    from diffchunk.review.ranges.load import load_git_diff
     diff = load_git_diff(sys.argv[1], "HEAD~1..HEAD").file_path
     found = search_code(diff, sys.argv[2], regex=True)
     print(json.dumps(found.to_dict()))

@@ -54,7 +54,7 @@ def search_code(
       diffchunk search-code -e parse_args main..feature
       diffchunk search-code -e 'def \\w+_pager' --regex --side old main..feature
     """
-    from ..review.code_search import search_code as core
+    from ..review.tools.code_search import search_code as core
 
     path = _load(params)
     found = core(
@@ -81,7 +81,7 @@ def refs(
     Examples:
       diffchunk refs -s echo_via_pager 8.4.2..8.5.0
     """
-    from ..review.code_search import find_references
+    from ..review.tools.code_search import find_references
 
     path = _load(params)
     found = find_references(path, symbol, side, max_results, offset).to_dict()
@@ -100,7 +100,7 @@ def show(file_path: str, side: str, as_json: bool, **params: Any) -> None:
     Examples:
       diffchunk show --path src/click/parser.py 8.4.2..8.5.0 --side old
     """
-    from ..review.file_versions import open_file_version
+    from ..review.tools.file_versions import open_file_version
 
     path = _load(params)
     opened = open_file_version(path, file_path, side)
@@ -119,7 +119,7 @@ def show(file_path: str, side: str, as_json: bool, **params: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def symbols(file_path: str, offset: int, as_json: bool, **params: Any) -> None:
     """List every definition one file's change touches."""
-    from ..review.symbol_list import list_symbols
+    from ..review.tools.symbol_list import list_symbols
 
     path = _load(params)
     found = list_symbols(path, file_path, offset).to_dict()

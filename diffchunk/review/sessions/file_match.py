@@ -1,0 +1,86 @@
+"""Which file of a diff a query names: an exact path, case ignored, a renamed file's
+old path, or a glob matching exactly one file; the error for none or several names
+the closest paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...diff.patterns import PathPatterns
+from ...diff.pipeline import Review
+from ...errors import FileNotInDiff, InvalidArgument
+from ...limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
+
+
+def _all_paths(review: Review) -> list[str]:
+    seen: dict[str, None] = {}
+    for fd in review.parsed.files:
+        seen.setdefault(fd.path, None)
+    return list(seen)
+
+
+def _closest(query: str, paths: Iterable[str]) -> list[str]:
+    pool = list(paths)
+    if len(pool) <= MAX_CANDIDATES:
+        return pool
+    try:
+        from rapidfuzz import fuzz, process
+
+        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=MAX_CANDIDATES)
+        return [str(item[0]) for item in ranked]
+    except ImportError:  # pragma: no cover - rapidfuzz is a dependency
+        import difflib
+
+        return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
+
+
+def match_file(review: Review, file_path: str) -> str:
+    """The one path of the diff ``file_path`` names (see the module docstring)."""
+    found = find_file(review, file_path)
+    if found is None:
+        query, paths = file_path.strip(), _all_paths(review)
+        raise FileNotInDiff(
+            f"No file of the diff matches {query!r}. "
+            f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
+            suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
+            cli_suggestion="Pass an exact path as `diffchunk review` lists it, or a glob such "
+            "as '*name*'.",
+        )
+    return found
+
+
+def find_file(review: Review, file_path: str) -> str | None:
+    """The one path of the diff ``file_path`` names; None when it names none (several,
+    or an empty query, raise)."""
+    if not isinstance(file_path, str) or not file_path.strip():
+        raise InvalidArgument(
+            "file_path is empty.",
+            suggestion="Pass a path from list_chunks (e.g. 'src/main.py') or a glob "
+            "matching exactly one file.",
+            cli_suggestion="Pass a path as `diffchunk review` lists it (e.g. 'src/main.py') or "
+            "a glob matching exactly one file.",
+        )
+    query = file_path.strip()
+    paths = _all_paths(review)
+    renamed_from = {fd.old_path: fd.path for fd in review.parsed.files if fd.old_path}
+    glob = PathPatterns([query], name="file_path")
+    for candidates in (
+        [p for p in paths if p == query],
+        [p for p in paths if p.lower() == query.lower()],
+        [renamed_from[query]] if query in renamed_from else [],
+        [p for p in paths if glob.matches(p)],
+    ):
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            shown = candidates[:MAX_CANDIDATES]
+            more = (
+                f" (and {len(candidates) - len(shown)} more)"
+                if len(candidates) > len(shown)
+                else ""
+            )
+            raise FileNotInDiff(
+                f"{query!r} matches {len(candidates)} files of the diff: {', '.join(shown)}{more}.",
+                suggestion="Pass one exact path, or a more specific glob.",
+            )
+    return None

@@ -1,0 +1,288 @@
+"""Finding a file in a loaded diff: ``find_chunks_for_files`` and ``get_file_diff``.
+
+Paths match case-insensitively with .gitignore rules
+(:class:`~diffchunk.diff.patterns.PathPatterns`); a path exactly as listed
+matches itself even where it reads differently as a glob.  A query that
+matches no file, or several, gets an error naming the closest paths.
+
+``find_chunks_for_files`` answers the list of matching chunks when it fits one
+answer; otherwise (or when ``offset``/``limit`` ask for part of it) a page,
+filled by :func:`~diffchunk.review.paging.fill_page` like ``list_chunks``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...diff.formatter import format_chunk, normalize_format
+from ...diff.model import Excluded, FileDiff
+from ...diff.patterns import PathQuery
+from ...diff.pipeline import Review
+from ...errors import InvalidArgument
+from ...files.answer_size import json_size
+from ...limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
+from ..answers import CHARS_PER_TOKEN, fit_response
+from ..paging import check_page, fill_page
+from ..sessions.file_match import match_file
+from ..sessions.loading import session
+from ..sessions.store import Session, SessionStore
+
+
+def _query(pattern: str) -> PathQuery:
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise InvalidArgument(
+            "The pattern is empty.",
+            suggestion="Pass a glob such as '*.py', 'src/**' or an exact path from list_chunks.",
+        )
+    return PathQuery(pattern, name="pattern")
+
+
+def _wanted(review: Review, pattern: str) -> set[str]:
+    """The paths of ``review``'s chunks that ``pattern`` selects.
+
+    A path as listed (case ignored, as in the globs) matches itself too, even
+    where it reads differently as a glob (``app/[id]/page.tsx``, or a name
+    shown with backslash escapes): the whole ``pattern`` (a name may hold a
+    comma), or one of its comma-separated items (:meth:`PathQuery.matches`).
+    """
+    query = _query(pattern)
+    return {path for path in review.file_to_chunks if query.matches(path)}
+
+
+def _numbers(review: Review, wanted: set[str]) -> list[int]:
+    return sorted({n for path in wanted for n in review.file_to_chunks[path]})
+
+
+def find_chunks_for_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> list[int]:
+    """Numbers of the chunks holding files that match ``pattern`` (sorted; see
+    :func:`_wanted` for what matches)."""
+    review = session(absolute_file_path, store).review
+    return _numbers(review, _wanted(review, pattern))
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFiles:
+    """A chunk holding files that match a query: those files and their lines in it."""
+
+    chunk: int
+    files: tuple[tuple[str, int], ...]  # (path, lines of diff text in this chunk)
+    files_total: int | None = None  # set when ``files`` is cut to fit one answer
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "chunk": self.chunk,
+            "files": [{"path": path, "lines": lines} for path, lines in self.files],
+        }
+        if self.files_total is not None:
+            result["files_total"] = self.files_total
+        return result
+
+
+def _chunk_files(review: Review, number: int, wanted: set[str]) -> ChunkFiles:
+    counts = review.chunks[number - 1].file_line_counts
+    return ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted))
+
+
+def find_chunks_with_files(
+    absolute_file_path: str, pattern: str, *, store: SessionStore | None = None
+) -> tuple[ChunkFiles, ...]:
+    """The chunks holding files that match ``pattern`` (as :func:`find_chunks_for_files`
+    matches them), each with the matching files it holds and their lines in it (all of
+    them: :func:`find_chunks_page` is the answer of the tool)."""
+    review = session(absolute_file_path, store).review
+    wanted = _wanted(review, pattern)
+    return tuple(_chunk_files(review, n, wanted) for n in _numbers(review, wanted))
+
+
+@dataclass(frozen=True, slots=True)
+class FoundChunks:
+    """One answer of ``find_chunks_for_files``: the chunks from ``offset`` that fit."""
+
+    chunks: tuple[ChunkFiles, ...]
+    total: int  # chunks matching in all
+    offset: int = 0
+    next_offset: int | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Whether this answer holds every matching chunk."""
+        return self.offset == 0 and len(self.chunks) == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        """The page: ``chunks``, ``total`` and ``next_offset`` when more remain."""
+        result: dict[str, Any] = {
+            "chunks": [c.to_dict() for c in self.chunks],
+            "total": self.total,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        return result
+
+    def answer(self) -> list[dict[str, Any]] | dict[str, Any]:
+        """What the tool answers: the list of chunks as it always was when it holds
+        them all, else the page (:meth:`to_dict`)."""
+        return [c.to_dict() for c in self.chunks] if self.whole else self.to_dict()
+
+
+def find_chunks_page(
+    absolute_file_path: str,
+    pattern: str,
+    offset: int = 0,
+    limit: int | None = None,
+    *,
+    store: SessionStore | None = None,
+    max_chars: int | None = PAGE_CHARS,
+) -> FoundChunks:
+    """The chunks holding files that match ``pattern`` from ``offset`` (at most ``limit``)
+    with their matching files, as many as fit ``max_chars`` characters of JSON (None:
+    all); a chunk whose files alone exceed them lists as many as fit (``files_total``)."""
+    review = session(absolute_file_path, store).review
+    wanted = _wanted(review, pattern)
+    numbers = _numbers(review, wanted)
+    total = len(numbers)
+    check_page(offset, limit, total, "chunks")
+    end = total if limit is None else min(total, offset + limit)
+
+    def sized(i: int) -> tuple[ChunkFiles, int]:
+        entry = _chunk_files(review, numbers[i], wanted)
+        return entry, json_size(entry.to_dict())
+
+    used = json_size(FoundChunks((), total, offset, next_offset=total).to_dict())
+    page, stop = fill_page(
+        sized, offset, end, max_chars, used=used, shorten=_shortened, separator=1
+    )
+    return FoundChunks(tuple(page), total, offset, stop if stop < total else None)
+
+
+def _shortened(entry: ChunkFiles, size: int, room: int) -> tuple[ChunkFiles, int]:
+    """A chunk's entry whose files alone exceed ``room`` characters (thousands of files
+    in one chunk), with as many of them as fit (one at least) and their total."""
+    keep = len(entry.files)
+    cut = entry
+    while keep > 1 and size > room:
+        keep = max(1, min(keep - 1, keep * room // size))
+        cut = ChunkFiles(entry.chunk, entry.files[:keep], len(entry.files))
+        size = json_size(cut.to_dict())
+    return cut, size
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiffText:
+    path: str
+    data: bytes  # the file's sections, exactly as in the loaded diff
+    sections: int  # how many sections (several in a multi-commit stream)
+    excluded: Excluded | None  # why it is not in any chunk, if it is not
+
+
+def get_file_diff_bytes(
+    absolute_file_path: str, file_path: str, *, store: SessionStore | None = None
+) -> FileDiffText:
+    """The whole diff of one file (all its sections), even if split or excluded."""
+    review = session(absolute_file_path, store).review
+    path = match_file(review, file_path)
+    sections: list[FileDiff] = [fd for fd in review.parsed.files if fd.path == path]
+    data = b"".join(review.parsed.raw(fd) for fd in sections)
+    excluded = next((ex for ex in review.excluded if ex.path == path), None)
+    if excluded is not None and path in review.file_to_chunks:
+        excluded = None  # excluded in one commit, kept in another
+    return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
+
+
+#: What ``get_file_diff`` shows around each change: the hunks as the diff has
+#: them, or widened to the whole definition around them (:mod:`.symbol_context`).
+CONTEXTS = ("hunks", "symbol")
+
+
+def get_file_diff(
+    absolute_file_path: str,
+    file_path: str,
+    format: str = "raw",
+    *,
+    store: SessionStore | None = None,
+    context: str = "hunks",
+) -> str:
+    """The diff text of one file in ``format`` (see :func:`~.chunk_text.get_chunk`); an
+    excluded file is served with a note saying why, a text larger than one answer is
+    cut with a note saying how to read on.
+
+    ``context="symbol"`` widens each hunk to the whole function or class around
+    it at the new revision (a valid patch still)."""
+    fmt = normalize_format(format)
+    if context not in CONTEXTS:
+        raise InvalidArgument(
+            f"context must be one of {', '.join(CONTEXTS)}, got {context!r}.",
+            suggestion="'hunks' shows the diff as it is; 'symbol' widens each hunk to the "
+            "whole definition around it.",
+        )
+    loaded = session(absolute_file_path, store)
+    result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
+    notes = []
+    widened = None
+    if context == "symbol":
+        from .symbol_context import symbol_context
+
+        widened, note = symbol_context(absolute_file_path, loaded, result.path, store)
+        if widened is not None:
+            result = FileDiffText(result.path, widened, 1, result.excluded)
+        if note:
+            notes.append(note)
+    legend = ""
+    if fmt == "lean":
+        from ...diff.lean import render_lean  # on first use: most calls are raw
+
+        view = render_lean(result.data)
+        whole, legend = view.text, view.legend()
+    else:
+        whole = format_chunk(result.data, fmt)
+    text, left_out = fit_response(whole)
+    if result.excluded is not None:
+        ex = result.excluded
+        why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
+        notes.append(f"{result.path} is excluded from the chunks ({why})")
+    if left_out:
+        notes.append(_read_on(loaded, result, text, left_out, whole, fmt))
+        head = f"=== {'; '.join(notes)} ==="
+    elif notes:
+        head = f"=== {'; '.join(notes)}; its full diff follows ==="
+    elif legend:
+        tokens, raw_tokens = len(text) // CHARS_PER_TOKEN, len(result.data) // CHARS_PER_TOKEN
+        head = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
+    else:
+        return text
+    return f"{head}\n{legend}\n\n{text}" if legend else f"{head}\n\n{text}"
+
+
+def _read_on(
+    loaded: Session,
+    result: FileDiffText,
+    text: str,
+    left_out: int,
+    whole: str,
+    fmt: str,
+) -> str:
+    """The note of a file's diff cut to fit one answer: how much is left out, where it
+    is served whole, and (raw text of the diff file's own lines) where to read on."""
+    review = loaded.review
+    tokens = len(whole) // CHARS_PER_TOKEN
+    shown = text.count("\n")
+    numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
+    more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
+    # The diff file's own lines: not those of a view with its context reduced,
+    # nor of a widened diff or another format.
+    own_lines = fmt == "raw" and loaded.options.context_lines is None
+    if result.sections == 1 and own_lines:
+        fd = next((f for f in review.parsed.files if f.path == result.path), None)
+        if fd is not None and review.parsed.raw(fd) == result.data:
+            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
+            rest = (
+                f'read_content(absolute_file_path="{loaded.path}", offset={line}) '
+                "reads on from there"
+            )
+            more = f"{more}; {rest}" if more else rest
+    return (
+        f"{result.path}: ~{tokens} tokens, more than one response holds; the first "
+        f"{shown} lines follow and {left_out} more are left out" + (f" ({more})" if more else "")
+    )

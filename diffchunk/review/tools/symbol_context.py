@@ -1,0 +1,80 @@
+"""``get_file_diff(..., context="symbol")``: a file's diff with each hunk widened to the
+whole definition around it, at the new revision.
+
+The new side comes from ``open_file_version`` (a snapshot of the new blob,
+or the work tree's file checked against the diff), its outline from the
+file tools; each run of changed lines is widened to the innermost function,
+method or class that holds its first and its last line, when that
+definition has at most :data:`MAX_SYMBOL_LINES` lines (a change in a huge
+class's body keeps its hunk as it is).  Hunks are rewritten by
+:func:`diffchunk.diff.widen.widen_hunks`: a valid patch still.  Where the
+hunks cannot be widened (a deleted, binary or renamed-only file, several
+sections of one path, a file type without outline), the file's diff is
+served as it is, with a note saying why; where the outline's bounds cut it
+(nesting, time: :mod:`diffchunk.files.outline`), a note says so too.
+"""
+
+from __future__ import annotations
+
+from ...diff.hunk import Hunk, hunks_once
+from ...diff.model import DiffKind
+from ...diff.widen import changed_new_lines, split_lines, widen_hunks
+from ...errors import DiffchunkError
+from ...files.outline import OutlineItem, enclosing_path, outline_for_file
+from ...limits import MAX_SYMBOL_LINES
+from ..sessions.store import Session, SessionStore
+from .file_versions import open_file_version
+
+
+def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:
+    """The lines of the innermost definition holding ``line`` (None: none, or too long)."""
+    path = enclosing_path(outline, line)
+    if not path or path[-1].end_line - path[-1].line_number + 1 > MAX_SYMBOL_LINES:
+        return None
+    return path[-1].line_number, path[-1].end_line
+
+
+def _wanted(
+    loaded: Session, hunks: tuple[Hunk, ...], outline: list[OutlineItem]
+) -> list[tuple[int, int]]:
+    data = loaded.review.parsed.data
+    wanted = []
+    for hunk in hunks:
+        changed = changed_new_lines(data, hunk)
+        first, last = (changed[0], changed[-1]) if changed else (hunk.new_start, hunk.new_start)
+        spans = [s for s in (_around(outline, first), _around(outline, last)) if s is not None]
+        wanted.append((min([first, *(s[0] for s in spans)]), max([last, *(s[1] for s in spans)])))
+    return wanted
+
+
+def symbol_context(
+    absolute_file_path: str, loaded: Session, path: str, store: SessionStore | None
+) -> tuple[bytes | None, str | None]:
+    """The widened diff of ``path`` (None when it cannot be widened) and a note on it."""
+    sections = [fd for fd in loaded.review.parsed.files if fd.path == path]
+    if len(sections) != 1:
+        return None, f"{path} has {len(sections)} sections in this diff: shown as they are"
+    fd = sections[0]
+    if fd.new_path is None:
+        return None, f"{path} is deleted: it has no new revision to widen the hunks in"
+    if fd.kind is DiffKind.COMBINED or fd.is_binary or not fd.hunks:
+        return None, f"{path} has no text hunks to widen"
+    try:
+        version = open_file_version(absolute_file_path, path, "new", store=store)
+    except DiffchunkError as exc:
+        return None, f"the new revision of {path} cannot be read ({exc.message}): hunks as they are"
+    with open(version.path, "rb") as fh:
+        content = fh.read()
+    cut: list[str] = []
+    outline = outline_for_file(version.path, ("blob", version.blob), content, cut=cut)
+    if not outline:
+        why = "; ".join(cut) if cut else "its file type has none"
+        return None, f"{path} has no outline ({why}): hunks as they are"
+    hunks = tuple(hunks_once(fd.hunks))
+    data = loaded.review.parsed.data
+    widened = widen_hunks(data, hunks, split_lines(content), _wanted(loaded, hunks, outline))
+    header = bytes(data[fd.start : fd.header_end])
+    note = None
+    if cut:
+        note = f"the outline of {path} is cut ({'; '.join(cut)}): hunks there are as they are"
+    return header + widened, note
