@@ -20,7 +20,6 @@ against the empty tree; a bare repository accepts commit ranges only.
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 from enum import Enum
@@ -276,6 +275,8 @@ def _revision_hint(repo: Repo, rev: str) -> str:
     hint = "Run `git log --oneline` or `git branch -a` to find valid names"
     if not names:
         return hint + "."
+    import difflib  # only for this error: a diff's load does not pay for it
+
     close = difflib.get_close_matches(rev, names, n=REVISION_HINT_CLOSE, cutoff=0.6)
     recent = [n for n in names if n not in close][: REVISION_HINT_NAMES - len(close)]
     shown = ", ".join(recent)
