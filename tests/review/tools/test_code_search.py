@@ -1,7 +1,7 @@
-"""The whole codebase at either side of a range: any file (as git show REV:PATH), a
-tree-wide search (as git grep -c), references (as git grep -w filtered by Python's ast),
-commit bodies (as git log --format=%B), every changed symbol of a file; through the
-stdio client, in a work tree and a bare clone."""
+"""The whole codebase at either side of a range, against git: any file (git show
+REV:PATH), search_code (git grep -c), find_references (git grep -w filtered by Python's
+ast), commit bodies (git log --format=%B), a single format-patch file, list_symbols, the
+unknown-revision hint, the CLI twins and the stdio client; in a work tree and a bare clone."""
 
 from __future__ import annotations
 
