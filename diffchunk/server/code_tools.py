@@ -28,11 +28,9 @@ def open_file_version(
     side: str = "new",
     absolute_repo_path: str | None = None,
 ) -> str:
-    """To see code outside the hunks: any file of the repository as it is on one side
-    ("new" or "old") of the diff, as a read-only snapshot whose "path" the file tools
-    read with the diff's line numbers (read_content mode="semantic", search_content,
-    get_overview); a file the diff does not show says "unchanged". A diff file needs
-    absolute_repo_path, the repository its "index" lines name."""
+    """Any file of the repository at side "new" or "old" (not only the diff's), as a
+    read-only snapshot whose "path" the file tools read. A diff file needs
+    absolute_repo_path."""
     with tool_errors():
         found = core_open_file_version(absolute_file_path, file_path, side, absolute_repo_path)
         return to_json(found.to_dict())
@@ -50,11 +48,8 @@ def search_diff(
     max_results: int = DIFF_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Find the lines of a diff's hunks that match a text (or a regex: Python syntax, no
-    backreferences or lookaround): each hit's file, chunk, side, line number in that
-    side's revision, kind ("+", "-", " ") and text.
-    side: "both", "new" or "old"; changed_only leaves out context lines;
-    file_pattern: globs of the files to search; max_results and offset page."""
+    """Lines of the diff's hunks matching a text or regex: file, chunk, side, line,
+    text. changed_only: no context; file_pattern: globs. Pages: offset."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,
@@ -78,10 +73,8 @@ def list_commits(
     limit: int = COMMITS_PAGE_DEFAULT,
     include_body: bool = False,
 ) -> str:
-    """The commits of a diff (a range's, or those a git log -p / format-patch file
-    holds): id, subject, author, date, files; with file_path, only those touching it.
-    Of a since-review diff: those new or rewritten since the review ("since_review").
-    include_body: each commit's whole message ("body")."""
+    """The diff's commits: id, subject, author, date, files; file_path: only those
+    touching it; include_body: each whole message."""
     with tool_errors():
         found = core_list_commits(absolute_file_path, file_path, offset, limit, include_body)
         return to_json(found.to_dict())
@@ -98,9 +91,8 @@ def search_code(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Search every file of a range's tree at one side ("new" or "old"), not only the
-    diff: each hit's path, line, text and "in_diff"; counts as git grep -c.
-    regex: Python syntax; file_pattern: globs; max_results and offset page."""
+    """Search every file of a range's tree at side "new" or "old" (as git grep): path,
+    line, text, "in_diff". regex: Python syntax; file_pattern: globs."""
     with tool_errors():
         found = core_search_code(
             absolute_file_path,
@@ -123,9 +115,8 @@ def find_references(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Where a name is used across a range's tree at one side: the callers to check
-    for a changed definition, each line with the definition it sits in ("in").
-    Textual plus syntax-aware, not a type checker."""
+    """Callers of a name across a range's tree at one side, each line with the
+    definition it sits in ("in"); textual plus outline, not a type checker."""
     with tool_errors():
         found = core_find_references(absolute_file_path, symbol, side, max_results, offset)
         return to_json(found.to_dict())
@@ -133,7 +124,6 @@ def find_references(
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def list_symbols(absolute_file_path: str, file_path: str, offset: int = 0) -> str:
-    """Every definition one file's change touches (a listing shows 5 and
-    "symbols_more"), paged from offset."""
+    """Every definition one file's change touches (listings show 5)."""
     with tool_errors():
         return to_json(core_list_symbols(absolute_file_path, file_path, offset).to_dict())

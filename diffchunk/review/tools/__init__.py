@@ -11,7 +11,8 @@
 ``search_code`` and ``find_references`` (:mod:`.code_search`, the definition
 around each hit in :mod:`.references`), ``list_symbols`` (:mod:`.symbol_list`)
 and ``export_review`` (:mod:`.exporting`).  ``load_diff`` is the sessions'
-(:mod:`diffchunk.review.sessions.loading`).
+(:mod:`diffchunk.review.sessions.loading`); the plan a load answers with
+(files by kind, facts, the whole change when small) is :mod:`.plan`.
 
 This package imports nothing when it is imported: a tool's module loads only
 what that tool needs.
