@@ -42,6 +42,10 @@ DIFF_SEARCH_DEFAULT_RESULTS = 50
 """Hits a search_diff page holds unless asked otherwise (the tool's
 ``max_results`` default)."""
 
+CODE_SEARCH_DEFAULT_RESULTS = 50
+"""Hits of a search_code or find_references page unless asked otherwise (the
+tools' ``max_results`` default): as search_diff."""
+
 # ---------------------------------------------------------------------------
 # Sessions and memory
 # ---------------------------------------------------------------------------

@@ -36,8 +36,12 @@ SUBCOMMANDS: dict[str, str] = {
     "hook": "diffchunk.cli.hook",
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
+    "refs": "diffchunk.cli.code",
     "review": "diffchunk.cli.review",
+    "search-code": "diffchunk.cli.code",
+    "show": "diffchunk.cli.code",
     "status": "diffchunk.cli.record",
+    "symbols": "diffchunk.cli.code",
     "web": "diffchunk.cli.web",
 }
 
@@ -52,7 +56,7 @@ class DiffchunkGroup(click.Group):
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in SUBCOMMANDS:
             module = importlib.import_module(SUBCOMMANDS[cmd_name])
-            command = getattr(module, cmd_name)
+            command = getattr(module, cmd_name.replace("-", "_"))
             assert isinstance(command, click.Command)
             self.add_command(command, cmd_name)
         return command

@@ -180,8 +180,9 @@ def _read_end(
             "total_lines is not computed for head reads of files this large; "
             "get_overview counts them."
         )
-    # "truncated" says that more lines follow: never after a tail, which ends at
-    # the file's last line (its start_line says what comes before).
+    # "truncated" says that more lines follow: not after a whole tail, which ends at
+    # the file's last line (its start_line says what comes before); a tail cut to fit
+    # one answer is truncated (see _result).
     truncated = False if total is None or mode == "tail" else (lines.count < total)
     return _result(lines, total, mode, truncated, warnings, None)
 
@@ -293,8 +294,8 @@ def _result(
             end_line -= dropped
     count -= dropped
     notes.append(_stopped(mode, count, start_line, end_line))
-    # A tail cut at its start still ends at the last line: nothing more follows.
-    return result(text, start_line, end_line, count, mode != "tail")
+    # Cut to fit: fewer lines than asked (a tail's missing ones come before it).
+    return result(text, start_line, end_line, count, True)
 
 
 def _stopped(mode: str, count: int, start_line: int | None, end_line: int | None) -> str:

@@ -155,6 +155,24 @@ def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
                 new += 1
 
 
+def changed_lines(review: Review, side: str) -> dict[str, set[int]]:
+    """The numbers of the lines each file's diff changes on ``side``: the ``+`` lines'
+    new numbers (``new``), or the ``-`` lines' old numbers (``old``), by the file's path
+    on that side."""
+    kind = "+" if side == "new" else "-"
+    found: dict[str, set[int]] = {}
+    for fd in review.parsed.files:
+        path = fd.new_path if side == "new" else fd.old_path
+        if path is None or fd.kind is DiffKind.COMBINED:
+            continue
+        numbers = found.setdefault(path, set())
+        for line in _lines(review, fd):
+            number = line.new if side == "new" else line.old
+            if line.kind == kind and number is not None:
+                numbers.add(number)
+    return found
+
+
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
     if not isinstance(pattern, str) or pattern == "":
         raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
