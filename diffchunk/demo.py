@@ -22,14 +22,15 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import click
 
 from .cli import main as cli_main
 from .git.runner import GitCommand
 
-SHOWN_LINES = 30
-WIDTH = 100
+SHOWN_LINES = 30  # lines of a chunk the demo prints: enough to see what it holds
+WIDTH = 100  # the width of the demo's rules: the CLI's help width
 
 
 # The demo's commits: a fixed identity (git runs with none of the machine's config).
@@ -148,20 +149,15 @@ def _mcp_command() -> str:
 @contextlib.contextmanager
 def _isolated(workdir: Path, repo: Path) -> Iterator[None]:
     """In ``repo``, with a record and a cache of the demo's own."""
-    saved = {key: os.environ.get(key) for key in ("DIFFCHUNK_STATE_DIR", "DIFFCHUNK_CACHE_DIR")}
+    directories = {"DIFFCHUNK_STATE_DIR": str(workdir / "state")}
+    directories["DIFFCHUNK_CACHE_DIR"] = str(workdir / "cache")
     here = os.getcwd()
-    os.environ["DIFFCHUNK_STATE_DIR"] = str(workdir / "state")
-    os.environ["DIFFCHUNK_CACHE_DIR"] = str(workdir / "cache")
-    os.chdir(repo)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with mock.patch.dict(os.environ, directories):
+        os.chdir(repo)
+        try:
+            yield
+        finally:
+            os.chdir(here)
 
 
 def _step(why: str, args: list[str], stdin: str | None = None) -> None:

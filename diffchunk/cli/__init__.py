@@ -24,14 +24,12 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
+from .params import CONTEXT_SETTINGS
 from .terminal import COLOR_MODES, colour_on, configure
 from .wording import cli_terms
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
 
 # Subcommands, imported on first use: `diffchunk review` does not pay for the
 # file tools' or the hook's imports.  A value is "module" (the command is the
@@ -45,9 +43,13 @@ SUBCOMMANDS: dict[str, str] = {
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
     "next": "diffchunk.cli.review:next_command",
+    "refs": "diffchunk.cli.code",
     "review": "diffchunk.cli.review",
     "reviews": "diffchunk.cli.reviews",
+    "search-code": "diffchunk.cli.code:search_code",
+    "show": "diffchunk.cli.code",
     "status": "diffchunk.cli.record",
+    "symbols": "diffchunk.cli.code",
     "web": "diffchunk.cli.web",
 }
 
@@ -86,7 +88,7 @@ class DiffchunkGroup(click.Group):
                 pass
             ctx.exit(0)
         except Exception as exc:
-            if os.environ.get("DIFFCHUNK_DEBUG"):
+            if settings.flag("DIFFCHUNK_DEBUG"):
                 traceback.print_exc()
             click.echo(
                 f"Error: unexpected {type(exc).__name__}: {exc} "

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..review.export import FORMATS
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 from .targets import (
     TARGET_PARAMETERS,
     TargetCommand,
@@ -17,8 +17,6 @@ from .targets import (
     load_target,
     target_options,
 )
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)

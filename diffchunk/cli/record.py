@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..limits import SHORT_ID
 from ..review.record.clip import clip
 from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
+from .params import CONTEXT_SETTINGS
 from .targets import (
     TARGET_PARAMETERS,
     TargetCommand,
@@ -29,8 +31,6 @@ from .terminal import paged, paint
 if TYPE_CHECKING:
     from ..review.page.files import ReviewFiles
     from ..review.record.results import Finding, ReviewStatus, SinceStatus
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,11 +76,11 @@ def _title(status: ReviewStatus) -> str:
     source = status.review.source
     revision = status.revision
     if source.kind == "git":
-        base = (revision.base or "empty tree")[:12]
-        head = (revision.head or "working tree")[:12]
+        base = (revision.base or "empty tree")[:SHORT_ID]
+        head = (revision.head or "working tree")[:SHORT_ID]
         limited = f" -- {' '.join(revision.paths)}" if revision.paths else ""
         return f"{source.shown_range}{limited} in {source.repository_path} ({base}..{head})"
-    return f"{source.diff_file} (sha256 {revision.sha256[:12]})"
+    return f"{source.diff_file} (sha256 {revision.sha256[:SHORT_ID]})"
 
 
 def _summary_lines(status: ReviewStatus) -> list[str]:
@@ -115,7 +115,7 @@ def _since_lines(since: SinceStatus | None) -> list[str]:
     if since is None:
         return []
     revision = since.revision
-    shown = f"{(revision.base or 'empty tree')[:12]}..{(revision.head or '')[:12]}"
+    shown = f"{(revision.base or 'empty tree')[:SHORT_ID]}..{(revision.head or '')[:SHORT_ID]}"
     files = since.files
     compared = (
         f"{files['unchanged']} unchanged, {files['changed']} changed, {files['new']} new, "

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..limits import SHORT_ID
 from ..review.results import ChunkEntry, ChunkListing, FileDetail, LoadSummary, RangeSummary
 from .output import names_cell, shell_word
 from .targets import suggested_command
@@ -99,7 +100,7 @@ def _excluded_lines(listing: ChunkListing) -> list[str]:
     for e in excluded:
         why = e.reason + (f" ({e.detail})" if e.detail else "")
         if e.commit:
-            why += f"  [commit {e.commit[:12]}]"
+            why += f"  [commit {e.commit[:SHORT_ID]}]"
         lines.append(f"  {e.path:<{width}}  {paint(why, 'excluded')}")
     return lines
 
@@ -110,8 +111,8 @@ def render_range_overview(
     """The overview of a range: what was compared, the chunks, and how to read them
     (``target``: the command's target parameters, which the hints repeat)."""
     path = summary.file_path
-    base = (summary.base or "empty tree")[:12]
-    head = (summary.head or ("index" if "index" in summary.range else "working tree"))[:12]
+    base = (summary.base or "empty tree")[:SHORT_ID]
+    head = (summary.head or ("index" if "index" in summary.range else "working tree"))[:SHORT_ID]
     reused = " (cached diff reused)" if summary.cached else ""
     limited = f" -- {' '.join(summary.paths)}" if summary.paths else ""
     title = f"{summary.range}{limited} in {summary.repo}: {base}..{head}{reused}"
@@ -140,14 +141,15 @@ def render_range_overview(
 
 def since_lines(summary: RangeSummary) -> list[str]:
     """What changed since the last review, as ``diffchunk review RANGE`` prints it."""
-    since = summary.since_review
-    if since is None:
+    if summary.since_review is None:
         return [f"  {summary.since_note}"] if summary.since_note is not None else []
-    from ..limits import SINCE_PATHS_LISTED as LISTED
-    from ..review.record.since import gone_note
+    from ..review.record.since import LISTED, SinceReview, gone_note
+
+    since = summary.since_review
+    assert isinstance(since, SinceReview)  # the record's, which a result only carries
 
     revision = since.revision
-    shown = f"{(revision.base or 'empty tree')[:12]}..{(revision.head or '')[:12]}"
+    shown = f"{(revision.base or 'empty tree')[:SHORT_ID]}..{(revision.head or '')[:SHORT_ID]}"
     lines = [f"Since the review of {shown} ({revision.loaded_at}): history {since.history}"]
     compared = since.comparison
     if compared is None:

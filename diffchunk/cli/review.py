@@ -19,7 +19,7 @@ from ..diff.options import FORMATS
 from ..errors import PathError
 from ..fdio import replace_file
 from .output import echo_json
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 from .render import colour_diff
 from .targets import (
     TargetCommand,
@@ -33,8 +33,6 @@ from .terminal import colour_on, paged
 
 if TYPE_CHECKING:
     from ..review.results import ChunkListing, LoadSummary, RangeSummary
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _json_overview(summary: LoadSummary | RangeSummary, listing: ChunkListing) -> dict[str, Any]:

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..limits import SHORT_ID
 from .output import echo_json
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 from .terminal import paged, paint
 
 if TYPE_CHECKING:
     from ..review.page.latest import RepositoryReview
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _coverage(review: RepositoryReview) -> tuple[int, int] | None:
@@ -55,7 +54,7 @@ def _line(row: dict[str, Any]) -> str:
     target = ("--staged " if row["staged"] else "") + (row["range"] or "(uncommitted changes)")
     if row["paths"]:
         target += " -- " + " ".join(row["paths"])
-    shown = f"{(row['base'] or 'empty tree')[:12]}..{(row['head'] or 'work tree')[:12]}"
+    shown = f"{(row['base'] or 'empty tree')[:SHORT_ID]}..{(row['head'] or 'work tree')[:SHORT_ID]}"
     covered = f"{row['reviewed']}/{row['files']}" if row["files"] is not None else "?"
     opened = ", ".join(f"{n} {s}" for s, n in row["open_findings"].items()) or "none"
     return (

@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .. import settings
+
 COLOR_MODES = ("auto", "always", "never")
 PAGER_ENV = "DIFFCHUNK_PAGER"
 DEFAULT_PAGER = "less -FRX"
@@ -117,11 +119,12 @@ def paint(text: str, style: str) -> str:
 def pager_command() -> str | None:
     """The pager the user names (see the module doc); None: no pager (also when none is
     named and ``less`` is not installed)."""
-    for name in (PAGER_ENV, "PAGER"):
-        value = os.environ.get(name)
-        if value is not None:
-            value = value.strip()
-            return None if value in ("", "cat") else value
+    named = settings.given(PAGER_ENV)
+    if named is None:
+        named = os.environ.get("PAGER")
+    if named is not None:
+        named = named.strip()
+        return None if named in ("", "cat") else named
     import shutil
 
     return DEFAULT_PAGER if shutil.which("less") else None

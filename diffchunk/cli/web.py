@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..paths import is_diff_file, review_repo_path
+from .params import CONTEXT_SETTINGS
 from .targets import (
     TARGET_PARAMETERS,
     TargetCommand,
@@ -23,8 +24,6 @@ from .targets import (
     progress_printer,
     target_options,
 )
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _latest(target: dict[str, Any]) -> dict[str, Any]:
@@ -58,12 +57,12 @@ def _since_loader(target: dict[str, Any]) -> Any:
         summary = ranges.load_range(
             target["target"], target["repo"], target["staged"], options, None, since_review=True
         )
+        from ..review.record.since import SinceReview, gone_note
+
         since = summary.since_review
         if since is not None and since.full_diff is not None:
             return summary.file_path, None
-        if since is not None and since.comparison is None:
-            from ..review.record.since import gone_note
-
+        if isinstance(since, SinceReview) and since.comparison is None:
             return None, gone_note(since.revision)
         return None, summary.since_note or "Nothing to compare with."
 

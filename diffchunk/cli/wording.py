@@ -6,7 +6,7 @@ max_results``...).  The CLI prints none of those spellings: every error,
 warning and note it prints passes :func:`cli_terms`, which puts the CLI's
 option or command in place of each tool parameter or tool (``--tail``,
 ``--count``, ``--max-results``, ``diffchunk file edit``...).  The table is the
-one place that knows both vocabularies; ``tests/test_cli_wording.py`` scans
+one place that knows both vocabularies; ``tests/cli/test_wording.py`` scans
 every message literal of the lower layers and the CLI's outputs for a tool
 parameter left untranslated.
 """
@@ -108,6 +108,10 @@ _WORDS = {
     "list_findings": "diffchunk finding list",
     "update_finding": "diffchunk finding update",
     "export_review": "diffchunk export",
+    "search_code": "diffchunk search-code",
+    "find_references": "diffchunk refs",
+    "open_file_version": "diffchunk show",
+    "list_symbols": "diffchunk symbols",
 }
 
 # A name in running text: not a piece of a path, a file name or a longer word.

@@ -146,3 +146,15 @@ def test_the_pager_quit_early_ends_the_output_quietly(repo: Path, tmp_path: Path
         _environment(tmp_path, DIFFCHUNK_PAGER=str(head)),
     )
     assert code == 0 and out.count("\n") <= 2
+
+
+def test_an_empty_diffchunk_pager_names_none_over_pager(monkeypatch: pytest.MonkeyPatch) -> None:
+    from diffchunk.cli.terminal import pager_command
+
+    monkeypatch.setenv("PAGER", "more")
+    monkeypatch.setenv("DIFFCHUNK_PAGER", " ")
+    assert pager_command() is None
+    monkeypatch.setenv("DIFFCHUNK_PAGER", " less -R ")
+    assert pager_command() == "less -R"
+    monkeypatch.delenv("DIFFCHUNK_PAGER")
+    assert pager_command() == "more"

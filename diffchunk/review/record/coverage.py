@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .changes import FileChange, LoadedDiff, PartRef
+from .changes import FileChange, PartRef, RecordedDiff
 from .results import ChunkStatus, Totals
 from .store import now
 
@@ -111,7 +111,7 @@ def totals(states: Iterable[tuple[FileChange, str]]) -> Totals:
     )
 
 
-def _share_state(marks: Marks, loaded: LoadedDiff, ref: PartRef) -> tuple[bool, bool]:
+def _share_state(marks: Marks, loaded: RecordedDiff, ref: PartRef) -> tuple[bool, bool]:
     """``(reviewed, seen)`` of one file's share of a chunk."""
     change = loaded.file(ref.path)
     reviewed = is_reviewed(marks, change) or (
@@ -125,7 +125,7 @@ def _share_state(marks: Marks, loaded: LoadedDiff, ref: PartRef) -> tuple[bool, 
     return reviewed, seen
 
 
-def chunk_status(marks: Marks, loaded: LoadedDiff, number: int) -> ChunkStatus:
+def chunk_status(marks: Marks, loaded: RecordedDiff, number: int) -> ChunkStatus:
     refs = loaded.chunk_parts(number)
     shares = [_share_state(marks, loaded, ref) for ref in refs]
     if shares and all(r for r, _ in shares):
@@ -140,7 +140,7 @@ def chunk_status(marks: Marks, loaded: LoadedDiff, number: int) -> ChunkStatus:
     return ChunkStatus(chunk=number, status=status, files=files)
 
 
-def next_chunk(marks: Marks, loaded: LoadedDiff) -> int | None:
+def next_chunk(marks: Marks, loaded: RecordedDiff) -> int | None:
     """The first chunk not wholly reviewed (None when every chunk is)."""
     for number in loaded.chunk_numbers():
         if chunk_status(marks, loaded, number).status != "reviewed":
@@ -184,7 +184,7 @@ def add_marks(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
     kind: str,
 ) -> None:
@@ -213,7 +213,7 @@ def remove_reviewed(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
 ) -> None:
     """Take back the reviewed marks of each share of the current change.
