@@ -998,6 +998,20 @@ STATUS_CHANGED_LISTED = 50
 """Files whose change moved since their mark that review_status names (the count
 is always whole): enough to act on, and the full list pages by state."""
 
+EXPORT_FLUSH_CHARS = 1 << 20
+"""Characters an export holds before it writes them to its destination: a few
+megabytes of text at most, whatever the size of the review (a million files'
+HTML is gigabytes)."""
+
+MARKED_LISTED = 100
+"""Files a mark_reviewed answer names (``marked``); a glob marking more has them
+counted (``marked_total``): the answer of '**' over a million files stays small."""
+
+RECORD_CHANGES_KEPT = 1_024
+"""Files' changes a loaded diff keeps once built for the record (the last ones
+used): a page of a listing or a review's findings reuses them, and a diff of a
+million files never holds a million of them."""
+
 SEEN_MEMORY_ENTRIES = 4_096
 """Shares this process remembers having recorded as seen, so a chunk read again
 writes nothing: a few hundred bytes each, far more than one review reads."""

@@ -22,6 +22,7 @@ from typing import Literal, NamedTuple
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffBuffer, DiffData, trimmer
 from diffchunk.diff.model import Commit, FileDiff, ParsedDiff, Segment, SegmentKind
+from diffchunk.diff.table import FileTable
 from diffchunk.errors import NotADiffError
 
 from ...limits import COLOR_PROBE_BYTES
@@ -95,9 +96,10 @@ class SectionReader:
     - ``not_lazy``: where the whole-file hunk check last failed (the general
       git section reader need not check those hunks again).
 
-    Everything the reader keeps from its input is ``bytes`` (or refers to
-    ``data`` through offsets, as :class:`~diffchunk.diff.hunk.LazyHunks`
-    do), also when ``data`` is a ``bytearray`` that grows meanwhile.
+    The file sections go to a :class:`~diffchunk.diff.table.FileTable`, which
+    keeps them in columns.  Everything the reader keeps from its input is
+    ``bytes`` or offsets into ``data`` (lazy hunks, path tokens), also when
+    ``data`` is a ``bytearray`` that grows meanwhile.
     """
 
     __slots__ = (
@@ -118,7 +120,7 @@ class SectionReader:
         self.data = data
         self.limit = len(data)  # the input ends here (a cut, while a stream is read)
         self.lazy = lazy
-        self.files: list[FileDiff] = []
+        self.files = FileTable(data)
         self.segments: list[Segment] = []
         self.commits: list[Commit] = []
         self.gap_start = 0
@@ -136,6 +138,7 @@ class SectionReader:
         """
         self.data = data
         self.limit = limit
+        self.files.rebind(data)
 
     def read_to_end(self, pos: int = 0) -> ParsedDiff:
         """Read every section from line offset ``pos`` on, and give the parse of all
@@ -194,7 +197,8 @@ class SectionReader:
 
     def malformed_since(self, mark: Checkpoint) -> bool:
         """Whether a file section or a gap read since ``mark`` was flagged malformed."""
-        return any(f.malformed is not None for f in self.files[mark.files :]) or any(
+        files = self.files
+        return any(files.malformed(i) is not None for i in range(mark.files, len(files))) or any(
             seg.kind is _SEG_MALFORMED for seg in self.segments[mark.segments :]
         )
 
@@ -310,13 +314,13 @@ class SectionReader:
                 f"{self.stripped_hunks} hunk(s) contain empty lines read as context lines "
                 "whose leading space was stripped"
             )
-        bad = sum(1 for f in self.files if f.malformed)
+        bad = self.files.malformed_count()
         if bad:
             warnings.append(f"{bad} file section(s) look malformed; they are kept as written")
         warnings.extend(self._outside_sections())
         return ParsedDiff(
             data=data,
-            files=tuple(self.files),
+            files=self.files,
             segments=tuple(self.segments),
             commits=tuple(self.commits),
             warnings=tuple(warnings),

@@ -147,13 +147,16 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class MarkResult:
-    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after."""
+    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after;
+    ``marked_total`` counts them when ``marked`` names only the first few (a glob over
+    thousands of files)."""
 
     marked: tuple[str, ...]
     reviewed: bool
     totals: Totals
     next_chunk: int | None
     partly: tuple[str, ...] = ()  # files of which only some parts are now marked
+    marked_total: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -164,6 +167,8 @@ class MarkResult:
         }
         if self.partly:
             result["partly"] = list(self.partly)
+        if self.marked_total is not None:
+            result["marked_total"] = self.marked_total
         return result
 
 
