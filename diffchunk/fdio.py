@@ -12,7 +12,7 @@ import contextlib
 import errno
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .errors import FileToolError
 from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
@@ -177,6 +177,17 @@ def replace_file(
     companion files): a crash may leave it empty, never half-replaced by another
     name.  OSError on failure.
     """
+    with replacing(target, mode=mode, durable=durable) as write:
+        write(data)
+
+
+@contextlib.contextmanager
+def replacing(
+    target: str | os.PathLike[str], *, mode: int | None = None, durable: bool = True
+) -> Iterator[Callable[[bytes], None]]:
+    """:func:`replace_file` for content written in pieces: the ``write`` given appends
+    to the temporary file; leaving the block normally renames it over ``target``,
+    leaving it by an exception removes it (``target`` stays as it was)."""
     path = os.fspath(target)
     directory = os.path.dirname(path) or "."
     if mode is None:
@@ -197,7 +208,7 @@ def replace_file(
         raise FileExistsError(f"no free temporary name beside {path}")
     try:
         try:
-            write_all(fd, data)
+            yield lambda data: write_all(fd, data)
             os.fchmod(fd, mode)
             if durable:
                 os.fsync(fd)

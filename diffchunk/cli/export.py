@@ -53,16 +53,22 @@ def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
       gh api repos/OWNER/REPO/pulls/N/reviews --input review.json
       diffchunk export changes.diff --format sarif --status all --out review.sarif
     """
-    from ..review.exporting import export_review, write_export
+    from ..review.exporting import export_to_file, write_review
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
     diff_path, _ = load_target(target)
-    exported = export_review(diff_path, fmt, status)
     if out is not None:
-        write_export(exported, out)
-        click.echo(f"Wrote {exported.format} ({exported.findings} finding(s)) to {out}", err=True)
+        written = export_to_file(diff_path, out, fmt, status)
+        click.echo(f"Wrote {written.format} ({written.findings} finding(s)) to {out}", err=True)
         return
     if sys.stdout is not None:
-        sys.stdout.write(exported.text)
-        if not exported.text.endswith("\n"):
-            sys.stdout.write("\n")
+        stdout = sys.stdout
+        last: list[str] = ["\n"]
+
+        def write(text: str) -> None:
+            stdout.write(text)
+            last[0] = text[-1:] or last[0]
+
+        write_review(diff_path, write, fmt, status)
+        if last[0] != "\n":
+            stdout.write("\n")

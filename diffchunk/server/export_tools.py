@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..review.exporting import export_file_note
-from ..review.exporting import export_review as core_export_review
+from ..review.exporting import export_answer
 from ..review.listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
@@ -17,7 +16,7 @@ def export_review(absolute_file_path: str, format: str = "markdown", status: str
     export larger than an answer is written to a file the answer names.
     """
     with tool_errors():
-        exported = core_export_review(absolute_file_path, format, status)
-        if len(exported.text) <= RESPONSE_TOKENS * CHARS_PER_TOKEN:
-            return exported.text
-        return to_json(export_file_note(exported, absolute_file_path))
+        answer = export_answer(
+            absolute_file_path, format, status, limit=RESPONSE_TOKENS * CHARS_PER_TOKEN
+        )
+        return answer if isinstance(answer, str) else to_json(answer)

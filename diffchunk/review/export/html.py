@@ -29,8 +29,9 @@ from typing import Any
 
 from . import describe
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
-from .html_diff import DiffRows, visible
+from .html_diff import DiffRows, Rows, visible
 from .html_style import style_sheet
+from .sink import TextSink, collect
 
 #: No script, no loading of anything; inline styles only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -42,11 +43,20 @@ def _e(text: object) -> str:
 
 def render_html(document: Mapping[str, Any], diffs: Mapping[str, str] | None = None) -> str:
     """The review as one self-contained HTML page (see the module docstring)."""
+    return collect(lambda out: write_html(document, out, diffs))
+
+
+def write_html(
+    document: Mapping[str, Any], out: TextSink, diffs: Mapping[str, str] | None = None
+) -> None:
+    """:func:`render_html`, written to ``out`` as it is made: a file's rows at a time
+    (those of a file with findings are made twice, once to learn which findings sit
+    under a line, which the page says above the rows)."""
     export = load_document(document)
     groups = {g.path: g.findings for g in export.by_file()}
-    out: list[str] = [_head(export)]
+    out.append(_head(export))
     out.append(_summary(export))
-    out.append(_file_list(export, groups))
+    _file_list(export, groups, out)
     out.append(_index(export))
     out.append("<section class=diffs><h2>Changes</h2>")
     if diffs is None:
@@ -69,7 +79,6 @@ def render_html(document: Mapping[str, Any], diffs: Mapping[str, str] | None = N
         f"<footer>Exported {_e(export.exported_at)} by {_e(export.tool_name)} "
         f"{_e(export.tool_version)}.</footer></body></html>\n"
     )
-    return "".join(out)
 
 
 def _head(export: ReviewExport) -> str:
@@ -123,6 +132,8 @@ def _summary(export: ReviewExport) -> str:
 
 
 def _counts(findings: tuple[ExportFinding, ...]) -> str:
+    if not findings:
+        return ""
     parts = []
     for severity in SEVERITIES:
         n = sum(1 for f in findings if f.severity == severity)
@@ -131,11 +142,13 @@ def _counts(findings: tuple[ExportFinding, ...]) -> str:
     return " ".join(parts)
 
 
-def _file_list(export: ReviewExport, groups: dict[str, tuple[ExportFinding, ...]]) -> str:
-    out = [
+def _file_list(
+    export: ReviewExport, groups: dict[str, tuple[ExportFinding, ...]], out: TextSink
+) -> None:
+    out.append(
         f"<section><h2>Files ({len(export.files)})</h2><table class=files><tr><th>File</th>"
         "<th>Change</th><th>Review state</th><th>Lines</th><th>Findings</th></tr>"
-    ]
+    )
     for file in export.files:
         lines = "binary" if file.binary else f"+{file.added} −{file.removed}"
         state = _state(file.state)
@@ -147,7 +160,6 @@ def _file_list(export: ReviewExport, groups: dict[str, tuple[ExportFinding, ...]
             f"<td>{_counts(groups.get(file.path, ()))}</td></tr>"
         )
     out.append("</table></section>\n")
-    return "".join(out)
 
 
 def _change(file: ExportFile) -> str:
@@ -177,7 +189,7 @@ def _file_section(
     path: str,
     findings: tuple[ExportFinding, ...],
     diff_text: str | None,
-    out: list[str],
+    out: TextSink,
 ) -> None:
     """One file: its summary line, findings not on a line, and its diff with findings inline."""
     anchor = f" id=file-{file.index}" if file is not None else ""
@@ -190,41 +202,51 @@ def _file_section(
         f"<details class=file{anchor}{opened}><summary><code>{_e(path)}</code> {facts} "
         f"{_counts(findings)}</summary><div class=file-body>"
     )
-    rows: list[str] | None = None
     placed: set[int] = set()
-    if diff_text:
-        on_lines = [f for f in findings if f.on_lines]
-        usable = on_lines if file is not None and not file.binary else []
-        rows, placed = _diff_rows(diff_text, usable, file)
+    usable: list[ExportFinding] = []
+    if diff_text and file is not None and not file.binary:
+        usable = [f for f in findings if f.on_lines]
+    if usable:  # which findings the rows take, known before the rows are written
+        placed = _diff_rows(diff_text or "", usable, file, _NOWHERE)
     loose = [f for f in findings if f.id not in placed]
     if loose:
         out.append("<div class=file-note>")
-        if rows is not None:
+        if diff_text:
             out.append("<div class=label>Findings not on a line of this diff</div>")
         out += [_card(f, file, with_lines=True, anchor=True) for f in loose]
         out.append("</div>")
-    if rows is not None:
+    if diff_text:
         out.append("<table class=diff>")
-        out += rows
+        _diff_rows(diff_text, usable, file, out)
         out.append("</table>")
     elif not findings:
         out.append("<p class=file-note>No diff text for this file in the export.</p>")
     out.append("</div></details>\n")
 
 
+class _Nowhere:
+    """Rows written to nowhere (to learn which findings they place)."""
+
+    def append(self, text: str, /) -> None:
+        pass
+
+
+_NOWHERE = _Nowhere()
+
+
 def _diff_rows(
-    text: str, findings: list[ExportFinding], file: ExportFile | None
-) -> tuple[list[str], set[int]]:
-    """The diff's rows with ``findings`` under their last lines, and the ids placed."""
+    text: str, findings: list[ExportFinding], file: ExportFile | None, out: Rows
+) -> set[int]:
+    """Write the diff's rows with ``findings`` under their last lines to ``out``; the ids
+    placed."""
     new: dict[int, list[tuple[int, str]]] = {}
     old: dict[int, list[tuple[int, str]]] = {}
     for f in findings:
         target = new if f.side == "new" else old
         target.setdefault(f.end_line or 0, []).append((f.id, _finding_row(f, file)))
     rows = DiffRows(new, old)
-    out: list[str] = []
     rows.render(text, out)
-    return out, set(rows.placed)
+    return set(rows.placed)
 
 
 def _finding_row(finding: ExportFinding, file: ExportFile | None) -> str:

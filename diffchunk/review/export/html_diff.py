@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from ...diff.hunk import number_lines, read_hunk_header
 
@@ -48,6 +49,12 @@ _META = (
 _CONTROL = {c: 0x2400 + c for c in range(32) if c not in (9, 10)}
 _CONTROL[127] = 0x2421
 _HAS_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class Rows(Protocol):
+    """Where rows go: a list, or a sink that writes them on (anything with ``append``)."""
+
+    def append(self, text: str, /) -> None: ...
 
 
 def visible(text: str) -> str:
@@ -77,7 +84,7 @@ class DiffRows:
         self._old = dict(old_findings)
         self.placed: list[int] = []
 
-    def render(self, diff_text: str, out: list[str]) -> None:
+    def render(self, diff_text: str, out: Rows) -> None:
         """Append the rows of ``diff_text`` (one file's raw diff) to ``out``."""
         lines = visible(diff_text).split("\n")
         if lines and lines[-1] == "":
@@ -92,7 +99,7 @@ class DiffRows:
                 body = lines[at : at + header[1] + header[3] + 2]
                 at += self._body(body, header, out)
 
-    def _body(self, body: list[str], header: tuple[int, int, int, int], out: list[str]) -> int:
+    def _body(self, body: list[str], header: tuple[int, int, int, int], out: Rows) -> int:
         """The rows of one hunk's body, each followed by the findings that end on it; how
         many lines of ``body`` are the hunk's (fewer than its header says when the body
         is cut short: git never writes one, a hand-edited diff may)."""
@@ -120,13 +127,13 @@ class DiffRows:
                     self._place(new_map.pop(new), out)
         return rows
 
-    def _place(self, findings: Sequence[tuple[int, str]], out: list[str]) -> None:
+    def _place(self, findings: Sequence[tuple[int, str]], out: Rows) -> None:
         for finding_id, row in findings:
             out.append(row)
             self.placed.append(finding_id)
 
     @staticmethod
-    def _other(line: str, out: list[str]) -> tuple[int, int, int, int] | None:
+    def _other(line: str, out: Rows) -> tuple[int, int, int, int] | None:
         """A line outside a hunk body: a hunk header (its ranges returned) or a header line."""
         if line.startswith("@@"):
             out.append(f"<tr class=h><td><td><td>{line}")
