@@ -223,10 +223,11 @@ class Prescreen:
         *,
         table: Sequence[FileDiff] | None = None,
     ) -> None:
-        """Judge ``files``, sections of ``table`` (default: ``files`` itself) whose text
-        ``data`` holds at their recorded offsets."""
+        """Judge ``files``, sections of ``table`` (default: ``files`` itself, a parse's
+        table) whose text ``data`` holds at their recorded offsets."""
         owner = table if table is not None else files
-        assert isinstance(owner, Sequence)
+        if not isinstance(owner, FileTable):
+            raise TypeError("Prescreen.add: name the table the files are sections of")
         if self._table is None:
             self._table = owner
         elif owner is not self._table:

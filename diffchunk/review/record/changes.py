@@ -262,18 +262,20 @@ class LoadedDiff:
     def _first_sections(self) -> Sequence[int]:
         firsts = self._firsts
         if firsts is None:
-            files = self._files
-            repeated = files.repeated()
-            if repeated:
-                later = {i for ids in repeated.values() for i in ids[1:]}
-                firsts = array("q", (i for i in range(len(files)) if i not in later))
-            else:
-                firsts = range(len(files))
-            self._repeated = repeated
-            n = len(firsts)
-            self._digests = bytearray(32 * n)
-            self._known = bytearray(n)
-            self._firsts = firsts
+            with self._lock:  # once: the arrays below are written by every thread after
+                firsts = self._firsts
+                if firsts is None:
+                    files = self._files
+                    repeated = files.repeated()
+                    if repeated:
+                        later = {i for ids in repeated.values() for i in ids[1:]}
+                        firsts = array("q", (i for i in range(len(files)) if i not in later))
+                    else:
+                        firsts = range(len(files))
+                    self._repeated = repeated
+                    self._digests = bytearray(32 * len(firsts))
+                    self._known = bytearray(len(firsts))
+                    self._firsts = firsts
         return firsts
 
     def count(self) -> int:
