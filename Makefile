@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium screenshot bench bench-git bench-files bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) chromium test-data
-	$(BIN)/pytest
+# The suite on every core (pytest-xdist; tests/conftest.py keeps the workers apart), and
+# its slowest tests listed at the end, so that a slower suite shows.  --dist worksteal:
+# each worker takes a contiguous half of the tests (a module's shared server and
+# repositories are made once) and an idle one takes half of what another has left (the
+# suite's long tests do not all end up on one worker).  Bytecode is written (whatever
+# PYTHONDONTWRITEBYTECODE says): each worker rewrites the test modules' asserts, 6 s of
+# CPU that the next run reads back from __pycache__.
+unit: $(STAMP) chromium git-man test-data
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
 # once into .test-data/ (tests/test_files_outline_large.py says how when it is missing).
@@ -43,18 +50,36 @@ test-data:
 		|| echo "typescript.js could not be fetched (npm pack typescript@5 failed)"; \
 	fi
 
-# The HTML export is tested in Debian's headless chromium: installed here when it is missing
-# and this runs as root with apt-get; otherwise (or when the install fails) that test skips
-# and says how to install it.
+# The HTML export and the review page are tested in Debian's headless chromium (the page
+# through Debian's chromedriver): installed here when missing and this runs as root with
+# apt-get; otherwise (or when the install fails) those tests skip and say how to install them.
 chromium:
-	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing chromium for the HTML export's browser test"; \
+	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; } && [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium and chromium-driver for the browser tests"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
-		|| echo "chromium could not be installed: the browser test will skip"; \
+			apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } \
+		|| echo "chromium could not be installed: the browser tests will skip"; \
 	fi
 
-test: lint typecheck unit
+# The no-program suite reads the config keys to set from git's own manual (git-config.1):
+# installed here when it is missing and this runs as root with apt-get; without it that
+# suite fails and says how to install it (it never tests fewer keys).
+git-man:
+	@if ! ls /usr/share/man/man1/git-config.1* >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null 2>&1; then \
+		echo "installing git's manual pages for the no-program suite"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends git-man >/dev/null; } \
+		|| echo "git-man could not be installed: the no-program suite will fail, saying so"; \
+	fi
+
+# Types beside the suite, after the lint (a few seconds): mypy is one process and the
+# suite one per core, so side by side they keep the cores busy where one after the other
+# left one idle for mypy's 30 s.  The suite's progress shows as it runs; mypy's verdict
+# is printed among it when mypy ends.
+test: lint
+	@$(MAKE) --no-print-directory -j2 typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff
@@ -64,6 +89,15 @@ bench-git: $(STAMP)
 
 bench-files: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_files
+
+# Peak memory of every file tool on a 1 GB file with no line break (written once in $TMPDIR).
+bench-memory: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_memory
+
+# What a slow call does to the others: per slow case, its time, the longest stretch it
+# holds the interpreter lock, and the slowest read_content sent beside it over MCP.
+bench-stalls: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_stalls
 
 bench-startup: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_startup
@@ -88,6 +122,16 @@ bench-incremental: $(STAMP)
 bench-resources: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_resources $(if $(BASELINE),--baseline $(BASELINE))
 
+# What a whole review costs through diffchunk against plain git, in characters: a small and a
+# medium release of real projects (bare clones in $DIFFCHUNK_BENCH_REPOS, default bench-out/repos).
+bench-review: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_review
+
+# The review page of a generated diff of a million lines: the load, the server's answers,
+# and in headless chromium the time to the first render and the page's JS heap.
+bench-web: $(STAMP) chromium
+	$(BIN)/python -m benchmarks.bench_web
+
 # What reading a review costs: every chunk in each format, the listing, the lean folds, the tool list.
 bench-tokens: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_tokens
@@ -100,7 +144,8 @@ bench-load: $(STAMP)
 screenshot: $(STAMP) chromium
 	$(BIN)/python -m tests.support.screenshot --out bench-out/review.png
 
-# Kill edits 100 times, and 2 and 8 concurrent writers x 100 edits.
+# Kill edits 100 times, 2 and 8 concurrent writers x 100 edits, and 200 edits racing an appender
+# (lines written, found in the file, reported in late_write side files, lost).
 faults: $(STAMP)
 	$(BIN)/python -m tests.property.faults --kills 100
 

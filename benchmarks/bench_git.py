@@ -208,9 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["DIFFCHUNK_CACHE_DIR"] = str(cache)
 
-    def clear_cache() -> None:
+    def clear_cache() -> None:  # diffs, and diffchunk's git directory of the repository (git/)
         for entry in cache.iterdir():
-            entry.unlink()
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
     with open(os.devnull, "wb") as null:
 

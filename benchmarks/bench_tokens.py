@@ -139,7 +139,9 @@ def report(m: Measured) -> None:
         print(f"    {kind:<11} {saved:>9,} {_share(saved, raw)}  ({m.fold_counts[kind]:,} folds)")
 
 
-def _find_repo(names: tuple[str, ...]) -> str | None:
+def find_repo(names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` found as a directory under ``$DIFFCHUNK_BENCH_REPOS`` or
+    ``/work/.mirror`` (also used by ``make bench-review``)."""
     bases = [os.environ[v] for v in REPO_DIRS if os.environ.get(v)] + ["/work/.mirror"]
     for base in bases:
         for name in names:
@@ -222,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         ranges = [(r.rsplit(":", 1)[0], r.rsplit(":", 1)[1]) for r in args.range]
         if not args.no_ranges:
             for names, rng in RANGES:
-                repo = _find_repo(names)
+                repo = find_repo(names)
                 if repo is None:
                     print(f"(no repository for {rng}: set DIFFCHUNK_BENCH_REPOS)")
                 else:

@@ -135,9 +135,11 @@ def _start_review(args: list[str]) -> None:
         path = review_repo_path(repo)
         if repo is not None and not os.access(path, os.R_OK):
             return  # click refuses an unreadable --repo: git must not run there
+        from .paths import PathPolicy, roots_in_force
         from .review.early_start import start_early
 
-        start_early(path, target, staged)
+        with roots_in_force(PathPolicy.from_env()):  # as the command itself checks them
+            start_early(path, target, staged)
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted.\n")
         raise SystemExit(130) from None

@@ -9,7 +9,6 @@ configuration.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -23,10 +22,8 @@ SHOWN_LINES = 30
 WIDTH = 100
 
 
-# The demo's commits: a fixed identity, and none of the machine's config.
+# The demo's commits: a fixed identity (git runs with none of the machine's config).
 _DEMO_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_AUTHOR_NAME": "Demo",
     "GIT_AUTHOR_EMAIL": "demo@example.com",
     "GIT_COMMITTER_NAME": "Demo",
@@ -35,7 +32,7 @@ _DEMO_ENV = {
 
 
 def _git(repo: Path, *args: str) -> str:
-    git = GitCommand(("-C", str(repo)), env_extra=_DEMO_ENV)
+    git = GitCommand.in_own_repository(str(repo), _DEMO_ENV)
     return git.run(args).stdout.decode("utf-8")
 
 

@@ -73,6 +73,16 @@ class GitTimeout(GitError):
     """git did not finish in the time allowed and was stopped."""
 
 
+class CallCancelled(DiffchunkError):
+    """The call was cancelled (the MCP client sent ``notifications/cancelled``): its git
+    processes were stopped and its answer is dropped."""
+
+
+class UnsafeRepository(GitError):
+    """A repository that git would read outside the allowed roots, or whose files cannot
+    be read safely (a named pipe or a device where git expects a file)."""
+
+
 class ReviewedRevisionGone(GitError):
     """The commits of a review's reviewed revision are no longer in the repository (pruned
     after a force-push): what changed since cannot be shown."""

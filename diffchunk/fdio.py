@@ -3,7 +3,11 @@
 Shared by the backups and edits of the file tools (and their reader,
 :mod:`diffchunk.files.reader`) and by the private copies of large diffs
 (:mod:`diffchunk.diff.buffer`): nothing here holds more than one block of a
-file in memory.
+file in memory.  :func:`read_small_file` reads the small files of a
+repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named
+pipe or a device there can never block it.  :func:`open_directory_beneath`
+reaches a directory below another without following a symbolic link (a
+snapshot's work-tree file).
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from .errors import FileToolError
 from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
@@ -154,6 +159,45 @@ class BackgroundHash:
         self._cancelled.set()
 
 
+class NotAFile(OSError):
+    """What :func:`read_small_file` was asked to read is not a regular file."""
+
+
+class FileTooLarge(OSError):
+    """What :func:`read_small_file` was asked to read is larger than allowed."""
+
+
+def read_small_file(path: str, max_bytes: int) -> bytes:
+    """The whole content of the regular file ``path``, at most ``max_bytes`` long.
+
+    Opened without blocking (``O_NONBLOCK``: opening a named pipe with no
+    writer, or a device, returns at once) and checked with ``fstat`` on what
+    was opened before anything is read: anything but a regular file raises
+    :class:`NotAFile`, a larger file :class:`FileTooLarge`.  Symbolic links
+    are followed (as git follows them).  Other failures are the ``OSError``
+    of ``open`` (``FileNotFoundError``...).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(errno.EINVAL, "not a regular file", path)
+        if st.st_size > max_bytes:
+            raise FileTooLarge(errno.EFBIG, f"larger than {max_bytes} bytes", path)
+        data = os.read(fd, max_bytes + 1)
+        while data and len(data) <= max_bytes:
+            more = os.read(fd, max_bytes + 1 - len(data))
+            if not more:
+                break
+            data += more
+        if len(data) > max_bytes:  # grew since fstat
+            raise FileTooLarge(errno.EFBIG, f"larger than {max_bytes} bytes", path)
+        return data
+    finally:
+        os.close(fd)
+
+
 def write_all(fd: int, data: bytes | memoryview) -> None:
     """Write all of ``data`` to ``fd`` (a write may take only part of it)."""
     view = memoryview(data)
@@ -232,3 +276,28 @@ def _umask() -> int:
     except (OSError, ValueError):
         pass
     return 0o022
+
+
+def open_directory_beneath(top: str, names: Sequence[bytes]) -> int:
+    """A descriptor of the directory ``top/names[0]/names[1]/...`` (the caller closes it).
+
+    Each name is opened relative to the directory before it, with
+    ``O_NOFOLLOW`` and ``O_DIRECTORY``: a symbolic link below ``top`` is never
+    followed, so what is opened lies under ``top`` whatever the links say
+    (``top`` itself is opened as given).  OSError ``ELOOP`` or ``ENOTDIR``
+    when a name is a link or not a directory, ``EINVAL`` for a name that is
+    empty, ``.`` or ``..`` or holds a ``/``.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(top, flags)
+    try:
+        for name in names:
+            if name in (b"", b".", b"..") or b"/" in name:
+                raise OSError(errno.EINVAL, f"not a single name below {top}", os.fsdecode(name))
+            inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

@@ -275,8 +275,18 @@ SNAPSHOT_MAX_FILES = 5000
 bound on the snapshot directory; a pruned snapshot is written again when a
 file is opened again."""
 
-SNAPSHOT_MAX_BYTES = 1 << 30
-"""Bytes of snapshots kept in all (1 GiB)."""
+SNAPSHOT_MAX_BYTES = 256 << 20
+"""The largest file a snapshot holds (256 MiB; ``DIFFCHUNK_SNAPSHOT_MAX_BYTES``
+changes it), checked before a byte is written: larger than any source file a
+reviewer reads a page at a time (the largest hand-written or amalgamated
+sources are a few MB), far below a blob that fills a disk (a 3 GB blob of an
+8.6 MB repository was written whole)."""
+
+SNAPSHOT_STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
 
 SNAPSHOT_MAX_SOURCES = 16
 """Sources recorded per snapshot (the latest kept): where a blob was seen, not
@@ -285,6 +295,11 @@ a history."""
 SNAPSHOT_READ_BLOCK = 1 << 20
 """Bytes read per step while a snapshot is written or hashed: one block in
 memory, whatever the file's size."""
+
+OBJECT_ID_MIN_DIGITS = 4
+"""The shortest abbreviated object id of a diff file's ``index`` line looked
+up in a repository: git's own minimum (``MINIMUM_ABBREV``; ``rev-parse``
+takes no shorter prefix).  One hex digit named a sixteenth of every object."""
 
 # ---------------------------------------------------------------------------
 # Git
@@ -327,6 +342,46 @@ wrong first; its hints follow."""
 GIT_PROGRESS_EVERY = 0.1
 """Seconds between two reports of git diff's progress: often enough for a
 progress bar, rarely enough not to flood an MCP client."""
+
+GIT_CONFIG_MAX_BYTES = 4 << 20
+"""The largest git config file diffchunk reads (a repository's, the user's, an
+included one): a real config is a few kB; a larger one is refused, never read
+into memory whole."""
+
+GIT_CONFIG_FILES_KEPT = 64
+"""Parsed git config files kept (with their stat) so that the next discovery of
+a repository does not parse them again: a repository's, its includes, the
+user's global and system files; a server meets a few dozen repositories."""
+
+GIT_CONFIG_INCLUDE_DEPTH = 10
+"""Includes followed within includes: git's own limit (``MAX_INCLUDE_DEPTH``),
+past which git refuses the config too."""
+
+GIT_SMALL_FILE_BYTES = 1 << 20
+"""The largest small file of a repository read to find it (``HEAD``, a ``.git``
+file, ``commondir``, ``objects/info/alternates``): git's own bound for a
+``.git`` file; real ones are a line or a few."""
+
+SHALLOW_FILE_BYTES = 16 << 20
+"""The largest ``shallow`` file read to tell where a shallow clone's history is
+cut off: one commit id a line, so 400,000 boundary commits; past it the
+boundary is not told apart (a commit then shows as having no parent)."""
+
+GIT_ALTERNATES_DEPTH = 5
+"""Alternates of alternates followed: git stops at this depth too (it ignores
+deeper ones with an error)."""
+
+GIT_RUN_TIME_LIMIT = 300.0
+"""Seconds a git command that answers (``rev-parse``, ``cat-file``, ``check-attr``,
+``log``...) may run before it is stopped with its children: far more than any
+of them takes on a large repository (seconds), so that a git waiting on
+something that never comes (a named pipe where git expects a file) cannot
+hold a worker thread for good."""
+
+GIT_STREAM_TIME_LIMIT = 1800.0
+"""Seconds a ``git diff`` or ``cat-file blob`` streaming into the cache may run
+before it is stopped: a diff of years of a large project's history takes
+minutes, not half an hour."""
 
 CHANGES_GIT_TIMEOUT = 10.0
 """Seconds any single git call may take while an outline's symbols are marked
@@ -745,6 +800,12 @@ GREP_MIN_BYTES = 8 * 1024 * 1024
 ``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
 a process costs more than the scan."""
 
+GREP_ADDRESS_SPACE = 256 * 1024 * 1024
+"""Address space a grep child may use: GNU grep holds a whole line, about twice
+(133 MB for a 64 MB line), so a gigabyte one-line file took 2 GB in grep
+alone; capped, such a grep fails and the Python scan, which reads a long
+line in pieces, answers (lines up to about 100 MB still go to grep)."""
+
 GREP_LISTING_BLOCK = 1 << 16
 """Bytes of grep's listing read at a time: the listing is read as a stream,
 stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
@@ -757,17 +818,14 @@ DENSE_MATCHES = 16384
 """Matching lines per window after which exact counting switches to
 ``findall`` (faster when nearly every line matches)."""
 
-REGEX_TIME_BUDGET = 2.0
-"""Seconds a regex search may spend on one line window before it is stopped:
-every answer comes within about 2 s, a catastrophic regex included."""
+REGEX_MAX_REPEAT = 1000
+"""The largest repeat count (``x{n}``, ``x{m,n}``) a caller's regex may hold:
+RE2's own bound (a larger one is refused with that message, not RE2's)."""
 
-REGEX_MIN_BUDGET = 0.5
-"""Seconds allowed for any window, however small; larger windows get a share of
-REGEX_TIME_BUDGET in proportion to their size (a few KB of text that takes half
-a second is backtracking, and the whole call stays well under 2 s)."""
-
-REGEX_BUDGET_WINDOW = LINE_WINDOW
-"""The window size REGEX_TIME_BUDGET is given for: one line window."""
+REGEX_MAX_TRANSLATED_CHARS = 1 << 20
+"""Characters of RE2 syntax one caller's regex may be written out as: a class
+holding ``\\W`` becomes about 700 ranges (15 KB), and a pattern of thousands
+of them would be parsed by RE2 only to be refused as too large."""
 
 PIECEWISE_LINE_BYTES = 4 << 20
 """A matched line longer than this (in bytes) is decoded piece by piece, never
@@ -900,6 +958,55 @@ MAX_FUNCTION_NESTING = 2
 """How many functions deep a nested function may sit and still be listed:
 deeper ones are closures, not what an outline is read for."""
 
+OUTLINE_MAX_DEPTH = 16
+"""Definitions nested deeper than this (classes in classes, namespaces...) are
+left out of an outline, and a skeleton elides the blocks kept open that deep:
+real code nests a few levels (C# namespace, class, nested class, method: 4),
+and 2,400 nested classes made every walk of the outline recurse past Python's
+limit (get_overview failed)."""
+
+OUTLINE_MAX_START_DEPTH = 512
+"""Syntax-tree depth below which the outline's query starts no match: the
+definitions of real code sit 20 levels deep or less (typescript.js: 18), and
+tree-sitter's query cursor took 104 s on 150,000 nested functions (0.01 s with
+this bound)."""
+
+OUTLINE_MATCH_LIMIT = 4096
+"""Matches the outline's query cursor may have in progress at once: far above
+what real code needs, a bound on the cursor's memory on hostile input; past it
+the outline says that some definitions may be missing."""
+
+OUTLINE_TIME_BUDGET = 10.0
+"""Seconds one outline's parse and queries may take: the 9 MB typescript.js
+takes about 0.5 s; past it the outline stops where it got to and says so."""
+
+OUTLINE_QUERY_SLICE_BYTES = 128 * 1024
+"""Bytes of source the outline's query covers in one call: tree-sitter holds the
+interpreter for the whole call (512 KB of minified code: 0.4 s under load);
+between calls other threads run and the time budget is checked."""
+
+OUTLINE_PARSE_PIECE_BYTES = 256 * 1024
+"""Bytes handed to the parser at a time: its progress callback, which checks
+the time budget and lets other threads run, comes between steps of the parse."""
+
+PYTHON_MAX_INDENT_CHARS = 256
+"""Lines indented this many whitespace characters deep are blanked before a
+Python parse: tree-sitter-python's scanner overflows its saved state (and the
+process dies) on a string inside 512 levels of indentation, and a line under
+256 characters and 32 tabs (PYTHON_MAX_INDENT_TABS, a tab counting 8 columns
+to it) sits at most 472 columns, so 472 levels, deep."""
+
+PYTHON_MAX_INDENT_TABS = 32
+"""Lines indented this many tabs deep are blanked before a Python parse (see
+PYTHON_MAX_INDENT_CHARS)."""
+
+SKELETON_SCAN_FACTOR = 8
+"""Bytes a skeleton's searches for block ends may scan, as a multiple of the
+file's size: each search scans the block it ends, and nested blocks are
+scanned again by each one around them (2,400 nested Python functions: 86 s of
+scanning); past it the skeleton elides nothing more and the parser reads the
+rest whole."""
+
 OUTLINES_CACHED = 16
 """Outlines of file versions kept (by path and fingerprint)."""
 
@@ -935,6 +1042,16 @@ there were: about 12k tokens at 120 characters a line."""
 MAX_PREVIEW_LINE_CHARS = 400
 """Lines of a preview longer than this are cut."""
 
+PREVIEW_LONG_LINE_BYTES = 4 * MAX_PREVIEW_LINE_CHARS
+"""A line of a preview's region longer than this is read in excerpts (around
+its changes, else its start), never whole: in UTF-8 a character is at most
+four bytes, so a shorter line is cut by MAX_PREVIEW_LINE_CHARS anyway, and a
+gigabyte line no longer costs gigabytes (a 1 GB one-line file took 6.2 GB)."""
+
+PREVIEW_AROUND_CHANGE_BYTES = MAX_PREVIEW_LINE_CHARS // 4
+"""Bytes shown on each side of a change in such a line: the change stays in
+the first MAX_PREVIEW_LINE_CHARS characters shown, with context around it."""
+
 EDIT_IN_MEMORY_BYTES = 32 * 1024 * 1024
 """Files up to this size are read into memory for an edit; bigger ones stream."""
 
@@ -961,6 +1078,34 @@ TEMP_STEM_BYTES = 150
 (``.<name>.diffchunk-XXXXXXXX.tmp``): the whole stays under the 255-byte limit
 of file names.  Stale temporaries of longer names are left alone, as their
 stem could be another file's."""
+
+EDIT_ATTEMPTS = 3
+"""Times an edit (or a revert) is made again from a fresh read when another
+program changed the file before the new version was renamed over it: an
+appender between two lines lets the next attempt through; a file rewritten
+faster than it can be edited is an EditConflict after the third."""
+
+EDIT_CARRY_ROUNDS = 8
+"""Rounds of copying the lines another program appended during an edit into the
+new version before it is renamed over the file: each round copies what came
+during the one before (microseconds); an appender that outpaces eight rounds
+is an EditConflict (the edit is made again from a fresh read)."""
+
+WRITERS_WAIT = 2.0
+"""Seconds an edit waits for programs that hold the file open for writing
+(:mod:`diffchunk.files.writers`) to close it, before the rename (still held:
+the file is not replaced) and after it (still held: reported).  A program
+that opens, appends a line and closes holds it for microseconds; one that
+keeps it open (a running logger) would write its next lines to the replaced
+version."""
+
+WRITERS_POLL_FIRST = 0.002
+"""Seconds between the first looks for such writers (2 ms), doubling..."""
+
+WRITERS_POLL_MAX = 0.05
+"""...up to 50 ms: where the lease probe cannot tell, each look reads every
+descriptor of the user's processes in ``/proc`` (about 12 us each: 0.25 s
+for 20,000 descriptors), so a long wait looks about 40 times, not 1,000."""
 
 # ---------------------------------------------------------------------------
 # Large files: backups
@@ -1102,8 +1247,60 @@ GITHUB_TRAILER_ROOM = 1_000
 where the rest is."""
 
 # ---------------------------------------------------------------------------
+# The review page (diffchunk web) and its highlighting
+# ---------------------------------------------------------------------------
+
+HIGHLIGHT_LINE_CHARS = 2_000
+"""Lines longer than this are shown without syntax colours or word marks: a
+minified line of a megabyte would take the lexer seconds for colours nobody
+reads."""
+
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
+
+WORD_PAIR_COMPARISONS = 10_000
+"""Removed x added lines of one change block compared to pair them for word
+marks; a larger block pairs its lines in order (the i-th with the i-th)."""
+
+WORD_PAIR_SIMILARITY = 0.5
+"""Share of their words two lines must have in common to be shown as a pair
+with word marks: below it they are different lines, shown whole."""
+
+PAGE_LINE_CHARS = 10_000
+"""Characters of one diff or file line the page shows; the rest is left out
+with a note saying how many characters (the diff tools serve the line whole)."""
+
+PAGE_ROWS = 1_000
+"""Rows of one file's diff sent at once; the page asks for the next rows as the
+reader scrolls to them, so a file of a million lines opens at once."""
+
+PAGE_CONTEXT_LINES = 1_000
+"""Lines of a file one request for more context may read (expanding a gap
+larger than this takes several clicks)."""
+
+PAGE_REQUEST_BYTES = 1_048_576
+"""Largest request body the page's server reads: a finding's message and
+suggestion fit many times over."""
+
+PAGE_TOKEN_BYTES = 32
+"""Random bytes of the page's secret token (256 bits), as in the printed URL."""
+
+PAGE_SHUTDOWN_SECONDS = 5
+"""Seconds the page's server waits for open requests when it is stopped."""
+
+# ---------------------------------------------------------------------------
 # The MCP server
 # ---------------------------------------------------------------------------
+
+TOOL_THREADS = 32
+"""Worker threads the MCP tools run in, a pool of their own: the SDK's stdio
+transport reads and writes each message through a thread of anyio's default
+pool (40 threads), so tools sharing it could take every thread (45 calls
+waiting on git did) and leave the server unable to read even the client's
+cancellations.  32 calls at work at once is more than any client makes."""
 
 ROOTS_TIMEOUT_SECONDS = 10.0
 """Seconds to wait for the client's answer to roots/list: a client that never

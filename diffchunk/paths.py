@@ -12,6 +12,17 @@ or a named pipe can never hang a tool.
 :class:`PathPolicy` is the optional containment check (allowed roots): a real
 path must lie under one of the roots (``os.path.commonpath``), so ``..`` and
 symbolic links cannot lead outside them.
+
+The policy in force for the work being done is a context variable
+(:func:`roots_in_force`, :func:`policy_in_force`): the MCP server sets it for
+each call (its ``--allow-root``, ``DIFFCHUNK_ALLOWED_ROOTS`` or the client's
+roots), the command line from ``DIFFCHUNK_ALLOWED_ROOTS``.  Worker threads
+see the value of the call that started them (anyio copies the context), so
+every layer can check a path that comes from data, not only the tools'
+arguments: :func:`check_in_roots` and :func:`check_allowed_path` do, and the
+git layer checks each directory git would read with the first.  Where nothing
+put a policy in force (a library caller, a test), ``DIFFCHUNK_ALLOWED_ROOTS``
+applies.
 """
 
 from __future__ import annotations
@@ -19,7 +30,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import NamedTuple
 
 from .errors import PathError
@@ -264,3 +277,62 @@ class PathPolicy(NamedTuple):
         real = os.path.realpath(expand(path))
         check_allowed(real, self.roots, shown=path, remedy=self.remedy)
         return real
+
+
+_IN_FORCE: ContextVar[PathPolicy | None] = ContextVar("diffchunk_allowed_roots")
+
+
+def policy_in_force() -> PathPolicy | None:
+    """The allowed roots in force for the work being done (None: no restriction).
+
+    Put in force by the server for each call and by the command line for the
+    whole command (:func:`roots_in_force`); where nothing did (a library caller,
+    a test), ``DIFFCHUNK_ALLOWED_ROOTS``.
+    """
+    try:
+        return _IN_FORCE.get()
+    except LookupError:
+        return PathPolicy.from_env()
+
+
+@contextmanager
+def roots_in_force(policy: PathPolicy | None) -> Iterator[PathPolicy | None]:
+    """Make ``policy`` the one in force inside the block (and in the threads it starts
+    through anyio, which copy the context)."""
+    token = _IN_FORCE.set(policy if policy is not None and policy.roots else None)
+    try:
+        yield policy
+    finally:
+        _IN_FORCE.reset(token)
+
+
+def check_in_roots(real: str, *, what: str) -> str:
+    """Refuse the real, absolute path ``real`` unless it lies in the roots in force.
+
+    ``what`` names it in the refusal ("the work tree of /r (core.worktree)").
+    Returns ``real``.  The one check the layers below the shells make on a path
+    that comes from data (a repository's config, a diff's record, the file a
+    snapshot would be read from): code that opens such a path calls it first.
+    """
+    policy = policy_in_force()
+    if policy is None or any(within(real, root) for root in policy.roots):
+        return real
+    raise PathError(
+        f"{what[:1].upper()}{what[1:]} is {real}, outside the allowed roots "
+        f"({', '.join(policy.roots)}); nothing was read there.",
+        suggestion=policy.remedy,
+    )
+
+
+def check_allowed_path(path: str) -> None:
+    """Refuse the absolute ``path`` (PathError) unless it lies under the allowed roots
+    in force (:func:`policy_in_force`); no roots, no restriction.
+
+    For paths that come from content rather than from a tool's arguments (a
+    file a diff names in a work tree), which the server's check of the
+    arguments never sees: the roots of the call (``--allow-root``, the
+    client's roots) reach this layer.
+    """
+    policy = policy_in_force()
+    if policy is not None:
+        policy.check(path)

@@ -15,8 +15,14 @@ finds the language by its extension.  Rules:
   snapshot (``<id>.src/<key>.json``: the repository, the path in it, the
   revision); :func:`snapshot_of` tells whether a path is a snapshot and which
   real file it shows, so the edit tools refuse it naming that file.
-- **Bounded.**  At most :data:`MAX_FILES` snapshots and :data:`MAX_BYTES`
-  bytes are kept; the least recently used go first, after each new one.
+- **Bounded, before a byte is written.**  One snapshot holds at most
+  :func:`max_snapshot_bytes` (:data:`MAX_BYTES`, or
+  ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``): the caller checks the size it knows
+  (git's object header, the open file's) with :func:`check_size`, and the
+  writer refuses a block past it.  The store keeps at most :data:`MAX_FILES`
+  snapshots and :func:`store_max_bytes` bytes, temporary files of writes
+  under way included: room for a new snapshot is made before it is written,
+  the least recently used going first, and the bounds are applied again after.
   Their own bound rather than the diff cache's: snapshots are many small
   files whose use follows the reviews, not the diffs (200 diff entries would
   be a meaningless count for them).
@@ -42,14 +48,52 @@ from .limits import SNAPSHOT_MAX_BYTES as MAX_BYTES
 from .limits import SNAPSHOT_MAX_FILES as MAX_FILES
 from .limits import SNAPSHOT_MAX_SOURCES as MAX_SOURCES
 from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
+from .limits import SNAPSHOT_STORE_MAX_BYTES as STORE_MAX_BYTES
 from .paths import cache_dir
 
 _TMP = ".tmp"
 _HEX = frozenset("0123456789abcdef")
+MAX_BYTES_ENV = "DIFFCHUNK_SNAPSHOT_MAX_BYTES"
 
 
 def snapshot_root() -> Path:
     return Path(cache_dir()) / "blobs"
+
+
+def max_snapshot_bytes() -> int:
+    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`MAX_BYTES`
+    (a value that is not a positive number of bytes is refused, saying so)."""
+    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not raw:
+        return MAX_BYTES
+    value = int(raw) if raw.isdigit() else 0
+    if value < 1:
+        raise FileToolError(
+            f"{MAX_BYTES_ENV}={raw!r} is not a number of bytes.",
+            suggestion=f"Set {MAX_BYTES_ENV} to a positive whole number of bytes "
+            f"(the default is {MAX_BYTES}), or unset it.",
+        )
+    return value
+
+
+def store_max_bytes() -> int:
+    """The bytes the store keeps: :data:`STORE_MAX_BYTES`, or one largest snapshot."""
+    return max(STORE_MAX_BYTES, max_snapshot_bytes())
+
+
+def check_size(size: int, what: str, elsewhere: str) -> None:
+    """Refuse (FileToolError) a snapshot of ``size`` bytes larger than
+    :func:`max_snapshot_bytes`, before anything is written.  ``what`` names the
+    file, ``elsewhere`` says where its content can be read instead."""
+    limit = max_snapshot_bytes()
+    if size <= limit:
+        return
+    raise FileToolError(
+        f"{what} is {size:,} bytes, more than a snapshot may hold ({limit:,} bytes): "
+        "no snapshot was written.",
+        suggestion=f"{elsewhere}; or, to open it here, set {MAX_BYTES_ENV} to a larger "
+        "number of bytes in the server's environment.",
+    )
 
 
 def safe_name(name: str) -> str:
@@ -118,12 +162,15 @@ class SnapshotWriter:
     Exactly one of :meth:`commit` and :meth:`abort` ends it.
     """
 
-    def __init__(self, name: str, algorithm: str = "sha1") -> None:
+    def __init__(self, name: str, algorithm: str = "sha1", *, size: int = 0) -> None:
+        """Room is made for the ``size`` bytes to come (checked with :func:`check_size`)."""
         self.name = safe_name(name)
         self.algorithm = algorithm
+        self.limit = max_snapshot_bytes()
         self.size = 0
         self.lines = 0
         self._last = b"\n"
+        prune(reserve=size)
         tmp_dir = snapshot_root() / _TMP
         try:
             tmp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -137,7 +184,15 @@ class SnapshotWriter:
         self._open = True
 
     def feed(self, block: bytes) -> None:
-        """Account for ``block``, already written to :attr:`fd` (by git)."""
+        """Account for ``block``, already written to :attr:`fd` (by git); a block
+        past :attr:`limit` is refused (the file grew after its size was checked)."""
+        if self.size + len(block) > self.limit:
+            raise FileToolError(
+                f"The file grew past {self.limit:,} bytes, the most a snapshot may hold, "
+                "while it was read: no snapshot was written.",
+                suggestion=f"Open it again once it is idle, or set {MAX_BYTES_ENV} to a "
+                "larger number of bytes.",
+            )
         self.size += len(block)
         self.lines += block.count(b"\n")
         if block:
@@ -145,10 +200,10 @@ class SnapshotWriter:
 
     def write(self, block: bytes) -> None:
         """Write ``block`` to the snapshot and account for it."""
+        self.feed(block)
         view = memoryview(block)
         while view:
             view = view[os.write(self.fd, view) :]
-        self.feed(block)
 
     @property
     def blob(self) -> str:
@@ -264,14 +319,25 @@ def snapshot_of(path: str) -> SnapshotInfo | None:
     return SnapshotInfo(blob, name, tuple(r for _, r in sources[:MAX_SOURCES]))
 
 
-def prune(keep: Path | None = None, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> int:
-    """Remove the least recently used snapshots beyond the bounds; returns how many."""
+def prune(
+    keep: Path | None = None,
+    max_files: int = MAX_FILES,
+    max_bytes: int | None = None,
+    *,
+    reserve: int = 0,
+) -> int:
+    """Remove the least recently used snapshots beyond the bounds (``max_bytes``:
+    :func:`store_max_bytes`), leaving room for ``reserve`` bytes about to be
+    written; returns how many.  Temporary files of writes under way count
+    against the bound (they are not removed until they are stale)."""
+    limit = store_max_bytes() if max_bytes is None else max_bytes
     root = snapshot_root()
     found: list[tuple[float, int, Path]] = []
+    pending = reserve
     with contextlib.suppress(OSError):
         for prefix in os.scandir(root):
             if prefix.name == _TMP:
-                _sweep_tmp(Path(prefix.path))
+                pending += _sweep_tmp(Path(prefix.path))
                 continue
             if not prefix.is_dir(follow_symlinks=False):
                 continue
@@ -283,10 +349,11 @@ def prune(keep: Path | None = None, max_files: int = MAX_FILES, max_bytes: int =
                         st = entry.stat(follow_symlinks=False)
                         found.append((st.st_mtime, st.st_size, Path(entry.path)))
     found.sort(key=lambda item: item[0], reverse=True)
-    total = removed = 0
+    total = pending
+    removed = 0
     for count, (_, size, path) in enumerate(found, 1):
         total += size
-        if (count > max_files or total > max_bytes) and path != keep:
+        if (count > max_files or total > limit) and path != keep:
             with contextlib.suppress(OSError):
                 path.unlink()
                 removed += 1
@@ -305,14 +372,20 @@ def _drop_empty(blob_dir: Path) -> None:
         sources.rmdir()
 
 
-def _sweep_tmp(directory: Path) -> None:
-    """Temporary files of writes that were killed (an hour old)."""
+def _sweep_tmp(directory: Path) -> int:
+    """Remove the temporary files of writes that were killed (an hour old); returns
+    the bytes of the others (writes under way)."""
     now = time.time()
+    pending = 0
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             with contextlib.suppress(OSError):
-                if now - entry.stat().st_mtime > STALE_TEMP_SECONDS:
+                st = entry.stat(follow_symlinks=False)
+                if now - st.st_mtime > STALE_TEMP_SECONDS:
                     os.unlink(entry.path)
+                else:
+                    pending += st.st_size
+    return pending
 
 
 def clear() -> int:

@@ -1,34 +1,111 @@
-"""Fixtures for the whole suite."""
+"""Fixtures for the whole suite, and what keeps its tests apart.
+
+The suite runs on every core (``make unit``: pytest-xdist), so no test may share a file
+with another one running at the same time, nor depend on one that ran before it:
+
+* each worker (or the one process of a plain ``pytest``) has a home of its own:
+  ``HOME``, the ``XDG_*`` directories and ``TMPDIR`` point into the worker's
+  temporary directory (:func:`private_home`), so nothing reaches the user's
+  ``~/.cache/diffchunk``, ``~/.local/state`` or a file in the shared ``/tmp``;
+* each test has a review record and a cache of its own (``DIFFCHUNK_STATE_DIR`` and
+  ``DIFFCHUNK_CACHE_DIR`` in its ``tmp_path``, :func:`private_dirs`), inherited by the
+  servers, CLIs and hooks it starts;
+* nothing listens on a port; a repository many tests build alike is built once per
+  worker and copied (``gitrepo.templated``), and tests that need an MCP server, not a
+  new one, share the module's (:func:`server`, :func:`other_server`).
+
+Helpers shared by several test modules live in ``tests/support/`` (on the path, so a
+test imports ``gitrepo`` or ``mcpkit`` by name); a fixture used by several modules
+lives here, once.
+"""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+from privileges import permissions_apply
 
 if TYPE_CHECKING:
+    from mcpkit import RunningServer
+
     from diffchunk.review.sessions import SessionStore
 
 # Helper modules that hold asserts moved out of test modules: rewritten like a
 # test module's, so that a failure still shows the values compared.
 pytest.register_assert_rewrite("chunkkit", "hostile_mcp", "outlinekit", "parsekit")
 
+# What a worker's home replaces: the variables that name where programs keep files.
+_HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TMPDIR")
+# The machine's temporary directory, before a worker's home replaces it.
+SYSTEM_TMP = Path(tempfile.gettempdir())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Where file modes do not bind (root), the tests marked ``permissions`` are left to
+    ``tests/test_unprivileged.py``, which runs them as an unprivileged user."""
+    if permissions_apply():
+        return
+    skip = pytest.mark.skip(
+        reason="file modes do not bind root: test_unprivileged.py runs this as nobody"
+    )
+    for item in items:
+        if item.get_closest_marker("permissions"):
+            item.add_marker(skip)
+
 
 @pytest.fixture(autouse=True, scope="session")
-def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The diff tools write the review record: the suite's go to a state directory of
-    its own (inherited by the servers, CLIs and hooks it starts), never the user's."""
-    path = tmp_path_factory.mktemp("state")
-    old = os.environ.get("DIFFCHUNK_STATE_DIR")
-    os.environ["DIFFCHUNK_STATE_DIR"] = str(path)
-    yield
-    if old is None:
-        os.environ.pop("DIFFCHUNK_STATE_DIR", None)
-    else:
-        os.environ["DIFFCHUNK_STATE_DIR"] = old
+def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A home, XDG directories and a TMPDIR of this worker's own (see the docstring)."""
+    home = tmp_path_factory.mktemp("home")
+    places = {
+        "HOME": home,
+        "XDG_CACHE_HOME": home / ".cache",
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_STATE_HOME": home / ".local" / "state",
+        "TMPDIR": home / "tmp",
+    }
+    for path in places.values():
+        path.mkdir(parents=True, exist_ok=True)
+    saved = {name: os.environ.get(name) for name in _HOME_VARIABLES}
+    saved_tempdir = tempfile.tempdir
+    os.environ.update({name: str(path) for name, path in places.items()})
+    tempfile.tempdir = str(places["TMPDIR"])
+    yield home
+    tempfile.tempdir = saved_tempdir
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+class PrivateDirs(NamedTuple):
+    """A test's own review record (``state``) and cache (``cache``) directories."""
+
+    state: Path
+    cache: Path
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PrivateDirs:
+    """A review record and a cache of this test's own, for every test:
+    ``DIFFCHUNK_STATE_DIR`` is ``tmp_path / "state"`` and ``DIFFCHUNK_CACHE_DIR``
+    ``tmp_path / "cache"`` (made when first written to)."""
+    dirs = PrivateDirs(state=tmp_path / "state", cache=tmp_path / "cache")
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(dirs.state))
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(dirs.cache))
+    return dirs
+
+
+@pytest.fixture
+def private_cache(private_dirs: PrivateDirs) -> Path:
+    """This test's own cache directory (``DIFFCHUNK_CACHE_DIR``, ``tmp_path / "cache"``)."""
+    return private_dirs.cache
 
 
 @pytest.fixture
@@ -47,11 +124,30 @@ def cache_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A review record and a cache of this test's own (DIFFCHUNK_STATE_DIR and
-    DIFFCHUNK_CACHE_DIR); modules take it for every test through ``pytestmark``."""
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+def system_tmp() -> Path:
+    """The machine's temporary directory, for what another user must reach (a worker's
+    own lies under pytest's base directory, which only its owner can enter)."""
+    return SYSTEM_TMP
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """An installed ``diffchunk-mcp`` that the module's tests share (``tests/support/
+    mcpkit.py``: a test that needs a new process starts its own with ``serve``)."""
+    from mcpkit import running_server
+
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def other_server(server: RunningServer) -> Iterator[RunningServer]:
+    """A second server process on ``server``'s record and cache: what one wrote, the
+    other reads from the record, not from its memory."""
+    from mcpkit import running_server
+
+    with running_server(server.directory) as running:
+        yield running
 
 
 @pytest.fixture
@@ -60,10 +156,3 @@ def store() -> SessionStore:
     from diffchunk.review.sessions import SessionStore
 
     return SessionStore()
-
-
-@pytest.fixture
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cache of this test's own (DIFFCHUNK_CACHE_DIR); modules take it for every test
-    through ``pytestmark``."""
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))

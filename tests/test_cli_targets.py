@@ -27,12 +27,6 @@ from diffchunk.review import diff_tools
 NUMBERS = "".join(f"{i}\n" for i in range(1, 31))
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """main: src/a.py and b.txt, 1..30; feature: line 10 of a.py and line 20 of b.txt."""

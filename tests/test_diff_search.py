@@ -18,11 +18,6 @@ from diffchunk.review.sessions import SessionStore
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _grep(diff: Path, kinds: str, pattern: str, *, regex: bool = False, case: bool = True) -> int:
     """``grep -c`` over the diff's hunk lines of ``kinds`` (their prefix cut off).
 
@@ -149,7 +144,7 @@ def test_bad_patterns_and_costly_ones_are_refused(
         search_diff(str(diff), "x", side="left", store=store)
     monkeypatch.setattr(diff_search, "TIME_BUDGET", 0.0)
     with pytest.raises(InvalidArgument, match="stopped after"):
-        search_diff(str(diff), r"(a+)+$", regex=True, store=store)
+        search_diff(str(diff), r"value_\d+", regex=True, store=store)
 
 
 @pytest.mark.parametrize(
@@ -166,3 +161,25 @@ def test_corpus_counts_agree_with_grep(name: str) -> None:
     changed = search_diff(str(diff), r"def \w+\(", regex=True, changed_only=True, store=store)
     assert changed.total == _grep(diff, "+-", r"def [[:alnum:]_]+\(", regex=True)
     assert all(re.search(r"def \w+\(", h.text) for h in changed.hits)
+
+
+def test_a_file_is_skipped_only_when_none_of_its_lines_can_match(tmp_path: Path) -> None:
+    # Each file is first searched whole, its prefixes and CRs cut: an anchored pattern
+    # must still find its lines there, and a section that is not UTF-8 is searched line
+    # by line (its decoded lines hold U+FFFD, which "." matches).
+    diff = tmp_path / "x.diff"
+    diff.write_bytes(
+        b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n"
+        b"@@ -1,2 +1,2 @@\n-foo old\r\n+foo new\r\n keep\n"
+        b"diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n"
+        b"@@ -1 +1 @@\n-x\n+caf\xe9 foo\n"
+    )
+    store = SessionStore()
+    found = search_diff(str(diff), r"^foo \w+$", regex=True, store=store)
+    assert [(h.file, h.kind, h.text) for h in found.hits] == [
+        ("a.txt", "-", "foo old"),
+        ("a.txt", "+", "foo new"),
+    ]
+    found = search_diff(str(diff), r"^caf. foo$", regex=True, store=store)
+    assert [(h.file, h.text) for h in found.hits] == [("b.txt", "caf\ufffd foo")]
+    assert search_diff(str(diff), r"^\+", regex=True, store=store).total == 0

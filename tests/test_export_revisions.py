@@ -16,19 +16,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-import pytest
 from gitrepo import commit, git, init_repo
 from incrementalkit import branch_text, five_files, load
 from recordkit import numbered, write_diff
 
 from diffchunk.review import record as core
 from diffchunk.review.exporting import export_review
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _moved_branch(tmp_path: Path) -> tuple[Path, str, str, str]:

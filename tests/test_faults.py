@@ -105,6 +105,7 @@ def _big_text(path: Path, size: int) -> None:
 # -------------------------------------------------------------------- SIGKILL
 
 
+@pytest.mark.slow
 def test_sigkill_mid_edit_of_50mb_file_leaves_old_or_new_content_and_complete_backups(
     tmp_path: Path,
 ) -> None:

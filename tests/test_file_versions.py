@@ -19,11 +19,6 @@ from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.sessions import SessionStore
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _module(n: int, tag: str) -> str:
     """A Python module of ``n`` functions, the ``tag`` in each."""
     return "".join(
@@ -164,12 +159,19 @@ def test_a_diff_file_needs_its_repository(repo: Path, tmp_path: Path) -> None:
     with pytest.raises(FileToolError, match="is not in") as err:
         open_file_version(str(diff), "src/app.py", side="old", absolute_repo_path=str(other))
     assert "absolute_repo_path" in (err.value.suggestion or "")
-    # A working-tree diff file: its new side is not in the object store, but on disk.
+    # A working-tree diff file: its new side is not in the object store, but on disk,
+    # checked against the full id the diff names; an abbreviated one cannot vouch for it.
     (repo / "src" / "app.py").write_text("on disk = 1\n")
     wt = tmp_path / "wt.diff"
-    wt.write_bytes(git_bytes(repo, "diff"))
+    wt.write_bytes(git_bytes(repo, "diff", "--full-index"))
     disk = open_file_version(str(wt), "src/app.py", absolute_repo_path=str(repo))
     assert Path(disk.path).read_bytes() == b"on disk = 1\n"
+    assert disk.blob == git(repo, "hash-object", "src/app.py")
+    short = tmp_path / "short.diff"
+    short.write_bytes(git_bytes(repo, "diff"))
+    with pytest.raises(FileToolError, match="abbreviated id cannot vouch") as err:
+        open_file_version(str(short), "src/app.py", absolute_repo_path=str(repo))
+    assert "--full-index" in (err.value.suggestion or "")
     plain = tmp_path / "plain.diff"
     plain.write_text("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n")
     with pytest.raises(FileToolError, match="no 'index' line"):
@@ -215,3 +217,34 @@ def test_a_bare_snapshot_says_there_is_no_file_to_edit(repo: Path, tmp_path: Pat
     snap = open_file_version(diff, "added.py")
     with pytest.raises(DiffchunkError, match="bare repository, so there is no work-tree file"):
         edit_content(snap.path, [{"search": "new", "replace": "old"}])
+
+
+def test_a_working_tree_file_is_checked_with_its_line_endings_converted(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {".gitattributes": "*.txt text eol=crlf\n", "a.txt": "one\n"})
+    (repo / "a.txt").write_bytes(b"one\r\ntwo\r\n")
+    diff = load_git_diff(str(repo), store=SessionStore()).file_path
+    got = open_file_version(diff, "a.txt")
+    assert Path(got.path).read_bytes() == b"one\r\ntwo\r\n"  # the file as it is on disk
+    assert got.blob == git(repo, "hash-object", "a.txt")  # the id git gives it, converted
+    (repo / "a.txt").write_bytes(b"one\r\nthree\r\n")
+    with pytest.raises(FileToolError, match="changed since the diff was loaded"):
+        open_file_version(diff, "a.txt")
+
+
+def test_a_working_tree_file_without_an_index_line_is_checked_against_its_old_blob(
+    tmp_path: Path,
+) -> None:
+    """A mode change or a rename without an edit shows no content: the file on disk must
+    still be the blob it was (it was read unchecked)."""
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {"run.sh": "echo 1\n", "old.py": "x = 1\n"})
+    os.chmod(repo / "run.sh", 0o755)
+    git(repo, "mv", "old.py", "new.py")
+    diff = load_git_diff(str(repo), store=SessionStore()).file_path
+    assert Path(open_file_version(diff, "run.sh").path).read_bytes() == b"echo 1\n"
+    renamed = open_file_version(diff, "new.py")
+    assert renamed.blob == git(repo, "rev-parse", "HEAD:old.py")
+    (repo / "run.sh").write_text("echo 2\n")
+    with pytest.raises(FileToolError, match="changed since the diff was loaded"):
+        open_file_version(diff, "run.sh")

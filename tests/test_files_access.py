@@ -16,7 +16,7 @@ from diffchunk.errors import FileToolError, PathError
 from diffchunk.files import access
 from diffchunk.files.access import clear_cache, detect_encoding, open_text_version, open_version
 from diffchunk.files.lineindex import LineIndex
-from diffchunk.files.reader import last_lines_start, skip_lines
+from diffchunk.files.reader import LongLine, last_lines_start, skip_lines
 
 CASES = {
     "crlf": b"one\r\ntwo\r\nthree\r\n",
@@ -101,24 +101,37 @@ def test_line_index_across_blocks_and_windows_matches_split(tmp_path: Path) -> N
             assert index.line_of_offset(version.data, expected_starts[n - 1]) == n
 
 
-def test_mapped_file_windows_are_line_aligned_and_tile_the_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_file_windows_are_line_aligned_bounded_and_tile_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_memory: bool
 ) -> None:
-    monkeypatch.setattr(access, "SMALL_FILE", 1024)
-    data = b"".join(b"line %d %s\n" % (i, b"y" * (i % 50)) for i in range(3000)) + b"z" * 9000
+    # Lines longer than a window (in the middle, and an unterminated last one)
+    # come as their bounds, never as a grown window.
+    monkeypatch.setattr(access, "SMALL_FILE", 1 << 20 if in_memory else 1024)
+    lines = b"".join(b"line %d %s\n" % (i, b"y" * (i % 50)) for i in range(3000))
+    data = lines + b"x" * 5000 + b"\n" + lines + b"z" * 9000
     path = tmp_path / "mapped.txt"
     path.write_bytes(data)
     version = open_text_version(str(path))
-    assert version.data.memory is None  # read on demand
+    assert (version.data.memory is None) is not in_memory
     pieces = []
-    for base, buf, length in version.windows(size=1000):
-        chunk = bytes(buf[:length])
-        assert base == sum(len(p) for p in pieces)
-        if base + length < len(data):
-            assert chunk.endswith(b"\n")
+    long_lines = []
+    for step in version.windows(size=1000):
+        if isinstance(step, LongLine):
+            chunk = data[step.start : step.stop]
+            assert step.start == sum(len(p) for p in pieces)
+            assert step.terminated == chunk.endswith(b"\n")
+            long_lines.append(len(chunk))
+        else:
+            base, buf, length = step
+            chunk = bytes(buf[:length])
+            assert base == sum(len(p) for p in pieces) and length <= 1000
+            if base + length < len(data):
+                assert chunk.endswith(b"\n")
         pieces.append(chunk)
     assert b"".join(pieces) == data
-    assert version.line_index().line_count == 3001
+    assert long_lines == [5001, 9000]
+    assert version.line_index().line_count == 6002
 
 
 def test_tail_and_skip_helpers_without_index() -> None:

@@ -206,21 +206,27 @@ def test_crlf_search_starting_with_newline_is_one_place(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "when", ["before the backup", "during a copied backup", "while the new version is written"]
 )
+@pytest.mark.parametrize("rewrites", ["once", "at every attempt"])
 def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep_mtime: bool, when: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep_mtime: bool, when: str, rewrites: str
 ) -> None:
     # Another program writes the same number of bytes in place; with
-    # keep_mtime it restores the mtime too (cp -p, rsync -t --inplace).
+    # keep_mtime it restores the mtime too (cp -p, rsync -t --inplace).  Once:
+    # the edit is made again on its text; at every attempt: the edit gives up.
     from diffchunk.errors import EditConflict
     from diffchunk.files import edit
 
     path = tmp_path / "conf.txt"
     path.write_bytes(b"alpha\nbeta\ngamma\n")
+    done: list[bool] = []
 
     def other_program() -> None:
+        if done and rewrites == "once":
+            return
+        done.append(True)
         st = os.stat(path)
         with open(path, "r+b") as fh:
-            fh.write(b"ALPHA\nBETA\nGAMMA\n")
+            fh.write(b"ALPHA\nbeta\nGAMMA\n")
         if keep_mtime:
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
@@ -253,9 +259,18 @@ def test_a_rewrite_in_place_during_the_edit_is_never_overwritten(
             real_fill(*args)
 
         monkeypatch.setattr(edit, "_fill", fill_after_rewrite)
+    change = [{"search": "beta", "replace": "BETA2"}]
+    if rewrites == "once":
+        result = edit_content(str(path), change, preview=False).to_dict()
+        assert result["success"] and result["written"], result
+        assert path.read_bytes() == b"ALPHA\nBETA2\nGAMMA\n"  # both programs' changes
+        assert len(done) == 1
+        return
     with pytest.raises(EditConflict, match="changed by another program"):
-        edit_content(str(path), [{"search": "beta", "replace": "BETA2"}], preview=False)
-    assert path.read_bytes() == b"ALPHA\nBETA\nGAMMA\n"  # the other program's text stands
+        edit_content(str(path), change, preview=False)
+    assert path.read_bytes() == b"ALPHA\nbeta\nGAMMA\n"  # the other program's text stands
+    assert len(done) == 3  # EDIT_ATTEMPTS, each from a fresh read
+    assert not edit.list_backups(str(path))  # no backup of a write that did not happen
 
 
 def test_an_edit_never_changes_bytes_its_encoding_cannot_write_back(tmp_path: Path) -> None:

@@ -38,12 +38,6 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _load(repo: Path, store: SessionStore, **options: Any) -> str:
     return load_git_diff(
         str(repo), "main..feature", options=LoadOptions(**options), store=store

@@ -78,6 +78,7 @@ CORPUS_SEEDS = _corpus_seeds()
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(_BASE, max_examples=300)
 @given(data=st.data())
 def test_mutated_fixture_diffs_keep_every_property(data: st.DataObject) -> None:
@@ -86,6 +87,7 @@ def test_mutated_fixture_diffs_keep_every_property(data: st.DataObject) -> None:
     checks.check_input(diff, src)
 
 
+@pytest.mark.slow
 @settings(_BASE, max_examples=100)
 @given(data=st.data())
 def test_mutated_corpus_diffs_keep_every_property(data: st.DataObject) -> None:
@@ -96,6 +98,7 @@ def test_mutated_corpus_diffs_keep_every_property(data: st.DataObject) -> None:
     checks.check_input(diff, src)
 
 
+@pytest.mark.slow
 @settings(_BASE, max_examples=150)
 @given(data=st.data())
 def test_generated_diffs_parse_to_their_model_and_keep_every_property(
@@ -107,6 +110,7 @@ def test_generated_diffs_parse_to_their_model_and_keep_every_property(
     assert result.parsed and result.files == len(expected.files)
 
 
+@pytest.mark.slow
 @settings(_BASE, max_examples=20)
 @given(data=st.data())
 def test_real_git_diffs_apply_chunk_by_chunk_after_context_reduction(
@@ -117,6 +121,7 @@ def test_real_git_diffs_apply_chunk_by_chunk_after_context_reduction(
     git_cases.check_git_case(src, case, tmp_path_factory.mktemp("fuzzgit"))
 
 
+@pytest.mark.slow
 def test_unmutated_seeds_keep_every_property() -> None:
     """Every fixture and small corpus file as is, with a fixed draw of options."""
 

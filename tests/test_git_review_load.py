@@ -23,7 +23,6 @@ from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.sessions import SessionStore, default_store
 
 # Each test has a cache of its own (DIFFCHUNK_CACHE_DIR).
-pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.sessions import SessionStore
 
 # Each test has a cache of its own (DIFFCHUNK_CACHE_DIR).
-pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture
@@ -169,7 +168,9 @@ def test_a_terminated_review_stops_git_and_leaves_no_temporary_file(
     [pid] = json.loads(record.read_text())
     assert not os.path.exists(f"/proc/{pid}")  # git was stopped and reaped
     cache = tmp_path / "cache"
-    assert [p.name for p in cache.iterdir() if not p.name.endswith(".gitattrs.json")] == []
+    # (git/: diffchunk's git directories of the repositories, not entries)
+    left = [p.name for p in cache.iterdir() if not p.name.endswith(".gitattrs.json")]
+    assert left == ["git"]
 
 
 def test_git_stream_that_cannot_start_its_reader_stops_git(
@@ -249,7 +250,8 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
     with pytest.raises(RuntimeError, match="build failed"):
         load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert closed and all(c._proc is None for c in closed)
-    assert [p.name for p in cache.iterdir()] == []  # no entry, no sidecar, no temporary file
+    # No entry, no sidecar, no temporary file (git/: diffchunk's git directories).
+    assert [p.name for p in cache.iterdir()] == ["git"]
     monkeypatch.undo()
     summary = load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert summary["cached"] is False and Path(summary["file_path"]).is_file()

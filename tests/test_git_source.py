@@ -13,6 +13,7 @@ from gitrepo import commit, git
 from diffchunk.errors import GitError, RefusedRange
 from diffchunk.git import diffwrite
 from diffchunk.git.cache import DiffCache
+from diffchunk.git.repo import discover
 from diffchunk.git.revisions import Kind, Mode, parse_range
 from diffchunk.git.runner import GitCommand, GitStream, git_environment
 from diffchunk.review.range_review import load_git_range
@@ -168,19 +169,19 @@ def test_discovery_from_a_subdirectory_the_git_directory_and_a_bare_repository(
     for where in (repo, repo / "sub", repo / ".git", repo / ".git" / "refs"):
         found = discover(str(where))
         assert (found.root, found.git_dir) == (root, os.path.join(root, ".git")), where
-        assert ("filter.lfs.clean", "") in found.git.extra_config  # neutralised
+        private = Path(found.git.env_vars["GIT_DIR"])  # git reads diffchunk's config only
+        assert "filter" not in (private / "config").read_text()
+        assert found.git.env_vars["GIT_WORK_TREE"] == root
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
     found = discover(str(bare))
     assert found.bare and found.git_dir == os.path.realpath(bare)
 
 
-def test_filters_are_neutralised_in_the_repository_git_runs_in(
-    tmp_path: Path, cache_dir: Path
-) -> None:
+def test_no_filter_runs_in_the_repository_git_runs_in(tmp_path: Path, cache_dir: Path) -> None:
     # core.worktree names another repository's directory: git must run in
     # the repository whose worktree that is (not in the one found there),
-    # with the filters of its own config neutralised.
+    # and read the config of neither.
     other = tmp_path / "other"
     other.mkdir()
     git(other, "init", "-q", "-b", "main")
@@ -196,8 +197,9 @@ def test_filters_are_neutralised_in_the_repository_git_runs_in(
     from diffchunk.git.repo import discover
 
     found = discover(str(outer))
-    assert f"--git-dir={os.path.realpath(outer)}" in found.git.location
-    assert ("filter.otherf.clean", "") in found.git.extra_config
+    assert found.git_dir == os.path.realpath(outer)
+    assert found.git.env_vars["GIT_WORK_TREE"] == os.path.realpath(other)
+    assert "filter" not in Path(found.git.env_vars["GIT_DIR"], "config").read_text()
     with pytest.raises(GitError, match="has no commits yet"):
         load_git_range(str(outer), "HEAD^!", cache_dir=cache_dir)  # outer has no history
     load_git_range(str(outer), None, cache_dir=cache_dir)
@@ -218,7 +220,7 @@ def test_discovery_keeps_odd_characters_of_the_working_tree_path(
 
 def test_run_all_keeps_order_and_exit_statuses(repo: Path) -> None:
     commit(repo, {"a": "1\n"})
-    git_in_repo = GitCommand(("-C", str(repo)))
+    git_in_repo = discover(str(repo)).git
     ok, missing, head = git_in_repo.run_all(
         [["rev-parse", "--verify", "HEAD"], ["rev-parse", "--verify", "--quiet", "nope"], ["log"]]
     )
@@ -231,7 +233,7 @@ def test_a_started_git_is_stopped_past_its_timeout(repo: Path) -> None:
     from diffchunk.errors import GitTimeout
 
     commit(repo, {"a": "1\n"})
-    git_in_repo = GitCommand(("-C", str(repo)))
+    git_in_repo = discover(str(repo)).git
     # cat-file --batch waits for object names on its stdin, held open here.
     read_end, write_end = os.pipe()
     try:
@@ -250,7 +252,7 @@ def test_a_started_git_answers_through_its_pipes(repo: Path) -> None:
     import subprocess
 
     head = commit(repo, {"a": "1\n"})
-    git_in_repo = GitCommand(("-C", str(repo)))
+    git_in_repo = discover(str(repo)).git
     with git_in_repo.start(["cat-file", "--batch-check"], stdin=subprocess.PIPE) as proc:
         done = proc.finish(b"HEAD\n")
     assert done.stdout.decode().split()[0] == head

@@ -24,6 +24,7 @@ from diffchunk.cli import main
 from diffchunk.errors import GitError
 from diffchunk.git import runner
 from diffchunk.git.cache import default_cache_dir
+from diffchunk.git.repo import discover
 from diffchunk.paths import review_repo_path
 from diffchunk.review.range_review import load_git_range
 from diffchunk.review.sidecar import attributes_for_diff
@@ -133,7 +134,8 @@ def test_a_failed_write_leaves_no_sidecar(
     monkeypatch.setattr(StreamParser, "feed", broken)
     with pytest.raises(RuntimeError, match="parser broke"):
         load_git_range(str(repo), "HEAD~1..HEAD", cache_dir=cache_dir)
-    assert os.listdir(cache_dir) == []
+    # Nothing but diffchunk's git directory of the repository (git/, when the cache is there).
+    assert [name for name in os.listdir(cache_dir) if name != "git"] == []
     # A working-tree entry written before keeps the sidecar it needs.
     monkeypatch.undo()
     (repo / "a.txt").write_text("3\n")
@@ -141,7 +143,7 @@ def test_a_failed_write_leaves_no_sidecar(
     monkeypatch.setattr(StreamParser, "feed", broken)
     with pytest.raises(RuntimeError):
         load_git_range(str(repo), None, cache_dir=cache_dir)
-    assert sorted(os.listdir(cache_dir)) == sorted(
+    assert sorted(name for name in os.listdir(cache_dir) if name != "git") == sorted(
         [os.path.basename(first.diff_path), os.path.basename(first.diff_path) + ".gitattrs.json"]
     )
 
@@ -168,7 +170,8 @@ def test_errors_that_are_not_about_the_range_are_not_called_a_missing_file(
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(blocker / "sub"))
     result = CliRunner().invoke(main, ["review", "--repo", str(repo), "HEAD~1..HEAD"])
     assert result.exit_code == 1
-    assert result.output.startswith("Error: Cannot create the diff cache directory")
+    # (diffchunk's git directory of the repository is the first thing it makes there)
+    assert result.output.startswith("Error: Cannot create diffchunk's git directory")
     assert "not an existing diff file" not in result.output
     # A text that names nothing still gets the hint that it may be a file name.
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
@@ -228,7 +231,7 @@ def test_a_signal_while_git_starts_stops_git(
     out = os.open(tmp_path / "out", os.O_RDWR | os.O_CREAT)
     try:
         with pytest.raises(SystemExit) as stopped:
-            runner.GitCommand(("-C", str(repo))).start_into(["cat-file", "--batch"], out)
+            discover(str(repo)).git.start_into(["cat-file", "--batch"], out)
     finally:
         os.close(out)
     assert stopped.value.code == 143

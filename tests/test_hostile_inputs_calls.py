@@ -28,7 +28,6 @@ import anyio
 import pytest
 from hostile_mcp import (
     EXPECTED_TOOLS,
-    IS_ROOT,
     SCHEMAS,
     TIME_LIMIT,
     TOOLS,
@@ -69,10 +68,14 @@ def test_matrix_covers_every_tool_and_parameter() -> None:
     assert len(CASES) > 300
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c.id, marks=[pytest.mark.permissions] if "nonroot" in c.needs else [])
+        for c in CASES
+    ],
+)
 def test_hostile_mcp_call(case: Case, env: dict[str, str]) -> None:
-    if "nonroot" in case.needs and IS_ROOT:
-        pytest.skip("running as root: permission bits do not stop reads")
     result, elapsed, healthy = anyio.run(run_case, case, env)
     check_answer(case, result, elapsed, healthy)
 
@@ -187,7 +190,7 @@ def test_fifo_is_refused_without_blocking_over_every_path_tool(env: dict[str, st
     for tool, result, elapsed in anyio.run(go):
         assert result.is_error, tool
         assert re.search("FIFO|pipe", reply_text(result)), (tool, reply_text(result))
-        assert elapsed < TIME_LIMIT
+        assert elapsed.within(TIME_LIMIT)
 
 
 def test_sparse_2gb_file_is_not_read_whole(env: dict[str, str]) -> None:
@@ -204,13 +207,13 @@ def test_sparse_2gb_file_is_not_read_whole(env: dict[str, str]) -> None:
 
     out = anyio.run(go)
     load, elapsed = out["load_diff"]
-    assert load.is_error and elapsed < TIME_LIMIT
+    assert load.is_error and elapsed.within(TIME_LIMIT)
     assert re.search("not look like a diff|too large", reply_text(load))
     overview, elapsed = out["get_overview"]
-    assert not overview.is_error and elapsed < TIME_LIMIT
+    assert not overview.is_error and elapsed.within(TIME_LIMIT)
     assert json.loads(reply_text(overview))["is_binary"] is True
     search, elapsed = out["search_content"]
-    assert search.is_error and "binary" in reply_text(search) and elapsed < TIME_LIMIT
+    assert search.is_error and "binary" in reply_text(search) and elapsed.within(TIME_LIMIT)
 
 
 # --------------------------------------------------------------------------
@@ -234,10 +237,11 @@ STDIO_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("get_chunk", {"absolute_file_path": "{diff}", "chunk_number": "x"}, "chunk_number"),
     ("load_diff", {"absolute_file_path": "{sparse}"}, "not look like a diff"),
     ("read_content", {"absolute_file_path": "/dev/zero"}, "device"),
+    # A pattern that backtracks in Python's re: answered at once (RE2, linear time).
     (
         "search_content",
         {"absolute_file_path": "{source}", "pattern": "(a+)+$", "regex": True, "fuzzy": False},
-        "timed out",
+        "",
     ),
     ("edit_content", {"absolute_file_path": "{source}", "changes": "nope"}, "changes"),
     ("list_chunks", {"absolute_file_path": "{diff}", "limit": 0}, "limit"),
@@ -280,5 +284,5 @@ def test_stdio_server_survives_hostile_calls(env: dict[str, str]) -> None:
             assert re.search(needle, text, re.IGNORECASE), (tool, text)
         else:
             assert not result.is_error, (tool, text)
-        assert elapsed < TIME_LIMIT + 0.5, (tool, elapsed)
+        assert elapsed.within(TIME_LIMIT + 0.5), (tool, str(elapsed))
         assert not healthy.is_error, reply_text(healthy)

@@ -26,12 +26,6 @@ from diffchunk.review import record as core
 from diffchunk.review.views import read_view
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return five_files(tmp_path / "repo")

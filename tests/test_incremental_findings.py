@@ -20,12 +20,6 @@ from diffchunk.review.record.findings import update_finding_by_id
 from diffchunk.review.record.reanchor import find_again
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return five_files(tmp_path / "repo")

@@ -1,6 +1,8 @@
 """Incremental review end to end through the installed ``diffchunk-mcp`` and the SDK's
 stdio client: a reviewed branch is amended and rebased, then reviewed again since the
-review; its history is pruned, and the since-review load says so."""
+review; its history is pruned, and the since-review load says so.  Each first review
+is made in the module's ``server``, each second one in ``other_server``, another
+process on the same record (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from typing import Any
 import pytest
 from gitrepo import commit, git, run_git
 from incrementalkit import branch_text, five_files
+from mcpkit import Caller, RunningServer
 from recordkit import numbered
-from test_record_mcp import Caller, serve
 
 
 @pytest.fixture
@@ -19,7 +21,9 @@ def repo(tmp_path: Path) -> Path:
     return five_files(tmp_path / "repo")
 
 
-def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path) -> None:
+def test_a_second_review_after_an_amend_and_a_rebase(
+    repo: Path, server: RunningServer, other_server: RunningServer
+) -> None:
     seen: dict[str, Any] = {}
 
     async def first(c: Caller) -> None:
@@ -33,7 +37,7 @@ def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path)
             "add_finding", absolute_file_path=path, file_path="f1.py", message="Forty?", line=40
         )
 
-    serve(tmp_path, first)
+    server.run(first)
     # Upstream changes f2.py; the branch is rebased and its f3.py change amended, and
     # ten lines are added at the top of f1.py.
     git(repo, "checkout", "-q", "main")
@@ -68,7 +72,7 @@ def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path)
         )
         seen["full_status"] = full
 
-    serve(tmp_path, second)
+    other_server.run(second)
     since = seen["since"]["since_review"]
     assert since["history"] == "rewritten"
     assert since["files"] == {"unchanged": 3, "changed": 2, "new": 0, "no_longer_changed": 0}
@@ -86,7 +90,9 @@ def test_a_second_review_after_an_amend_and_a_rebase(repo: Path, tmp_path: Path)
     assert seen["full_status"]["totals"]["reviewed"] == 5
 
 
-def test_pruned_history_through_the_server(repo: Path, tmp_path: Path) -> None:
+def test_pruned_history_through_the_server(
+    repo: Path, server: RunningServer, other_server: RunningServer
+) -> None:
     answers: dict[str, Any] = {}
 
     async def first(c: Caller) -> None:
@@ -96,7 +102,7 @@ def test_pruned_history_through_the_server(repo: Path, tmp_path: Path) -> None:
         answers["head"] = load["head"]
         await c.json("mark_reviewed", absolute_file_path=load["file_path"], chunk_number=1)
 
-    serve(tmp_path, first)
+    server.run(first)
     commit(repo, {"f4.py": branch_text("f4.py", {30: "f4 thirty"})})
     git(repo, "reset", "-q", "--soft", "main")
     git(repo, "commit", "-q", "-m", "rewritten")
@@ -114,14 +120,16 @@ def test_pruned_history_through_the_server(repo: Path, tmp_path: Path) -> None:
             "load_git_diff", absolute_repo_path=str(repo), revision_range="main..feature"
         )
 
-    serve(tmp_path, second)
+    other_server.run(second)
     error = answers["error"]
     assert "no longer in the repository" in error and answers["head"][:12] in error
     assert "since_review=false" in error
     assert answers["full"]["since_review"]["commits_gone"] is True
 
 
-def test_list_commits_of_a_since_review_diff(repo: Path, tmp_path: Path) -> None:
+def test_list_commits_of_a_since_review_diff(
+    repo: Path, server: RunningServer, other_server: RunningServer
+) -> None:
     answers: dict[str, Any] = {}
     commit(repo, {"f4.py": branch_text("f4.py", {40: "f4 forty"})}, "f4: forty")
 
@@ -131,7 +139,7 @@ def test_list_commits_of_a_since_review_diff(repo: Path, tmp_path: Path) -> None
         )
         await c.json("mark_reviewed", absolute_file_path=load["file_path"], file_pattern="*")
 
-    serve(tmp_path, first)
+    server.run(first)
     reviewed = git(repo, "rev-parse", "feature")
     # The last commit amended, and one added on top.
     (repo / "f2.py").write_text(branch_text("f2.py", {20: "f2 twenty"}))
@@ -151,7 +159,7 @@ def test_list_commits_of_a_since_review_diff(repo: Path, tmp_path: Path) -> None
             "list_commits", absolute_file_path=load["since_review"]["full_file_path"]
         )
 
-    serve(tmp_path, second)
+    other_server.run(second)
     since, full = answers["since"], answers["full"]
     assert "/since-" in answers["load"]["file_path"]
     assert [c["subject"] for c in since["commits"]] == ["f5: thirty", "f4 and f2"]

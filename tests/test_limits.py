@@ -9,6 +9,7 @@ limit belongs in the table, with its reason.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from diffchunk import limits
 PACKAGE = Path(diffchunk.__file__).parent
 TABLE = PACKAGE / "limits.py"
 CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
+WORD = re.compile(r"\w+")
 
 # Module-level numbers that are not limits: (module path, name) -> why.
 NOT_LIMITS: dict[tuple[str, str], str] = {
@@ -29,6 +31,8 @@ NOT_LIMITS: dict[tuple[str, str], str] = {
     ("diff/chunker/cuts.py", "_MINUS"): "the byte b'-'",
     ("diff/chunker/cuts.py", "_BACKSLASH"): "the byte b'\\\\'",
     ("diff/chunker/pieces.py", "_NL"): "the byte b'\\n'",
+    ("git/config.py", "_NL"): "the byte b'\\n'",
+    ("git/config.py", "_CR"): "the byte b'\\r'",
     # Format versions: identifiers of what was written, not bounds.
     ("git/diffwrite.py", "DIFF_OPTIONS_VERSION"): "version of the git diff options",
     ("review/export/document.py", "FORMAT_VERSION"): "version of the export document",
@@ -114,7 +118,9 @@ def numeric_constants(source: str) -> list[tuple[str, int]]:
     return found
 
 
+@functools.cache
 def _package_constants() -> dict[tuple[str, str], int]:
+    """The numeric constants of every module but the table (parsed once: two tests read it)."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == TABLE:
@@ -126,7 +132,7 @@ def _package_constants() -> dict[tuple[str, str], int]:
 
 
 def test_no_module_keeps_a_limit_of_its_own() -> None:
-    found = _package_constants()
+    found = dict(_package_constants())
     new = sorted(key for key in found if key not in NOT_LIMITS)
     assert not new, "numbers outside diffchunk/limits.py (add them to the table, with why): " + (
         ", ".join(f"diffchunk/{rel}:{found[(rel, name)]} {name}" for rel, name in new)
@@ -134,7 +140,7 @@ def test_no_module_keeps_a_limit_of_its_own() -> None:
 
 
 def test_the_allow_lists_name_only_constants_that_exist() -> None:
-    found = _package_constants()
+    found = dict(_package_constants())
     stale = sorted(NOT_LIMITS.keys() - found.keys())
     assert not stale, f"allow-listed but gone (remove them from the list): {stale}"
 
@@ -188,11 +194,10 @@ def test_every_limit_is_used() -> None:
     )
     table = TABLE.read_text(encoding="utf-8")
     names = [name for name in vars(limits) if CONSTANT.fullmatch(name)]
-    unused = [
-        name
-        for name in names
-        if not re.search(rf"\b{name}\b", sources)
-        and not re.search(rf"=.*\b{name}\b", table)  # used to define another limit
-    ]
+    # The words of the sources, and those after an "=" on a line of the table (used to
+    # define another limit): a name is used when it is one of them, as \bNAME\b finds.
+    used = set(WORD.findall(sources))
+    used.update(WORD.findall("\n".join(line.partition("=")[2] for line in table.splitlines())))
+    unused = [name for name in names if name not in used]
     assert not unused, f"limits no module uses: {unused}"
     assert len(names) > 200

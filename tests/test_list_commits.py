@@ -16,11 +16,6 @@ from diffchunk.review.sessions import SessionStore
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
     """main, then on feature: five commits, one renaming util.py to helpers.py."""

@@ -18,11 +18,6 @@ from diffchunk.review.sessions import SessionStore
 from diffchunk.review.symbols import MAX_LISTED, SKELETON_ABOVE, listed_name
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _fn(name: str, tag: str = "", indent: str = "") -> str:
     return f"{indent}def {name}(x):\n{indent}    y = x{tag}\n{indent}    return y\n\n"
 

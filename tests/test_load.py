@@ -48,6 +48,7 @@ def _inputs(tmp_path: Path) -> tuple[list[references.Op], list[references.Op]]:
     return ops, warm
 
 
+@pytest.mark.slow
 def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: Path) -> None:
     ops, warm = _inputs(tmp_path)
     assert {op.tool for op in ops} >= {
@@ -78,6 +79,7 @@ def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: 
     assert {t for t in outcome.latencies if not t.startswith("warm-up")} == {op.tool for op in ops}
 
 
+@pytest.mark.slow
 def test_eight_concurrent_clients_on_the_corpus_diff(tmp_path: Path) -> None:
     corpus = CORPUS / "flask_2.3.3..3.0.0.diff"
     if not corpus.is_file():

@@ -1,29 +1,39 @@
 """No tool or command of diffchunk runs a program that a repository's config names.
 
-A hostile work tree and a bare clone of it (made by ``tests/hostile_repo.py``,
-one template per module, copied for each test): their config names a program for
-every hook git has, for clean/smudge/process filters, textconv, diff.external,
-core.fsmonitor, core.pager, core.editor, core.sshCommand, core.askPass,
-credential.helper, gpg.program, uploadpack.packObjectsHook, core.gitProxy, an
-ext:: remote and aliases of every subcommand diffchunk uses, and an
-``[include]`` of another file that names its own.  Each program leaves a
-``MARKER-<scope>-<key>`` file.  The repositories are built with a clean config
-first; the hostile one is written afterwards (building with it would run
-them).  ``HOME`` and ``XDG_CONFIG_HOME`` point into the test's directory (its
-global config sets ``uploadpack.packObjectsHook``, honoured only there).
+A hostile work tree, a bare clone of it, a linked worktree (a ``.git`` file), a
+clone on alternates and a real partial clone (made by
+``tests/support/hostile_repo.py``, one template per module, copied for each
+test): their config names a program for every hook git has, for
+clean/smudge/process filters, textconv, diff.external, core.fsmonitor, core.pager, core.editor, core.sshCommand,
+core.askPass, credential.helper, gpg.program, uploadpack.packObjectsHook,
+core.gitProxy, an ext:: remote and aliases of every subcommand diffchunk uses,
+and an ``[include]`` of another file that names its own; the partial clone
+fetches its missing objects from an ``ext::`` remote that would leave a marker.
+Each program leaves a ``MARKER-<scope>-<key>`` file.  The repositories are
+built with a clean config first; the hostile one is written afterwards
+(building with it would run them).  ``HOME`` and ``XDG_CONFIG_HOME`` point
+into the test's directory (its global config sets
+``uploadpack.packObjectsHook``, honoured only there).
+
+The matrix is derived from git's own documentation: every key the installed
+git's ``git help config`` describes as naming a command, program, helper,
+hook, transport or file to include (``tests/support/git_manual.py``) is set to a
+marker script in the repository's config, in an included file, in a
+conditionally included one and in the worktree config.
 
 Every entry point that touches a repository runs against them: the CLI and
 the MCP server (through the SDK's stdio client) as installed, in their own
 processes, and the same functions in this process.  After each, no marker may
 exist anywhere under the test's directory.  Each git process started from
-Python must also carry the runner's ``-c`` overrides (built by
-``GitCommand.argv``): ``subprocess.Popen.__init__`` is wrapped here, and in
-the child processes by a ``sitecustomize`` module, which leaves a
+Python must also run in the runner's sandbox (its ``argv``, a private
+``GIT_DIR`` and ``HOME`` in diffchunk's cache, no config file but that,
+no transport): ``subprocess.Popen.__init__`` is wrapped here, and in the
+child processes by a ``sitecustomize`` module, which leaves a
 ``MARKER-unsafe-git-argv-<pid>`` file naming any other.
 
 ``test_the_hostile_setup_runs_programs_through_plain_git`` checks that the
-setup is effective: plain git runs the programs (this is what makes the other
-tests able to fail).
+setup is effective: plain git runs the programs, and the partial clone's lazy
+fetch runs its remote (this is what makes the other tests able to fail).
 """
 
 from __future__ import annotations
@@ -40,9 +50,18 @@ from typing import Any
 
 import anyio
 import pytest
-from hostile_repo import Hostile, Template, build_template, make_hostile, plain_git
+from git_manual import program_keys
+from hostile_repo import (
+    NOT_IN_MATRIX,
+    Hostile,
+    Template,
+    build_template,
+    make_hostile,
+    plain_git,
+    unsafe_git_start,
+)
 
-from diffchunk.git.runner import base_command
+from diffchunk.errors import GitError
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -54,7 +73,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
 
 @pytest.fixture
 def hostile(tmp_path: Path, template: Template) -> Hostile:
-    return make_hostile(tmp_path, template)
+    return make_hostile(tmp_path, template, matrix=True)
 
 
 def _installed(name: str) -> str:
@@ -89,8 +108,49 @@ def _cli(
 RELAXED = ("-c", "filter.evil.required=false", "-c", "filter.inc.required=false")
 
 
-def test_the_hostile_setup_runs_programs_through_plain_git(hostile: Hostile) -> None:
-    h = hostile
+def test_the_matrix_is_every_key_the_manual_says_names_a_program(template: Template) -> None:
+    keys = program_keys()
+    # What any reading of the manual must find, each a key git runs a program from
+    # (the derivation is not vacuous)...
+    for known in (
+        "core.fsmonitor",
+        "core.sshCommand",
+        "core.pager",
+        "core.editor",
+        "core.askPass",
+        "core.gitProxy",
+        "core.hooksPath",
+        "core.alternateRefsCommand",
+        "diff.external",
+        "diff.marker.textconv",
+        "diff.marker.command",
+        "filter.marker.clean",
+        "filter.marker.smudge",
+        "credential.helper",
+        "gpg.program",
+        "gpg.ssh.defaultKeyCommand",
+        "sequence.editor",
+        "uploadpack.packObjectsHook",
+        "remote.marker.uploadpack",
+        "remote.marker.receivepack",
+        "alias.marker",
+        "pager.marker",
+    ):
+        assert known in keys and known in template.matrix, known
+    assert "include.path" in keys
+    # ...and far more than those: every one set, but the few diffchunk reads and
+    # checks itself and those whose value git refuses to be a program.
+    assert len(template.matrix) > 100
+    assert set(NOT_IN_MATRIX) <= set(keys)
+    assert set(template.matrix) | set(template.refused) | set(NOT_IN_MATRIX) == set(keys)
+    for key, why in template.refused.items():  # booleans, numbers, choices
+        assert "fatal" in why, (key, why)
+
+
+def test_the_hostile_setup_runs_programs_through_plain_git(
+    tmp_path: Path, template: Template
+) -> None:
+    h = make_hostile(tmp_path, template)
     credential = "protocol=https\nhost=example.invalid\n\n"
     for repo, args, stdin in [
         (h.work, ["diff", "--", "notes.txt"], ""),
@@ -112,6 +172,8 @@ def test_the_hostile_setup_runs_programs_through_plain_git(hostile: Hostile) -> 
         (h.bare, ["ls-remote", "ssh://example.invalid/r"], ""),
         (h.bare, ["tag", "-a", "t", "main"], ""),
         (h.bare, ["update-ref", "refs/heads/ctl", "main"], ""),
+        # A blob of main~1 is missing: git fetches it from the remote, which runs.
+        (h.partial, ["diff", "main~1", "main"], ""),
     ]:
         plain_git(h, repo, *args, stdin=stdin)
     plain_git(h, h.work, "-p", "log", "-1", tty=True)
@@ -156,6 +218,8 @@ def test_the_hostile_setup_runs_programs_through_plain_git(hostile: Hostile) -> 
         "bare-core.sshCommand",
         "bare-core.editor",
         "hookspath-reference-transaction",
+        # The partial clone's lazy fetch.
+        "partial-remote.url",
     }
     assert expected - ran == set(), f"not run by plain git: {sorted(expected - ran)}"
 
@@ -186,6 +250,15 @@ COMMANDS = {
     "review-chunk": Command(lambda h: _range(h, "--chunk", "1"), "diff --git"),
     "review-file": Command(lambda h: _range(h, "--file", "a.py"), "+++ b/a.py"),
     "review-bare-range": Command(lambda h: _range(h, repo="bare"), "a.py"),
+    "review-linked-worktree": Command(lambda h: ["review", "--repo", str(h.linked)], "a.py"),
+    "review-linked-range": Command(lambda h: _range(h, repo="linked"), "a.py"),
+    "review-shared-worktree": Command(lambda h: ["review", "--repo", str(h.shared)], "a.py"),
+    "review-shared-range": Command(lambda h: _range(h, repo="shared"), "a.py"),
+    "review-partial-worktree": Command(lambda h: ["review", "--repo", str(h.partial)], "s.py"),
+    # main~1's blobs are missing: an error that says what to do, never a fetch.
+    "review-partial-range": Command(
+        lambda h: _range(h, repo="partial"), "partial clone", exit_code=1
+    ),
     "review-bare-chunk": Command(lambda h: _range(h, "--chunk", "1", repo="bare"), "diff --git"),
     "file-overview": Command(
         lambda h: ["file", "overview", str(h.work / "a.py"), "--json"], '"modified"'
@@ -208,9 +281,9 @@ def test_cli_command_runs_no_repository_program(hostile: Hostile, name: str) -> 
     command = COMMANDS[name]
     args = command.args(h)
     done = _cli(h, *args, cwd=h.work if command.in_work_tree else None)
+    h.assert_clean(f"diffchunk {' '.join(args)}")
     assert done.returncode == command.exit_code, done.stderr
     assert command.shows in done.stdout + done.stderr
-    h.assert_clean(f"diffchunk {' '.join(args)}")
 
 
 @pytest.mark.parametrize("hooks_path", [True, False], ids=["core.hooksPath", "hooks-in-git-dir"])
@@ -281,6 +354,14 @@ async def _mcp_calls(h: Hostile) -> list[tuple[str, bool, str, list[str]]]:
                 "load_git_diff",
                 {"absolute_repo_path": str(h.bare), "revision_range": "main~1..main"},
             )
+            for name in ("linked", "shared", "partial"):
+                where = {"absolute_repo_path": str(getattr(h, name))}
+                await call(f"load_git_diff {name} working tree", "load_git_diff", where)
+                await call(
+                    f"load_git_diff {name} range",
+                    "load_git_diff",
+                    {**where, "revision_range": "main~1..main"},
+                )
             await call("list_chunks", "list_chunks", diff)
             await call("get_chunk", "get_chunk", {**diff, "chunk_number": 1})
             await call("get_file_diff", "get_file_diff", {**diff, "file_path": "a.py"})
@@ -310,10 +391,13 @@ async def _mcp_calls(h: Hostile) -> list[tuple[str, bool, str, list[str]]]:
 
 def test_mcp_tools_runs_no_repository_program(hostile: Hostile) -> None:
     calls = anyio.run(_mcp_calls, hostile)
-    assert len(calls) == 14
+    assert len(calls) == 20
     for what, is_error, text, markers in calls:
-        assert not is_error, f"{what}: {text}"
         assert not markers, f"{what} ran programs of the repository: {markers}"
+        if what == "load_git_diff partial range":  # a missing blob: never fetched
+            assert is_error and "partial clone" in text and "git fetch" in text, text
+        else:
+            assert not is_error, f"{what}: {text}"
     texts = {what: text for what, _, text, _ in calls}
     assert json.loads(texts["get_overview"])["changed_symbols"] > 0
     assert json.loads(texts["list_commits"])["total"] == 1
@@ -328,17 +412,16 @@ def test_mcp_tools_runs_no_repository_program(hostile: Hostile) -> None:
 
 @pytest.fixture
 def git_argvs(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[list[str]], list[list[str]]]]:
-    """(every git argv started in this process, those not built by ``GitCommand.argv``)."""
+    """(every git argv started in this process, those not started in the runner's sandbox)."""
     started: list[list[str]] = []
     unsafe: list[list[str]] = []
-    base = base_command()
     real_init = subprocess.Popen.__init__
 
     def checked_init(self: subprocess.Popen[bytes], args: Any, *rest: Any, **kwargs: Any) -> None:
         argv = [os.fsdecode(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
         if argv and os.path.basename(argv[0].split(" ")[0]) == "git":
             started.append(argv)
-            if argv[: len(base)] != base:
+            if unsafe_git_start(argv, kwargs.get("env")):
                 unsafe.append(argv)
         real_init(self, args, *rest, **kwargs)
 
@@ -396,14 +479,22 @@ def test_the_tools_in_this_process_runs_no_repository_program(
             ),
         ),
         ("list_chunks symbols", lambda: diff_tools.list_chunks(loaded["file_path"], store=store)),
+        ("load_git_diff linked working tree", lambda: load(str(h.linked))),
+        ("load_git_diff linked range", lambda: load(str(h.linked), "main~1..main")),
+        ("load_git_diff shared range", lambda: load(str(h.shared), "main~1..main")),
+        ("load_git_diff partial working tree", lambda: load(str(h.partial))),
     ]
     results = {}
     for what, call in calls:
         results[what] = call()
         h.assert_clean(what)
+    with pytest.raises(GitError, match="partial clone") as missing:
+        load(str(h.partial), "main~1..main")  # main~1's blobs are not in the clone
+    assert "git fetch" in str(missing.value)
+    h.assert_clean("load_git_diff partial range")
     started, unsafe = git_argvs
     assert started, "no git ran: the check saw nothing"
-    assert unsafe == [], "git started without the runner's overrides"
+    assert unsafe == [], "git started outside the runner's sandbox"
     overview = results["get_overview"]
     assert isinstance(overview, dict) and overview["changed_symbols"] > 0
     # The check itself: a git started any other way is caught.
@@ -452,4 +543,4 @@ def test_incremental_review_runs_no_repository_program(
     started, unsafe = git_argvs
     assert any("merge-base" in argv for argv in started)
     assert any("cat-file" in argv for argv in started)
-    assert unsafe == [], "git started without the runner's overrides"
+    assert unsafe == [], "git started outside the runner's sandbox"

@@ -16,12 +16,6 @@ from diffchunk.review import record as record_tools
 from diffchunk.review.range_review import load_git_diff
 from diffchunk.review.sessions import SessionStore
 
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 NAMES = ("src/app.py", "src/util.py", "docs/guide.md", "-rf", ":(exclude)src", "top.txt")
 
 

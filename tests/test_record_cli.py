@@ -14,12 +14,6 @@ from recordkit import feature_repo, run_cli, write_diff
 from diffchunk.cli import main
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return feature_repo(tmp_path / "repo")

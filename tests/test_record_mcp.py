@@ -1,5 +1,8 @@
 """The record tools of the installed ``diffchunk-mcp``, through the SDK's stdio client:
-a review that outlives its server, on a git range and on a diff file."""
+a review that outlives its server, on a git range and on a diff file.
+
+Tests that need a server, not a new one, share the module's two (``server`` and
+``other_server`` of tests/conftest.py: a review made in one is read in the other)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 import pytest
 from gitrepo import commit, git
 from mcp import types
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer, serve
 from recordkit import feature_repo, numbered, write_diff
 
 from diffchunk.review import record as core
@@ -24,14 +27,14 @@ def repo(tmp_path: Path) -> Path:
     return feature_repo(tmp_path / "repo")
 
 
-def test_tools_are_listed_with_their_annotations(tmp_path: Path) -> None:
+def test_tools_are_listed_with_their_annotations(server: RunningServer) -> None:
     found: dict[str, types.Tool] = {}
 
     async def script(c: Caller) -> None:
         for tool in (await c.session.list_tools()).tools:
             found[tool.name] = tool
 
-    serve(tmp_path, script)
+    server.run(script)
     assert set(found) >= RECORD_TOOLS
     for name in RECORD_TOOLS:
         notes = found[name].annotations
@@ -159,7 +162,9 @@ def test_a_review_outlives_its_server(repo: Path, tmp_path: Path) -> None:
     _resume_in_a_second_server(path, finding_id, tmp_path)
 
 
-def test_an_edit_after_the_mark_shows_as_changed(repo: Path, tmp_path: Path) -> None:
+def test_an_edit_after_the_mark_shows_as_changed(
+    repo: Path, server: RunningServer, other_server: RunningServer
+) -> None:
     out: dict[str, Any] = {}
 
     async def before(c: Caller) -> None:
@@ -168,7 +173,7 @@ def test_an_edit_after_the_mark_shows_as_changed(repo: Path, tmp_path: Path) -> 
         )
         await c.json("mark_reviewed", absolute_file_path=load["file_path"], file_pattern="src/**")
 
-    serve(tmp_path, before)
+    server.run(before)
     commit(repo, {"src/b.py": numbered("b", 60, {30: "b thirty-one"})})
 
     async def after(c: Caller) -> None:
@@ -177,7 +182,7 @@ def test_an_edit_after_the_mark_shows_as_changed(repo: Path, tmp_path: Path) -> 
         )
         out["status"] = await c.json("review_status", absolute_file_path=load["file_path"])
 
-    serve(tmp_path, after)
+    other_server.run(after)
     status = out["status"]
     assert status["review"]["revision"]["head"] == git(repo, "rev-parse", "feature")
     assert status["totals"]["changed"] == 1 and status["changed_files"] == ["src/b.py"]
@@ -218,10 +223,10 @@ def test_a_diff_file_and_allowed_roots(repo: Path, tmp_path: Path) -> None:
 
 
 def test_answers_about_long_findings_stay_bounded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(tmp_path / "state"))  # the server's record
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(server.directory / "state"))  # its record
+    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(server.directory / "cache"))
     count = 100_000
     diff = tmp_path / "big.diff"
     diff.write_text(
@@ -251,7 +256,7 @@ def test_answers_about_long_findings_stay_bounded(
         sizes["list"] = len(block.text)
         answers["list"] = json.loads(block.text)
 
-    serve(tmp_path, script)
+    server.run(script)
     assert max(sizes.values()) < 20_000, sizes  # 1.19 MB answers before
     whole = answers["whole"]
     text = "".join(f"line {i}\n" for i in range(1, count + 1))

@@ -20,7 +20,6 @@ from diffchunk.review.exporting import export_review
 from diffchunk.review.record import hunk_lines
 
 # Each test has a record and a cache of its own (DIFFCHUNK_STATE_DIR, DIFFCHUNK_CACHE_DIR).
-pytestmark = pytest.mark.usefixtures("private_dirs")
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from diffchunk.review import record as core
 from diffchunk.review.views import is_view_path, read_view
 
 # Each test has a record and a cache of its own (DIFFCHUNK_STATE_DIR, DIFFCHUNK_CACHE_DIR).
-pytestmark = pytest.mark.usefixtures("private_dirs")
 
 
 @pytest.fixture

@@ -16,11 +16,6 @@ from diffchunk.review.sessions import SessionStore
 HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _function(name: str, body: int, tag: str = "") -> str:
     lines = [f"def {name}(x):\n"]
     lines += [f"    y{i} = x + {i}{tag}\n" for i in range(body)]

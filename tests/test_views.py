@@ -25,11 +25,6 @@ from diffchunk.server import app
 from diffchunk.server.app import configure_policy
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _lines(n: int, tag: str) -> str:
     return "".join(f"{tag} {i}\n" for i in range(n))
 

@@ -3,6 +3,10 @@
 One place maps failures to exit codes (:class:`DiffchunkGroup`):
 0 ok, 1 a :class:`~diffchunk.errors.DiffchunkError` (message on stderr),
 2 usage, 130 interrupted, 3 unexpected (traceback with ``DIFFCHUNK_DEBUG=1``).
+The same place puts ``DIFFCHUNK_ALLOWED_ROOTS`` in force for the whole
+command (:func:`~diffchunk.paths.roots_in_force`): every path a command reads
+or writes, and every directory of a repository git would read, is checked
+against it, as the MCP server checks its tools.
 Subcommands live in one module each and only raise ``DiffchunkError``.
 """
 
@@ -19,6 +23,7 @@ import click
 
 from .. import __version__
 from ..errors import DiffchunkError
+from ..paths import PathPolicy, roots_in_force
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -35,6 +40,7 @@ SUBCOMMANDS: dict[str, str] = {
     "mcp": "diffchunk.cli.mcp",
     "review": "diffchunk.cli.review",
     "status": "diffchunk.cli.record",
+    "web": "diffchunk.cli.web",
 }
 
 
@@ -55,7 +61,8 @@ class DiffchunkGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with roots_in_force(PathPolicy.from_env()):
+                return super().invoke(ctx)
         except DiffchunkError as exc:
             raise click.ClickException(exc.cli_text()) from exc
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):

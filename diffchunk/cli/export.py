@@ -34,7 +34,7 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_
 )
 @click.option(
     "--out",
-    type=SafePath(dir_okay=False, path_type=Path),
+    type=SafePath(dir_okay=False, path_type=Path, writes=True),
     metavar="FILE",
     help="Write to FILE (atomically) instead of standard output.",
 )

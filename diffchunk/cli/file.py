@@ -127,7 +127,12 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
 @click.argument("pattern")
 @click.option("--exact", "exact", is_flag=True, help="Exact text (no fuzzy matching).")
 @click.option(
-    "--regex", "-E", "regex", is_flag=True, help="PATTERN is a Python regex (implies --exact)."
+    "--regex",
+    "-E",
+    "regex",
+    is_flag=True,
+    help="PATTERN is a regex, Python syntax without backreferences or lookaround "
+    "(implies --exact).",
 )
 @click.option("--ignore-case", "-i", is_flag=True, help="Case-insensitive exact/regex search.")
 @click.option("--invert", "-v", is_flag=True, help="Lines NOT matching (like grep -v).")
@@ -316,7 +321,13 @@ def edit(
     from ..files import edit as core
 
     changes = _changes_from(searches, replaces, changes_json)
-    data = core.edit_content(_target(path), changes, fuzzy=not exact, preview=not apply_).to_dict()
+    data = core.edit_content(
+        _target(path),
+        changes,
+        fuzzy=not exact,
+        preview=not apply_,
+        policy=PathPolicy.from_env(),
+    ).to_dict()
     if as_json:
         echo_json(data)
     else:
@@ -331,6 +342,7 @@ def edit(
                         f"({similar['similarity']:.2f})",
                         err=True,
                     )
+        _warnings(data)
         if data.get("backup_created"):
             click.echo(f"backup: {data['backup_created']}", err=True)
         elif data.get("success") and not apply_:
@@ -347,7 +359,7 @@ def revert(path: str, backup_id: str | None, as_json: bool) -> None:
     """Restore a backup of PATH (its current content is saved first)."""
     from ..files import revert as core
 
-    data = core.revert_edit(_target(path), backup_id).to_dict()
+    data = core.revert_edit(_target(path), backup_id, policy=PathPolicy.from_env()).to_dict()
     if as_json:
         echo_json(data)
     else:
@@ -356,5 +368,6 @@ def revert(path: str, backup_id: str | None, as_json: bool) -> None:
         click.echo(f"restored backup {reverted.get('id')} ({reverted.get('timestamp')})")
         if saved:
             click.echo(f"previous content saved as {saved.get('id')}")
+        _warnings(data)
     if not data.get("success"):
         raise click.exceptions.Exit(1)

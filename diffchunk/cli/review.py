@@ -197,7 +197,7 @@ def _write_bytes(data: bytes) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=SafePath(file_okay=False, path_type=Path),
+    type=SafePath(file_okay=False, path_type=Path, writes=True),
     help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
 )
 @click.option(

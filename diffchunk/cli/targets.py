@@ -26,7 +26,7 @@ from ..limits import CHUNK_DEFAULT_LINES
 from ..paths import is_diff_file
 from . import ranges
 from .output import shell_word
-from .params import SafePath
+from .params import SafePath, check_roots
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -255,5 +255,6 @@ def load_target(
 
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))
+    check_roots(path)
     summary = core.load_diff(path, options, progress=progress)
     return summary.file_path, summary.to_dict()

@@ -35,7 +35,7 @@ from ..limits import OPEN_VERSIONS_KEPT as CACHE_SIZE
 from ..paths import fingerprint, resolve_regular_file
 from .encoding import display_name, is_utf16_or_32, sniff
 from .lineindex import LineIndex
-from .reader import Reader, Window
+from .reader import Reader, Step
 
 
 @dataclass(eq=False)
@@ -137,8 +137,9 @@ class FileVersion:
 
     def windows(
         self, start: int | None = None, end: int | None = None, size: int | None = None
-    ) -> Iterator[tuple[int, Window, int]]:
-        """The reader's line windows of the content (see :meth:`.Reader.windows`)."""
+    ) -> Iterator[Step]:
+        """The reader's line windows of the content, and its long lines
+        (see :meth:`.Reader.windows`)."""
         return self.data.windows(start, end, size)
 
 

@@ -13,9 +13,16 @@ listed backup is always complete.
 
 Data is stored either as a *hard link* to the inode that the edit is about to
 replace (free for any size: after the rename that inode is referenced by the
-backup alone) or, when linking is impossible (other file system, file with
-several links, ``DIFFCHUNK_BACKUP_LINK=0``), as a copy made with
-``copy_file_range``/``sendfile``.
+backup alone; linked through the file's directory descriptor, never its
+path, and checked to be the inode read) or, when linking is impossible
+(other file system, file with several links, ``DIFFCHUNK_BACKUP_LINK=0``),
+as a copy made with ``copy_file_range``/``sendfile``.
+
+Bytes another program wrote to the replaced version after the edit read it
+(an appender racing the rename) are kept beside the backup, in
+``<basename>.<key>.<id>.late`` (:func:`late_side`), and removed with it.  A
+hard-linked backup *is* that version, so it holds them too, past its
+recorded size: a revert restores the recorded size.
 
 Retention (per edited file, oldest pruned first, the newest backups taken by
 the running operation are never pruned): at most ``DIFFCHUNK_BACKUP_KEEP``
@@ -40,6 +47,11 @@ from ..fdio import BackgroundHash, copy_range
 from ..limits import BACKUP_IDS_SHOWN, BACKUP_NAME_PART_BYTES
 from ..limits import DEFAULT_BACKUP_KEEP as DEFAULT_KEEP
 from ..limits import DEFAULT_BACKUP_MAX_BYTES as DEFAULT_MAX_BYTES
+
+LinkSource = tuple[int, str]
+"""A file named in a directory open as a descriptor: ``(dir_fd, name)``."""
+
+LATE_SUFFIX = ".late"
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,14 +310,15 @@ class PendingBackup:
 
 
 def begin_backup(
-    realpath: str, src_fd: int, size: int, *, allow_link: bool = True
+    realpath: str, src_fd: int, size: int, *, link_from: LinkSource | None = None
 ) -> PendingBackup:
     """Store the first ``size`` bytes of ``src_fd`` (the content of ``realpath``).
 
-    The caller holds the file's edit lock.  With ``allow_link`` the data may
-    be a hard link to ``realpath`` itself, which is only correct when the
-    caller is about to *replace* that path with a new inode.  The data is
-    fsynced before this returns; :meth:`PendingBackup.commit` lists it.
+    The caller holds the file's edit lock.  With ``link_from`` (the file's
+    directory descriptor and name) the data may be a hard link to the file
+    itself, which is only correct when the caller is about to *replace*
+    that name with a new inode.  The data is fsynced before this returns;
+    :meth:`PendingBackup.commit` lists it.
     """
     root = _ensure_root()
     prefix = _prefix(realpath)
@@ -313,8 +326,8 @@ def begin_backup(
     backup_id, data, fd = _reserve(root, prefix, existing)
     try:
         linked = False
-        if allow_link and os.environ.get("DIFFCHUNK_BACKUP_LINK", "1") != "0":
-            linked = _try_link(realpath, src_fd, size, data)
+        if link_from is not None and os.environ.get("DIFFCHUNK_BACKUP_LINK", "1") != "0":
+            linked = _try_link(link_from, src_fd, size, data)
         if not linked:
             copy_range(src_fd, fd, 0, size)
             os.fsync(fd)
@@ -334,11 +347,11 @@ def begin_backup(
 
 
 def create_backup(
-    realpath: str, src_fd: int, size: int, *, kind: str, allow_link: bool = True
+    realpath: str, src_fd: int, size: int, *, kind: str, link_from: LinkSource | None = None
 ) -> BackupInfo:
     """:func:`begin_backup` and commit it at once (hashing the content)."""
     hasher = BackgroundHash(src_fd, size)
-    pending = begin_backup(realpath, src_fd, size, allow_link=allow_link)
+    pending = begin_backup(realpath, src_fd, size, link_from=link_from)
     try:
         digest = hasher.result()
     except BaseException:
@@ -347,30 +360,21 @@ def create_backup(
     return pending.commit(digest, kind=kind)
 
 
-def _try_link(realpath: str, src_fd: int, size: int, data: str) -> bool:
-    """Replace the reserved (empty) ``data`` file by a hard link to ``realpath``."""
+def _try_link(link_from: LinkSource, src_fd: int, size: int, data: str) -> bool:
+    """Replace the reserved (empty) ``data`` file by a hard link to the file
+    (``link_from``: its directory's descriptor and its name), when that name
+    is still the file open at ``src_fd``."""
+    dir_fd, name = link_from
     st = os.fstat(src_fd)
-    try:
-        path_st = os.stat(realpath)
-    except OSError:
-        return False
-    if (
-        st.st_nlink != 1
-        or st.st_size != size
-        or (path_st.st_dev, path_st.st_ino)
-        != (
-            st.st_dev,
-            st.st_ino,
-        )
-    ):
+    if st.st_nlink != 1 or st.st_size != size:
         return False
     tmp = f"{data}.link"
     try:
-        os.link(realpath, tmp)
+        os.link(name, tmp, src_dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return False
     try:
-        linked = os.stat(tmp)
+        linked = os.stat(tmp, follow_symlinks=False)
         if (linked.st_dev, linked.st_ino) != (st.st_dev, st.st_ino):
             os.unlink(tmp)
             return False
@@ -399,9 +403,16 @@ def _write_json(target: str, payload: dict[str, object]) -> None:
         raise
 
 
+def late_side(info: BackupInfo) -> str:
+    """Where the bytes other programs wrote to the version a write replaced are kept
+    (beside that write's backup, and removed with it)."""
+    return info.path + LATE_SUFFIX
+
+
 def discard_backup(info: BackupInfo) -> None:
-    """Remove a backup that was never reported (the write it guarded failed)."""
-    for name in (info.path + ".json", info.path):
+    """Remove a backup (metadata first, so it is never listed half removed), and
+    the bytes kept beside it (:func:`late_side`)."""
+    for name in (info.path + ".json", info.path, late_side(info)):
         with contextlib.suppress(OSError):
             os.unlink(name)
 
@@ -439,7 +450,8 @@ def _remove_leftovers(realpath: str) -> None:
     """Delete pieces of backups of ``realpath`` that an interrupted run left.
 
     Runs under the file's lock, when no backup of it is being written: a data
-    file without metadata, or a temporary link or metadata file, is garbage.
+    file without metadata, a temporary link or metadata file, or late bytes
+    whose backup is gone, are garbage.
     """
     root = backup_root()
     prefix = _prefix(realpath)
@@ -450,8 +462,11 @@ def _remove_leftovers(realpath: str) -> None:
     present = set(names)
     for name in names:
         rest = name[len(prefix) :]
-        if name.endswith((".tmp", ".link")) or (
-            _parse_id(rest) is not None and "." not in rest and name + ".json" not in present
+        late_of = name[: -len(LATE_SUFFIX)] if name.endswith(LATE_SUFFIX) else None
+        if (
+            name.endswith((".tmp", ".link"))
+            or (_parse_id(rest) is not None and "." not in rest and name + ".json" not in present)
+            or (late_of is not None and late_of + ".json" not in present)
         ):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(root, name))

@@ -61,12 +61,14 @@ def mark_changes(
     *,
     source: bytes | None = None,
     language: str | None = None,
+    cut: list[str] | None = None,
 ) -> int:
     """Mark ``outline`` (in place) against HEAD; return how many symbols changed.
 
     ``source`` is the file's current content when the caller has it (else it
     is read); ``language`` overrides the one guessed from the path.  Marks
     from an earlier call are cleared first, so calling twice is harmless.
+    ``cut`` is told what the bounds of HEAD's outline left out, if anything.
     """
     _clear_marks(outline)
     located = _locate_in_head(file_path)
@@ -94,10 +96,10 @@ def mark_changes(
         with git.start(
             ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "HEAD", "--", path]
         ) as diff:
-            head_outline = cached_outline(file_path, head_key)
+            head_outline = cached_outline(file_path, head_key, cut=cut)
             if head_outline is None and language is not None:
                 head_source = git.run(["cat-file", "blob", blob], timeout=GIT_TIMEOUT).stdout
-                head_outline = outline_for_file(file_path, head_key, head_source, language)
+                head_outline = outline_for_file(file_path, head_key, head_source, language, cut=cut)
             diff_out = diff.finish(timeout=GIT_TIMEOUT).stdout
     except GitError as exc:  # timed out, failed, or git is missing
         logger.debug("symbol changes not marked: %s", exc)
@@ -116,15 +118,15 @@ def _locate_in_head(file_path: str) -> tuple[GitCommand, str, str] | None:
     ("" when not in HEAD); None outside a work tree (or when git cannot tell).
 
     The repository is found by :func:`~diffchunk.git.repo.discover`, whose
-    command neutralises the filter drivers of its config (a diff against the
-    working tree runs clean filters).  Paths are literal (no pathspec magic).
+    command reads no config of the repository (no filter driver runs on a diff
+    against the working tree).  Paths are literal (no pathspec magic).
     """
     directory, name = os.path.split(file_path)
     if not name:
         return None
     directory = os.path.realpath(directory or ".")
     try:
-        repo = discover(directory, timeout=GIT_TIMEOUT)
+        repo = discover(directory)
     except (GitError, OSError) as exc:  # not a repository, git missing, directory gone...
         logger.debug("no git repository for %s: %s", file_path, exc)
         return None

@@ -20,7 +20,6 @@ into results and keeps the reply within about 20k tokens:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,9 +35,10 @@ from ..limits import (
 from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
 from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
+from ..regex import compile_literal, compile_regex
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, json_size
-from .fuzzy import best_alignment, similar_lines
+from .fuzzy import anchored_alignment, best_alignment, similar_lines
 from .longline import long_line_match, matched_line_end
 from .matchers import Found, Hit
 from .read import neighbours
@@ -337,27 +337,23 @@ def _narrowed(item: SearchMatch, room: int, warnings: list[str]) -> tuple[Search
 class _Submatcher(NamedTuple):
     """Where the pattern is in a line: ``spans`` (a line's character spans: literal
     matches, else with fuzzy the best alignment), ``literal`` (the first part
-    alone) and ``best`` (the alignment's ``(score, start, end)``, or None)."""
+    alone) and ``best`` (the alignment's ``(score, start, end)``, or None; in a
+    piece of a long line, only where the line search could have found it)."""
 
     spans: Callable[[str], Spans]
     literal: Callable[[str], Spans]
     best: Callable[[str], tuple[float, int, int] | None] | None
+    best_in_piece: Callable[[str], tuple[float, int, int] | None] | None = None
 
 
 def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool) -> _Submatcher:
     """The pattern's :class:`_Submatcher`."""
     if regex:
-        compiled = re.compile(pattern, re.MULTILINE | (0 if case_sensitive else re.IGNORECASE))
-
-        def matches(line: str) -> Spans:
-            return [m.span() for m in compiled.finditer(line) if m.end() > m.start()]
-
-        return _Submatcher(matches, matches, None)
-    literal = re.compile(re.escape(pattern), 0 if case_sensitive and not fuzzy else re.IGNORECASE)
+        compiled = compile_regex(pattern, case_sensitive=case_sensitive)
+        return _Submatcher(compiled.spans, compiled.spans, None)
+    literal = compile_literal(pattern, case_sensitive=case_sensitive and not fuzzy)
     lowered = pattern.lower()
-
-    def found(line: str) -> Spans:
-        return [m.span() for m in literal.finditer(line)]
+    found = literal.spans
 
     def best(line: str) -> tuple[float, int, int] | None:
         return best_alignment(lowered, line.lower())
@@ -369,7 +365,9 @@ def _submatcher(pattern: str, *, regex: bool, case_sensitive: bool, fuzzy: bool)
         aligned = best(line)
         return [] if aligned is None else [aligned[1:]]
 
-    return _Submatcher(spans, found, best if fuzzy else None)
+    if not fuzzy:
+        return _Submatcher(spans, found, None)
+    return _Submatcher(spans, found, best, anchored_alignment(pattern))
 
 
 def _no_spans(_text: str) -> Spans:
@@ -387,13 +385,18 @@ def _match(
     """One found line as a result: its text around the match, spans and context."""
     stop = matched_line_end(version, hit.offset)
     if stop - hit.offset > PIECEWISE_LINE_BYTES:  # read in pieces, never decoded whole
-        long = long_line_match(
-            version, hit.offset, stop, _no_spans if invert else submatch.literal, width=MATCH_CHARS
-        )
-        if not long.spans and not invert and submatch.best is not None:
+        # A fuzzy hit holds no literal match (the line search would have typed it exact).
+        literal = _no_spans if invert or hit.match_type == "fuzzy" else submatch.literal
+        long = long_line_match(version, hit.offset, stop, literal, width=MATCH_CHARS)
+        if not long.spans and not invert and submatch.best_in_piece is not None:
             # no literal match anywhere: the best fuzzy alignment, a second pass
             long = long_line_match(
-                version, hit.offset, stop, _no_spans, width=MATCH_CHARS, best_of=submatch.best
+                version,
+                hit.offset,
+                stop,
+                _no_spans,
+                width=MATCH_CHARS,
+                best_of=submatch.best_in_piece,
             )
         shown, spans, shift, length = long.shown, long.spans, long.shift, long.length
     else:

@@ -31,6 +31,10 @@ preview (:mod:`.preview`) and the write transaction shared with
   ``preview=False`` would write (0 when any change failed).  Read-only files (no write
   bit) are refused; a batch whose replacements equal their targets writes
   nothing and makes no backup.
+- The path is resolved once (:mod:`.edit_target`): that real path is
+  checked against the allowed roots (``policy``) and git's own files are
+  refused; from then on the file is reached only through its directory's
+  descriptor, so a path swapped for a link meanwhile leads nowhere else.
 - Writing: under a per-file lock (:mod:`.locking`) the file is re-read, the
   changes located again, a backup stored (:mod:`.backups`), the new content
   written to ``.<name>.diffchunk-XXXXXXXX.tmp`` beside the target (owner and
@@ -38,7 +42,12 @@ preview (:mod:`.preview`) and the write transaction shared with
   write transaction, :mod:`.transaction`).  A
   symlink is followed: its target is edited and the link kept.  Hard links
   to the file are not kept (the path gets a new inode).  A file changed by
-  another program between reading and renaming is not overwritten.  A
+  another program between reading and renaming is not overwritten: the
+  edit is made again from a fresh read (up to :data:`EDIT_ATTEMPTS` times,
+  then an :class:`~diffchunk.errors.EditConflict`); a file another program
+  holds open for writing is not replaced; bytes a program wrote to the
+  replaced version after it was read are kept beside the backup and
+  reported (``late_write`` and a warning).  A
   temporary file that a killed edit left is removed by the next write of the
   same file (under its lock).
 - Large files stream: bytes are searched in bounded windows and the output
@@ -51,22 +60,25 @@ and no version is lost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import paths
 from ..errors import FileToolError
 from ..fdio import BackgroundHash, copy_range, write_all
-from ..snapshots import refuse_edit
+from ..limits import EDIT_ATTEMPTS
+from ..paths import PathPolicy
 from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
-from .changeset import parse_changes
+from .changeset import Change, parse_changes
+from .edit_target import EditTarget
+from .late_writes import LateWrite
 from .locate import ChangeResult, Located, locate_changes
 from .locking import file_lock
 from .preview import preview as unified_preview
 from .revert import revert_edit
 from .snapshot import Snapshot, open_snapshot
-from .transaction import WriteTransaction
+from .transaction import ChangedMeanwhile, WriteTransaction
 
 __all__ = ["EditResult", "edit_content", "list_backups", "revert_edit"]
 
@@ -87,9 +99,10 @@ class EditResult:
     error: str | None
     warnings: tuple[str, ...] = ()
     changes_matched: int = 0  # changes located in the file, in a failed batch too
+    late_write: LateWrite | None = None  # bytes another program wrote to the replaced version
 
     def to_dict(self) -> dict[str, Any]:
-        """The tool's JSON (``warnings`` only when there are some)."""
+        """The tool's JSON (``warnings`` and ``late_write`` only when there are some)."""
         data: dict[str, Any] = {
             "success": self.success,
             "changes_applied": self.changes_applied,
@@ -103,6 +116,8 @@ class EditResult:
         }
         if self.warnings:
             data["warnings"] = list(self.warnings)
+        if self.late_write is not None:
+            data["late_write"] = self.late_write.to_dict()
         return data
 
 
@@ -111,22 +126,34 @@ def edit_content(
     changes: list[dict[str, Any]],
     fuzzy: bool = True,
     preview: bool = True,
+    *,
+    policy: PathPolicy | None = None,
 ) -> EditResult:
     """Apply search/replace ``changes`` to a file, all or nothing.
 
     With ``preview`` (the default) nothing is written; the result shows the
-    diff that would be applied.  See the module documentation for matching,
+    diff that would be applied.  ``policy``: the allowed roots the file's real
+    path must lie under.  See the module documentation for matching,
     line-ending, encoding and atomicity rules.
     """
     parsed = parse_changes(changes, fuzzy)
-    realpath, _ = paths.resolve_regular_file(absolute_file_path)
-    refuse_edit(realpath)  # a snapshot of a revision: the error names the real file
     threshold = fuzzy_block.fuzzy_threshold()
-    if preview:
-        with open_snapshot(realpath) as snap:
-            located, results = locate_changes(snap, parsed, threshold)
-            return _result(snap, located, results, written=False, backup=None)
-    with file_lock(backups.lock_dir(), realpath), open_snapshot(realpath) as snap:
+    with EditTarget.open(absolute_file_path, policy) as target:
+        if preview:
+            with open_snapshot(target) as snap:
+                located, results = locate_changes(snap, parsed, threshold)
+                return _result(snap, located, results, written=False, backup=None)
+        with file_lock(backups.lock_dir(), target.realpath):
+            for _ in range(EDIT_ATTEMPTS - 1):
+                with contextlib.suppress(ChangedMeanwhile):
+                    return _edit_once(target, parsed, threshold)
+            return _edit_once(target, parsed, threshold)
+
+
+def _edit_once(target: EditTarget, parsed: list[Change], threshold: float) -> EditResult:
+    """Read, locate and write the changes once (:class:`ChangedMeanwhile` when another
+    program changed the file before the rename: nothing was written)."""
+    with open_snapshot(target) as snap:
         located, results = locate_changes(snap, parsed, threshold)
         if any(loc is None for loc in located) or _changes_nothing(snap, located):
             return _result(snap, located, results, written=False, backup=None)
@@ -155,16 +182,23 @@ def _apply(
 ) -> EditResult:
     """Write the located changes through the write transaction, after a backup."""
     realpath = snap.realpath
+    target = snap.target
     ready = sorted((loc for loc in located if loc is not None), key=lambda loc: loc.start)
-    with WriteTransaction(realpath, snap.fd, snap.stat) as txn:
+    read = None if snap.transcoded else snap.source.memory  # appends are carried after it
+    with WriteTransaction(target, snap.fd, snap.stat, read=read) as txn:
         pending = txn.back_up(
-            lambda: backups.begin_backup(realpath, snap.fd, snap.size), PendingBackup.discard
+            lambda: backups.begin_backup(
+                realpath, snap.fd, snap.size, link_from=(target.dir_fd, target.name)
+            ),
+            PendingBackup.discard,
         )
         txn.write(lambda out: _fill(out, snap, ready), stage="write the new content of")
         info = pending.commit(hasher.result(), kind="edit")
-        txn.replace()
+        late = txn.replace(info.path, backups.late_side(info))
     backups.prune(realpath, protect={info.id})
-    return _result(snap, located, results, written=True, backup=info.path, warnings=txn.warnings)
+    warnings = [*txn.warnings, *([late.warning(realpath)] if late else [])]
+    result = _result(snap, located, results, written=True, backup=info.path, warnings=warnings)
+    return replace(result, late_write=late)
 
 
 def _fill(out: int, snap: Snapshot, located: list[Located]) -> None:

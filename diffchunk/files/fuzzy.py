@@ -32,6 +32,9 @@ What both share, and the only place that does it:
   the exact scan (:mod:`.scan`).
 - **A time budget**: the line search stops after :data:`FUZZY_TIME_BUDGET`
   seconds and says where (``Found.stopped_line``).
+- **Bounded memory**: a line too long for a window of the reader (a
+  :class:`~.reader.LongLine`) is scored piece by piece
+  (:func:`_score_long_line`), never decoded whole.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import heapq
 import re
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import AnyStr, cast
@@ -56,9 +59,13 @@ from ..limits import (
     SHORT_CUTOFF,
     SHORT_PATTERN,
 )
+from ..limits import (
+    LONG_LINE_PIECE_BYTES as _PIECE_BYTES,
+)
 from .access import FileVersion
+from .longline import content_end
 from .matchers import Found, Hit
-from .reader import Window, skip_lines
+from .reader import LongLine, Window, skip_lines
 
 # -- measures --------------------------------------------------------------------------
 
@@ -80,6 +87,29 @@ def best_alignment(pattern: str, text: str) -> tuple[float, int, int] | None:
     if align is None or align.dest_end <= align.dest_start:
         return None
     return align.score, align.dest_start, align.dest_end
+
+
+def _fewest(anchors: list[AnyStr]) -> list[AnyStr]:
+    """The anchors a text must hold one of, without those holding another (a text
+    without the shorter one has not the longer either)."""
+    return [a for a in anchors if not any(b != a and b in a for b in anchors)]
+
+
+def anchored_alignment(pattern: str) -> Callable[[str], tuple[float, int, int] | None]:
+    """:func:`best_alignment` of the lowered ``pattern`` in a piece of a long line, for a
+    piece that holds one of its :func:`pieces` (else None at once): no place reaching
+    the line search's cutoff is without one, so the best place of a long line the
+    line search found is in such a piece (and the others cost a few ``in``)."""
+    needle = pattern.lower()
+    anchors = _fewest([p.decode() for p in pieces(needle, b"", "utf-8")])
+
+    def best(text: str) -> tuple[float, int, int] | None:
+        low = text.lower()
+        if needle not in low and not any(anchor in low for anchor in anchors):
+            return None
+        return best_alignment(needle, low)
+
+    return best
 
 
 def length_bounds(length: int, cutoff: float) -> tuple[float, float]:
@@ -283,6 +313,17 @@ class _Best:
         self.heap: list[tuple[float, int]] = []
         self.total = 0
 
+    def add(self, score: float, offset: int) -> None:
+        """One line's score (0: below the cutoff), outside the hot loop."""
+        if not score:
+            return
+        self.total += 1
+        item = (score, -offset)
+        if len(self.heap) < self.limit:
+            heapq.heappush(self.heap, item)
+        elif item > self.heap[0]:
+            heapq.heapreplace(self.heap, item)
+
     def ranked(self) -> list[tuple[float, int]]:
         """``(score, offset)``, best first (the earlier line of equal ones)."""
         return [(score, -neg) for score, neg in sorted(self.heap, reverse=True)]
@@ -310,10 +351,27 @@ def similar_lines(
     text_anchors: list[str] = []
     deadline = time.monotonic() + FUZZY_TIME_BUDGET
     stopped: int | None = None  # where a scan over its time budget stopped
-    for base, buf, length in version.windows():
+    for step in version.windows():
         if time.monotonic() > deadline:
             stopped = line_base
             break
+        if isinstance(step, LongLine):
+            window_starts.append(step.start)
+            window_lines.append(line_base)
+            if anchors is None:
+                sample = version.data.read(step.start, step.start + ANCHOR_PIECE_SAMPLE_BYTES)
+                anchors = pieces(query.needle, sample.lower(), query.encoding)
+                if not anchors:
+                    return Found([], 0)
+                text_anchors = [p.decode(query.encoding, errors="replace") for p in anchors]
+            score = _score_long_line(query, version, step, anchors, text_anchors, deadline)
+            if score is None:
+                stopped = line_base
+                break
+            best.add(score, step.start)
+            line_base += 1
+            continue
+        base, buf, length = step
         window_starts.append(base)
         window_lines.append(line_base)
         # Lowered whole when the window fills most of the reused buffer: one
@@ -350,6 +408,45 @@ def similar_lines(
     if stopped is None:
         return Found(hits, best.total)
     return Found(hits, best.total, timed_out=True, stopped_line=stopped, budget=FUZZY_TIME_BUDGET)
+
+
+def _score_long_line(
+    query: _LineQuery,
+    version: FileVersion,
+    line: LongLine,
+    anchors: list[bytes],
+    text_anchors: list[str],
+    deadline: float,
+) -> float | None:
+    """The score of a line too long for a window, read in pieces: 100 when a piece
+    holds the pattern, else the best ``partial_ratio`` of the pieces holding an
+    anchor (each piece with the bytes before it a pattern needs: an alignment
+    across two pieces is seen whole); 0 below the cutoff, None past ``deadline``."""
+    stop = content_end(version, line)
+    overlap = 4 * len(query.needle) + 4  # bytes: a character is at most four
+    anchors, text_anchors = _fewest(anchors), _fewest(text_anchors)
+    best = 0.0
+    pos = line.start
+    while pos < stop:
+        if time.monotonic() > deadline:
+            return None
+        raw = version.data.read(max(line.start, pos - overlap), min(stop, pos + _PIECE_BYTES))
+        pos += _PIECE_BYTES
+        if query.folded:
+            text = raw.decode(query.encoding, errors="replace").lower()
+            if query.needle in text:
+                return 100.0
+            if not any(anchor in text for anchor in text_anchors):
+                continue
+        else:
+            hay = raw.lower()
+            if query.exact and query.exact in hay:
+                return 100.0
+            if not any(anchor in hay for anchor in anchors):
+                continue
+            text = hay.decode(query.encoding, errors="replace")
+        best = max(best, partial_ratio(query.needle, text, query.cutoff))
+    return best
 
 
 def _score_candidates(

@@ -202,12 +202,14 @@ def _score_windows(
     """Score windows of n-1, n and n+1 lines at each candidate start.
 
     The number of windows scored is bounded by the cost of one comparison
-    (quadratic in the search text's length); best priors go first.
+    (quadratic in the search text's length); best priors go first.  A window
+    too long to reach PREFILTER_CUTOFF gets that bound as its score, uncompared.
     """
     n = len(search_norm)
     target = "\n".join(search_norm)
     cost = len(target) ** 2 // 64 + 1
     budget = max(WINDOW_BUDGET_MIN, min(WINDOW_BUDGET_MAX, WINDOW_BUDGET_COST // cost))
+    longest = length_bounds(len(target), PREFILTER_CUTOFF)[1]
     candidates.sort(key=lambda item: -item[0])
     seen: set[tuple[int, int, int]] = set()
     scored: list[_Scored] = []
@@ -218,6 +220,12 @@ def _score_windows(
             if k < 1 or s + k > total or key in seen:
                 continue
             seen.add(key)
+            length = sum(len(line) for line in region.norm[s : s + k]) + k - 1
+            if length > longest:
+                # Below PREFILTER_CUTOFF whatever it holds: its bound is its score
+                # (a line of megabytes is never compared, nor joined).
+                scored.append((2.0 * len(target) / (len(target) + length), s, k, region))
+                continue
             candidate = "\n".join(region.norm[s : s + k])
             scored.append((ratio(candidate, target) / 100.0, s, k, region))
         if len(seen) >= budget:

@@ -9,19 +9,24 @@ folding): any difference of meaning (a non-ASCII pattern searched without
 case, a transcoded file, a NUL in the pattern, only a byte-order mark) keeps
 the Python scan, and so does any failure.  ``DIFFCHUNK_NO_GREP=1`` turns the
 hand-off off.  grep reads the very version the caller holds: a file that
-changed (fingerprint) before or after is not used.
+changed (fingerprint) before or after is not used.  grep holds a whole line
+in memory: its address space is capped (:data:`GREP_ADDRESS_SPACE`), and a
+grep that runs out (a line of hundreds of megabytes) is a failure like any
+other.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import resource
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from typing import IO
 
-from ..limits import GREP_HEADER_BYTES, GREP_MIN_BYTES
+from ..limits import GREP_ADDRESS_SPACE, GREP_HEADER_BYTES, GREP_MIN_BYTES
 from ..limits import GREP_LISTING_BLOCK as _LISTING_BLOCK
 from ..paths import fingerprint
 from .access import FileVersion
@@ -54,6 +59,14 @@ def _grep_command(
     return [*cmd, "-e", needle]
 
 
+def _bound_memory(pid: int) -> None:
+    """Cap grep's address space at :data:`GREP_ADDRESS_SPACE`: grep holds a whole line
+    (twice), so a line of a gigabyte would take gigabytes; it fails instead, and the
+    Python scan (which reads a long line in pieces) answers."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        resource.prlimit(pid, resource.RLIMIT_AS, (GREP_ADDRESS_SPACE, GREP_ADDRESS_SPACE))
+
+
 def _read_all(stream: IO[bytes]) -> bytes:
     return stream.read()
 
@@ -81,6 +94,7 @@ def _run_greps(
                     cmd, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
                 )
             )
+            _bound_memory(procs[-1].pid)
         outputs = []
         for i, proc in enumerate(procs):
             assert proc.stdout is not None

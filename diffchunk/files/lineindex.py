@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from ..limits import LINE_INDEX_BLOCK as BLOCK
-from .reader import Buffer, Window, skip_lines
+from .reader import Buffer, LongLine, Step, skip_lines
 
 
 class LineIndex:
@@ -45,8 +45,10 @@ class LineIndex:
         self.ends_with_newline = ends_with_newline
 
     @classmethod
-    def build(cls, windows: Iterator[tuple[int, Window, int]], start: int, end: int) -> LineIndex:
-        """Count newlines block by block over ``windows`` of ``(offset, buffer, length)``.
+    def build(cls, windows: Iterator[Step], start: int, end: int) -> LineIndex:
+        """Count newlines block by block over ``windows`` of ``(offset, buffer, length)``
+        and long lines (a block entry every :data:`BLOCK` bytes of them too, so a
+        lookup inside one reads at most a block).
 
         The windows must tile ``[start, end)`` in order.
         """
@@ -55,7 +57,16 @@ class LineIndex:
         total = 0
         next_block = start
         last_byte: bytes | bytearray = b""
-        for base, buf, length in windows:
+        for step in windows:
+            if isinstance(step, LongLine):
+                for absolute in range(max(next_block, step.start), step.stop, BLOCK):
+                    offsets.append(absolute)
+                    before.append(total)
+                    next_block = absolute + BLOCK
+                total += step.terminated
+                last_byte = b"\n" if step.terminated else b"."
+                continue
+            base, buf, length = step
             count = buf.count
             pos = 0
             while pos < length:

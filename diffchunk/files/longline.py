@@ -1,16 +1,24 @@
-"""A matched line too long to decode whole, read piece by piece.
+"""A line too long to read whole, read piece by piece.
 
-A search result shows a few hundred characters of its line around the
-match.  A matched line longer than :data:`PIECEWISE_LINE_BYTES` (a
-one-line log or minified JSON of gigabytes) is never decoded whole: it is
-read in pieces of :data:`_PIECE_BYTES` bytes with an incremental decoder,
-and memory stays at a few pieces.  :func:`long_line_match` gives what the
-whole line would give (see its docstring for the one exception).
+A line longer than a window of the reader (a one-line log or minified JSON
+of gigabytes: a :class:`~.reader.LongLine` of a walk) is never held whole:
+it is read in pieces of :data:`_PIECE_BYTES` bytes (with an incremental
+decoder where it is decoded), and memory stays at a few pieces.
+
+- :func:`line_matches`: whether a search's matcher finds its pattern in
+  such a line (the scan of ``search_content``);
+- :func:`long_line_match`: a result's few hundred characters around the
+  match, for any matched line longer than :data:`PIECEWISE_LINE_BYTES`.
+
+Each gives what the whole line would give, with one exception: a regex
+match longer than :data:`_OVERLAP_CHARS` characters that straddles two
+pieces (see :func:`long_line_match`).
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +26,8 @@ from ..limits import LONG_LINE_OVERLAP_CHARS as _OVERLAP_CHARS
 from ..limits import LONG_LINE_PIECE_BYTES as _PIECE_BYTES
 from ..limits import MAX_SUBMATCHES
 from .access import FileVersion
+from .matchers import Literal, Matcher, TextMatcher
+from .reader import LongLine
 
 Spans = list[tuple[int, int]]
 Scored = tuple[float, int, int]
@@ -29,6 +39,80 @@ class LongLineMatch:
     spans: Spans  # character spans of the pattern in the whole line (at most 50)
     shift: int
     length: int  # the line's length in characters
+
+
+def content_end(version: FileVersion, line: LongLine) -> int:
+    """Where the text of a long line ends (before its ``\\r\\n`` or ``\\n``)."""
+    stop = line.stop - 1 if line.terminated else line.stop
+    if stop > line.start and version.data[stop - 1 : stop] == b"\r":
+        stop -= 1
+    return stop
+
+
+def line_matches(
+    version: FileVersion,
+    line: LongLine,
+    matcher: Matcher,
+    each_piece: Callable[[int], None] | None = None,
+) -> bool:
+    """Whether ``matcher`` finds its pattern in ``line`` (as in the line alone, without
+    its line ending), read in pieces; ``each_piece(bytes)`` is called before each
+    (a regex search's time budget is per piece, as it is per window)."""
+    stop = content_end(version, line)
+    if isinstance(matcher, TextMatcher):
+        return _text_matches(version, line.start, stop, matcher, each_piece)
+    assert isinstance(matcher, Literal)
+    overlap = max(0, len(matcher.needle) - 1)
+    pos = line.start
+    while pos < stop:
+        piece = version.data.read(pos, min(stop, pos + _PIECE_BYTES + overlap))
+        hay = matcher.prepare(piece, len(piece))
+        if matcher.find(hay, 0, len(hay)) >= 0:
+            return True
+        pos += _PIECE_BYTES
+    return False
+
+
+_SEES_PAST_ITS_END = re.compile(r"\$|\\[bBZz]|\(\?<?[=!]")
+"""Regex constructs whose match depends on the text around it (``$``, ``\\b``,
+``\\B``, ``\\Z``, lookarounds): the end of a piece is not the end of the line."""
+
+
+def _text_matches(
+    version: FileVersion,
+    start: int,
+    stop: int,
+    matcher: TextMatcher,
+    each_piece: Callable[[int], None] | None,
+) -> bool:
+    """:func:`line_matches` for a pattern searched in the decoded text: each piece
+    with the last :data:`_OVERLAP_CHARS` characters of the one before.  A match at
+    the very start of a piece that is not the line's start was the search
+    before's to find (``^`` and ``\\A`` see a start there); one at the very end of
+    a piece that is not the line's end is left to the next search when the
+    pattern looks past its end (a greedy match with no such construct stands:
+    more text after it cannot undo it)."""
+    sees_ahead = (
+        matcher.kind == "regex" and _SEES_PAST_ITS_END.search(matcher.pattern.text) is not None
+    )
+    decoder = codecs.getincrementaldecoder(matcher.encoding)(errors="replace")
+    back = ""
+    pos = start
+    while pos < stop:
+        end = min(pos + _PIECE_BYTES, stop)
+        final = end >= stop
+        if each_piece is not None:
+            each_piece(end - pos)
+        text = decoder.decode(version.data.read(pos, end), final)
+        region = back + text
+        data = region.encode("utf-8", "surrogatepass")
+        for s, e in matcher.pattern.iter_spans(data):
+            if (s == 0 and pos > start) or (sees_ahead and e == len(data) and not final):
+                continue  # decided by the search before or after this one
+            return True
+        back = region[-_OVERLAP_CHARS:]
+        pos = end
+    return False
 
 
 def matched_line_end(version: FileVersion, offset: int) -> int:

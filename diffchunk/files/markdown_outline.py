@@ -19,8 +19,8 @@ from .outline_item import OutlineItem, capture, node_text, short_name
 _ATX_CLOSING = re.compile(r"\s+#+\s*$")
 
 
-def tree_headings(matches: list[Any]) -> list[tuple[int, int, str]]:
-    """``(line, level, title)`` of the headings a tree-sitter query matched."""
+def tree_headings(matches: list[Any], source: bytes) -> list[tuple[int, int, str]]:
+    """``(line, level, title)`` of the headings a tree-sitter query matched in ``source``."""
     headings: list[tuple[int, int, str]] = []  # (line, level, title)
     for _, captures in matches:
         node = capture(captures, "def.heading")
@@ -28,7 +28,7 @@ def tree_headings(matches: list[Any]) -> list[tuple[int, int, str]]:
             continue
         level = _heading_level(node)
         content = node.child_by_field_name("heading_content")
-        title = node_text(content) if content is not None else ""
+        title = node_text(content, source) if content is not None else ""
         if node.type == "atx_heading":
             title = _ATX_CLOSING.sub("", " " + title).strip() if title else ""
         if not title or level is None:

@@ -8,9 +8,11 @@ wherever it can:
   (``bytes.lower`` of the window first when case-insensitive and the pattern
   is ASCII); a line counts once however many times it matches, like
   ``grep -c``;
-- *regex* (and exact search with Unicode case folding): Python ``re`` on the
-  decoded window, with ``re.MULTILINE``, to find candidate lines; a line
-  matches when the pattern matches it alone, without its line ending (as
+- *regex* (and exact search with Unicode case folding): the search engine
+  (:mod:`diffchunk.regex`, RE2: linear time) on the window as UTF-8 lines
+  ending in ``\n`` (the window itself when it is that already, else decoded
+  and encoded again), in line mode, to find candidate lines; a line matches
+  when the pattern matches it alone, without its line ending (as
   ``re.search(pattern, line)``).
 
 :func:`window_hits` turns a matcher's finds into ``(line_start, line_end)``
@@ -22,12 +24,13 @@ text.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import InvalidArgument
 from ..limits import DENSE_MATCHES
+from ..regex import Pattern, compile_literal, compile_regex
 from .access import FileVersion
 from .reader import Window, skip_lines
 
@@ -108,50 +111,62 @@ class Literal(Matcher):
                 return count + len(self.rest_of_line.findall(hay, pos, length))
 
 
-_LOOKS_AROUND = re.compile(r"\\[AZz]|\(\?<?[=!]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
-"""Regex constructs that look outside the text they match (``\\A``, ``\\Z``,
-``\\z``, lookarounds, a group that turns line mode off such as ``(?-m:^)``):
-patterns holding one are tried on every line."""
-
-
 class TextMatcher(Matcher):
-    """A str regex over the decoded window (every regex; exact search with case folding)."""
+    """A pattern of the search engine over the window's UTF-8 lines (every regex; exact
+    search with Unicode case folding)."""
 
-    def __init__(self, compiled: re.Pattern[str], encoding: str, kind: str) -> None:
-        self.compiled = compiled
+    def __init__(self, pattern: Pattern, encoding: str, kind: str) -> None:
+        self.pattern = pattern
         self.encoding = encoding
         self.kind = kind
-        self.every_line = kind == "regex" and _LOOKS_AROUND.search(compiled.pattern) is not None
+        self.utf8 = codecs.lookup(encoding).name in ("utf-8", "ascii")
 
 
 def build_matcher(
     version: FileVersion, pattern: str, *, regex: bool, case_sensitive: bool
 ) -> Matcher:
     """The fastest matcher that honours the options for this file's encoding."""
-    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
     if regex:
-        try:
-            text_rx = re.compile(pattern, flags)
-        except re.error as exc:
-            raise InvalidArgument(
-                f"Invalid regular expression {pattern!r}: {exc}.",
-                suggestion="Fix the pattern (Python re syntax), or pass regex=false "
-                "to search for the text literally.",
-            ) from None
-        # Always on characters: a bytes regex would see UTF-8 bytes, not
-        # characters, in ".", "\w", "\s", "\b", classes and case folding.
-        return TextMatcher(text_rx, version.data_encoding, "regex")
+        # Always on characters: the engine reads UTF-8, so ".", "\w", "\s", "\b",
+        # classes and case folding see characters, not the file's bytes.
+        compiled = compile_regex(pattern, case_sensitive=case_sensitive)
+        return TextMatcher(compiled, version.data_encoding, "regex")
     if case_sensitive or pattern.isascii():
         needle = version.encode(pattern)
         if needle is None:
             # The file's encoding cannot hold the pattern: it cannot occur.
             needle = b"\x00\x00never\x00\x00"
         return Literal(needle, lower=not case_sensitive)
-    return TextMatcher(re.compile(re.escape(pattern), flags), version.data_encoding, "exact")
+    folded = compile_literal(pattern, case_sensitive=False)
+    return TextMatcher(folded, version.data_encoding, "exact")
 
 
 def _line_start(hay: Window, pos: int) -> int:
     return hay.rfind(b"\n", 0, pos) + 1
+
+
+def _utf8_lines(matcher: TextMatcher, buf: Window, length: int) -> tuple[bytes | bytearray, bool]:
+    """The window as UTF-8 lines ending in ``\n`` (the ``\r`` of CRLF is not part of a
+    line), and whether its offsets are the window's."""
+    raw = buf if len(buf) == length else buf[:length]  # a reused buffer holds more
+    crlf = raw.find(b"\r") >= 0
+    if matcher.utf8:
+        try:
+            codecs.utf_8_decode(raw, "strict", True)
+        except UnicodeDecodeError:
+            pass
+        else:
+            if not crlf:
+                return raw, True
+            lines = raw.replace(b"\r\n", b"\n")
+            return lines, len(lines) == length
+    text = codecs.decode(raw, matcher.encoding, "replace")
+    dropped = crlf and "\r\n" in text
+    if dropped:
+        text = text.replace("\r\n", "\n")
+    lines = text.encode("utf-8", "surrogatepass")
+    # No \r dropped and one byte per character: offsets in ``lines`` are offsets in ``buf``.
+    return lines, not dropped and len(lines) == length
 
 
 def _text_window_hits(matcher: TextMatcher, buf: Window, length: int) -> Iterator[tuple[int, int]]:
@@ -161,51 +176,45 @@ def _text_window_hits(matcher: TextMatcher, buf: Window, length: int) -> Iterato
     A search over the whole window jumps to candidate lines.  A match within
     a non-empty line is that line's match (``^``, ``$``, ``\\b``, ``\\B`` see
     a line break as they see the ends of a string); a match across a line
-    break or in an empty line, or any line when the pattern looks outside
-    what it matches (``\\A``, ``\\Z``, lookarounds), counts only if the
-    pattern matches the line alone.
+    break or in an empty line, or any line when the pattern asserts the ends
+    of the text (``\\A``, ``\\Z``, line mode off), counts only if the pattern
+    matches the line alone.
     """
-    text = bytes(buf[:length]).decode(matcher.encoding, errors="replace")
-    crlf = buf.find(b"\r", 0, length) >= 0 and "\r\n" in text
-    if crlf:
-        text = text.replace("\r\n", "\n")  # the \r of CRLF is not part of the line
-    # One byte per character (ASCII, single-byte code pages) and no \r dropped:
-    # offsets in ``text`` are offsets in ``buf``.
-    same_offsets = not crlf and len(text) == length
-    search = matcher.compiled.search
-    every_line = matcher.every_line
-    size = len(text)
-    pos = 0  # start of the next line to look at, in ``text``
-    known_char = known_byte = 0  # a line start in ``text`` and in ``buf``
+    lines, same_offsets = _utf8_lines(matcher, buf, length)
+    search = matcher.pattern.search
+    every_line = matcher.pattern.ends_of_text
+    size = len(lines)
+    pos = 0  # start of the next line to look at, in ``lines``
+    known_at = known_byte = 0  # a line start in ``lines`` and in ``buf``
     while pos < size:
         if every_line:
             start = pos
-            end = text.find("\n", start)
+            end = lines.find(b"\n", start)
             crossing = True
         else:
-            found = search(text, pos)
+            found = search(lines, pos)
             if found is None:
                 return
-            begin, finish = found.span()
-            start = text.rfind("\n", pos, begin) + 1 or pos
+            begin, finish = found
+            start = lines.rfind(b"\n", pos, begin) + 1 or pos
             if start >= size:
                 return  # an empty match after the final line break: no line there
-            end = text.find("\n", begin)
+            end = lines.find(b"\n", begin)
             crossing = 0 <= end < finish
         if end < 0:
             end = size
         pos = end + 1
-        if (crossing or start == end) and search(text[start:end]) is None:
+        if (crossing or start == end) and search(lines[start:end]) is None:
             continue  # (empty lines too: "\B" never matches an empty string)
         if same_offsets:
             yield start, end
             continue
-        byte_start = skip_lines(buf, known_byte, text.count("\n", known_char, start), length)
+        byte_start = skip_lines(buf, known_byte, lines.count(b"\n", known_at, start), length)
         byte_end = buf.find(b"\n", byte_start, length)
         if byte_end < 0:
             byte_end = length
         yield byte_start, byte_end
-        known_char, known_byte = pos, byte_end + 1
+        known_at, known_byte = pos, byte_end + 1
 
 
 def window_hits(matcher: Matcher, hay: Window, length: int) -> Iterator[tuple[int, int]]:

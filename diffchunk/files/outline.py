@@ -20,6 +20,30 @@ structs, enums, traits, impl blocks, namespaces/modules, Markdown headings.
 Functions bound to variables (``const f = () => {}``) are kept unless they are
 locals of another function.  Outlines are cached per file version
 (:func:`outline_for_file`); the items and lookups are :mod:`.outline_item`.
+
+The work is bounded whatever the file (150,000 nested functions once took
+104 s in the query cursor, with every other call waiting):
+
+- definitions nested more than :data:`MAX_DEPTH` deep are left out (and a
+  skeleton elides blocks that deep), and the query starts no match deeper
+  than :data:`MAX_START_DEPTH` levels of the syntax tree;
+- the parse and the queries share :data:`TIME_BUDGET` seconds: the parse is
+  fed in pieces with a progress callback that checks it (off the main
+  thread: an exception in that callback would crash tree-sitter, and only
+  the main thread receives signals), the queries run over
+  :data:`QUERY_SLICE_BYTES` of source at a time, the budget checked between
+  them; past it the outline is what was found so far;
+- the query cursor keeps at most :data:`MATCH_LIMIT` matches in progress;
+- tree-sitter's Python grammar crashes the process on a string inside 512
+  levels of indentation (its scanner's saved state overflows): lines indented
+  :data:`MAX_INDENT_CHARS` characters or :data:`MAX_INDENT_TABS` tabs deep
+  are blanked before a Python parse (rows kept), which keeps the depth below
+  473 levels.
+
+tree-sitter holds the interpreter lock inside a parse or a query; the
+progress callback and the slices give it back to other threads every few
+milliseconds.  What was cut is told to the caller (``cut``: a list the
+reasons are appended to, each with the line where it starts).
 """
 
 from __future__ import annotations
@@ -27,8 +51,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +64,14 @@ from ..limits import (
     OUTLINES_CACHED,
     SKELETON_MIN_BYTES,
 )
+from ..limits import OUTLINE_MATCH_LIMIT as MATCH_LIMIT
+from ..limits import OUTLINE_MAX_DEPTH as MAX_DEPTH
+from ..limits import OUTLINE_MAX_START_DEPTH as MAX_START_DEPTH
+from ..limits import OUTLINE_PARSE_PIECE_BYTES as PARSE_PIECE_BYTES
+from ..limits import OUTLINE_QUERY_SLICE_BYTES as QUERY_SLICE_BYTES
+from ..limits import OUTLINE_TIME_BUDGET as TIME_BUDGET
+from ..limits import PYTHON_MAX_INDENT_CHARS as MAX_INDENT_CHARS
+from ..limits import PYTHON_MAX_INDENT_TABS as MAX_INDENT_TABS
 from .languages import language_for_path, load_language
 from .markdown_outline import nest_headings, scan_headings, tree_headings
 from .outline_item import (
@@ -137,6 +170,7 @@ def build_outline(
     language: str,
     *,
     skeleton_above: int = SKELETON_MIN_BYTES,
+    cut: list[str] | None = None,
 ) -> list[OutlineItem]:
     """The outline of ``source`` written in ``language`` (see module doc).
 
@@ -144,7 +178,8 @@ def build_outline(
     above :data:`OUTLINE_MAX_BYTES`.  Syntax errors do not prevent an
     outline: whatever tree-sitter recovers is listed.  ``skeleton_above``:
     the size above which function bodies are elided first (lines kept; a
-    caller outlining many files at once may ask for it sooner).
+    caller outlining many files at once may ask for it sooner).  ``cut``:
+    a list told what the outline's bounds left out, if anything.
     """
     if language not in QUERIES or len(source) > OUTLINE_MAX_BYTES:
         return []
@@ -154,26 +189,108 @@ def build_outline(
     query = _query_for(language, lang_obj)
     if query is None:
         return []
+    reasons: list[str] = [] if cut is None else cut
+    deadline = time.monotonic() + TIME_BUDGET
     data = bytes(source)
     if language == "markdown" and len(data) > SKELETON_MIN_BYTES:
         return nest_headings(scan_headings(data), data)
     skeleton = SKELETONS.get(language)
     elided: list[tuple[int, int]] = []
-    text = skeleton(data, elided) if skeleton is not None and len(data) > skeleton_above else data
-
-    from tree_sitter import Parser, QueryCursor
-
-    tree = Parser(lang_obj).parse(text)
+    if skeleton is not None and len(data) > skeleton_above:
+        text = skeleton(data, elided, reasons)
+    else:
+        text = data
+    if language == "python":
+        text = _shallow(text, reasons)
+    tree = _parse(lang_obj, text, deadline)
     if tree is None:
+        reasons.append(f"the parse took over {TIME_BUDGET:g} s: no outline")
         return []
-    matches = QueryCursor(query).matches(tree.root_node)
+    # Each slice's matches become entries (or headings) at once: the node objects of
+    # a large file, held all together, made the collector and their release hold the
+    # interpreter for half a second each.
+    entries: list[_Entry] = []
+    headings: list[tuple[int, int, str]] = []
+    batch: list[tuple[int, dict[str, Any]]] = []
+    for batch in _matches(query, tree.root_node, text, deadline, reasons):
+        if language == "markdown":
+            headings += tree_headings(batch, text)
+        else:
+            entries += [e for e in (_entry(language, m, text) for m in batch) if e is not None]
+    del batch, tree  # the tree goes now, not after the outline is built
     if language == "markdown":
-        return nest_headings(tree_headings(matches), data)
-    entries = [e for e in (_entry(language, m) for m in matches) if e is not None]
-    roots = _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES))
+        return nest_headings(list(dict.fromkeys(headings)), data)  # once each across slices
+    roots = _nest(entries, _METHOD_PARENTS.get(language, CLASS_LIKE_TYPES), reasons)
     if elided:
         _attach_elided(roots, elided)
     return roots
+
+
+_DEEP_INDENT = re.compile(
+    rb"^(?:[ \t]{%d,}| *(?:\t *){%d,})[^\n]*" % (MAX_INDENT_CHARS, MAX_INDENT_TABS), re.M
+)
+
+
+def _shallow(text: bytes, cut: list[str]) -> bytes:
+    """``text`` with its lines indented too deep for the Python grammar blanked (see the
+    module doc); ``cut`` says from which line."""
+    first = _DEEP_INDENT.search(text)
+    if first is None:
+        return text
+    line = text.count(b"\n", 0, first.start()) + 1
+    cut.append(
+        f"lines indented {MAX_INDENT_CHARS} characters or {MAX_INDENT_TABS} tabs deep are "
+        f"left out (from line {line})"
+    )
+    return _DEEP_INDENT.sub(b"", text)
+
+
+def _parse(lang_obj: Any, text: bytes, deadline: float) -> Any | None:
+    """The syntax tree of ``text``; None when the parse ran past ``deadline``."""
+    from tree_sitter import Parser
+
+    parser = Parser(lang_obj)
+    if threading.current_thread() is threading.main_thread():
+        return parser.parse(text)  # see the module doc: no callback here
+
+    def read(offset: int, _point: Any) -> bytes:
+        return text[offset : offset + PARSE_PIECE_BYTES]
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=progress)
+    except ValueError:  # "Parsing failed": the progress callback stopped it
+        return None
+
+
+def _matches(
+    query: Any, root: Any, text: bytes, deadline: float, cut: list[str]
+) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+    """The query's matches over ``root``, one slice of the source at a time (a match
+    across slices comes once per slice: :func:`_nest` keeps one)."""
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
+    cursor.set_max_start_depth(MAX_START_DEPTH)
+    start, stop = root.start_byte, root.end_byte
+    exceeded = False
+    while start < stop:
+        if time.monotonic() > deadline:
+            line = text.count(b"\n", 0, start) + 1
+            cut.append(
+                f"listing the definitions took over {TIME_BUDGET:g} s: the outline stops "
+                f"at line {line}"
+            )
+            break
+        end = min(stop, start + QUERY_SLICE_BYTES)
+        cursor.set_byte_range(start, end)
+        yield cursor.matches(root)
+        exceeded = exceeded or cursor.did_exceed_match_limit
+        start = end
+    if exceeded:
+        cut.append("too many overlapping candidates: some definitions may be missing")
 
 
 def _attach_elided(roots: list[OutlineItem], spans: list[tuple[int, int]]) -> None:
@@ -200,7 +317,7 @@ def _attach_elided(roots: list[OutlineItem], spans: list[tuple[int, int]]) -> No
             item.elided = tuple(found[id(item)])
 
 
-def _entry(language: str, match: tuple[int, dict[str, Any]]) -> _Entry | None:
+def _entry(language: str, match: tuple[int, dict[str, Any]], text: bytes) -> _Entry | None:
     pattern, captures = match
     node = None
     kind = ""
@@ -213,7 +330,7 @@ def _entry(language: str, match: tuple[int, dict[str, Any]]) -> _Entry | None:
             break
     if node is None:
         return None
-    name = _entry_name(kind, node, captures)
+    name = _entry_name(kind, node, captures, text)
     if not name:
         return None
     start = node
@@ -230,27 +347,27 @@ def _entry(language: str, match: tuple[int, dict[str, Any]]) -> _Entry | None:
     )
 
 
-def _entry_name(kind: str, node: Any, captures: dict[str, Any]) -> str | None:
+def _entry_name(kind: str, node: Any, captures: dict[str, Any], text: bytes) -> str | None:
     if len(captures) == 2 and "name" in captures and kind != "impl":  # the common case
-        name = node_text(capture(captures, "name"))
+        name = node_text(capture(captures, "name"), text)
         return "~" + name if node.type == "destructor_declaration" else name
     decl = capture(captures, "decl")
     if decl is not None:
         name_node = _c_function_name(decl)
-        return node_text(name_node) if name_node is not None else None
+        return node_text(name_node, text) if name_node is not None else None
     name_node = capture(captures, "name")
     if name_node is None:
         return None
-    name = node_text(name_node)
+    name = node_text(name_node, text)
     recv = capture(captures, "recv")
     if recv is not None:
-        return f"({node_text(recv)}) {name}"
+        return f"({node_text(recv, text)}) {name}"
     if kind == "impl":
         trait = capture(captures, "trait")
-        return f"impl {node_text(trait)} for {name}" if trait is not None else f"impl {name}"
+        return f"impl {node_text(trait, text)} for {name}" if trait is not None else f"impl {name}"
     obj = capture(captures, "obj")
     if obj is not None:
-        return f"{node_text(obj)}.{name}"
+        return f"{node_text(obj, text)}.{name}"
     return name
 
 
@@ -268,8 +385,13 @@ def _c_function_name(node: Any) -> Any | None:
     return None
 
 
-def _nest(entries: list[_Entry], method_parents: frozenset[str]) -> list[OutlineItem]:
+def _nest(
+    entries: list[_Entry], method_parents: frozenset[str], cut: list[str]
+) -> list[OutlineItem]:
+    """The entries as a tree of items, in file order; those nested more than MAX_DEPTH
+    deep are left out (``cut`` says from where, unless a skeleton said it first)."""
     entries.sort(key=lambda e: (e.start_byte, -e.end_byte, e.pattern))
+    deep_noted = any(reason.startswith(_TOO_DEEP) for reason in cut)
     roots: list[OutlineItem] = []
     # Open items: (end_byte, item or None when dropped, functions deep).
     stack: list[tuple[int, OutlineItem | None, int]] = []
@@ -289,6 +411,12 @@ def _nest(entries: list[_Entry], method_parents: frozenset[str]) -> list[Outline
         if (entry.local_only and depth > 0) or (is_callable and depth >= MAX_FUNCTION_NESTING + 1):
             stack.append((entry.end_byte, None, depth))
             continue
+        if len(stack) >= MAX_DEPTH:
+            stack.append((entry.end_byte, None, depth))
+            if not deep_noted:
+                cut.append(f"{_TOO_DEEP} (from line {entry.line_number})")
+                deep_noted = True
+            continue
         kind = entry.type
         if kind == "function" and parent is not None and parent.type in method_parents:
             kind = "method"
@@ -305,7 +433,9 @@ def _nest(entries: list[_Entry], method_parents: frozenset[str]) -> list[Outline
     return roots
 
 
-_cache: OrderedDict[tuple[str, Hashable], list[OutlineItem]] = OrderedDict()
+_TOO_DEEP = f"definitions nested more than {MAX_DEPTH} deep are left out"
+
+_cache: OrderedDict[tuple[str, Hashable], tuple[list[OutlineItem], tuple[str, ...]]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -326,12 +456,15 @@ def outline_for_file(
     fingerprint: Hashable,
     source: bytes | bytearray | memoryview | Any,
     language: str | None = None,
+    *,
+    cut: list[str] | None = None,
 ) -> list[OutlineItem]:
     """The outline of one version of a file, parsed once and cached.
 
     ``fingerprint`` identifies the version (e.g. ``diffchunk.paths.fingerprint``
     of its stat); ``source`` is its content (bytes, memoryview or a reader).
-    Each call returns a fresh copy, so callers may mark or extend it.
+    Each call returns a fresh copy, so callers may mark or extend it;
+    ``cut`` is told what the outline's bounds left out (see the module doc).
     """
     key = (path, fingerprint)
     with _cache_lock:
@@ -344,16 +477,22 @@ def outline_for_file(
         if language is None or len(source) > OUTLINE_MAX_BYTES:
             return []
         whole = source if isinstance(source, bytes) else bytes(source[0 : len(source)])
-        cached = build_outline(whole, language)
+        told: list[str] = []
+        cached = (build_outline(whole, language, cut=told), tuple(told))
         with _cache_lock:
             _cache[key] = cached
             _cache.move_to_end(key)
             while len(_cache) > OUTLINES_CACHED:
                 _cache.popitem(last=False)
-    return [item.copy() for item in cached]
+    items, reasons = cached
+    if cut is not None:
+        cut.extend(reasons)
+    return [item.copy() for item in items]
 
 
-def cached_outline(path: str, fingerprint: Hashable) -> list[OutlineItem] | None:
+def cached_outline(
+    path: str, fingerprint: Hashable, *, cut: list[str] | None = None
+) -> list[OutlineItem] | None:
     """A copy of the outline cached for ``(path, fingerprint)``, or None."""
     key = (path, fingerprint)
     with _cache_lock:
@@ -361,7 +500,10 @@ def cached_outline(path: str, fingerprint: Hashable) -> list[OutlineItem] | None
         if cached is None:
             return None
         _cache.move_to_end(key)
-    return [item.copy() for item in cached]
+    items, reasons = cached
+    if cut is not None:
+        cut.extend(reasons)
+    return [item.copy() for item in items]
 
 
 def clear_cache() -> None:

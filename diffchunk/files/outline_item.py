@@ -164,9 +164,10 @@ def short_name(raw: bytes) -> str:
     return name
 
 
-def node_text(node: Any) -> str:
-    """The :func:`short_name` of a tree-sitter node's text."""
-    return short_name(node.text or b"")
+def node_text(node: Any, source: bytes) -> str:
+    """The :func:`short_name` of a tree-sitter node's text in the ``source`` it was
+    parsed from (read there: a tree parsed through a callback would call it again)."""
+    return short_name(source[node.start_byte : node.end_byte])
 
 
 def capture(captures: dict[str, Any], key: str) -> Any | None:

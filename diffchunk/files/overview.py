@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import (
     COUNT_ONLY_HINT_ABOVE,
+    LONG_LINE_PIECE_BYTES,
     LONG_LINE_SAMPLE_ABOVE,
     LONG_LINE_SAMPLE_BYTES,
     LONG_LINE_SAMPLES,
@@ -30,11 +31,12 @@ from ..limits import (
 from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
+from .longline import content_end
 from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
 from .read import LONG_LINE_CHARS
-from .reader import Window
-from .version_outline import outline_of, skip_reason
+from .reader import LongLine, Window
+from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
@@ -71,7 +73,9 @@ class Overview:
     ``outline`` is already JSON (one page of the tree: ``outline_total``
     items in all, the next page at ``outline_next_offset``); with a
     ``symbol`` query it is empty and ``symbols`` lists the matching
-    definitions (``symbols_total`` of them).  ``line_ending`` is None for a
+    definitions (``symbols_total`` of them).  ``outline_cut`` says what the
+    outline's bounds left out (nesting, time; see :mod:`.outline`), when they
+    left out anything.  ``line_ending`` is None for a
     binary file, whose JSON has no such key but always ``warnings``.
     """
 
@@ -90,6 +94,7 @@ class Overview:
     outline_next_offset: int | None = None
     symbols: tuple[dict[str, Any], ...] | None = None  # set for a ``symbol`` query
     symbols_total: int = 0
+    outline_cut: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -107,6 +112,8 @@ class Overview:
             data["outline_total"] = self.outline_total
         if self.outline_next_offset is not None:
             data["outline_next_offset"] = self.outline_next_offset
+        if self.outline_cut is not None:
+            data["outline_cut"] = self.outline_cut
         if self.symbols is not None:
             data["symbols"] = list(self.symbols)
             data["symbols_total"] = self.symbols_total
@@ -168,6 +175,7 @@ def get_overview(
         outline_next_offset=view.next_offset,
         symbols=view.symbols.items if view.symbols is not None else None,
         symbols_total=view.symbols.total if view.symbols is not None else 0,
+        outline_cut=outline_cut(version),
     )
 
 
@@ -223,7 +231,15 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
 
         outline = [item.copy() for item in outline]
         source = None if version.transcoded else version.data.memory
-        return outline, mark_changes(version.realpath, outline, source=source)
+        head_cut: list[str] = []
+        changed = mark_changes(version.realpath, outline, source=source, cut=head_cut)
+        if head_cut:
+            warnings.append(
+                "Changed symbols compared with a cut outline of HEAD's version: "
+                + "; ".join(head_cut)
+                + "."
+            )
+        return outline, changed
     except ImportError:
         return outline, 0
     except Exception as exc:  # git trouble must not hide the outline
@@ -268,7 +284,13 @@ def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> L
     longest = 0
     ranges, sampled = _sample_windows(version)
     for begin, end in ranges:
-        for _base, buf, length in version.windows(begin, end):
+        for step in version.windows(begin, end):
+            if isinstance(step, LongLine):
+                chars = _long_line_chars(version, step)
+                count += chars > threshold
+                longest = max(longest, chars)
+                continue
+            _base, buf, length = step
             window_count, window_longest = _window_long_lines(
                 buf, length, threshold, version.data_encoding
             )
@@ -277,6 +299,22 @@ def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> L
     stats = LongLines(count > 0, count, longest, threshold, sampled)
     version.cache[key] = stats
     return stats
+
+
+_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _long_line_chars(version: FileVersion, line: LongLine) -> int:
+    """Characters of a line too long for a window, counted piece by piece (in UTF-8,
+    the bytes that start a character)."""
+    stop = content_end(version, line)
+    if version.data_encoding != "utf-8":
+        return stop - line.start
+    continuing = 0
+    for pos in range(line.start, stop, LONG_LINE_PIECE_BYTES):
+        piece = version.data.read(pos, min(stop, pos + LONG_LINE_PIECE_BYTES))
+        continuing += len(piece) - len(piece.translate(None, _UTF8_CONTINUATION))
+    return stop - line.start - continuing
 
 
 @functools.lru_cache(maxsize=8)

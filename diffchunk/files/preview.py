@@ -3,10 +3,13 @@
 Each change is shown with :data:`CONTEXT_LINES` lines of context and its
 real line numbers (changes whose regions touch share one region); the new
 side's numbers account for the lines earlier changes added or removed.  The
-regions are read from the snapshot, never the whole file.  Lines longer
-than :data:`MAX_PREVIEW_LINE_CHARS` characters are cut, and the preview
-stops after :data:`MAX_PREVIEW_LINES` lines with a note of how many more
-there were.
+regions are read from the snapshot, never the whole file, and never a whole
+long line: a line longer than :data:`_LONG` bytes is read only around the
+changes in it (:data:`_AROUND` bytes on each side; its start when none is),
+the rest shown as ``[... N bytes]`` on both sides (:func:`_kept`).  Lines
+longer than :data:`MAX_PREVIEW_LINE_CHARS` characters are cut, and the
+preview stops after :data:`MAX_PREVIEW_LINES` lines with a note of how many
+more there were.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 import difflib
 
 from ..limits import MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES
+from ..limits import PREVIEW_AROUND_CHANGE_BYTES as _AROUND
 from ..limits import PREVIEW_CONTEXT_LINES as CONTEXT_LINES
+from ..limits import PREVIEW_LONG_LINE_BYTES as _LONG
 from .locate import Located
 from .reader import Reader
 from .snapshot import Snapshot
@@ -28,15 +33,7 @@ def preview(snap: Snapshot, located: list[Located]) -> str:
     out = [f"--- {name}\t(before)", f"+++ {name}\t(after)"]
     shift = 0
     for (begin, end, first_line), locs in zip(bounds, regions, strict=True):
-        old = source.read(begin, end)
-        pieces: list[bytes] = []
-        pos = begin
-        for loc in locs:
-            pieces.append(source.read(pos, loc.start))
-            pieces.append(loc.replacement)
-            pos = loc.end
-        pieces.append(source.read(pos, end))
-        new = b"".join(pieces)
+        old, new = _sides(source, begin, end, _kept(source, begin, end, locs), locs)
         old_lines = _split(old, snap.encoding)
         new_lines = _split(new, snap.encoding)
         _hunks(out, old_lines, new_lines, first_line, first_line + shift)
@@ -45,6 +42,65 @@ def preview(snap: Snapshot, located: list[Located]) -> str:
         hidden = len(out) - MAX_PREVIEW_LINES
         out = [*out[:MAX_PREVIEW_LINES], f"... ({hidden} more preview lines not shown)"]
     return "\n".join(out) + "\n"
+
+
+def _kept(source: Reader, begin: int, end: int, locs: list[Located]) -> list[tuple[int, int]]:
+    """The byte ranges of the region ``[begin, end)`` (whole lines) the preview reads,
+    in order, those that meet merged: every line up to :data:`_LONG` bytes; of a
+    longer one, the bytes around each change that touches it (else its first
+    :data:`_LONG` bytes) and its line ending.  Every change lies inside one range."""
+    kept: list[tuple[int, int]] = []
+    pos = begin
+    while pos < end:
+        nl = source.find(b"\n", pos, end)
+        stop = end if nl < 0 else nl + 1
+        if stop - pos <= _LONG:
+            kept.append((pos, stop))
+        else:
+            touching = [loc for loc in locs if loc.start <= stop and loc.end >= pos]
+            for loc in touching:
+                kept.append((max(pos, loc.start - _AROUND), min(stop, loc.end + _AROUND)))
+            if not touching:
+                kept.append((pos, pos + _LONG))
+            if nl >= 0:
+                kept.append((nl - 1 if source.read(nl - 1, nl) == b"\r" else nl, stop))
+        pos = stop
+    merged: list[tuple[int, int]] = []
+    for start, stop in sorted(kept):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], stop))
+        else:
+            merged.append((start, stop))
+    return merged
+
+
+def _sides(
+    source: Reader, begin: int, end: int, kept: list[tuple[int, int]], locs: list[Located]
+) -> tuple[bytes, bytes]:
+    """The old and the new text of the region ``[begin, end)``, read in the ranges
+    ``kept``: a ``[... N bytes]`` where a line's bytes are left out (the same on
+    both sides)."""
+    old: list[bytes] = []
+    new: list[bytes] = []
+    ordered = sorted(locs, key=lambda loc: loc.start)
+    previous = begin
+    for start, stop in [*kept, (end, end)]:
+        if start > previous:
+            gap = b"[... %d bytes]" % (start - previous)
+            old.append(gap)
+            new.append(gap)
+        if start >= end:
+            break
+        old.append(source.read(start, stop))
+        pos = start
+        for loc in ordered:
+            if start <= loc.start < stop:
+                new.append(source.read(pos, loc.start))
+                new.append(loc.replacement)
+                pos = loc.end
+        new.append(source.read(pos, stop))
+        previous = stop
+    return b"".join(old), b"".join(new)
 
 
 def _regions(
@@ -58,7 +114,7 @@ def _regions(
     for loc in ordered:
         first = source.line_start(loc.start)
         begin = source.last_lines_start(source.start, first, CONTEXT_LINES)
-        back = source.read(begin, first).count(b"\n")
+        back = source.count(b"\n", begin, first) if first > begin else 0
         last = (
             source.line_end(max(loc.start, loc.end - 1))
             if loc.end > loc.start

@@ -9,6 +9,12 @@ index when it already exists, is counted when the file is at most
 Content is returned with ``\\n`` line breaks (a ``\\r`` before a ``\\n`` is
 dropped; a lone ``\\r`` is kept) and lines longer than
 :data:`LONG_LINE_CHARS` characters are cut with a visible marker.
+
+Memory stays bounded whatever the line lengths: a range of lines up to
+:data:`WINDOW` bytes is read at once; a longer one line by line, each line
+read only as far as it is shown (:func:`short_line`), and the reading stops
+once the text passes what one answer holds (:data:`ANSWER_CHARS`; the tool
+cuts it there and says where to read on).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from ..limits import (
     MIN_LONG_LINE_CHARS,
     WHOLE_LINE_BYTES,
 )
+from ..limits import LINE_WINDOW as WINDOW
+from ..limits import READ_MAX_CONTENT_CHARS as ANSWER_CHARS
 from .access import FileVersion
 from .reader import Buffer, last_lines_start, skip_lines
 
@@ -99,6 +107,54 @@ def decode_lines(
     return "\n".join(parts), len(parts), cut
 
 
+def _range_text(version: FileVersion, start: int, end: int) -> tuple[str, int, int]:
+    """:func:`decode_lines` of the whole lines ``data[start:end]``: read at once when
+    they fit a window, else line by line, each only as far as it is shown, up to
+    about :data:`ANSWER_CHARS` characters (the lines after are not read)."""
+    data = version.data
+    if end - start <= WINDOW:
+        return decode_lines(version, data[start:end])
+    parts: list[str] = []
+    cut = 0
+    size = 0
+    pos = start
+    while pos < end and size <= ANSWER_CHARS:
+        nl = data.find(b"\n", pos, end)
+        stop = end if nl < 0 else nl
+        text, was_cut = short_line(version, data, pos, stop, LONG_LINE_CHARS)
+        parts.append(text)
+        cut += was_cut
+        size += len(text) + 1
+        pos = end if nl < 0 else nl + 1
+    return "\n".join(parts), len(parts), cut
+
+
+def _tail_text(version: FileVersion, start: int, end: int) -> tuple[str, int, int]:
+    """:func:`_range_text` of the last lines, from ``start`` to the end: the lines read
+    backwards from the end when they do not fit a window, up to about
+    :data:`ANSWER_CHARS` characters (the lines before are not read)."""
+    data = version.data
+    if end - start <= WINDOW:
+        return decode_lines(version, data[start:end])
+    parts: list[str] = []
+    cut = 0
+    size = 0
+    stop = end - 1 if data[end - 1 : end] == b"\n" else end
+    while size <= ANSWER_CHARS:
+        nl = data.rfind(b"\n", start, stop)
+        text, was_cut = short_line(
+            version, data, nl + 1 if nl >= 0 else start, stop, LONG_LINE_CHARS
+        )
+        parts.append(text)
+        cut += was_cut
+        size += len(text) + 1
+        if nl < 0:
+            break
+        stop = nl
+    parts.reverse()
+    return "\n".join(parts), len(parts), cut
+
+
 def _line_end(version: FileVersion, offset: int) -> tuple[int, int]:
     """Where the line at ``offset`` ends (its ``\n``, or the end) and the next one starts."""
     nl = version.data.find(b"\n", offset, version.end)
@@ -160,7 +216,7 @@ def read_lines(version: FileVersion, first: int, limit: int) -> Lines:
     else:
         start = version.line_index().line_start(data, first)
     end = skip_lines(data, start, limit, version.end)
-    text, count, cut = decode_lines(version, data[start:end])
+    text, count, cut = _range_text(version, start, end)
     return Lines(text, first if count else None, first + count - 1 if count else None, count, cut)
 
 
@@ -168,7 +224,7 @@ def read_head(version: FileVersion, limit: int) -> Lines:
     """The first ``limit`` lines, without an index."""
     data = version.data
     end = skip_lines(data, version.start, limit, version.end)
-    text, count, cut = decode_lines(version, data[version.start : end])
+    text, count, cut = _range_text(version, version.start, end)
     return Lines(text, 1 if count else None, count if count else None, count, cut)
 
 
@@ -176,7 +232,7 @@ def read_tail(version: FileVersion, limit: int) -> Lines:
     """The last ``limit`` lines, scanning backwards from the end of the file."""
     data = version.data
     start = last_lines_start(data, version.start, version.end, limit)
-    text, count, cut = decode_lines(version, data[start : version.end])
+    text, count, cut = _tail_text(version, start, version.end)
     total = known_total(version)
     lines = Lines(text, None, None, count, cut)
     if total is not None and count:

@@ -18,14 +18,17 @@ Rules and invariants:
 - **Truncation is an error, never a crash.**  A ``pread`` that comes back
   short raises :class:`~diffchunk.errors.FileToolError` ("``what`` became
   shorter while it was being read.").
-- **Bounded memory.**  No method holds more than one step or window of a
-  descriptor-backed file: ``find``/``rfind``/``count`` and the line steps
-  read :data:`FIRST_STEP` bytes, doubling up to :data:`STEP`; the window
-  walks reuse one buffer.
+- **Bounded memory, whatever the line lengths.**  No method holds more than
+  one step or window of a descriptor-backed file: ``find``/``rfind``/``count``
+  and the line steps read :data:`FIRST_STEP` bytes, doubling up to
+  :data:`STEP`; the window walks reuse one buffer, which never grows (a
+  one-line file of a gigabyte is one :class:`LongLine`).
 - **Three ways to walk.**  Random access (:meth:`Reader.read`, slicing,
   ``find``/``rfind``/``count`` as ``bytes`` has them); *line windows*
   (:meth:`Reader.windows`: every window but the last ends just after a
-  ``\\n``, so no line is split: searches and the line index); *blocks*
+  ``\\n``, so no line is split: searches and the line index; a line that
+  does not fit a window is a :class:`LongLine`, its bounds alone, never
+  read whole: whoever walks reads it in pieces); *blocks*
   (:meth:`Reader.blocks`: fixed windows plus an overlap, for needles that
   may hold line breaks: the exact scan of an edit).
 - **Lines as ``sed`` sees them.**  Only ``\\n`` ends a line.  The line steps
@@ -43,6 +46,7 @@ import os
 import re
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO, TypeAlias, overload
 
 from ..errors import FileToolError
@@ -55,6 +59,21 @@ from ..limits import SKIP_LOOP_LINES, SKIP_PATTERNS_KEPT
 
 Window: TypeAlias = bytes | bytearray
 """One window of a walk over a file: a reused buffer, or the bytes themselves."""
+
+
+@dataclass(frozen=True, slots=True)
+class LongLine:
+    """A line longer than a window, in a walk of line windows: bytes ``[start, stop)``
+    (``stop`` just past its ``\\n``, or the end of the walk when it has none)."""
+
+    start: int
+    stop: int
+    terminated: bool
+    """Whether it ends with ``\\n`` (else it is the walk's unterminated last line)."""
+
+
+Step: TypeAlias = tuple[int, Window, int] | LongLine
+"""What a walk of line windows yields: ``(offset, buffer, length)``, or a long line."""
 
 RETRY = "Something else is changing the file; retry when it is idle."
 READ_AGAIN = "Run the tool again to read the new version."
@@ -223,13 +242,15 @@ class Reader:
 
     def windows(
         self, start: int | None = None, end: int | None = None, size: int | None = None
-    ) -> Iterator[tuple[int, Window, int]]:
+    ) -> Iterator[Step]:
         """Yield ``(offset, buffer, length)`` windows tiling ``[start, end)``
-        (default: the content, from :attr:`start` to the end).
+        (default: the content, from :attr:`start` to the end), and a
+        :class:`LongLine` in place of each line that does not fit ``size``
+        bytes (default :data:`WINDOW`).
 
-        Every window but the last ends just after a ``\\n`` (a line longer
-        than ``size`` grows its window), so no line is split between windows.
-        The buffer is reused between iterations: copy what must outlive one.
+        Every window but the last ends just after a ``\\n``, so no line is
+        split between windows; no window is longer than ``size``.  The
+        buffer is reused between iterations: copy what must outlive one.
         """
         begin = self.start if start is None else start
         stop = self._size if end is None else end
@@ -241,7 +262,12 @@ class Reader:
         else:
             yield from self._file_windows(begin, stop, size)
 
-    def _file_windows(self, begin: int, stop: int, size: int) -> Iterator[tuple[int, Window, int]]:
+    def _long_line(self, start: int, after: int, stop: int) -> LongLine:
+        """The long line starting at ``start`` (no ``\\n`` before ``after``)."""
+        nl = self.find(b"\n", after, stop)
+        return LongLine(start, stop if nl < 0 else nl + 1, nl >= 0)
+
+    def _file_windows(self, begin: int, stop: int, size: int) -> Iterator[Step]:
         buf = bytearray(size)
         pos = begin
         carry = 0  # bytes of an unterminated line kept at the front of buf
@@ -254,9 +280,13 @@ class Reader:
                 return
             nl = buf.rfind(b"\n", 0, filled)
             if nl < 0:
-                # One line longer than the buffer: grow it and keep reading.
-                carry = filled
-                buf.extend(bytes(len(buf)))
+                if filled < len(buf):
+                    carry = filled  # a short read: fill the rest of the buffer first
+                    continue
+                # A line longer than the buffer: its bounds, never the line itself.
+                long = self._long_line(pos, pos + filled, stop)
+                yield long
+                pos, carry = long.stop, 0
                 continue
             cut = nl + 1
             yield pos, buf, cut
@@ -378,17 +408,18 @@ Buffer: TypeAlias = bytes | bytearray | Reader
 """What the line steps read: bytes or a window in memory, or a reader."""
 
 
-def _memory_windows(
-    data: bytes, begin: int, stop: int, size: int
-) -> Iterator[tuple[int, Window, int]]:
+def _memory_windows(data: bytes, begin: int, stop: int, size: int) -> Iterator[Step]:
     pos = begin
     while pos < stop:
         cut = min(stop, pos + size)
         if cut < stop:
             nl = data.rfind(b"\n", pos, cut)
-            if nl < 0:
+            if nl < 0:  # a line longer than a window: its bounds, not a copy
                 nl = data.find(b"\n", cut, stop)
-            cut = stop if nl < 0 else nl + 1
+                yield LongLine(pos, stop if nl < 0 else nl + 1, nl >= 0)
+                pos = stop if nl < 0 else nl + 1
+                continue
+            cut = nl + 1
         if pos == 0 and cut == len(data):
             yield 0, data, cut
         else:

@@ -1,93 +1,24 @@
 """Exact and regex line searches over a file version, and counts of matching lines.
 
 Every search walks the file in the reader's line windows (:mod:`.reader`)
-with a matcher (:mod:`.matchers`); exact searches of large files go to
-``grep`` when it gives the same answer faster (:mod:`.grep`).  Fuzzy search
-is :mod:`.fuzzy`.
+with a matcher (:mod:`.matchers`); a line too long for a window is matched
+piece by piece (:func:`.longline.line_matches`); exact searches of large
+files go to ``grep`` when it gives the same answer faster (:mod:`.grep`).
+Fuzzy search is :mod:`.fuzzy`.
 
-A regex search that runs longer than its time budget stops with an error
-(:class:`_Deadline`): :data:`REGEX_TIME_BUDGET` seconds for a 16 MB window,
-a share of it for smaller ones, at least :data:`REGEX_MIN_BUDGET`.
+A regex runs in the search engine (:mod:`diffchunk.regex`, RE2): in time
+linear in the text, whatever the pattern, so a search needs no time budget
+to stop a pattern that backtracks, and any thread may run it.
 """
 
 from __future__ import annotations
 
-import signal
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
-
-from ..errors import FileToolError
-from ..limits import REGEX_BUDGET_WINDOW, REGEX_MIN_BUDGET, REGEX_TIME_BUDGET
 from .access import FileVersion
 from .fuzzy import similar_lines
 from .grep import grep_count, grep_search
+from .longline import line_matches
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
-from .reader import Window
-
-
-class _Deadline:
-    """A time budget per window for regex searches.
-
-    A healthy regex scans a 16 MB window in well under a second, so a window
-    that takes longer than the budget means catastrophic backtracking.  On
-    the main thread (Unix) ``SIGALRM`` interrupts ``re`` mid-match; elsewhere
-    the budget is checked between windows.
-    """
-
-    def __init__(self, seconds: float) -> None:
-        self.budget = seconds
-        self.seconds = seconds
-        self.started = time.monotonic()
-        self.armed = False
-
-    def restart(self, length: int | None = None) -> None:
-        """Start a new window's budget (scaled to the window's ``length`` in bytes)."""
-        if length is not None:
-            share = self.budget * min(1.0, length / REGEX_BUDGET_WINDOW)
-            self.seconds = max(min(REGEX_MIN_BUDGET, self.budget), share)
-        self.started = time.monotonic()
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    def check(self) -> None:
-        if time.monotonic() - self.started > self.seconds:
-            raise _Timeout
-
-    @contextmanager
-    def alarm(self) -> Iterator[None]:
-        usable = (
-            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-        )
-        if not usable:
-            yield
-            return
-
-        def on_alarm(signum: int, frame: object) -> None:
-            raise _Timeout
-
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        try:
-            yield
-        finally:
-            self.armed = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-
-
-class _Timeout(Exception):
-    pass
-
-
-def _timeout_error(pattern: str, seconds: float) -> FileToolError:
-    return FileToolError(
-        f"The search for {pattern!r} timed out: one part of the file took over {seconds:g}s.",
-        suggestion="Simplify the pattern (avoid nested quantifiers such as (a+)+), "
-        "or search for a literal with regex=false.",
-    )
+from .reader import LongLine, Window
 
 
 def count_lines(
@@ -119,7 +50,7 @@ def find_lines(
     )
     if fast is not None:
         return fast
-    return search_lines(version, matcher, limit=limit, invert=invert, pattern=pattern)
+    return search_lines(version, matcher, limit=limit, invert=invert)
 
 
 def count_matching_lines(
@@ -130,29 +61,25 @@ def count_matching_lines(
         counted = grep_count(version, pattern, case_sensitive=not matcher.lower, invert=invert)
         if counted is not None:
             return counted
-    deadline = _Deadline(REGEX_TIME_BUDGET) if matcher.kind == "regex" else None
     total = 0
     lines = 0
-    try:
-        with deadline.alarm() if deadline else nullcontext():
-            for _base, buf, length in version.windows():
-                if deadline:
-                    deadline.restart(length)
-                if invert:
-                    lines += buf.count(b"\n", 0, length)
-                    if length and buf[length - 1] != 10:
-                        lines += 1
-                hay = matcher.prepare(buf, length)
-                fast = matcher.count_lines(hay, length)
-                if fast is not None:
-                    total += fast
-                    continue
-                for _hit in window_hits(matcher, hay, length):
-                    total += 1
-                if deadline:
-                    deadline.check()
-    except _Timeout:
-        raise _timeout_error(pattern, deadline.seconds if deadline else REGEX_TIME_BUDGET) from None
+    for step in version.windows():
+        if isinstance(step, LongLine):
+            total += line_matches(version, step, matcher)
+            lines += 1
+            continue
+        _base, buf, length = step
+        if invert:
+            lines += buf.count(b"\n", 0, length)
+            if length and buf[length - 1] != 10:
+                lines += 1
+        hay = matcher.prepare(buf, length)
+        fast = matcher.count_lines(hay, length)
+        if fast is not None:
+            total += fast
+            continue
+        for _hit in window_hits(matcher, hay, length):
+            total += 1
     return lines - total if invert else total
 
 
@@ -162,7 +89,6 @@ def search_lines(
     *,
     limit: int,
     invert: bool,
-    pattern: str,
     need_total: bool = True,
 ) -> Found:
     """The first ``limit`` matching (or non-matching) lines in file order, and the total.
@@ -170,58 +96,55 @@ def search_lines(
     Without ``need_total`` the scan stops once ``limit`` lines are found (and
     ``total`` counts only those).
     """
-    deadline = _Deadline(REGEX_TIME_BUDGET) if matcher.kind == "regex" else None
     hits: list[Hit] = []
     total = 0
     line_base = 1  # line number of the window's first line
     kind = "inverted" if invert else matcher.kind
-    try:
-        with deadline.alarm() if deadline else nullcontext():
-            for base, buf, length in version.windows():
-                if len(hits) >= limit and not need_total:
-                    break
-                if deadline:
-                    deadline.restart(length)
-                hay = matcher.prepare(buf, length)
-                if len(hits) >= limit:
-                    # Only the total is still needed: count as fast as possible.
-                    matched = matcher.count_lines(hay, length)
-                    if matched is None:
-                        matched = sum(1 for _ in window_hits(matcher, hay, length))
-                    if invert:
-                        lines = buf.count(b"\n", 0, length)
-                        lines += 1 if length and buf[length - 1] != 10 else 0
-                        total += lines - matched
-                    else:
-                        total += matched
-                    if deadline:
-                        deadline.check()
-                    continue
-                cursor = 0
-                cursor_line = line_base
-                for start, end in window_hits(matcher, hay, length):
-                    if invert:
-                        # Lines between the previous match and this one do not match.
-                        cursor, cursor_line, total = _collect_gap(
-                            buf, base, cursor, start, cursor_line, total, hits, limit
-                        )
-                        cursor = end + 1
-                        cursor_line += 1
-                        continue
-                    total += 1
-                    if len(hits) < limit:
-                        cursor_line += buf.count(b"\n", cursor, start)
-                        cursor = start
-                        hits.append(Hit(base + start, cursor_line, 1.0, kind))
-                if invert and cursor < length:
-                    cursor, cursor_line, total = _collect_gap(
-                        buf, base, cursor, length, cursor_line, total, hits, limit
-                    )
-                if deadline:
-                    deadline.check()
-                line_base += buf.count(b"\n", 0, length)
-    except _Timeout:
-        raise _timeout_error(pattern, deadline.seconds if deadline else REGEX_TIME_BUDGET) from None
+    for step in version.windows():
+        if len(hits) >= limit and not need_total:
+            break
+        if isinstance(step, LongLine):
+            if line_matches(version, step, matcher) != invert:
+                total += 1
+                if len(hits) < limit:
+                    hits.append(Hit(step.start, line_base, 1.0, kind))
+            line_base += 1
+            continue
+        base, buf, length = step
+        hay = matcher.prepare(buf, length)
+        if len(hits) >= limit:
+            # Only the total is still needed: count as fast as possible.
+            matched = matcher.count_lines(hay, length)
+            if matched is None:
+                matched = sum(1 for _ in window_hits(matcher, hay, length))
+            if invert:
+                lines = buf.count(b"\n", 0, length)
+                lines += 1 if length and buf[length - 1] != 10 else 0
+                total += lines - matched
+            else:
+                total += matched
+            continue
+        cursor = 0
+        cursor_line = line_base
+        for start, end in window_hits(matcher, hay, length):
+            if invert:
+                # Lines between the previous match and this one do not match.
+                cursor, cursor_line, total = _collect_gap(
+                    buf, base, cursor, start, cursor_line, total, hits, limit
+                )
+                cursor = end + 1
+                cursor_line += 1
+                continue
+            total += 1
+            if len(hits) < limit:
+                cursor_line += buf.count(b"\n", cursor, start)
+                cursor = start
+                hits.append(Hit(base + start, cursor_line, 1.0, kind))
+        if invert and cursor < length:
+            cursor, cursor_line, total = _collect_gap(
+                buf, base, cursor, length, cursor_line, total, hits, limit
+            )
+        line_base += buf.count(b"\n", 0, length)
     return Found(hits, total)
 
 
@@ -260,7 +183,7 @@ def _collect_gap(
 def best_line(version: FileVersion, pattern: str) -> Hit | None:
     """Where ``pattern`` best matches: first exact occurrence, else best fuzzy line."""
     matcher = build_matcher(version, pattern, regex=False, case_sensitive=True)
-    exact = search_lines(version, matcher, limit=1, invert=False, pattern=pattern, need_total=False)
+    exact = search_lines(version, matcher, limit=1, invert=False, need_total=False)
     if exact.hits:
         return exact.hits[0]
     fuzzy = similar_lines(version, pattern, limit=1)

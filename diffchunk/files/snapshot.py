@@ -1,9 +1,11 @@
 """The version of a file an edit works on: one consistent snapshot of its bytes.
 
-A :class:`Snapshot` opens the file once and checks that the descriptor is the
-version it detected (fingerprint; it tries three times while the file keeps
-changing), so the changes are located, previewed, backed up and written from
-the very same bytes.  Binary files and special files (size 0 with content,
+A :class:`Snapshot` opens the file once, through its
+:class:`~.edit_target.EditTarget` (the directory's descriptor, never a link),
+and checks that the descriptor is the version it detected (fingerprint; it
+tries three times while the file keeps changing), so the changes are
+located, previewed, backed up and written from the very same bytes, all
+read from that descriptor.  Binary files and special files (size 0 with content,
 such as ``/proc``) are refused.
 
 How the bytes are read (:attr:`Snapshot.source`, a :class:`~.reader.Reader`):
@@ -32,6 +34,7 @@ from ..errors import EditConflict, FileToolError
 from ..limits import EDIT_IN_MEMORY_BYTES as IN_MEMORY_LIMIT
 from ..limits import EDIT_MAX_TRANSCODE as MAX_TRANSCODE
 from .access import FileVersion, open_version
+from .edit_target import EditTarget
 from .reader import Reader
 
 
@@ -58,8 +61,9 @@ class Snapshot:
     byte-order mark, :attr:`newline` its dominant line ending.
     """
 
-    def __init__(self, realpath: str) -> None:
-        self.realpath = realpath
+    def __init__(self, target: EditTarget) -> None:
+        self.target = target
+        self.realpath = target.realpath
         self.fd = -1
         self.version: FileVersion = self._open()
         try:
@@ -87,9 +91,7 @@ class Snapshot:
         if snippet is not None:
             self.encoding = snippet
             if self.size <= IN_MEMORY_LIMIT:
-                data = self.version.data
-                raw = data.memory if data.memory is not None else self._read_all()
-                self.source = Reader.of_bytes(raw, start=len(self.bom))
+                self.source = Reader.of_bytes(self._read_all(), start=len(self.bom))
             else:
                 self.source = Reader.of_fd(self.fd, self.size, start=len(self.bom))
         else:
@@ -101,8 +103,8 @@ class Snapshot:
             version = open_version(self.realpath)
             if version.is_binary:
                 version.require_text()
-            fd = os.open(self.realpath, os.O_RDONLY | os.O_CLOEXEC)
-            if paths.fingerprint(os.fstat(fd)) == version.fingerprint:
+            fd, st = self.target.open_file()
+            if paths.fingerprint(st) == version.fingerprint:
                 self.fd = fd
                 return version
             os.close(fd)
@@ -177,9 +179,9 @@ class Snapshot:
 
 
 @contextlib.contextmanager
-def open_snapshot(realpath: str) -> Iterator[Snapshot]:
-    """The snapshot of ``realpath`` for a ``with`` block (its descriptor is closed after)."""
-    snap = Snapshot(realpath)
+def open_snapshot(target: EditTarget) -> Iterator[Snapshot]:
+    """The snapshot of the target's file for a ``with`` block (its descriptor is closed after)."""
+    snap = Snapshot(target)
     try:
         yield snap
     finally:

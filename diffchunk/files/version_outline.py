@@ -5,7 +5,8 @@ The outline (:mod:`.outline`) is built once per version and memoised on it
 parser that fails gets none (the failure is logged: it must not break a
 search or a read).  Search results name the symbol around a line
 (:func:`describe`), ``read_content(mode="semantic")`` reads the innermost
-one (:func:`enclosing`).
+one (:func:`enclosing`); :func:`outline_cut` says what the outline's bounds
+left out of it, if anything.
 
 The outline modules (queries, skeletons, their compiled patterns) are
 imported on first use, as they were before: a read by line number or a tail
@@ -32,11 +33,12 @@ def outline_of(version: FileVersion) -> list[OutlineItem]:
     if cached is not None:
         return cached  # type: ignore[return-value]
     items: list[OutlineItem] = []
+    cut: list[str] = []
     if not version.is_binary:
         try:
             from .outline import outline_for_file
 
-            items = outline_for_file(version.realpath, version.fingerprint, version.data)
+            items = outline_for_file(version.realpath, version.fingerprint, version.data, cut=cut)
         except ImportError:  # no tree-sitter: no outline
             items = []
         except DiffchunkError:
@@ -44,8 +46,16 @@ def outline_of(version: FileVersion) -> list[OutlineItem]:
         except Exception:  # a parser failure must not break search or read
             logger.warning("Outline failed for %s", version.realpath, exc_info=True)
             items = []
+    version.cache["outline_cut"] = "; ".join(cut) or None
     version.cache["outline"] = items
     return items
+
+
+def outline_cut(version: FileVersion) -> str | None:
+    """What the bounds of the version's outline left out (None: nothing)."""
+    outline_of(version)
+    cut = version.cache.get("outline_cut")
+    return cut if isinstance(cut, str) else None
 
 
 def describe(outline: list[OutlineItem], line: int) -> str | None:

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import GitError
+from ..limits import GIT_STREAM_TIME_LIMIT
 from .process import GitProcess, command_failed
 from .repo import Repo, discover
 from .runner import split_z
@@ -238,7 +239,11 @@ class StreamedCheckAttr:
     def _start(self) -> None:
         env = self.prepared.env() if self.prepared is not None else None
         self._proc = self.repo.git.start(
-            self.plain.args(), stdin=subprocess.PIPE, env_extra=env, what="git check-attr"
+            self.plain.args(),
+            stdin=subprocess.PIPE,
+            env_extra=env,
+            what="git check-attr",
+            time_limit=GIT_STREAM_TIME_LIMIT,  # it answers for as long as git diff writes
         )
         stdout = self._proc.stdout
         assert stdout is not None

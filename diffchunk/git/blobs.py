@@ -4,16 +4,21 @@ Object names reach git only as the argument of ``rev-parse --verify
 --end-of-options``, which reads them as revisions, never as options
 (``<id>^{blob}``, ``<commit>:<path>``, ``:<path>`` for the index); the
 streaming itself (``cat-file blob <id>``) takes only a full object id that
-``rev-parse`` gave.  Nothing here writes to the repository: ``hash-object``
-runs without ``-w``.
+``rev-parse`` or ``cat-file --batch-check`` gave; an abbreviated id is
+looked up by :func:`object_info` on ``cat-file``'s standard input (data, never
+an argument), which tells a missing object from an ambiguous prefix and gives
+the type and size before a byte is read.  Nothing here writes to the
+repository: ``hash-object`` runs without ``-w``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from ..errors import GitError
+from ..limits import OBJECT_ID_MIN_DIGITS
 from .repo import Repo
 from .runner import STREAM_BLOCK
 
@@ -26,12 +31,34 @@ def _verified(repo: Repo, name: str) -> str | None:
     return found if proc.returncode == 0 and _FULL_ID.fullmatch(found) else None
 
 
-def resolve_blob(repo: Repo, object_id: str) -> str | None:
-    """The full id of the blob ``object_id`` (possibly abbreviated) names, or None
-    when the repository has no such blob (or the prefix is ambiguous)."""
-    if not re.fullmatch(r"[0-9a-f]{4,64}", object_id):
-        return None
-    return _verified(repo, f"{object_id}^{{blob}}")
+_OBJECT_ID = re.compile(rf"[0-9a-f]{{{OBJECT_ID_MIN_DIGITS},64}}")
+
+
+class ObjectInfo(NamedTuple):
+    """What the object store holds under a name: ``type`` is git's word for it
+    (``blob``, ``tree``, ``commit``, ``tag``, with its full ``id`` and ``size`` in
+    bytes), or ``missing``, or ``ambiguous`` (a prefix of several objects)."""
+
+    type: str
+    id: str = ""
+    size: int = 0
+
+
+def object_info(repo: Repo, object_id: str) -> ObjectInfo:
+    """The object ``object_id`` names: hex digits, a full id or a prefix of at least
+    :data:`~diffchunk.limits.OBJECT_ID_MIN_DIGITS` (git's minimum)."""
+    if not _OBJECT_ID.fullmatch(object_id):
+        raise GitError(f"Not an object id: {object_id!r}.")
+    proc = repo.git.run(
+        ["cat-file", "--batch-check=%(objecttype) %(objectname) %(objectsize)"],
+        input=f"{object_id}\n".encode("ascii"),
+    )
+    answer = proc.stdout.decode("ascii", "replace").split()
+    if len(answer) == 3 and _FULL_ID.fullmatch(answer[1]) and answer[2].isdigit():
+        return ObjectInfo(answer[0], answer[1], int(answer[2]))
+    if answer == [object_id, "missing"] or answer == [object_id, "ambiguous"]:
+        return ObjectInfo(answer[1])
+    raise GitError(f"git cat-file --batch-check answered {' '.join(answer)!r} for {object_id}.")
 
 
 def blob_at(repo: Repo, treeish: str | None, path: str) -> str | None:

@@ -38,6 +38,7 @@ from ..limits import FILE_CLOCK_MARGIN_NS as _CLOCK_MARGIN_NS
 from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
 from ..paths import fingerprint
 from .cache import DiffCache, PendingEntry
+from .config import parse
 from .repo import Repo
 from .revisions import ResolvedRange
 from .runner import GitStream
@@ -152,26 +153,17 @@ def cache_name(repo: Repo, resolved: ResolvedRange, paths: Sequence[str] = ()) -
 def _shaping(repo: Repo) -> tuple[str, ...]:
     """What besides the two commits shapes ``git diff A B``'s text, for the cache key.
 
-    The config of diff drivers (hunk-header function names, binary) and of
-    ``core.bigFileThreshold``, and the attribute files git reads besides the
-    commits (which files are binary, which driver applies): the system, global
-    and ``info/attributes`` files and the top ``.gitattributes`` of the work
-    tree, each by its stat.  A change of any of them makes a new entry.
+    The config git is given that shapes it (``core.bigFileThreshold``, the
+    user's attributes file, the object format: :attr:`Repo.diff_config`), and
+    the attribute files git reads besides the commits (which files are binary,
+    which driver applies): the system, global and ``info/attributes`` files and
+    the top ``.gitattributes`` of the work tree, each by its stat.  A change of any of them makes a new entry.
     (``.gitattributes`` files in subdirectories: see
     :func:`nested_attributes_changed`.)
     """
     config = repo.diff_config.decode("utf-8", "surrogateescape")
-    configured = ""
-    for item in config.split("\0"):
-        key, _, value = item.partition("\n")
-        if key == "core.attributesfile":
-            configured = value
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    files = [
-        "/etc/gitattributes",
-        os.path.expanduser(configured) if configured else os.path.join(xdg, "git", "attributes"),
-        os.path.join(repo.common_dir, "info", "attributes"),
-    ]
+    files = ["/etc/gitattributes", os.path.join(repo.common_dir, "info", "attributes")]
+    files += [value or "" for key, value in parse(repo.diff_config) if key == "core.attributesfile"]
     if repo.root is not None:
         files.append(os.path.join(repo.root, ".gitattributes"))
     return (config, *map(stat_key, files))

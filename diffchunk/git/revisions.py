@@ -26,6 +26,8 @@ from enum import Enum
 from typing import NamedTuple
 
 from ..errors import GitError, NotARange, RefusedRange
+from ..fdio import read_small_file
+from ..limits import SHALLOW_FILE_BYTES
 from .repo import Repo
 
 
@@ -270,10 +272,10 @@ def _shallow_boundary(repo: Repo, commit: str) -> bool:
     """Whether ``commit`` is where a shallow clone's history is cut off (its parents
     were not fetched: git then shows it as having none)."""
     try:
-        with open(os.path.join(repo.common_dir, "shallow"), "rb") as fh:
-            return commit.encode("ascii") in fh.read().split()
-    except OSError:  # not a shallow clone
+        listed = read_small_file(os.path.join(repo.common_dir, "shallow"), SHALLOW_FILE_BYTES)
+    except OSError:  # not a shallow clone (or not a file git could read either)
         return False
+    return commit.encode("ascii") in listed.split()
 
 
 def empty_tree(repo: Repo) -> str:

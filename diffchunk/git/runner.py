@@ -1,4 +1,4 @@
-"""Run ``git`` as a subprocess, safely.
+"""Run ``git`` as a subprocess, in a sandbox no repository can leave.
 
 This module is the only place in diffchunk that starts a process running
 git (``tests/test_one_git_runner.py`` scans the package for any other).
@@ -6,43 +6,52 @@ Everything diffchunk asks git goes through a :class:`GitCommand`:
 ``run``, ``text`` and ``run_all`` for short commands, ``start`` for a
 :class:`~diffchunk.git.process.GitProcess` with pipes of the caller's
 choosing, and ``start_into`` for output streamed into a file
-(:class:`~diffchunk.git.process.GitStream`).  Each builds git's command line
-with ``argv`` and its environment with ``env``, made to:
+(:class:`~diffchunk.git.process.GitStream`).
 
-* call real subcommands only (never aliases), with ``--no-pager``;
-* start from a scrubbed environment: every inherited ``GIT_*`` variable is
-  dropped (inside a hook git exports ``GIT_DIR``, ``GIT_INDEX_FILE``... which
-  would silently redirect us), except the few that only choose which config
-  files are read; the repository is always passed explicitly (``-C`` or
-  ``--git-dir``);
-* neutralise configuration that makes git *execute* programs: ``core.fsmonitor``,
-  ``core.pager``, ``diff.external``, ``core.hooksPath``, every transport
-  (``protocol.allow=never``, so neither a lazy fetch in a partial clone nor
-  ``core.sshCommand`` can run), and the ``clean``/``smudge``/``process``
-  commands of every ``filter.<name>`` defined in any config file (a diff
-  against the working tree runs clean filters); textconv and external diff
-  drivers are switched off by the diff options themselves
-  (``--no-textconv --no-ext-diff``).  The user's system/global config is
-  otherwise still read, so settings such as ``core.autocrlf`` keep working;
-* set ``LC_ALL=C`` (messages are parsed), ``GIT_TERMINAL_PROMPT=0`` and
-  ``GIT_OPTIONAL_LOCKS=0`` (a review never takes the index lock).
+Git reads no config that diffchunk did not write, and no transport is
+possible, by construction rather than by a list of settings to neutralise:
 
-The filter drivers to neutralise are found by
-:func:`diffchunk.git.repo.discover` (``with_filters_neutralised``): a
-``GitCommand`` made otherwise may only run commands that read no file of the
-working tree (``rev-parse``, ``config``), or work in a repository made by
-diffchunk itself.  Other programs a config can name cannot run in the
-commands diffchunk uses (``diff``, ``rev-parse``, ``rev-list``,
-``merge-base``, ``cat-file``, ``check-attr``, ``read-tree``, ``config``,
-``symbolic-ref``, ``hash-object``, and ``log``, which
-:mod:`~diffchunk.git.log` runs with ``--no-show-signature``), so they are
-left alone: ``core.editor``/``sequence.editor`` (no message is edited),
-``gpg.program`` (nothing is signed or verified; ``log.showSignature``
-concerns ``log``, which is told not to, and ``show``), ``credential.helper``, ``core.askPass``, ``core.gitProxy`` and
-``ext::`` remotes (no transport), ``uploadpack.packObjectsHook``
-(``upload-pack`` only) and aliases (git never lets one shadow a command).
-``tests/test_no_repository_programs.py`` runs every entry point against
-repositories whose config names a program for each of these.
+* a repository's git runs with ``GIT_DIR`` set to a private git directory of
+  diffchunk's (:mod:`~diffchunk.git.sandbox`): its ``config`` is written by
+  diffchunk from an allow-list of data-only keys, its objects come through
+  ``objects/info/alternates``; the real work tree and index are named by
+  ``GIT_WORK_TREE`` and ``GIT_INDEX_FILE``.  So neither the repository's
+  config nor its includes, ``config.worktree``, ``core.worktree``, hooks,
+  filter and diff drivers, fsmonitor, pager, promisor remote or
+  ``protocol.*.allow`` reach git;
+* the environment is built, not filtered (:func:`git_environment`): ``PATH``,
+  ``TMPDIR`` and ``TZ`` are kept, ``HOME`` is an empty directory of diffchunk's
+  (no dotfile of the user's is read), ``GIT_CONFIG_NOSYSTEM=1`` and
+  ``GIT_CONFIG_GLOBAL=/dev/null`` (no other config file), ``LC_ALL=C``
+  (messages are parsed), ``GIT_TERMINAL_PROMPT=0``, ``GIT_OPTIONAL_LOCKS=0``
+  (the user's index is never written), and a second, independent wall:
+  ``GIT_ALLOW_PROTOCOL`` empty (no transport at all, whatever a config says)
+  and ``GIT_NO_LAZY_FETCH=1`` (git 2.44 and later: no lazy fetch);
+* before each start, every directory of the repository git reads (work
+  tree, git directory, common directory, objects, alternates) is checked
+  against the allowed roots in force (:func:`~diffchunk.paths.check_in_roots`:
+  a repository discovered under one policy is not run under a stricter one);
+* each git runs in a process group of its own, with a time limit, and is
+  stopped with its children past it or when the call that started it is
+  cancelled (:mod:`~diffchunk.git.process`).
+
+The ``-c`` options every command carries (:data:`OUTPUT_CONFIG`) only shape
+git's output (``core.quotePath=false``, no colour, blank context lines as
+diffchunk parses them).  Settings that make git run a program
+(``core.fsmonitor``, ``core.pager``, ``core.hooksPath``, ``diff.external``,
+filter drivers, ``protocol.*.allow``...) need no override: no config that
+could name them is read.  Diff options still turn textconv and external drivers off
+(``--no-textconv --no-ext-diff``), and work-tree diffs never look inside a
+submodule's work tree (``--ignore-submodules=dirty``: git then only reads the
+commit its ``HEAD`` names, without running git there).
+
+The constructors: :meth:`GitCommand.sandboxed` (what
+:func:`~diffchunk.git.repo.discover` builds for a repository) and
+:meth:`GitCommand.in_own_repository` (a repository diffchunk made itself:
+the demo's).  Neither can reach a transport.  A command that needs the user's
+own transport (pushing diffchunk's refs to a remote from the command line)
+would be a separate constructor with its own environment, in a module of its
+own that no read path imports; none exists.
 """
 
 from __future__ import annotations
@@ -50,75 +59,67 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ..cancellation import current_call
 from ..errors import GitError
+from ..limits import GIT_RUN_TIME_LIMIT, GIT_STREAM_TIME_LIMIT
 from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
 from ..log import LazyLogger
+from ..paths import check_in_roots
 from ..termination import Held
 from .process import GitProcess, GitStream, decoded
+from .sandbox import git_home
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
 GIT = "git"
 
-# Inherited variables kept: they only choose which config files git reads.
-_KEPT_GIT_ENV = frozenset(
-    {
-        "GIT_CONFIG_GLOBAL",
-        "GIT_CONFIG_SYSTEM",
-        "GIT_CONFIG_NOSYSTEM",
-        "GIT_CEILING_DIRECTORIES",
-        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-    }
-)
-
-# ``-c`` overrides on every call (command-line scope beats every config file).
-SAFE_CONFIG: tuple[tuple[str, str], ...] = (
+# ``-c`` options on every command: how git writes its output, nothing else.
+OUTPUT_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.quotePath", "false"),
-    ("core.fsmonitor", "false"),
-    ("core.pager", "cat"),
-    ("core.hooksPath", os.devnull),
-    ("diff.external", ""),
-    ("protocol.allow", "never"),
     ("color.ui", "false"),
     # Changes the text of blank context lines; no command-line option exists.
     ("diff.suppressBlankEmpty", "false"),
 )
 
-# Per filter driver found in the config: what a working-tree diff could run.
-_FILTER_KEYS = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
+PARTIAL_CLONE_ADVICE = (
+    "The repository is a partial clone and lacks objects this needs; diffchunk never "
+    "fetches them (that would run the repository's transport). Fetch them yourself in "
+    "{path} (`git fetch`, or `git backfill` with git 2.49 or later), or export the diff "
+    "with plain git (`git diff A B > x.diff`) and load that file."
+)
+
+# Variables of this process's environment git is given as they are.
+_KEPT_ENV = ("PATH", "TMPDIR", "TZ", "GIT_EXEC_PATH")
 
 
-def git_environment(extra_config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The environment git runs with (see the module docstring).
-
-    ``extra_config`` pairs are passed through ``GIT_CONFIG_COUNT``/``KEY_n``/
-    ``VALUE_n``, which, unlike ``-c``, accept any key (a filter driver may be
-    called ``a=b``).
-    """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT_GIT_ENV}
-    env["LC_ALL"] = "C"
-    env.pop("LANGUAGE", None)
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    pairs = list(extra_config)
-    if pairs:
-        env["GIT_CONFIG_COUNT"] = str(len(pairs))
-        for i, (key, value) in enumerate(pairs):
-            env[f"GIT_CONFIG_KEY_{i}"] = key
-            env[f"GIT_CONFIG_VALUE_{i}"] = value
+def git_environment(env_vars: Mapping[str, str] = MappingProxyType({})) -> dict[str, str]:
+    """The environment git runs with, built from nothing (see the module docstring);
+    ``env_vars``: where the repository is (``GIT_DIR``, ``GIT_WORK_TREE``...)."""
+    env = {name: os.environ[name] for name in _KEPT_ENV if name in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.update(
+        HOME=git_home(),
+        LC_ALL="C",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_ALLOW_PROTOCOL="",
+        GIT_NO_LAZY_FETCH="1",
+    )
+    env.update(env_vars)
     return env
 
 
-def base_command(location: Sequence[str] = ()) -> list[str]:
-    """``git --no-pager -c ... <location>`` (``location``: ``-C dir`` or ``--git-dir=...``)."""
+def base_command() -> list[str]:
+    """``git --no-pager -c ...``: what every git command line starts with."""
     cmd = [GIT, "--no-pager"]
-    for key, value in SAFE_CONFIG:
+    for key, value in OUTPUT_CONFIG:
         cmd += ["-c", f"{key}={value}"]
-    cmd += location
     return cmd
 
 
@@ -143,41 +144,83 @@ def _spawn(
     stderr: Redirect,
     bufsize: int = -1,
 ) -> subprocess.Popen[bytes]:
-    """Start git: the one call in diffchunk that does (argv from :meth:`GitCommand.argv`)."""
+    """Start git: the one call in diffchunk that does (argv from :meth:`GitCommand.argv`),
+    in a new session, so that its process group is its own to stop."""
     try:
         return subprocess.Popen(
-            argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env, bufsize=bufsize
+            argv,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+            bufsize=bufsize,
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise _git_missing() from None
 
 
 class GitCommand(NamedTuple):
-    """Where and how to run git for one repository."""
+    """Where and how to run git for one repository (see the constructors)."""
 
-    location: tuple[str, ...] = ()  # ("-C", root) or ("--git-dir=...",)
-    extra_config: tuple[tuple[str, str], ...] = ()
-    env_extra: Mapping[str, str] = MappingProxyType({})
+    cwd: str  # the directory git starts in (-C)
+    env_vars: Mapping[str, str] = MappingProxyType({})  # GIT_DIR, GIT_WORK_TREE...
+    readable: tuple[str, ...] = ()  # real directories of the repository git reads
+    options: tuple[str, ...] = ()  # git options before the subcommand
+    missing_objects: str | None = None  # advice when an object is missing (partial clone)
+
+    @classmethod
+    def sandboxed(
+        cls,
+        git_dir: str,
+        work_tree: str | None,
+        index: str | None,
+        readable: Sequence[str],
+        *,
+        partial_clone: bool = False,
+    ) -> GitCommand:
+        """git for a repository through its private git directory ``git_dir``
+        (:mod:`~diffchunk.git.sandbox`), with the real ``work_tree`` and ``index``
+        (None for a bare repository); ``readable``: the repository's real
+        directories, checked against the roots before each start.
+        ``partial_clone``: a missing object is explained as one git does not fetch."""
+        env = {"GIT_DIR": git_dir}
+        if work_tree is not None:
+            env["GIT_WORK_TREE"] = work_tree
+        if index is not None:
+            env["GIT_INDEX_FILE"] = index
+        advice = (
+            PARTIAL_CLONE_ADVICE.format(path=work_tree or readable[0]) if partial_clone else None
+        )
+        return cls(work_tree or git_dir, MappingProxyType(env), tuple(readable), (), advice)
+
+    @classmethod
+    def in_own_repository(cls, directory: str, env_vars: Mapping[str, str]) -> GitCommand:
+        """git in a repository diffchunk made itself in ``directory`` (the demo's): git
+        finds it there and reads its config, which diffchunk wrote; the environment
+        is built as for any other (no user config, no transport)."""
+        return cls(directory, MappingProxyType(dict(env_vars)))
 
     def argv(self, args: Sequence[str]) -> list[str]:
-        return [*base_command(self.location), *args]
+        return [*base_command(), "-C", self.cwd, *self.options, *args]
 
     def env(self, env_extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = git_environment(self.extra_config)
-        env.update(self.env_extra)
+        env = git_environment(self.env_vars)
         if env_extra:
             env.update(env_extra)
         return env
 
-    def with_filters_neutralised(self, filter_names: Iterable[str]) -> GitCommand:
-        pairs = [
-            (f"filter.{name}.{key}", value) for name in filter_names for key, value in _FILTER_KEYS
-        ]
-        return GitCommand(self.location, (*self.extra_config, *pairs), self.env_extra)
-
     def with_options(self, *options: str) -> GitCommand:
         """The same, with git options put before every subcommand (``--literal-pathspecs``)."""
-        return self._replace(location=(*self.location, *options))
+        return self._replace(options=(*self.options, *options))
+
+    def _before_start(self, what: str) -> None:
+        """Refuse to start git for a cancelled call, or in a repository outside the roots."""
+        token = current_call()
+        if token is not None:
+            token.check(what)
+        for directory in self.readable:
+            check_in_roots(directory, what=f"a directory {what} would read")
 
     def start(
         self,
@@ -188,18 +231,23 @@ class GitCommand(NamedTuple):
         stderr: Redirect = subprocess.PIPE,
         env_extra: Mapping[str, str] | None = None,
         what: str | None = None,
+        time_limit: float = GIT_RUN_TIME_LIMIT,
     ) -> GitProcess:
         """Start git with its streams where asked; the caller owns the :class:`GitProcess`.
 
-        A termination signal while git starts waits until the process object
-        owns git (see :class:`~diffchunk.termination.Held`): git is then
-        stopped here, not left running unowned.
+        Past ``time_limit`` seconds git is stopped (its owner's wait then raises
+        :class:`~diffchunk.errors.GitTimeout`).  A termination signal while git
+        starts waits until the process object owns git (see
+        :class:`~diffchunk.termination.Held`): git is then stopped here, not
+        left running unowned.
         """
+        what = what or f"git {args[0]}"
+        self._before_start(what)
         argv = self.argv(args)
         logger.debug("running %s", argv)
         with Held() as held:
             proc = _spawn(argv, self.env(env_extra), stdin=stdin, stdout=stdout, stderr=stderr)
-            process = GitProcess(proc, what or f"git {args[0]}")
+            process = GitProcess(proc, what, time_limit, self.missing_objects)
         if held.signal is not None:
             process.kill()
             raise SystemExit(128 + held.signal)
@@ -217,7 +265,8 @@ class GitCommand(NamedTuple):
     ) -> subprocess.CompletedProcess[bytes]:
         """Run git and capture its output; a failure raises :class:`GitError` with git's message.
 
-        Past ``timeout`` seconds git is stopped and :class:`GitTimeout` raised.
+        Past ``timeout`` seconds (at most its time limit) git is stopped and
+        :class:`GitTimeout` raised.
         """
         stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
         with self.start(args, stdin=stdin, env_extra=env_extra, what=what) as proc:
@@ -275,7 +324,10 @@ class GitCommand(NamedTuple):
         cost git itself more: on a 16 MB diff, ``git diff`` took about 35 ms
         longer writing into a pipe than into /dev/null, and 10 ms into a file.
         The caller must end the stream (``blocks`` to the end, or ``kill``).
+        Past :data:`~diffchunk.limits.GIT_STREAM_TIME_LIMIT` seconds git is stopped.
         """
+        what = what or f"git {args[0]}"
+        self._before_start(what)
         argv = self.argv(args)
         logger.debug("running %s > fd %d", argv, fd)
         # A termination signal while git starts waits until the stream owns
@@ -289,7 +341,9 @@ class GitCommand(NamedTuple):
                 stderr=subprocess.PIPE,
                 bufsize=0,
             )
-            stream = GitStream(proc, fd, block_size, what or f"git {args[0]}")
+            stream = GitStream(
+                proc, fd, block_size, what, GIT_STREAM_TIME_LIMIT, self.missing_objects
+            )
         if held.signal is not None:
             stream.kill()
             raise SystemExit(128 + held.signal)

@@ -3,9 +3,10 @@
 Only the lines inside hunks are searched: ``+`` lines (the new side), ``-``
 lines (the old side) and context lines (both sides); headers never match.
 The pattern is matched against a line's text without its ``+``/``-``/space
-prefix and its line ending, as ``re.search(pattern, line)`` (``regex``) or
-as a substring; a line counts once however many times it matches, so the
-total agrees with ``grep -c`` over the diff's lines of that kind.
+prefix and its line ending, as ``re.search(pattern, line)`` (``regex``, run
+by the search engine :mod:`diffchunk.regex`: RE2, linear time) or as a
+substring; a line counts once however many times it matches, so the total
+agrees with ``grep -c`` over the diff's lines of that kind.
 
 - ``side``: ``both`` (every line), ``new`` (``+`` and context lines, with
   their new-side numbers) or ``old`` (``-`` and context lines, with their
@@ -15,14 +16,22 @@ total agrees with ``grep -c`` over the diff's lines of that kind.
   excluded from the chunks, which says why), the side and line number in
   that side's revision, the kind (``+``, ``-``, `` `` for context) and the
   text (cut to :data:`TEXT_CHARS` characters around the match).
+- A file's lines are searched at once: its section with the prefixes and
+  line-ending CRs cut, as the file tools search a window of lines
+  (:func:`diffchunk.files.matchers.window_hits`: a match within one line is
+  that line's match, as line mode sees a line break as the end of a text);
+  a pattern that asserts the ends of the text, a combined diff's section, or
+  one that is not UTF-8, is searched line by line.
 - Hits come in diff order, ``max_results`` a page from ``offset``; the
   answer says the total and ``next_offset``.  A search runs at most
-  :data:`TIME_BUDGET` seconds (a regular expression that backtracks without
-  end is stopped with an error).
+  :data:`TIME_BUDGET` seconds, checked between lines (each line's match is
+  linear in its length): past it, an error says to narrow the search.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
 import time
 from collections.abc import Iterator
@@ -34,11 +43,13 @@ from ..diff.model import DiffKind, FileDiff
 from ..diff.patterns import PathQuery
 from ..diff.pipeline import Review
 from ..errors import InvalidArgument
+from ..files.matchers import TextMatcher, window_hits
 from ..limits import DIFF_SEARCH_DEFAULT_RESULTS
 from ..limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
 from ..limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
 from ..limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
 from ..limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
+from ..regex import Pattern, compile_literal, compile_regex
 from .loading import session
 from .sessions import Session, SessionStore
 
@@ -130,7 +141,7 @@ def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
                 new += 1
 
 
-def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
+def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
     if not isinstance(pattern, str) or pattern == "":
         raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
     if "\n" in pattern or "\r" in pattern:
@@ -140,15 +151,37 @@ def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> re.Pattern[str
         )
     if len(pattern) > MAX_PATTERN_CHARS:
         raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
-    flags = 0 if case_sensitive else re.IGNORECASE
+    if regex:
+        return compile_regex(pattern, case_sensitive=case_sensitive)
+    return compile_literal(pattern, case_sensitive=case_sensitive)
+
+
+# What is cut from a section's lines before they are searched at once: the prefix
+# of a hunk line, a hunk header or "\ No newline" line whole, the CR of a CRLF.
+_NOT_TEXT = re.compile(rb"^(?:@@[^\n]*|\\[^\n]*|[-+ ])|\r(?=\n)", re.MULTILINE)
+
+
+def _matching_lines(data: bytes | Any, fd: FileDiff, compiled: Pattern) -> set[int] | None:
+    """Where the section's lines the pattern matches start in ``data``, found in one
+    search (see the module docstring); None when they must be searched one by one."""
+    if compiled.ends_of_text or fd.kind is DiffKind.COMBINED:
+        return None
+    section = bytes(data[fd.header_end : fd.end])
+    lines = _NOT_TEXT.sub(b"", section)
     try:
-        return re.compile(pattern if regex else re.escape(pattern), flags)
-    except re.error as exc:
-        raise InvalidArgument(
-            f"Invalid regular expression {pattern!r}: {exc}.",
-            suggestion="Fix the pattern (Python re syntax), or pass regex=false to search "
-            "for the text as it is.",
-        ) from None
+        codecs.utf_8_decode(lines, "strict", True)
+    except UnicodeDecodeError:
+        return None  # a line decoded holds U+FFFD where its bytes hold something else
+    numbers: list[int] = []
+    number = counted = 0
+    for start, _end in window_hits(TextMatcher(compiled, "utf-8", "regex"), lines, len(lines)):
+        number += lines.count(b"\n", counted, start)
+        counted = start
+        numbers.append(number)
+    if not numbers:
+        return set()
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in section.split(b"\n"))]
+    return {fd.header_end + starts[n] for n in numbers}
 
 
 def _check(side: str, max_results: int, offset: int) -> None:
@@ -164,10 +197,10 @@ def _check(side: str, max_results: int, offset: int) -> None:
         )
 
 
-def _shown(text: str, match: re.Match[str]) -> str:
+def _shown(text: str, match: tuple[int, int]) -> str:
     if len(text) <= TEXT_CHARS:
         return text
-    start = max(0, min(match.start() - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
+    start = max(0, min(match[0] - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
     cut = text[start : start + TEXT_CHARS]
     return ("…" if start else "") + cut + ("…" if start + TEXT_CHARS < len(text) else "")
 
@@ -204,11 +237,11 @@ def _chunks(loaded: Session) -> _Chunks:
 
 def _matches(
     review: Review,
-    compiled: re.Pattern[str],
+    compiled: Pattern,
     kinds: str,
     files: PathQuery | None,
     literal: bytes | None,
-) -> Iterator[tuple[FileDiff, _Line, re.Match[str]]]:
+) -> Iterator[tuple[FileDiff, _Line]]:
     """Every matching line of the chosen files and kinds, in diff order (within the
     time budget)."""
     deadline = time.monotonic() + TIME_BUDGET
@@ -218,6 +251,9 @@ def _matches(
             continue
         if not fd.hunks or (literal is not None and data.find(literal, fd.header_end, fd.end) < 0):
             continue
+        matching = _matching_lines(data, fd, compiled)
+        if matching is not None and not matching:
+            continue
         for line in _lines(review, fd):
             if time.monotonic() > deadline:
                 raise InvalidArgument(
@@ -226,10 +262,14 @@ def _matches(
                     suggestion="Use a simpler pattern (regex=false for plain text), or narrow "
                     "it with file_pattern.",
                 )
-            if line.kind in kinds:
-                found = compiled.search(line.text)
-                if found is not None:
-                    yield fd, line, found
+            if line.kind not in kinds:
+                continue
+            if matching is not None:
+                found = line.offset in matching
+            else:
+                found = compiled.search_text(line.text) is not None
+            if found:
+                yield fd, line
 
 
 def search_diff(
@@ -260,7 +300,7 @@ def search_diff(
     hits: list[DiffHit] = []
     total = 0
     matched: set[str] = set()
-    for fd, line, found in _matches(review, compiled, kinds, files, literal):
+    for fd, line in _matches(review, compiled, kinds, files, literal):
         total += 1
         matched.add(fd.path)
         if not offset < total <= offset + max_results:
@@ -274,7 +314,7 @@ def search_diff(
                 side="new" if on_new else "old",
                 line=line.new if on_new else line.old,
                 kind=line.kind,
-                text=_shown(line.text, found),
+                text=_shown(line.text, compiled.search_text(line.text) or (0, 0)),
                 excluded=excluded.get(fd.path, "excluded") if chunk is None else None,
             )
         )

@@ -15,13 +15,22 @@ numbers.  Where its bytes come from:
   diff's ``index`` line names it.
 - **The working tree**: the new side is the file on disk, snapshotted and
   checked against the blob id of the diff's ``index`` line (git's line-ending
-  conversion allowed for); a file changed since the diff was loaded is
-  refused, saying how to load it again.
-- **A diff file**: its ``index`` lines' (possibly abbreviated) ids are
-  looked up in ``absolute_repo_path``; a new side not in the object store
-  (a working-tree diff) is the work tree's file when its content has that
-  id.  Without a repository, or without ``index`` lines, the error says what
-  to pass.
+  conversion allowed for; a section without one, a mode change or a pure
+  rename, against the old side's blob); a file changed since the diff was
+  loaded is refused, saying how to load it again.
+- **A diff file**: its ``index`` lines' ids are looked up in
+  ``absolute_repo_path`` by git, which must find exactly one blob (an id
+  shorter than git's minimum abbreviation, an ambiguous one, or one naming
+  another type of object is refused); a new side not in the object store (a
+  working-tree diff) is the work tree's file when its content hashes to the
+  full id the diff names (``git diff --full-index``): an abbreviated id is
+  never compared by prefix.  Without a repository, or without ``index``
+  lines, the error says what to pass.
+
+A work tree's file is read by :mod:`~diffchunk.review.work_tree_file`:
+confined to the work tree and the allowed roots by construction, read once,
+hashed as read.  Every snapshot's size is checked before it is written
+(:func:`~diffchunk.snapshots.check_size`).
 """
 
 from __future__ import annotations
@@ -35,14 +44,15 @@ from ..diff.model import DiffKind, FileDiff
 from ..diff.paths import encode_path, is_escaped_path
 from ..diff.syntax import INDEX_LINE
 from ..errors import FileNotInDiff, FileToolError, InvalidArgument
-from ..git.blobs import blob_at, cleaned_blob_id, resolve_blob, stream_blob
+from ..git.blobs import ObjectInfo, blob_at, object_info, stream_blob
 from ..git.repo import Repo, discover
-from ..limits import SNAPSHOT_READ_BLOCK
-from ..snapshots import Snapshot, SnapshotWriter, existing
+from ..limits import OBJECT_ID_MIN_DIGITS
+from ..snapshots import Snapshot, SnapshotWriter, check_size, existing
 from .file_match import match_file
 from .loading import session
 from .sessions import Session, SessionStore
 from .sidecar import range_of
+from .work_tree_file import FULL_ID, FULL_IDS, LINK_MODE, reload_advice, snapshot_work_tree_file
 
 SIDES = ("new", "old")
 _ZERO = re.compile(r"0+")
@@ -189,20 +199,28 @@ def open_file_version(
         "side": side,
     }
     name = os.path.basename(_disk_name(on_side))
-    found = (
-        None
-        if side == "new" and where.kind == "worktree"
-        else _blob_id(where, side, on_side, wanted)
-    )
-    if found is None:  # the work tree's file: checked against the diff's blob id
-        fallback = where.kind == "file"
-        snap = _from_work_tree(where.repo, on_side, wanted, name, source, fallback=fallback)
+    expected: str | None = wanted
+    if side == "new" and where.kind == "worktree":
+        found = None
+        expected = wanted if wanted is not None else _unchanged_blob(where, fd, on_side)
     else:
-        snap = _from_object_store(where.repo, found, name, source)
+        found = _blob(where, side, on_side, wanted)
+    if found is None:  # the work tree's file: checked against the diff's blob id
+        snap = snapshot_work_tree_file(
+            where.repo,
+            on_side,
+            expected,
+            name,
+            source,
+            link=fd.new_mode == LINK_MODE,
+            diff_file=where.kind == "file",
+        )
+    else:
+        snap = _from_object_store(where.repo, found, name, source, f"{on_side} ({side} side)")
     return OpenedVersion(
         path=snap.path,
         revision=revision,
-        blob=found or (wanted if wanted is not None and len(wanted) in (40, 64) else snap.blob),
+        blob=found.id if found is not None else snap.blob if expected is None else expected,
         line_count=snap.line_count,
         size=snap.size,
         file_path=on_side,
@@ -211,22 +229,11 @@ def open_file_version(
     )
 
 
-def _blob_id(where: _Where, side: str, on_side: str, wanted: str | None) -> str | None:
-    """The full blob id of ``side``; None when only the work tree can give it (a diff
-    file's new side that is not in the object store)."""
+def _blob(where: _Where, side: str, on_side: str, wanted: str | None) -> ObjectInfo | None:
+    """The blob of ``side`` in the object store; None when only the work tree can give
+    it (a diff file's new side that is not in the object store, by its full id)."""
     if wanted is not None and not _ZERO.fullmatch(wanted):
-        if where.kind != "file" and len(wanted) in (40, 64):
-            return wanted
-        found = resolve_blob(where.repo, wanted)
-        if found is not None:
-            return found
-        if where.kind == "file" and side == "new" and where.repo.root is not None:
-            return None
-        raise FileToolError(
-            f"The blob {wanted} of {on_side} ({side} side) is not in {where.repo.path}.",
-            suggestion="Pass as absolute_repo_path the repository the diff was made in "
-            "(fetch the commits it shows first).",
-        )
+        return _lookup(where, side, on_side, wanted)
     if where.kind == "file":
         raise FileToolError(
             f"The diff gives no blob id for {on_side} ({side} side): its section has no "
@@ -247,92 +254,86 @@ def _blob_id(where: _Where, side: str, on_side: str, wanted: str | None) -> str 
     found = blob_at(where.repo, treeish, on_side)
     if found is None:
         raise FileToolError(f"{on_side} is not in {treeish or 'the index'} of {where.repo.path}.")
-    return found
+    return _lookup(where, side, on_side, found)
 
 
-def _from_object_store(repo: Repo, blob: str, name: str, source: dict[str, Any]) -> Snapshot:
-    """The snapshot of ``blob`` (written from the object store unless it is there)."""
-    found = existing(blob, name, source)
-    if found is not None:
-        return found
-    writer = SnapshotWriter(name, "sha256" if len(blob) == 64 else "sha1")
-    try:
-        for block in stream_blob(repo, blob, writer.fd):
-            writer.feed(block)
-        if writer.blob != blob:
-            raise FileToolError(f"git cat-file gave other content than the blob {blob}.")
-    except BaseException:
-        writer.abort()
-        raise
-    return writer.commit(source)
-
-
-def _from_work_tree(
-    repo: Repo,
-    on_side: str,
-    wanted: str | None,
-    name: str,
-    source: dict[str, Any],
-    *,
-    fallback: bool = False,
-) -> Snapshot:
-    """The snapshot of the work tree's file, checked against the diff's blob id
-    ``wanted`` (a prefix of it for a diff file: ``fallback``)."""
-    if repo.root is None:
-        raise FileToolError(f"{repo.path} is a bare repository: it has no work tree.")
-    disk = os.path.join(repo.root, _disk_name(on_side))
-    algorithm = "sha256" if wanted is not None and len(wanted) == 64 else "sha1"
-    writer = SnapshotWriter(name, algorithm)
-    try:
-        try:
-            _copy_file(disk, writer)
-        except FileToolError:
-            if fallback and wanted is not None:  # not on disk either
-                raise _changed(on_side, wanted, fallback, repo) from None
-            raise
-        content_id = writer.blob
-        if wanted is not None and not _matches(content_id, wanted, fallback):
-            with open(disk, "rb") as fh:
-                cleaned = cleaned_blob_id(repo, on_side, fh.fileno())
-            if cleaned is None or not _matches(cleaned, wanted, fallback):
-                raise _changed(on_side, wanted, fallback, repo)
-    except BaseException:
-        writer.abort()
-        raise
-    return writer.commit(source)
-
-
-def _matches(found: str, wanted: str, prefix: bool) -> bool:
-    return found.startswith(wanted) if prefix else found == wanted
-
-
-def _changed(on_side: str, wanted: str, fallback: bool, repo: Repo) -> FileToolError:
-    if fallback:
-        return FileToolError(
-            f"The blob {wanted} of {on_side} is not in {repo.path}, and its work tree has "
-            "no such file with that content.",
+def _lookup(where: _Where, side: str, on_side: str, wanted: str) -> ObjectInfo | None:
+    """The one blob ``wanted`` names in the object store (see :func:`_blob`)."""
+    shown, repo = f"{on_side} ({side} side)", where.repo.path
+    if len(wanted) < OBJECT_ID_MIN_DIGITS:
+        raise FileToolError(
+            f"The diff names the blob of {shown} by {wanted!r}, fewer than the "
+            f"{OBJECT_ID_MIN_DIGITS} hex digits git takes as an object id: it names no one "
+            "object, and nothing is read for it.",
+            suggestion=f"{FULL_IDS}, or review the range itself with load_git_diff.",
+        )
+    info = object_info(where.repo, wanted)
+    if info.type == "blob":
+        return info
+    if info.type == "ambiguous":
+        raise FileToolError(
+            f"The id {wanted} of {shown} is ambiguous in the repository {repo}: several "
+            "objects start with it, so nothing is read for it.",
+            suggestion=f"{FULL_IDS}, or review the range itself with load_git_diff.",
+        )
+    if info.type != "missing":
+        raise FileToolError(
+            f"The id {wanted} of {shown} names a {info.type} in the repository {repo}, not a "
+            "file's blob.",
             suggestion="Pass as absolute_repo_path the repository the diff was made in.",
         )
-    return FileToolError(
-        f"{on_side} changed since the diff was loaded: the work tree's file is not the "
-        f"blob {wanted[:12]} the diff shows, so its lines would not be the diff's.",
-        suggestion=f"Load the working tree again (load_git_diff(absolute_repo_path="
-        f'"{repo.path}")) and open the file from the new diff.',
+    if where.kind == "file" and side == "new" and where.repo.root is not None:
+        if FULL_ID.fullmatch(wanted):
+            return None  # a working-tree diff: the work tree's file, if it has this id
+        raise FileToolError(
+            f"The blob {wanted} of {shown} is not in the repository {repo}, and an "
+            "abbreviated id cannot vouch for a file of its work tree (its first digits are "
+            "all it gives).",
+            suggestion=f"{FULL_IDS} to open the working tree's file, or review the working "
+            f'tree itself with load_git_diff(absolute_repo_path="{repo}"); if the diff was '
+            "made in another repository, pass that one as absolute_repo_path.",
+        )
+    raise FileToolError(
+        f"The blob {wanted} of {shown} is not in the repository {repo}.",
+        suggestion="Pass as absolute_repo_path the repository the diff was made in "
+        "(fetch the commits it shows first).",
     )
 
 
-def _copy_file(disk: str, writer: SnapshotWriter) -> None:
-    """Copy the work tree's file (a symbolic link: its target, as git stores it)."""
-    try:
-        if os.path.islink(disk):
-            writer.write(os.fsencode(os.readlink(disk)))
-            return
-        with open(disk, "rb") as fh:
-            while block := fh.read(SNAPSHOT_READ_BLOCK):
-                writer.write(block)
-    except OSError as exc:
+def _unchanged_blob(where: _Where, fd: FileDiff, on_side: str) -> str:
+    """The blob a working tree's file must have when its section has no ``index`` line
+    (a mode change, a rename without an edit): the old side's, in the range's base."""
+    old_path = fd.old_path or on_side
+    found = None if where.base is None else blob_at(where.repo, where.base, old_path)
+    if found is None:
         raise FileToolError(
-            f"Cannot read {disk}: {exc.strerror or exc}.",
-            suggestion="The file may have been moved or deleted since the diff was loaded: "
-            "load the working tree again.",
-        ) from None
+            f"The diff shows no content for {on_side} (no 'index' line), and the range "
+            f"does not say which blob {old_path} had before it.",
+            suggestion=reload_advice(where.repo),
+        )
+    return found
+
+
+def _from_object_store(
+    repo: Repo, blob: ObjectInfo, name: str, source: dict[str, Any], shown: str
+) -> Snapshot:
+    """The snapshot of ``blob`` (written from the object store unless it is there)."""
+    found = existing(blob.id, name, source)
+    if found is not None:
+        return found
+    check_size(
+        blob.size,
+        f"The blob {blob.id[:12]} of {shown}",
+        f"Page through it where it is: read_content on the file in a work tree that has "
+        f"this version, or git -C {repo.path} cat-file blob {blob.id}",
+    )
+    writer = SnapshotWriter(name, "sha256" if len(blob.id) == 64 else "sha1", size=blob.size)
+    try:
+        for block in stream_blob(repo, blob.id, writer.fd):
+            writer.feed(block)
+        if writer.blob != blob.id:
+            raise FileToolError(f"git cat-file gave other content than the blob {blob.id}.")
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.commit(source)

@@ -112,16 +112,8 @@ def is_ours(path: Path) -> bool:
 
 def _hooks_path_setting(repo: Repo) -> tuple[str, str] | None:
     """``(scope, value)`` of a ``core.hooksPath`` set in any config file, if any."""
-    proc = repo.git.run(
-        ["config", "--show-scope", "--get-all", "core.hooksPath"],
-        check=False,
-    )
-    found = None
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        scope, _, value = line.partition("\t")
-        if scope != "command":  # our own neutralising override
-            found = (scope, value)
-    return found
+    found = repo.setting("core.hookspath")
+    return None if found is None else (found.scope, found.value or "")
 
 
 def hooks_dir(repo: Repo) -> Path:
@@ -231,9 +223,9 @@ def read_limits(repo: Repo) -> Limits:
 
 
 def _int_config(repo: Repo, key: str) -> int | None:
-    proc = repo.git.run(["config", "--get", key], check=False)
-    raw = proc.stdout.decode("utf-8", "replace").strip()
-    if proc.returncode != 0 or not raw:
+    found = repo.setting(key.lower())
+    raw = (found.value or "").strip() if found is not None else ""
+    if not raw:
         return None
     try:
         value = int(raw)

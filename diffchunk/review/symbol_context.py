@@ -10,7 +10,8 @@ class's body keeps its hunk as it is).  Hunks are rewritten by
 :func:`diffchunk.diff.widen.widen_hunks`: a valid patch still.  Where the
 hunks cannot be widened (a deleted, binary or renamed-only file, several
 sections of one path, a file type without outline), the file's diff is
-served as it is, with a note saying why.
+served as it is, with a note saying why; where the outline's bounds cut it
+(nesting, time: :mod:`diffchunk.files.outline`), a note says so too.
 """
 
 from __future__ import annotations
@@ -66,11 +67,16 @@ def symbol_context(
         return None, f"the new revision of {path} cannot be read ({exc.message}): hunks as they are"
     with open(version.path, "rb") as fh:
         content = fh.read()
-    outline = outline_for_file(version.path, ("blob", version.blob), content)
+    cut: list[str] = []
+    outline = outline_for_file(version.path, ("blob", version.blob), content, cut=cut)
     if not outline:
-        return None, f"{path} has no outline (its file type has none): hunks as they are"
+        why = "; ".join(cut) if cut else "its file type has none"
+        return None, f"{path} has no outline ({why}): hunks as they are"
     hunks = tuple(hunks_once(fd.hunks))
     data = loaded.review.parsed.data
     widened = widen_hunks(data, hunks, split_lines(content), _wanted(loaded, hunks, outline))
     header = bytes(data[fd.start : fd.header_end])
-    return header + widened, None
+    note = None
+    if cut:
+        note = f"the outline of {path} is cut ({'; '.join(cut)}): hunks there are as they are"
+    return header + widened, note

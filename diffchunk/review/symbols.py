@@ -19,7 +19,8 @@ Two sources, and each file's entry says which (``symbols_from``):
   and the nearest enclosing ones that fit, ``…`` standing for the rest
   (``Parser.….helper``).
 - ``hunks``: otherwise (a diff file, a file type without a grammar, a blob
-  over :data:`MAX_BLOB_BYTES`), the function context of the hunks
+  over :data:`MAX_BLOB_BYTES`, an outline its bounds cut: nesting, time, see
+  :mod:`diffchunk.files.outline`), the function context of the hunks
   (``@@ … @@ def foo():``): in JSON plain strings, the lines as git found
   them (kind, change and lines are not known).
 
@@ -58,7 +59,7 @@ if TYPE_CHECKING:  # the outline modules load when symbols are first computed
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
-_outlines: OrderedDict[tuple[str, str], list[OutlineItem]] = OrderedDict()
+_outlines: OrderedDict[tuple[str, str], list[OutlineItem] | None] = OrderedDict()
 _outlines_lock = threading.Lock()
 _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 _SECTION = re.compile(rb"^@@ -[0-9,]+ \+[0-9,]+ @@([^\n]*)", re.MULTILINE)
@@ -195,8 +196,9 @@ def _wanted_blobs(
     return wanted
 
 
-def _outline(blob: str | None, content: bytes | None, path: str) -> list[OutlineItem]:
-    """A fresh copy of the outline of ``content`` (blob ``blob``), built once per blob."""
+def _outline(blob: str | None, content: bytes | None, path: str) -> list[OutlineItem] | None:
+    """A fresh copy of the outline of ``content`` (blob ``blob``), built once per blob;
+    None when its bounds cut it (nesting, time)."""
     from ..files.languages import language_for_path
     from ..files.outline import build_outline
 
@@ -207,16 +209,19 @@ def _outline(blob: str | None, content: bytes | None, path: str) -> list[Outline
         return []
     key = (blob, language)
     with _outlines_lock:
+        known = key in _outlines
         found = _outlines.get(key)
-        if found is not None:
+        if known:
             _outlines.move_to_end(key)
-    if found is None:
-        found = build_outline(content, language, skeleton_above=SKELETON_ABOVE)
+    if not known:
+        cut: list[str] = []
+        found = build_outline(content, language, skeleton_above=SKELETON_ABOVE, cut=cut)
+        found = None if cut else found
         with _outlines_lock:
             _outlines[key] = found
             while len(_outlines) > OUTLINES_KEPT:
                 _outlines.popitem(last=False)
-    return [item.copy() for item in found]
+    return None if found is None else [item.copy() for item in found]
 
 
 def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
@@ -247,6 +252,9 @@ def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
                 continue
             old = _outline(pair[0], blobs.get(pair[0] or ""), fd.old_path or fd.path)
             new = _outline(pair[1], blobs.get(pair[1] or ""), fd.path)
+            if old is None or new is None:
+                cache[i] = from_hunks(fd)  # an outline cut by its bounds: not compared
+                continue
             hunks = hunks_once(fd.hunks)
             changed, deletions = new_side_changes(data, hunks)
             compare_outlines(new, old, changed, deletions, change_runs(data, hunks))

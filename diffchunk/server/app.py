@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import logging
 import os
 import warnings
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
+from anyio.lowlevel import RunVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import (
@@ -31,10 +33,11 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from .. import __version__
+from ..cancellation import CallToken, call_in_force
 from ..diff.options import Progress
 from ..errors import PathError
-from ..limits import ROOTS_TIMEOUT_SECONDS
-from ..paths import PathPolicy, expand, within
+from ..limits import ROOTS_TIMEOUT_SECONDS, TOOL_THREADS
+from ..paths import PathPolicy, expand, roots_in_force, within
 from ..snapshots import snapshot_of
 from .errors import (
     as_tool_error,
@@ -74,6 +77,7 @@ revert_edit undoes an edit.
 """
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
@@ -116,6 +120,16 @@ class DiffchunkServer(MCPServer[Any]):
     goes to the server log) instead of the bare "Error executing tool".
     The tool list sends each description without its docstring's indentation
     and each input schema in its shortest form (see :func:`compact_schema`).
+
+    Each call runs with the allowed roots in force for it
+    (:func:`~diffchunk.paths.roots_in_force`: every layer checks the paths that
+    come from data against them) and a :class:`~diffchunk.cancellation.CallToken`
+    that stops its git processes when the client cancels it
+    (:func:`_stopped_when_cancelled`).  A tool's blocking work runs in worker
+    threads of its own (:func:`tool_threads`), never in anyio's default pool:
+    the SDK reads and writes the stdio stream through that pool, and tools
+    holding all of it would leave the server unable to read anything, a
+    cancellation included.
     """
 
     def add_tool(
@@ -130,6 +144,8 @@ class DiffchunkServer(MCPServer[Any]):
         structured_output: bool | None = None,
     ) -> None:
         text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
+        if not inspect.iscoroutinefunction(fn):
+            fn = _in_tool_threads(fn)
         super().add_tool(
             fn,
             name=name,
@@ -151,15 +167,20 @@ class DiffchunkServer(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         schema, annotations = tool_schema(self, name)
+        policy = policy_state.known(context)
         if schema:
             check_arguments(name, schema, arguments)
             read_only = bool(annotations and annotations.read_only_hint)
             read_only = read_only or name in PATH_READ_TOOLS
             asked = await enforce_policy(name, arguments, context, read_only=read_only)
-            if asked is not None:
+            if isinstance(asked, InputRequiredResult):
                 return asked
+            policy = asked if asked is not None else policy
         try:
-            result = await super().call_tool(name, arguments, context)
+            with roots_in_force(policy), call_in_force(CallToken()) as token:
+                result = await _stopped_when_cancelled(
+                    token, super().call_tool(name, arguments, context)
+                )
         except UnexpectedToolError as exc:
             cause = exc.__cause__
             kind = type(cause).__name__ if cause is not None else "error"
@@ -179,6 +200,72 @@ class DiffchunkServer(MCPServer[Any]):
                 if isinstance(block, TextContent) and not encodable(block.text):
                     result.content[i] = block.model_copy(update={"text": printable(block.text)})
         return result
+
+
+_TOOL_THREADS: RunVar[anyio.CapacityLimiter] = RunVar("diffchunk_tool_threads")
+
+
+def tool_threads() -> anyio.CapacityLimiter:
+    """The pool of worker threads the tools run in (one per event loop)."""
+    try:
+        return _TOOL_THREADS.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(TOOL_THREADS)
+        _TOOL_THREADS.set(limiter)
+        return limiter
+
+
+async def in_tool_thread(work: Callable[[], _T]) -> _T:
+    """Run blocking ``work`` in a tool thread (with this call's context)."""
+    return await anyio.to_thread.run_sync(work, limiter=tool_threads())
+
+
+def _in_tool_threads(fn: Callable[..., _T]) -> Callable[..., Awaitable[_T]]:
+    """A synchronous tool as a coroutine that runs it in a tool thread (the SDK would
+    run it in anyio's default pool); its signature, read by the SDK, is ``fn``'s."""
+
+    @functools.wraps(fn)
+    async def threaded(*args: Any, **kwargs: Any) -> _T:
+        return await in_tool_thread(functools.partial(fn, *args, **kwargs))
+
+    return threaded
+
+
+async def _stopped_when_cancelled(token: CallToken, call: Awaitable[_T]) -> _T:
+    """Await ``call``; if the request is cancelled meanwhile, cancel ``token`` at once.
+
+    A tool's worker thread cannot be interrupted, and anyio waits for it
+    (shielded) before the cancellation reaches the caller: a git it waits on
+    would hold the thread, and a place in anyio's pool of worker threads, for
+    as long as git runs.  A task beside the call sees the cancellation first
+    and stops the call's git processes (:class:`~diffchunk.cancellation.CallToken`),
+    so the thread returns and the cancellation completes.
+    """
+    done = anyio.Event()
+
+    async def watch() -> None:
+        try:
+            await done.wait()
+        except anyio.get_cancelled_exc_class():
+            if not done.is_set():
+                token.cancel()
+            raise
+
+    failed: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            result = await call
+        except anyio.get_cancelled_exc_class():
+            token.cancel()
+            raise
+        except Exception as exc:  # raised below: a task group would wrap it
+            failed = exc
+        finally:
+            done.set()
+    if failed is not None:
+        raise failed
+    return result
 
 
 app: DiffchunkServer = DiffchunkServer("diffchunk", instructions=INSTRUCTIONS, version=__version__)
@@ -215,6 +302,17 @@ class PolicyState:
 
     def forget(self, connection: Any) -> None:
         self._client.pop(connection, None)
+
+    def known(self, context: Context[Any, Any] | None) -> PathPolicy | None:
+        """The policy already known for this call, without asking the client: the
+        startup roots, else the client's roots fetched earlier on this connection."""
+        if self.startup is not None or context is None:
+            return self.startup
+        try:
+            session = context.request_context.session
+        except ValueError:
+            return None
+        return self._client.get(connection_key(session))
 
     async def policy_for(
         self, context: Context[Any, Any] | None
@@ -352,10 +450,11 @@ def own_directories() -> tuple[str, ...]:
 
 async def enforce_policy(
     name: str, arguments: dict[str, Any], context: Context[Any, Any] | None, *, read_only: bool
-) -> InputRequiredResult | None:
+) -> PathPolicy | InputRequiredResult | None:
     """Refuse a call whose path arguments fall outside the allowed roots.
 
-    Returns the request for the client's roots when they must be asked first.
+    Returns the request for the client's roots when they must be asked first,
+    else the policy in force (None: no path argument, or no restriction).
     """
     paths = [arguments[key] for key in PATH_PARAMETERS if isinstance(arguments.get(key), str)]
     if not paths:
@@ -379,7 +478,7 @@ async def enforce_policy(
             policy.check(path)
         except PathError as exc:
             raise tool_error(exc.message, exc.suggestion) from exc
-    return None
+    return policy
 
 
 async def policy_for_call(
@@ -413,4 +512,4 @@ async def run_with_progress(ctx: Context, work: Callable[[Progress], Any]) -> An
         except Exception:
             logger.debug("Progress report failed", exc_info=True)
 
-    return await anyio.to_thread.run_sync(lambda: work(progress))
+    return await in_tool_thread(lambda: work(progress))

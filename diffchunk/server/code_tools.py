@@ -44,8 +44,9 @@ def search_diff(
     max_results: int = DIFF_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Find the lines of a diff's hunks that match a text (or regex): each hit's file,
-    chunk, side, line number in that side's revision, kind ("+", "-", " ") and text.
+    """Find the lines of a diff's hunks that match a text (or a regex: Python syntax, no
+    backreferences or lookaround): each hit's file, chunk, side, line number in that
+    side's revision, kind ("+", "-", " ") and text.
     side: "both", "new" or "old"; changed_only leaves out context lines;
     file_pattern: globs of the files to search; max_results and offset page."""
     with tool_errors():

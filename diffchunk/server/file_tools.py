@@ -6,21 +6,28 @@ returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
 shape of every tool (:mod:`diffchunk.server.errors`).
 
-The tools are ``async`` and call the core directly on the server's thread:
-the work is short, and a regex search can then be interrupted by its time
-budget (``SIGALRM`` works only on the main thread).
+The read tools are plain functions, which the server runs on its tool
+threads (:func:`~diffchunk.server.app.tool_threads`); the edit tools are
+``async`` (they ask for the call's roots, :func:`_policy`) and run their work
+on one of those threads the same way (:func:`_in_thread`): a long search, outline or edit never holds up the other
+calls.  The work releases the interpreter lock as it goes (the regex engine
+while it matches, the outline between pieces of its parse and queries), so a
+``read_content`` beside the slowest of them still answers at once.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from ..files import service
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
-from .app import READ_ONLY, app, to_json
+from ..paths import PathPolicy
+from .app import READ_ONLY, app, in_tool_thread, policy_for_call, to_json
 from .errors import tool_errors
 
 DESTRUCTIVE = ToolAnnotations(
@@ -38,8 +45,13 @@ def _call(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
     return to_json(result.to_dict())
 
 
+async def _in_thread(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> str:
+    """:func:`_call` on a tool thread, as the server runs the plain tools."""
+    return await in_tool_thread(functools.partial(_call, fn, *args, **kwargs))
+
+
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def get_overview(
+def get_overview(
     absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
 ) -> str:
     """Start here with a large file: size, lines, encoding, an outline (symbols changed
@@ -52,7 +64,7 @@ async def get_overview(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def search_content(
+def search_content(
     absolute_file_path: str,
     pattern: str,
     max_results: int = SEARCH_DEFAULT_RESULTS,
@@ -64,7 +76,8 @@ async def search_content(
     count_only: bool = False,
 ) -> str:
     """Search a large file: fuzzy by default (tolerates typos), exact (fuzzy=false) or
-    a regex (regex=true, fuzzy=false); matches come with context and their symbol.
+    a regex (regex=true, fuzzy=false: Python syntax, no backreferences or lookaround);
+    matches come with context and their symbol.
 
     invert: the lines not matching; count_only: the count alone (fast on GB files).
     """
@@ -83,7 +96,7 @@ async def search_content(
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-async def read_content(
+def read_content(
     absolute_file_path: str,
     offset: int = 1,
     limit: int = READ_DEFAULT_LINES,
@@ -104,10 +117,18 @@ async def read_content(
     )
 
 
+async def _policy(ctx: Context) -> PathPolicy | None:
+    """The allowed roots of this call, which the edit tools check again on the one path
+    they resolve and then work through (the check before the call resolved it apart)."""
+    policy = await policy_for_call(ctx)
+    return policy if isinstance(policy, PathPolicy) else None
+
+
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
 async def edit_content(
     absolute_file_path: str,
     changes: list[dict[str, Any]],
+    ctx: Context,
     fuzzy: bool = True,
     preview: bool = True,
 ) -> str:
@@ -120,15 +141,22 @@ async def edit_content(
     """
     from ..files import edit
 
-    return _call(
-        edit.edit_content, absolute_file_path, changes=changes, fuzzy=fuzzy, preview=preview
+    return await _in_thread(
+        edit.edit_content,
+        absolute_file_path,
+        changes=changes,
+        fuzzy=fuzzy,
+        preview=preview,
+        policy=await _policy(ctx),
     )
 
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
-async def revert_edit(absolute_file_path: str, backup_id: str | None = None) -> str:
+async def revert_edit(absolute_file_path: str, ctx: Context, backup_id: str | None = None) -> str:
     """Undo an edit: restore a backup (the latest, or backup_id from
     available_backups); the current content is saved first."""
     from ..files import revert
 
-    return _call(revert.revert_edit, absolute_file_path, backup_id=backup_id)
+    return await _in_thread(
+        revert.revert_edit, absolute_file_path, backup_id=backup_id, policy=await _policy(ctx)
+    )

@@ -14,6 +14,14 @@ succeed (leftover temporary files may not get in its way).
 times in one shared file: no update lost, the file intact, one distinct
 complete backup per edit.
 
+``--appends E``: another process appends numbered lines to the file while
+E edits flip a marker line at its head: opening the file for each line (as
+``echo >> file`` does), opening it and writing a moment later (a writer
+that opened the file before the rename), keeping it open (a running
+logger).  Every line written must be in the file or in the ``late_write``
+side file an edit reported (lines written, found, reported, lost); with
+the file kept open, the edits are refused and nothing is replaced.
+
 Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
 The suite (``tests/test_faults.py``, ``tests/test_files_concurrency.py``)
 runs the same code with fewer rounds.
@@ -35,6 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
@@ -367,6 +376,110 @@ def concurrent_writers(workdir: Path, processes: int, edits: int) -> Outcome:
     return outcome
 
 
+# ------------------------------------------------------------------- an appender
+
+APPENDED = re.compile(rb"^append-(\d+)$", re.MULTILINE)
+APPENDERS = {
+    # kind: (seconds between open and write, seconds between lines)
+    "per line": (0.0, 0.0005),  # echo line >> file
+    "open, then write": (0.005, 0.001),  # a writer that opened before the rename
+    "kept open": (0.0, 0.0005),  # a running logger
+}
+
+
+def appender(path: str, kind: str, stop: Any, queue: multiprocessing.Queue[object]) -> None:
+    """Append ``append-N`` lines to ``path`` until ``stop`` is set, as ``kind`` says
+    (:data:`APPENDERS`); put how many were written."""
+    before_write, between = APPENDERS[kind]
+    count = 0
+    held = open(path, "ab", buffering=0) if kind == "kept open" else None  # noqa: SIM115
+    try:
+        while not stop.is_set():
+            line = b"append-%d\n" % count
+            if held is not None:
+                held.write(line)
+            else:
+                with open(path, "ab", buffering=0) as fh:
+                    time.sleep(before_write)
+                    fh.write(line)
+            count += 1
+            time.sleep(between)
+    finally:
+        if held is not None:
+            held.close()
+    queue.put(count)
+
+
+def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
+    """``edits`` edits of a file another process appends to (``kind``: :data:`APPENDERS`);
+    see the module doc."""
+    from diffchunk.errors import EditConflict
+    from diffchunk.files import transaction
+
+    outcome = Outcome()
+    hold = kind == "kept open"
+    workdir.mkdir(parents=True, exist_ok=True)
+    slug = kind.replace(",", "").replace(" ", "-")
+    target = workdir / f"appended-{slug}.log"
+    target.write_bytes(b"log\nstate: A\n" + b"".join(b"line %d\n" % i for i in range(1000)))
+    saved = {k: os.environ.get(k) for k in ("DIFFCHUNK_BACKUP_DIR", "DIFFCHUNK_BACKUP_KEEP")}
+    os.environ["DIFFCHUNK_BACKUP_DIR"] = str(workdir / f"backups-{slug}")
+    os.environ["DIFFCHUNK_BACKUP_KEEP"] = str(edits + 10)
+    wait = transaction.WRITERS_WAIT
+    if hold:
+        transaction.WRITERS_WAIT = 0.2  # each refusal waits this long first
+    ctx = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[object] = ctx.Queue()
+    stop = ctx.Event()
+    proc = ctx.Process(target=appender, args=(str(target), kind, stop, queue))
+    late: list[bytes] = []
+    written = 0
+    refused: dict[str, int] = {}
+    state = "A"
+    try:
+        proc.start()
+        time.sleep(0.05)
+        for _ in range(edits):
+            try:
+                result = _flip(str(target), state)
+            except EditConflict as exc:
+                why = "held open" if "open for writing" in str(exc) else str(exc)[-70:]
+                refused[why] = refused.get(why, 0) + 1
+                continue
+            outcome.check(bool(result["success"]), f"an edit failed: {result}")
+            written += bool(result["written"])
+            state = _other(state)
+            kept = result.get("late_write")
+            if isinstance(kept, dict):
+                late.append(Path(kept["kept_in"]).read_bytes())
+    finally:
+        stop.set()
+        count = queue.get(timeout=60)
+        proc.join(timeout=60)
+        transaction.WRITERS_WAIT = wait
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    assert isinstance(count, int)
+    in_file = [int(n) for n in APPENDED.findall(target.read_bytes())]
+    reported = [int(n) for data in late for n in APPENDED.findall(data)]
+    seen = set(in_file) | set(reported)
+    lost = count - len(seen & set(range(count)))
+    reasons = ", ".join(f"{n} {why}" for why, n in refused.items())
+    outcome.notes.append(
+        f"{count} lines written, {len(in_file)} found in the file, {len(reported)} reported "
+        f"in late_write side files, {lost} lost; {written} of {edits} edits written"
+        + (f", refused: {reasons}" if reasons else "")
+    )
+    outcome.check(lost == 0, f"{lost} appended lines lost ({kind})")
+    outcome.check(len(in_file) + len(reported) == len(seen), f"a line was kept twice ({kind})")
+    outcome.check(not hold or written == 0, f"a file kept open for writing was replaced ({kind})")
+    outcome.check(hold or written > 0, f"no edit got through an appender ({kind})")
+    return outcome
+
+
 # -------------------------------------------------------------------------- main
 
 
@@ -389,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--writers", default="2,8", help="comma-separated process counts")
     parser.add_argument("--edits", type=int, default=100)
+    parser.add_argument("--appends", type=int, default=200, help="edits racing an appender")
     parser.add_argument("--dir", help="work directory (default: a temporary one)")
     args = parser.parse_args(argv)
     if args.child:
@@ -410,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
             break
         outcome = concurrent_writers(base / "writers", count, args.edits)
         runs.append((f"writers {count}x{args.edits}", outcome))
+        report(*runs[-1])
+    for kind in APPENDERS if args.appends > 0 else ():
+        edits = min(args.appends, 5) if kind == "kept open" else args.appends
+        outcome = appender_rounds(base / "appends", edits, kind)
+        runs.append((f"appender ({kind}) x{edits}", outcome))
         report(*runs[-1])
     for _, outcome in runs:
         total.passed += outcome.passed

@@ -71,10 +71,10 @@ class RecordSettings:
 
 def read_settings(repo: Repo) -> RecordSettings:
     """``diffchunk.failOn`` and ``diffchunk.requireReviewed`` from git config."""
-    proc = repo.git.run(["config", "--get", "diffchunk.failOn"], check=False)
-    raw = proc.stdout.decode("utf-8", "replace").strip().lower()
+    found = repo.setting("diffchunk.failon")
+    raw = (found.value or "").strip().lower() if found is not None else ""
     fail_on = None
-    if proc.returncode == 0 and raw:
+    if raw:
         if raw not in SEVERITIES:
             raise GitError(
                 f"git config diffchunk.failOn is {raw!r}, not a severity.",
@@ -82,16 +82,14 @@ def read_settings(repo: Repo) -> RecordSettings:
                 "major`), or remove it (`git config --unset diffchunk.failOn`).",
             )
         fail_on = raw
-    proc = repo.git.run(
-        ["config", "--type=bool", "--get", "diffchunk.requireReviewed"], check=False
-    )
-    if proc.returncode not in (0, 1):
+    try:
+        required = repo.bool_setting("diffchunk.requirereviewed") is True
+    except ValueError:
         raise GitError(
             "git config diffchunk.requireReviewed is not true or false.",
             suggestion="Fix it (`git config diffchunk.requireReviewed true`), or remove it "
             "(`git config --unset diffchunk.requireReviewed`).",
-        )
-    required = proc.stdout.decode().strip() == "true"
+        ) from None
     return RecordSettings(fail_on, required)
 
 

@@ -19,13 +19,15 @@ does not start a new one).
   complemented with ``invert``), their texts and ``count_only`` counts equal
   the model's, with the in-process scanner (whole and in 64-byte windows)
   and with the ``grep`` hand-off.
-- regex search (``regex=True``): a line matches when Python's ``re.search``
-  finds the pattern in that one decoded line (``re.IGNORECASE`` when
-  case-insensitive); an invalid pattern is refused with ``InvalidArgument``.
-  Patterns mix literals, ``\\x``/``\\u``/``\\N`` escapes, classes, anchors,
+- regex search (``regex=True``): the tool documents Python ``re`` syntax run
+  by RE2 (linear time).  A line matches when Python's ``re.search`` finds the
+  pattern in that one decoded line (``re.IGNORECASE`` when case-insensitive),
+  with ``\\b`` and ``\\B`` seeing ASCII words only (RE2's one difference); a
+  pattern Python refuses, or one holding what RE2 cannot run (a backreference,
+  a lookahead or lookbehind), is refused with ``InvalidArgument``.  Patterns
+  mix literals, ``\\x``/``\\u``/``\\N`` escapes, classes, anchors,
   lookarounds, groups, backreferences, alternation, quantifiers and inline
-  flags (the tool documents plain Python ``re``).  Checked like exact search,
-  in every scanner mode.
+  flags.  Checked like exact search, in every scanner mode.
 - fuzzy search (``fuzzy=True``): the documented rule is rapidfuzz's
   ``partial_ratio`` (the best alignment of the shorter text in the longer),
   case ignored for ASCII letters, at least 80 (75 for patterns of up to 6

@@ -74,13 +74,35 @@ def expected_lines(case: SearchCase, *, case_sensitive: bool, invert: bool) -> l
     return out
 
 
+# What RE2 cannot run, as the generated patterns write it: a lookaround or a
+# backreference (a digit after an escaped backslash is not one).
+_RE2_REFUSES = re.compile(r"\(\?<?[=!]|(?<!\\)(?:\\\\)*\\[1-9]|\(\?P=")
+# RE2's word boundaries: ASCII word characters on one side only (or on both, for
+# \B), whatever the case folding.
+_ASCII_WORD = "[0-9A-Za-z_]"
+_ASCII_BOUNDARY = f"(?-i:(?<!{_ASCII_WORD})(?={_ASCII_WORD})|(?<={_ASCII_WORD})(?!{_ASCII_WORD}))"
+_ASCII_NON_BOUNDARY = (
+    f"(?-i:(?<={_ASCII_WORD})(?={_ASCII_WORD})|(?<!{_ASCII_WORD})(?!{_ASCII_WORD}))"
+)
+_BOUNDARY = re.compile(r"(?<!\\)((?:\\\\)*)\\([bB])")
+
+
 def regex_lines(pattern: str, lines: list[str], *, case_sensitive: bool) -> list[int] | None:
-    """1-based numbers of the lines ``re.search`` finds ``pattern`` in; None if invalid."""
+    """1-based numbers of the lines ``re.search`` finds ``pattern`` in, ``\\b`` and
+    ``\\B`` being RE2's ASCII ones; None if the tool must refuse it (Python refuses
+    it, or it holds what RE2 cannot run)."""
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
     try:
-        compiled = re.compile(pattern, flags)
+        re.compile(pattern, flags)
     except re.error:
         return None
+    if _RE2_REFUSES.search(pattern):
+        return None
+    ascii_words = _BOUNDARY.sub(
+        lambda m: m.group(1) + (_ASCII_BOUNDARY if m.group(2) == "b" else _ASCII_NON_BOUNDARY),
+        pattern,
+    )
+    compiled = re.compile(ascii_words, flags)
     return [n for n, line in enumerate(lines, 1) if compiled.search(line) is not None]
 
 

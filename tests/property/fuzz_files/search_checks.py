@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.files import access, grep
+from diffchunk.files import access, fuzzy, grep, longline
 from diffchunk.files.service import search_content
 
 from .cases import FuzzySearchCase, SearchCase
@@ -21,15 +21,20 @@ from .textfile import check_detection, model_lines
 @contextmanager
 def search_mode(mode: str) -> Iterator[None]:
     """``python`` (in-process scan), ``smallwin`` (the same in 64-byte line-aligned
-    windows), ``grep`` (hand-off forced) or ``nogrep`` (hand-off threshold passed
-    but disabled by DIFFCHUNK_NO_GREP)."""
+    windows: longer lines are long lines, read in pieces), ``tinypieces`` (and
+    those pieces 8 bytes long, with 64 characters before each: every piece
+    boundary is met), ``grep`` (hand-off forced) or ``nogrep`` (hand-off
+    threshold passed but disabled by DIFFCHUNK_NO_GREP)."""
     saved_min = grep.GREP_MIN_BYTES
     saved_env = os.environ.get("DIFFCHUNK_NO_GREP")
     windows = access.FileVersion.windows
     saved_defaults = windows.__defaults__
+    saved_pieces = (longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES)
     try:
-        if mode == "smallwin":
+        if mode in ("smallwin", "tinypieces"):
             windows.__defaults__ = (None, None, 64)
+        if mode == "tinypieces":
+            longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES = 8, 64, 8
         if mode in ("grep", "nogrep"):
             grep.GREP_MIN_BYTES = 0
         if mode == "nogrep":
@@ -39,6 +44,7 @@ def search_mode(mode: str) -> Iterator[None]:
         yield
     finally:
         windows.__defaults__ = saved_defaults
+        longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES = saved_pieces
         grep.GREP_MIN_BYTES = saved_min
         if saved_env is None:
             os.environ.pop("DIFFCHUNK_NO_GREP", None)
@@ -46,7 +52,7 @@ def search_mode(mode: str) -> Iterator[None]:
             os.environ["DIFFCHUNK_NO_GREP"] = saved_env
 
 
-SEARCH_MODES = ("python", "smallwin", "grep", "nogrep")
+SEARCH_MODES = ("python", "smallwin", "tinypieces", "grep", "nogrep")
 
 
 def check_search(case: SearchCase, directory: Path) -> None:
@@ -148,7 +154,7 @@ def _expect_invalid(path: Path, pattern: str, where: str, case_sensitive: bool) 
         raise AssertionError(f"{where}: invalid pattern {pattern!r} accepted")
 
 
-FUZZY_SEARCH_MODES = ("python", "smallwin")
+FUZZY_SEARCH_MODES = ("python", "smallwin", "tinypieces")
 
 
 def check_fuzzy_search(case: FuzzySearchCase, directory: Path) -> str:

@@ -117,7 +117,7 @@ def value_cases() -> list[Case]:
         ("pattern-newline", {"pattern": "a\nb"}, ERR, "line break"),
         ("pattern-huge", {"pattern": "x" * 100_000}, ERR, "longer"),
         ("regex-invalid", {"pattern": "(", "regex": True}, ERR, "regular expression"),
-        ("regex-backtracking", {"pattern": "(a|a)*$", "regex": True}, ANY, "stopped"),
+        ("regex-backtracking", {"pattern": "(a|a)*$", "regex": True}, OK, ""),
         ("side", {"side": "left"}, ERR, "side"),
         ("max_results-0", {"max_results": 0}, ERR, "max_results"),
         ("max_results-huge", {"max_results": 10**9}, ERR, "max_results"),
@@ -259,6 +259,7 @@ def value_cases() -> list[Case]:
         ERR,
         "fuzzy",
     )
+    # Patterns that backtrack in Python's re: answered (RE2 runs in linear time).
     for label, pattern in (
         ("nested", "(a+)+$"),
         ("alternation", "(a|a)*$"),
@@ -269,8 +270,7 @@ def value_cases() -> list[Case]:
                 f"search_content-catastrophic-{label}-count{count}",
                 "search_content",
                 {**s, "pattern": pattern, "regex": True, "fuzzy": False, "count_only": count},
-                ANY,
-                "time|too long|budget|catastroph|backtrack",
+                OK,
             )
     for n in (0, -1):
         add(

@@ -8,7 +8,7 @@ from pathlib import Path
 from diffchunk.diff.model import ParsedDiff, SegmentKind
 from diffchunk.diff.parser import parse_diff
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
 

@@ -1,20 +1,31 @@
 """Hostile repositories for tests: their config names programs that leave marker files.
 
 See ``tests/test_no_repository_programs.py``.  :func:`build_template` makes,
-with a clean config, a work tree and a bare clone; :func:`make_hostile`
-copies them and writes the hostile config, programs and hooks (building the
-repositories with that config would run them).  Each program leaves
+with a clean config, a work tree, a bare clone, a linked worktree (a ``.git``
+file), a clone that borrows the work tree's objects (alternates) and a real
+partial clone (``--filter=blob:none``); :func:`make_hostile` copies them and
+writes the hostile config, programs and hooks (building the repositories
+with that config would run them).  Each program leaves
 ``MARKER-<scope>-<key>`` in the copy's ``marks`` directory.
+
+With ``matrix=True`` every config file also sets each key git's own manual
+says names a program (:func:`git_manual.program_keys`), each to a script
+leaving ``MARKER-<key>``, in the repository's config, in a file it includes,
+in a file it includes conditionally (``includeIf "gitdir:/"``) and in its
+worktree config (``extensions.worktreeConfig``); the partial clone's remote
+becomes an ``ext::`` command with ``protocol.ext.allow=always``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from git_manual import program_keys
 from gitrepo import git, run_git
 
 # Every hook git may run (githooks(5)).
@@ -66,8 +77,42 @@ ALIASED = (
 )
 ATTRIBUTES = "* filter=evil diff=evil\n*.txt filter=plain diff=plain\n*.md filter=inc diff=inc\n"
 
+# Keys of the manual's list that diffchunk itself reads and validates (set to a
+# program, they make the repository one git refuses too: tested on their own),
+# or that are a redirect tested on its own (the includes are the matrix's files).
+NOT_IN_MATRIX = {
+    "core.bare": "where the work tree is: tests/test_git_sandbox.py",
+    "core.worktree": "where the work tree is: tests/test_git_sandbox.py",
+    "core.fileMode": "copied when a boolean (git refuses another value)",
+    "core.bigFileThreshold": "copied when a size (git refuses another value)",
+    "include.path": "the matrix's own included file",
+    "includeIf.marker.path": "the matrix's own conditionally included file",
+}
+
+
+def unsafe_git_start(argv: list[str], env: dict[str, str] | None) -> bool:
+    """Whether a git command line and environment are not the runner's sandbox: the
+    runner's argv, no config file but the private one, no transport, a private HOME
+    and GIT_DIR in diffchunk's cache."""
+    from diffchunk.git.runner import base_command
+    from diffchunk.paths import cache_dir
+
+    base = base_command()
+    if argv[: len(base)] != base or env is None:
+        return True
+    private = os.path.join(cache_dir(), "git") + os.sep
+    return not (
+        env.get("GIT_CONFIG_GLOBAL") == os.devnull
+        and env.get("GIT_CONFIG_NOSYSTEM") == "1"
+        and env.get("GIT_ALLOW_PROTOCOL") == ""
+        and env.get("HOME", "").startswith(private)
+        and env.get("GIT_DIR", "").startswith(private)
+        and not any(k.startswith("GIT_CONFIG_") and k[-1].isdigit() for k in env)
+    )
+
+
 SITECUSTOMIZE = '''\
-"""Test hook: a git started from Python without the runner's overrides leaves a marker."""
+"""Test hook: a git started from Python outside the runner's sandbox leaves a marker."""
 import os
 import subprocess
 
@@ -77,10 +122,9 @@ _real_init = subprocess.Popen.__init__
 def _checked_init(self, args, *rest, **kwargs):
     argv = [os.fsdecode(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
     if argv and os.path.basename(argv[0].split(" ")[0]) == "git":
-        from diffchunk.git.runner import base_command
+        from hostile_repo import unsafe_git_start
 
-        base = base_command()
-        if argv[: len(base)] != base:
+        if unsafe_git_start(argv, kwargs.get("env")):
             name = "MARKER-unsafe-git-argv-%d" % os.getpid()
             with open(os.path.join(os.environ["DIFFCHUNK_TEST_MARKS"], name), "a") as fh:
                 fh.write(repr(argv) + "\\n")
@@ -188,6 +232,9 @@ class Hostile:
     env: dict[str, str]
     base: str  # main~1
     head: str  # main
+    linked: Path  # a linked worktree of work (its .git is a file), on branch "linked"
+    shared: Path  # a clone of work borrowing its objects (objects/info/alternates)
+    partial: Path  # a --filter=blob:none clone: main~1's blobs are missing
 
     def markers(self) -> list[str]:
         """The markers left so far (with what an unsafe git argv marker recorded)."""
@@ -231,6 +278,8 @@ class Template:
     root: Path
     base: str
     head: str
+    matrix: list[str]  # the keys of the matrix (see matrix_keys)
+    refused: dict[str, str]  # the manual's keys whose program git refuses, and why
 
 
 def build_template(root: Path) -> Template:
@@ -256,6 +305,7 @@ def build_template(root: Path) -> Template:
     run_git(
         root, "clone", "-q", "--bare", f"--template={no_samples}", str(work), str(root / "bare.git")
     )
+    _more_repositories(root, work, no_samples)
     (work / "s.py").write_text(_source(3))
     git(work, "add", "s.py")
     (work / "a.py").write_text(_source(4))
@@ -264,11 +314,118 @@ def build_template(root: Path) -> Template:
     site = root / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    return Template(root, git(work, "rev-parse", "main~1"), git(work, "rev-parse", "main"))
+    probes = root / "probe-programs"
+    probes.mkdir()
+    keys, refused = matrix_keys(work, probes)
+    base, head = git(work, "rev-parse", "main~1"), git(work, "rev-parse", "main")
+    return Template(root, base, head, keys, refused)
 
 
-def make_hostile(tmp_path: Path, template: Template, *, hooks_path: bool = True) -> Hostile:
-    """A copy of the template in ``tmp_path`` with the hostile config, programs and hooks."""
+def _more_repositories(root: Path, work: Path, no_samples: Path) -> None:
+    """The linked worktree, the clone on alternates and the partial clone (all with
+    relative links to work, so that a copy of ``root`` stands on its own)."""
+    git(work, "worktree", "add", "-q", "-b", "linked", str(root / "linked"), "main")
+    (root / "linked" / ".git").write_text("gitdir: ../work/.git/worktrees/linked\n")
+    (work / ".git" / "worktrees" / "linked" / "gitdir").write_text("../../../linked/.git\n")
+    (root / "linked" / "a.py").write_text(_source(5))
+    shared = root / "shared"
+    run_git(root, "clone", "-q", "--shared", f"--template={no_samples}", str(work), str(shared))
+    alternates = shared / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text("../../../work/.git/objects\n")
+    (shared / "a.py").write_text(_source(6))
+    origin = root / "origin.git"
+    run_git(root, "clone", "-q", "--bare", f"--template={no_samples}", str(work), str(origin))
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    partial = root / "partial"
+    run_git(
+        root,
+        "clone",
+        "-q",
+        "--filter=blob:none",
+        f"--template={no_samples}",
+        f"file://{origin}",
+        str(partial),
+    )
+    (partial / "s.py").write_text(_source(7))
+
+
+def _probes(work: Path) -> list[list[str]]:
+    """The commands diffchunk runs in a work tree, as plain git runs them, and the fetch
+    a partial clone starts for an object it lacks."""
+    from diffchunk.git.diffwrite import DIFF_OPTIONS
+
+    index = work.parent / "probe-index"
+    return [
+        ["rev-parse", "--verify", "HEAD"],
+        ["read-tree", f"--index-output={index}", "HEAD"],
+        ["update-index", "--refresh"],
+        ["fetch", "--dry-run", "-q", str(work), "main"],
+        ["diff", *DIFF_OPTIONS, "HEAD~1", "HEAD"],
+        ["diff", *DIFF_OPTIONS],
+        ["diff", *DIFF_OPTIONS, "--cached"],
+        ["log", "-2", "--no-show-signature"],
+        ["cat-file", "-p", "HEAD"],
+        ["check-attr", "-a", "a.py"],
+        ["hash-object", "a.py"],
+        ["for-each-ref"],
+    ]
+
+
+def matrix_keys(work: Path, bin_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """``(keys, refused)``: the manual's keys that name a program (but
+    :data:`NOT_IN_MATRIX`), and of them those whose value plain git refuses to be
+    a program in the commands diffchunk runs, with git's message (a boolean, a
+    number, a choice: such a key names no program, and would only make git fail
+    instead of running one).  All are set at once, as in the hostile
+    repositories, and a key git stops at (its value, a program of ``bin_dir``
+    named after it, is in git's message) is taken out, until git runs them all."""
+    keys = [k for k in program_keys() if k not in NOT_IN_MATRIX]
+    programs = {key: str(bin_dir / key) for key in keys}
+    for path in programs.values():
+        _executable(Path(path), "#!/bin/sh\ncat >/dev/null\n")
+    refused: dict[str, str] = {}
+    config = bin_dir / "matrix.config"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(config))
+    for probe in _probes(work):
+        while True:
+            config.write_text(_config_text([(k, programs[k]) for k in keys if k not in refused]))
+            done = subprocess.run(
+                ["git", "-C", str(work), *probe],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env=env,
+                timeout=60,
+            )
+            fatal = [
+                ln for ln in done.stderr.decode(errors="replace").splitlines() if "fatal" in ln
+            ]
+            if not fatal:
+                break
+            culprit = [
+                k
+                for k in keys
+                if k not in refused
+                and (
+                    f"'{k.lower()}'" in fatal[0].lower()
+                    or re.search(re.escape(programs[k]) + r"(?![\w.-])", fatal[0])
+                )
+            ]
+            assert culprit, f"git {probe[0]} failed on no key of the matrix: {fatal}"
+            refused[culprit[0]] = fatal[0].replace(programs[culprit[0]], "PROGRAM")
+    return [k for k in keys if k not in refused], refused
+
+
+def _matrix_text(programs: _Programs, keys: list[str]) -> str:
+    """Each key of the matrix, set to a marker script."""
+    return _config_text([(key, programs.script(key)) for key in keys])
+
+
+def make_hostile(
+    tmp_path: Path, template: Template, *, hooks_path: bool = True, matrix: bool = False
+) -> Hostile:
+    """A copy of the template in ``tmp_path`` with the hostile config, programs and hooks
+    (and, with ``matrix``, every key the manual says names a program: see the module doc)."""
     repos = tmp_path / "repos"
     shutil.copytree(template.root, repos, symlinks=True)
     marks = tmp_path / "marks"
@@ -281,6 +438,22 @@ def make_hostile(tmp_path: Path, template: Template, *, hooks_path: bool = True)
     chosen = hooks_dir if hooks_path else None
     work, bare = repos / "work", repos / "bare.git"
     include = "[include]\n\tpath = other.config\n"
+    if matrix:
+        include += (
+            '[include]\n\tpath = matrix.config\n[includeIf "gitdir:/"]\n\tpath = matrix.config\n'
+        )
+        include += "[extensions]\n\tworktreeConfig = true\n"
+    partial = repos / "partial" / ".git"
+    remote = f"ext::sh -c touch% {marks}/MARKER-partial-remote.url"
+    run_git(tmp_path, "config", "--file", str(partial / "config"), "remote.origin.url", remote)
+    with open(partial / "config", "a") as fh:
+        fh.write(_config_text([("protocol.ext.allow", "always")]) + (include if matrix else ""))
+    if matrix:
+        text = _matrix_text(programs, template.matrix)
+        for git_dir in (work / ".git", bare, partial):
+            for name in ("matrix.config", "config.worktree"):
+                (git_dir / name).write_text(text)
+        (work / ".git" / "worktrees" / "linked" / "config.worktree").write_text(text)
     for git_dir, scope in ((work / ".git", "local"), (bare, "bare")):
         local = _config_text(programs.config(scope, ("evil", "plain"), chosen))
         local += _config_text(
@@ -314,9 +487,21 @@ def make_hostile(tmp_path: Path, template: Template, *, hooks_path: bool = True)
         PYTHONPATH=os.pathsep.join(filter(None, [str(repos / "site"), env.get("PYTHONPATH")])),
         DIFFCHUNK_TEST_MARKS=str(marks),
     )
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env["PYTHONPATH"]])
     for stale in marks.iterdir():  # none: no git ran since the config was written
         stale.unlink()
-    return Hostile(tmp_path, work, bare, marks, env, template.base, template.head)
+    return Hostile(
+        tmp_path,
+        work,
+        bare,
+        marks,
+        env,
+        template.base,
+        template.head,
+        repos / "linked",
+        repos / "shared",
+        repos / "partial",
+    )
 
 
 def plain_git(h: Hostile, repo: Path, *args: str, stdin: str = "", tty: bool = False) -> None:

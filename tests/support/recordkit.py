@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from gitrepo import commit, git, git_bytes, init_repo
+from gitrepo import commit, git, git_bytes, init_repo, templated
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.review.range_review import load_git_diff
@@ -25,6 +25,7 @@ def numbered(prefix: str, count: int, changed: dict[int, str] | None = None) -> 
     return "".join(f"{changed.get(i, f'{prefix} {i}')}\n" for i in range(1, count + 1))
 
 
+@templated
 def feature_repo(path: Path) -> Path:
     """main: three 60-line files and a lockfile; feature: edits of each, a 400-line new file."""
     repo = init_repo(path)

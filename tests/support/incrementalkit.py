@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from gitrepo import commit, git, git_environment, init_repo
+from gitrepo import commit, git, git_environment, init_repo, templated
 from recordkit import numbered
 
 from diffchunk.diff.options import LoadOptions
@@ -33,6 +33,7 @@ def branch_text(name: str, extra: dict[int, str] | None = None, lines: int = 60)
     return numbered(stem, lines, changed)
 
 
+@templated
 def five_files(path: Path) -> Path:
     """main: five 60-line files; feature: one commit changing each of them."""
     repo = init_repo(path)

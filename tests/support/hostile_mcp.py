@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,13 +20,13 @@ from typing import Any
 
 import anyio
 from mcp import Client, types
+from timing import Elapsed, Stopwatch
 
 from diffchunk.files.edit import edit_content
 from diffchunk.server import app
 
 TIME_LIMIT = 2.0
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 # --------------------------------------------------------------------------
 # The hostile file system
@@ -382,13 +381,13 @@ def reply_text(result: types.CallToolResult) -> str:
 GENERIC = re.compile(r"^Error executing tool \w+:?\s*$")
 
 
-async def timed_call(client: Any, tool: str, args: dict[str, Any]) -> tuple[Any, float]:
-    start = time.monotonic()
+async def timed_call(client: Any, tool: str, args: dict[str, Any]) -> tuple[Any, Elapsed]:
+    watch = Stopwatch()
     result = await client.call_tool(tool, args)
-    return result, time.monotonic() - start
+    return result, watch.elapsed()
 
 
-async def run_case(case: Case, paths: dict[str, str]) -> tuple[Any, float, Any]:
+async def run_case(case: Case, paths: dict[str, str]) -> tuple[Any, Elapsed, Any]:
     args = fill_paths(case.args, paths)
     async with Client(app) as client:
         result, elapsed = await timed_call(client, case.tool, args)
@@ -396,9 +395,9 @@ async def run_case(case: Case, paths: dict[str, str]) -> tuple[Any, float, Any]:
     return result, elapsed, healthy
 
 
-def check_answer(case: Case, result: types.CallToolResult, elapsed: float, healthy: Any) -> None:
+def check_answer(case: Case, result: types.CallToolResult, elapsed: Elapsed, healthy: Any) -> None:
     text = reply_text(result)
-    assert elapsed < TIME_LIMIT, f"{case.id}: took {elapsed:.2f}s"
+    assert elapsed.within(TIME_LIMIT), f"{case.id}: took {elapsed}"
     assert not healthy.is_error, f"server stopped serving after {case.id}: {reply_text(healthy)}"
     if case.expect == OK:
         assert not result.is_error, f"{case.id}: expected a result, got error {text!r}"

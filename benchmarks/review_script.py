@@ -1,0 +1,257 @@
+"""diffchunk's reading of a range in ``make bench-review``: an assistant following the
+server's own instructions, scripted through the SDK's stdio client against the
+installed ``diffchunk-mcp``.
+
+A path is a list of steps (:data:`PATHS`); each step is a coroutine that
+makes tool calls on a :class:`Review` and records, as a *gap*, what today's
+tools cannot read and the plain git commands that read it instead.  To
+measure a new tool, change a step or add one: when ``find_references`` lists
+callers, ``callers`` calls it instead of recording a gap; when
+``list_commits(include_body=True)`` gives bodies, ``log`` asks for them.
+
+The steps of today's tools:
+
+- ``connect``: the tool list and the server's instructions, read once;
+- ``overview``: ``load_git_diff(order="review")`` and every page of
+  ``list_chunks(format="lean")``;
+- ``diffs``: each chunk in ``lean`` (``get_chunk``), as the instructions'
+  flow says, or (path ``files``) each file in ``lean`` (``get_file_diff``),
+  in review order; ``mark_reviewed`` after each chunk (step ``record``);
+- ``unfold``: the changed lines of code lean left out (a run of removed
+  lines, a deleted file: folded to the definitions they held, with their old
+  line numbers), read from the file's old side: ``open_file_version(side="old")``
+  and ``read_content`` of each run;
+- ``definitions``: ``open_file_version`` of each code file with enclosing
+  definitions to read, then ``read_content(mode="semantic")`` at each
+  function, or the lines of a class's head;
+- ``callers``: no tool searches the tree at a revision: a gap per name;
+- ``log``: ``list_commits`` (every page); the bodies are a gap.
+
+``open_file_version`` opens only the diff's files: this reading needs no
+other (the enclosing definitions are in changed files, the callers are the
+lines a grep prints), so no step records that gap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.review_calls import Call, Gap, Reading, normal, seen_lines
+from benchmarks.review_plain import caller_call, caller_names, log_call
+from benchmarks.review_reading import ChangedFile, RangeReading, kind_of
+
+
+@dataclass
+class Review:
+    """One scripted review: the session, what the range holds, and what was read."""
+
+    session: Any  # mcp.ClientSession
+    reading: RangeReading
+    out: Reading
+    file_path: str = ""
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    lean: dict[str, list[Call]] = field(default_factory=dict)  # path -> lean answers
+
+    async def call(self, step: str, tool: str, **args: Any) -> Any:
+        """Call a tool; the answer parsed when it is JSON, None when it is an error."""
+        result = await self.session.call_tool(tool, args)
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        request = tool + json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+        self.out.calls.append(Call(step, request, text, bool(result.is_error)))
+        if result.is_error:
+            return None
+        return json.loads(text) if text[:1] in "[{" else text
+
+    async def need(self, step: str, tool: str, **args: Any) -> Any:
+        """:meth:`call` for an answer the review cannot go on without."""
+        got = await self.call(step, tool, **args)
+        if got is None:
+            raise RuntimeError(f"{tool} failed: {self.out.calls[-1].answer}")
+        return got
+
+    def gap(self, step: str, what: str, *instead: Call) -> None:
+        self.out.gaps.append(Gap(step, what, list(instead)))
+
+    def files(self) -> list[dict[str, Any]]:
+        """The listed files in chunk order (review order), each once."""
+        seen: dict[str, dict[str, Any]] = {}
+        for chunk in self.chunks:
+            for detail in chunk["file_details"]:
+                seen.setdefault(detail["path"], {**detail, "chunk": chunk["chunk"]})
+        return list(seen.values())
+
+    def code_file(self, path: str) -> ChangedFile | None:
+        return next((f for f in self.reading.files if f.path == path and f.is_code), None)
+
+
+Step = Callable[[Review], Awaitable[None]]
+
+
+async def connect(rv: Review) -> None:
+    """The tool list (each tool's name, description and input schema, as JSON) and the
+    server's instructions, as ``make bench-tokens`` measures them."""
+    tools = (await rv.session.list_tools()).tools
+    listed = [
+        t.model_dump(
+            by_alias=True, exclude_none=True, include={"name", "description", "input_schema"}
+        )
+        for t in tools
+    ]
+    init = rv.session.initialize_result
+    text = "".join(json.dumps(t, ensure_ascii=False) for t in listed) + (init.instructions or "")
+    rv.out.calls.append(Call("connect", "", text))
+
+
+async def overview(rv: Review) -> None:
+    """The load in review order and every page of the listing; notes the files one
+    reader reads and the other does not."""
+    r = rv.reading
+    load = await rv.need(
+        "overview", "load_git_diff", absolute_repo_path=r.repo, revision_range=r.rng, order="review"
+    )
+    rv.file_path = load["file_path"]
+    offset: int | None = 0
+    while offset is not None:
+        page = await rv.need(
+            "overview", "list_chunks", absolute_file_path=rv.file_path, offset=offset, format="lean"
+        )
+        rv.chunks += page["chunks"]
+        offset = page.get("next_offset")
+    listed = {f["path"] for f in rv.files()}
+    excluded = {e["path"]: e["reason"] for e in load.get("excluded", [])}
+    for f in r.files:
+        if f.path not in listed:
+            why = excluded.get(f.path, "excluded")
+            rv.out.notes.append(f"{f.path} ({f.kind}) is in no chunk ({why}): not read")
+    rv.out.notes += [f"{p} is read, plain git skips it" for p in listed - {f.path for f in r.files}]
+
+
+async def read_chunks(rv: Review) -> None:
+    """Each chunk in lean, then mark it reviewed."""
+    for chunk in rv.chunks:
+        n = chunk["chunk"]
+        await rv.call("diffs: chunks", "get_chunk", absolute_file_path=rv.file_path,
+                      chunk_number=n, format="lean")  # fmt: skip
+        for path in chunk["files"]:
+            rv.lean.setdefault(path, []).append(rv.out.calls[-1])
+        await rv.call("record", "mark_reviewed", absolute_file_path=rv.file_path, chunk_number=n)
+
+
+async def read_files(rv: Review) -> None:
+    """Each file in lean, in review order; a chunk marked reviewed after its last file."""
+    files = rv.files()
+    for i, detail in enumerate(files):
+        path = detail["path"]
+        step = f"diffs: {kind_of(path) or 'generated'}"
+        await rv.call(step, "get_file_diff", absolute_file_path=rv.file_path, file_path=path,
+                      format="lean")  # fmt: skip
+        rv.lean.setdefault(path, []).append(rv.out.calls[-1])
+        if i + 1 == len(files) or files[i + 1]["chunk"] != detail["chunk"]:
+            await rv.call("record", "mark_reviewed", absolute_file_path=rv.file_path,
+                          chunk_number=detail["chunk"])  # fmt: skip
+
+
+#: Runs of unread lines this close are read in one call: a call's request and its
+#: answer's fields cost about as much as 8 lines of code.
+MERGE_LINES = 8
+
+
+def _runs(numbers: list[int], gap: int = MERGE_LINES) -> list[tuple[int, int]]:
+    """Sorted line numbers as (first, last) runs, those at most ``gap`` apart merged."""
+    runs: list[tuple[int, int]] = []
+    for n in sorted(numbers):
+        if runs and n - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+async def _read_lines(rv: Review, path: str, first: int, last: int) -> None:
+    """Lines first..last of a snapshot, in as many answers as it takes."""
+    while first <= last:
+        got = await rv.call("unfold", "read_content", absolute_file_path=path, offset=first,
+                            limit=last - first + 1)  # fmt: skip
+        if not got or got["end_line"] < first:
+            return
+        first = got["end_line"] + 1
+
+
+async def unfold(rv: Review) -> None:
+    """The changed lines of code no answer so far showed: lean folds a run of removed
+    lines (and a deleted file) to the definitions it held, giving its old lines; those
+    are read from the old side (``open_file_version(side="old")``, ``read_content``),
+    a file missing added lines again in raw."""
+    seen = seen_lines(rv.out.calls)
+    for path in rv.lean:
+        f = rv.code_file(path)
+        if f is None:
+            continue
+        added = [n for n, t in f.added if t.strip() and normal(t) not in seen]
+        removed = [n for n, t in f.removed if t.strip() and normal(t) not in seen]
+        if added:
+            await rv.call("unfold", "get_file_diff", absolute_file_path=rv.file_path,
+                          file_path=path, format="raw")  # fmt: skip
+            continue
+        if not removed:
+            continue
+        opened = await rv.call("unfold", "open_file_version", absolute_file_path=rv.file_path,
+                               file_path=path, side="old")  # fmt: skip
+        for first, last in _runs(removed) if opened else []:
+            await _read_lines(rv, opened["path"], first, last)
+
+
+async def definitions(rv: Review) -> None:
+    """The enclosing definitions the diff does not show whole, from the new side."""
+    for f in rv.reading.files:
+        if not f.enclosing:
+            continue
+        opened = await rv.call("definitions", "open_file_version",
+                               absolute_file_path=rv.file_path, file_path=f.path)  # fmt: skip
+        if opened is None:
+            continue
+        for d in f.enclosing:
+            if d.is_class:
+                await rv.call("definitions", "read_content", absolute_file_path=opened["path"],
+                              offset=d.first, limit=d.last - d.first + 1)  # fmt: skip
+            else:
+                await rv.call("definitions", "read_content", absolute_file_path=opened["path"],
+                              offset=d.line, mode="semantic")  # fmt: skip
+
+
+async def callers(rv: Review) -> None:
+    """The callers of each changed definition: a gap until a tool lists them."""
+    for name in caller_names(rv.reading):
+        rv.gap("callers", f"callers of {name}: no tool searches the tree at a revision",
+               caller_call(rv.reading, name))  # fmt: skip
+
+
+async def log(rv: Review) -> None:
+    """The commits: every page of ``list_commits``; their bodies a gap."""
+    offset: int | None = 0
+    while offset is not None:
+        page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path, offset=offset)
+        offset = page.get("next_offset") if page else None
+    rv.gap("log", "commit bodies: list_commits gives subjects only", log_call(rv.reading))
+
+
+#: The paths an assistant takes, each a list of steps in order.
+PATHS: dict[str, tuple[Step, ...]] = {
+    "chunks": (connect, overview, read_chunks, unfold, definitions, callers, log),
+    "files": (connect, overview, read_files, unfold, definitions, callers, log),
+}
+
+
+async def run_path(reading: RangeReading, path: str) -> Reading:
+    """One path's reading of the range, through a new server (its own record and cache)."""
+    from benchmarks.record_session import served
+
+    out = Reading(f"diffchunk ({path})")
+    async with served() as s:
+        rv = Review(s.session, reading, out)
+        for step in PATHS[path]:
+            await step(rv)
+    return out
