@@ -360,6 +360,10 @@ def _escape_inline(text: str) -> str:
             out.append("&lt;")
         elif token == "&":
             out.append("&amp;")
+        elif token in ("\\<", "\\&"):
+            # Shown as the escape shows it, and safe where a URL before it takes the
+            # backslash into its link (GitHub's autolinks do): then "<" would open a tag.
+            out.append("&lt;" if token[1] == "<" else "&amp;")
         else:
             out.append(token)  # a backslash escape, kept: it already shows its character
     out.append(text[pos:])
