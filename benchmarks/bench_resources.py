@@ -286,7 +286,8 @@ def _child(case: Case, path: Path, workdir: Path, package: str | None) -> dict[s
     env["DIFFCHUNK_STATE_DIR"] = str(workdir / "state")
     env["DIFFCHUNK_CACHE_DIR"] = str(workdir / "cache")
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_resources", "--measure", case.name, str(path)],
+        # By its path: a baseline tree's own benchmarks package would shadow this one.
+        [sys.executable, str(Path(__file__).resolve()), "--measure", case.name, str(path)],
         capture_output=True,
         text=True,
         env=env,

@@ -1148,6 +1148,12 @@ EXPORT_FLUSH_CHARS = 1 << 20
 megabytes of text at most, whatever the size of the review (a million files'
 HTML is gigabytes)."""
 
+EXPORT_HIGHLIGHT_CHARS = 500_000
+"""Characters of hunk lines the HTML export colours (syntax and word marks), over
+the whole page, in diff order: five pages' worth of :data:`HIGHLIGHT_PAGE_CHARS`,
+about 5 s of Pygments here, where colouring the 3.76M-line diff would take
+minutes; the hunks after them are shown plain, and the page says so."""
+
 MARKED_LISTED = 100
 """Files a mark_reviewed answer names (``marked``); a glob marking more has them
 counted (``marked_total``): the answer of '**' over a million files stays small."""

@@ -162,17 +162,23 @@ def test_exports_of_a_large_review_are_written_as_they_are_made(many: Path, tmp_
         tracemalloc.stop()
     size = Path(answer["written_to"]).stat().st_size
     assert size > 10_000_000 and peak < 12_000_000, (peak, size)
+    # Without the diffs of the files without findings: the list of files, and three diffs.
+    short = json.loads(export_tool(path, "html", "all", "findings"))
+    assert short["characters"] * 2 < answer["characters"]
+    assert Path(short["written_to"]) != Path(answer["written_to"])
 
     from diffchunk.review.exporting import export_review, export_to_file, write_review
 
-    # Pieces: each at most about EXPORT_FLUSH_CHARS, and together the whole text.
-    pieces: list[int] = []
-    written = write_review(path, lambda text: pieces.append(len(text)), "html", "all")
-    assert len(pieces) > 5 and max(pieces) < 2 * (1 << 20) and sum(pieces) == written.characters
+    # Pieces: each at most about EXPORT_FLUSH_CHARS, and together the whole text, the
+    # text written to the cache.
+    pieces: list[str] = []
+    written = write_review(path, pieces.append, "html", "all")
+    sizes = [len(p) for p in pieces]
+    assert len(sizes) > 5 and max(sizes) < 2 * (1 << 20) and sum(sizes) == written.characters
     assert answer["characters"] == written.characters
-    # Written in pieces or collected, the text is the same; to a file, as well.
-    whole = export_review(path, "html", "all").text
+    whole = "".join(pieces)
     assert _timeless(Path(answer["written_to"]).read_text()) == _timeless(whole)
+    # Written to a file, or collected, the text is the same.
     out = tmp_path / "review.md"
     done = export_to_file(path, out, "markdown", "all")
     assert _timeless(out.read_text()) == _timeless(export_review(path, "markdown", "all").text)

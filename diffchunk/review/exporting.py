@@ -29,7 +29,7 @@ from ..errors import InvalidArgument, PathError
 from ..fdio import replacing
 from ..git.cache import default_cache_dir
 from ..limits import EXPORTS_KEPT
-from .export import EXTENSIONS, normalize_format, render_to
+from .export import DIFF_TEXTS, EXTENSIONS, normalize_format, render_to
 from .export.sink import TextSink
 from .loading import session
 from .record.document import export_document
@@ -76,18 +76,21 @@ def write_review(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
+    diff_text: str = "all",
 ) -> Written:
     """Write the review of the diff at ``absolute_file_path`` as ``format`` to ``write``,
-    in pieces of at most about :data:`~diffchunk.limits.EXPORT_FLUSH_CHARS` characters."""
+    in pieces of at most about :data:`~diffchunk.limits.EXPORT_FLUSH_CHARS` characters;
+    ``diff_text="findings"`` (html only) leaves out the diffs of files without findings."""
     fmt = normalize_format(format)
     wanted = _status(status)
+    text = _diff_text(diff_text, fmt)
     exported = export_document(absolute_file_path, store=store, record=record)
     document = exported.to_dict(lazy=True)
     if wanted == "open":
         document["findings"] = [f for f in document["findings"] if f["status"] == "open"]
     diffs = FileTexts(exported.diff_path, store) if fmt == "html" else None
     sink = TextSink(write)
-    render_to(document, fmt, sink, diffs)
+    render_to(document, fmt, sink, diffs, diff_text=text)
     sink.flush()
     return Written(fmt, wanted, len(document["findings"]), sink.characters)
 
@@ -99,11 +102,18 @@ def export_review(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
+    diff_text: str = "all",
 ) -> Exported:
     """The review of the diff at ``absolute_file_path`` as ``format``, as one string."""
     parts: list[str] = []
     written = write_review(
-        absolute_file_path, parts.append, format, status, store=store, record=record
+        absolute_file_path,
+        parts.append,
+        format,
+        status,
+        store=store,
+        record=record,
+        diff_text=diff_text,
     )
     return Exported("".join(parts), written.format, written.status, written.findings)
 
@@ -114,6 +124,23 @@ def _status(status: str) -> str:
         raise InvalidArgument(
             f"Unknown status {status!r}: valid values are {', '.join(STATUSES)}.",
             suggestion="Use 'open' for the findings still to act on, 'all' for the whole record.",
+        )
+    return value
+
+
+def _diff_text(diff_text: str, fmt: str) -> str:
+    value = diff_text.strip().lower() if isinstance(diff_text, str) else None
+    if value not in DIFF_TEXTS:
+        raise InvalidArgument(
+            f"Unknown diff_text {diff_text!r}: valid values are {', '.join(DIFF_TEXTS)}.",
+            suggestion="Use 'all' for every file's diff, 'findings' for only the diffs of the "
+            "files with findings (the html export).",
+        )
+    if value != "all" and fmt != "html":
+        raise InvalidArgument(
+            f"diff_text={value!r} applies to the html export only: the {fmt} export "
+            "carries no diff text.",
+            suggestion="Leave diff_text out, or export with format 'html'.",
         )
     return value
 
@@ -173,6 +200,7 @@ def export_to_file(
     advice: str = _OUT_ADVICE,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
+    diff_text: str = "all",
 ) -> Written:
     """Write the export to ``out`` as it is made: to a temporary file beside it, renamed
     over it once whole (see :func:`diffchunk.fdio.replacing`: an existing file keeps its
@@ -186,6 +214,7 @@ def export_to_file(
                 status,
                 store=store,
                 record=record,
+                diff_text=diff_text,
             )
     except OSError as exc:
         raise PathError(
@@ -225,7 +254,7 @@ def _prune(directory: Path, keep: Path) -> None:
                 path.unlink()
 
 
-def _cache_entry(absolute_file_path: str, fmt: str, status: str) -> Path:
+def _cache_entry(absolute_file_path: str, fmt: str, status: str, diff_text: str = "all") -> Path:
     """The cache entry of an export too large for one answer (its directory made)."""
     directory = exports_dir()
     try:
@@ -240,7 +269,8 @@ def _cache_entry(absolute_file_path: str, fmt: str, status: str) -> Path:
     # (two repositories), and github and json share an extension.
     stem = Path(absolute_file_path).name.removesuffix(".diff")
     key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
-    return directory / f"{stem}-{key}-{fmt}-{status}{EXTENSIONS[fmt]}"
+    part = "" if diff_text == "all" else f"-{diff_text}"
+    return directory / f"{stem}-{key}-{fmt}-{status}{part}{EXTENSIONS[fmt]}"
 
 
 def _note(written: Written, out: Path) -> dict[str, Any]:
@@ -298,17 +328,27 @@ def export_answer(
     limit: int,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
+    diff_text: str = "all",
 ) -> str | dict[str, Any]:
     """The export as an answer: its text when it has at most ``limit`` characters, else
     what the answer says instead (:func:`_note`) of the cache entry it was written to as
     it was made (never held whole)."""
     fmt, wanted = normalize_format(format), _status(status)
+    text = _diff_text(diff_text, fmt)
     spill: _Spill | None = None
     try:
         with contextlib.ExitStack() as stack:
-            spill = _Spill(limit, lambda: _cache_entry(absolute_file_path, fmt, wanted), stack)
+            spill = _Spill(
+                limit, lambda: _cache_entry(absolute_file_path, fmt, wanted, text), stack
+            )
             written = write_review(
-                absolute_file_path, spill.write, fmt, wanted, store=store, record=record
+                absolute_file_path,
+                spill.write,
+                fmt,
+                wanted,
+                store=store,
+                record=record,
+                diff_text=text,
             )
     except OSError as exc:
         where = spill.path if spill is not None and spill.path is not None else exports_dir()

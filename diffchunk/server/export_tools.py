@@ -9,14 +9,22 @@ from .errors import tool_errors
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
-def export_review(absolute_file_path: str, format: str = "markdown", status: str = "open") -> str:
+def export_review(
+    absolute_file_path: str, format: str = "markdown", status: str = "open", diff_text: str = "all"
+) -> str:
     """Export the recorded review: format "markdown" (a pull request, a chat),
     "html" (one page), "sarif" (code scanning), "rdjson" (reviewdog), "github" (a
-    create-review body) or "json"; status: "open" (default) or "all" findings. An
-    export larger than an answer is written to a file the answer names.
+    create-review body) or "json"; status: "open" (default) or "all" findings;
+    diff_text (html): "all" (default) or "findings" (only the diffs of files with
+    findings, the others listed by name). An export larger than an answer is
+    written to a file the answer names.
     """
     with tool_errors():
         answer = export_answer(
-            absolute_file_path, format, status, limit=RESPONSE_TOKENS * CHARS_PER_TOKEN
+            absolute_file_path,
+            format,
+            status,
+            limit=RESPONSE_TOKENS * CHARS_PER_TOKEN,
+            diff_text=diff_text,
         )
         return answer if isinstance(answer, str) else to_json(answer)

@@ -30,13 +30,14 @@ from ...errors import InvalidArgument
 from . import jsontext
 from .document import FORMAT, FORMAT_VERSION, ReviewExport, load_document
 from .github import render_github, write_github
-from .html import render_html, write_html
+from .html import DIFF_TEXTS, render_html, write_html
 from .markdown import render_markdown, write_markdown
 from .rdjson import render_rdjson, write_rdjson
 from .sarif import render_sarif, write_sarif
 from .sink import TextSink, collect
 
 __all__ = [
+    "DIFF_TEXTS",
     "FORMAT",
     "FORMATS",
     "FORMAT_VERSION",
@@ -100,15 +101,22 @@ def normalize_format(fmt: str) -> str:
     return value
 
 
-def render(document: Mapping[str, Any], format: str, diffs: Mapping[str, str] | None = None) -> str:
+def render(
+    document: Mapping[str, Any],
+    format: str,
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+) -> str:
     """The review ``document`` rendered as ``format`` (one of :data:`FORMATS`).
 
-    ``diffs`` (path -> that file's raw diff text) is used by ``html`` only.
+    ``diffs`` (path -> that file's raw diff text) and ``diff_text`` (``all``, or
+    ``findings``: only the diffs of files with findings) are used by ``html`` only.
     Raises :class:`~diffchunk.errors.InvalidArgument` for an unknown format and
     :class:`~diffchunk.errors.ExportDocumentError` for a document that is not a
     review export of a version this diffchunk reads.
     """
-    return collect(lambda out: render_to(document, format, out, diffs))
+    return collect(lambda out: render_to(document, format, out, diffs, diff_text=diff_text))
 
 
 def render_to(
@@ -116,10 +124,12 @@ def render_to(
     format: str,
     out: TextSink,
     diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
 ) -> None:
     """:func:`render`, written to ``out`` as it is made (flush ``out`` after)."""
     fmt = normalize_format(format)
     if fmt == "html":
-        write_html(document, out, diffs)
+        write_html(document, out, diffs, diff_text=diff_text)
     else:
         _WRITERS[fmt](document, out)

@@ -13,8 +13,16 @@ even a page edited by hand cannot fetch anything.  Every piece of text from
 the review (paths, lines, messages, suggestions) is HTML-escaped; messages are
 shown as written, not rendered as Markdown.
 
+Each file's diff is coloured as the review page colours it (syntax by the
+file's name, the words a changed line changed), within a budget of characters
+for the whole page (:class:`~.html_diff.Colours`); the page says where the
+colours stop.
+
 ``diffs`` maps a file's path to its raw diff text (as ``get_file_diff`` serves
-it).  Without it, or for a file it lacks, each finding shows the lines it
+it).  ``diff_text="findings"`` leaves out the diff text of the files without
+findings: they are listed (by name, state and size) but have no section, and
+the page says how many were left out; the page then grows with the findings,
+not with the diff.  Without it, or for a file it lacks, each finding shows the lines it
 points at from the record instead.  A finding that cannot sit under a line of
 the shown diff (whole-file, outdated, numbered in another revision than the one
 exported, on a binary file, a line the diff lacks) is shown at the top of its
@@ -24,12 +32,13 @@ file, never left out.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...errors import InvalidArgument
 from . import describe
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
-from .html_diff import DiffRows, Rows, visible
+from .html_diff import Colours, DiffRows, Rows, visible
 from .html_style import style_sheet
 from .sink import TextSink, collect
 
@@ -41,22 +50,42 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_html(document: Mapping[str, Any], diffs: Mapping[str, str] | None = None) -> str:
+#: The values of ``diff_text``: every file's diff, or only those of files with findings.
+DIFF_TEXTS = ("all", "findings")
+
+
+def render_html(
+    document: Mapping[str, Any],
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+    colours: int | None = None,
+) -> str:
     """The review as one self-contained HTML page (see the module docstring)."""
-    return collect(lambda out: write_html(document, out, diffs))
+    return collect(
+        lambda out: write_html(document, out, diffs, diff_text=diff_text, colours=colours)
+    )
 
 
 def write_html(
-    document: Mapping[str, Any], out: TextSink, diffs: Mapping[str, str] | None = None
+    document: Mapping[str, Any],
+    out: TextSink,
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+    colours: int | None = None,
 ) -> None:
     """:func:`render_html`, written to ``out`` as it is made: a file's rows at a time
     (those of a file with findings are made twice, once to learn which findings sit
-    under a line, which the page says above the rows)."""
+    under a line, which the page says above the rows).  ``colours``: the characters
+    to colour (default :data:`~diffchunk.limits.EXPORT_HIGHLIGHT_CHARS`)."""
     export = load_document(document)
     groups = {g.path: g.findings for g in export.by_file()}
+    shown = _shown_sections(export, groups, diffs, diff_text)
+    budget = Colours() if colours is None else Colours(colours)
     out.append(_head(export))
     out.append(_summary(export))
-    _file_list(export, groups, out)
+    _file_list(export, groups, shown, out)
     out.append(_index(export))
     out.append("<section class=diffs><h2>Changes</h2>")
     if diffs is None:
@@ -64,21 +93,50 @@ def write_html(
             "<p class=note>This page was exported without the diff text: each finding shows "
             "the lines it points at as they were when it was written.</p>"
         )
-    for file in export.files:
-        findings = groups.get(file.path, ())
-        if diffs is None and not findings:
-            continue
-        _file_section(
-            file, file.path, findings, None if diffs is None else diffs.get(file.path), out
+    elif diff_text == "findings":
+        left_out = len(export.files) - sum(1 for f in export.files if shown(f))
+        out.append(
+            f"<p class=note>The diff text of the {left_out} file(s) without findings is "
+            "left out of this page; they are listed under Files.</p>"
         )
+    for file in export.files:
+        if not shown(file):
+            continue
+        findings = groups.get(file.path, ())
+        text = None if diffs is None else diffs.get(file.path)
+        _file_section(file, file.path, findings, text, out, budget)
     for path, findings in groups.items():
         if export.file(path) is None:
-            _file_section(None, path, findings, None, out)
+            _file_section(None, path, findings, None, out, budget)
     out.append("</section>")
+    cut = (
+        " Syntax colours and word marks stop at the first hunk past the page's "
+        f"{budget.chars:,} characters of them; the hunks after it are plain."
+        if budget.cut
+        else ""
+    )
     out.append(
         f"<footer>Exported {_e(export.exported_at)} by {_e(export.tool_name)} "
-        f"{_e(export.tool_version)}.</footer></body></html>\n"
+        f"{_e(export.tool_version)}.{cut}</footer></body></html>\n"
     )
+
+
+def _shown_sections(
+    export: ReviewExport,
+    groups: Mapping[str, tuple[ExportFinding, ...]],
+    diffs: Mapping[str, str] | None,
+    diff_text: str,
+) -> Callable[[ExportFile], bool]:
+    """Whether a file gets a section on the page: with its diff (unless ``diff_text``
+    leaves it out), or for its findings."""
+    if diff_text not in DIFF_TEXTS:
+        raise InvalidArgument(
+            f"Unknown diff_text {diff_text!r}: valid values are {', '.join(DIFF_TEXTS)}.",
+            suggestion="Use 'all' for every file's diff, 'findings' for only the diffs of "
+            "the files with findings.",
+        )
+    with_diffs = diffs is not None and diff_text == "all"
+    return lambda file: with_diffs or file.path in groups
 
 
 def _head(export: ReviewExport) -> str:
@@ -143,7 +201,10 @@ def _counts(findings: tuple[ExportFinding, ...]) -> str:
 
 
 def _file_list(
-    export: ReviewExport, groups: dict[str, tuple[ExportFinding, ...]], out: TextSink
+    export: ReviewExport,
+    groups: dict[str, tuple[ExportFinding, ...]],
+    shown: Callable[[ExportFile], bool],
+    out: TextSink,
 ) -> None:
     out.append(
         f"<section><h2>Files ({len(export.files)})</h2><table class=files><tr><th>File</th>"
@@ -154,8 +215,11 @@ def _file_list(
         state = _state(file.state)
         if file.excluded_reason:
             state += f" <span class=note>{_e(file.excluded_reason)}</span>"
+        name = f"<code>{_e(file.path)}</code>"
+        if shown(file):  # a link to its section (a file without one is named alone)
+            name = f"<a href='#file-{file.index}'>{name}</a>"
         out.append(
-            f"<tr><td><a href='#file-{file.index}'><code>{_e(file.path)}</code></a></td>"
+            f"<tr><td>{name}</td>"
             f"<td>{_e(_change(file))}</td><td>{state}</td><td class=num>{lines}</td>"
             f"<td>{_counts(groups.get(file.path, ()))}</td></tr>"
         )
@@ -190,6 +254,7 @@ def _file_section(
     findings: tuple[ExportFinding, ...],
     diff_text: str | None,
     out: TextSink,
+    colours: Colours,
 ) -> None:
     """One file: its summary line, findings not on a line, and its diff with findings inline."""
     anchor = f" id=file-{file.index}" if file is not None else ""
@@ -217,7 +282,7 @@ def _file_section(
         out.append("</div>")
     if diff_text:
         out.append("<table class=diff>")
-        _diff_rows(diff_text, usable, file, out)
+        _diff_rows(diff_text, usable, file, out, colours)
         out.append("</table>")
     elif not findings:
         out.append("<p class=file-note>No diff text for this file in the export.</p>")
@@ -235,7 +300,11 @@ _NOWHERE = _Nowhere()
 
 
 def _diff_rows(
-    text: str, findings: list[ExportFinding], file: ExportFile | None, out: Rows
+    text: str,
+    findings: list[ExportFinding],
+    file: ExportFile | None,
+    out: Rows,
+    colours: Colours | None = None,
 ) -> set[int]:
     """Write the diff's rows with ``findings`` under their last lines to ``out``; the ids
     placed."""
@@ -244,7 +313,7 @@ def _diff_rows(
     for f in findings:
         target = new if f.side == "new" else old
         target.setdefault(f.end_line or 0, []).append((f.id, _finding_row(f, file)))
-    rows = DiffRows(new, old)
+    rows = DiffRows(new, old, colours=colours, path=file.path if file is not None else "")
     rows.render(text, out)
     return set(rows.placed)
 
