@@ -108,10 +108,20 @@ INPUTS: dict[str, Callable[[Path, argparse.Namespace], Path]] = {
 # ----------------------------------------------------------------------- calls
 
 
-def _load(run: Run) -> None:
-    from diffchunk.review.loading import load_diff
+def _load_diff() -> Callable[[str], Any]:
+    """``load_diff`` of the diffchunk measured (a baseline may predate review's folders)."""
+    try:
+        from diffchunk.review.sessions.loading import load_diff
+    except ImportError:
+        from importlib import import_module
 
-    summary = load_diff(str(run.input))
+        load: Callable[[str], Any] = import_module("diffchunk.review.loading").load_diff
+        return load
+    return load_diff
+
+
+def _load(run: Run) -> None:
+    summary = _load_diff()(str(run.input))
     run.found.update(chunks=summary.chunks, files=summary.files)
 
 
@@ -120,10 +130,9 @@ def _nothing(run: Run) -> None:
 
 
 def _load_call(run: Run) -> object:
-    from diffchunk.review.loading import load_diff
     from diffchunk.server.app import to_json
 
-    summary = load_diff(str(run.input))
+    summary = _load_diff()(str(run.input))
     run.found.update(chunks=summary.chunks, files=summary.files)
     return to_json(summary.to_dict())
 

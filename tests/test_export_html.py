@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from diffchunk.review.export import render
+from diffchunk.review.export.highlight import lexer_for
 from diffchunk.review.export.html import CSP, render_html
 from diffchunk.review.export.html_diff import DiffRows
-from diffchunk.review.highlight import lexer_for
 from tests.support import chromium
 from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review, uncoloured
 

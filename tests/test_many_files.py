@@ -25,8 +25,8 @@ import pytest
 from diffchunk.diff.parser import parse_diff
 from diffchunk.diff.table import FileTable
 from diffchunk.review import record
-from diffchunk.review.loading import load_diff, session
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.loading import load_diff, session
+from diffchunk.review.sessions.store import SessionStore
 from tests.property.gen_diff import generate, small_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def rss():
     with open("/proc/self/status") as fh:
         return next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmRSS:"))
 from diffchunk.review import record
-from diffchunk.review.loading import load_diff
+from diffchunk.review.sessions.loading import load_diff
 import diffchunk.review.record.service, diffchunk.review.record.coverage
 gc.collect()
 before_rss = rss()
@@ -167,7 +167,7 @@ def test_exports_of_a_large_review_are_written_as_they_are_made(many: Path, tmp_
     assert short["characters"] * 2 < answer["characters"]
     assert Path(short["written_to"]) != Path(answer["written_to"])
 
-    from diffchunk.review.exporting import export_review, export_to_file, write_review
+    from diffchunk.review.tools.exporting import export_review, export_to_file, write_review
 
     # Pieces: each at most about EXPORT_FLUSH_CHARS, and together the whole text, the
     # text written to the cache.

@@ -12,7 +12,7 @@ from gitrepo import commit, git
 from recordkit import feature_repo, load_range, numbered, run_cli
 
 from diffchunk.review import record
-from diffchunk.review.highlight import lexer_for, pair_block, tokens_of_lines, word_changes
+from diffchunk.review.export.highlight import lexer_for, pair_block, tokens_of_lines, word_changes
 from diffchunk.review.page.context import context_lines
 from diffchunk.review.page.file_view import file_rows
 from diffchunk.review.page.files import review_files

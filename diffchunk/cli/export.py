@@ -62,7 +62,7 @@ def export(fmt: str, status: str, diff_text: str, out: Path | None, **params: An
       gh api repos/OWNER/REPO/pulls/N/reviews --input review.json
       diffchunk export changes.diff --format sarif --status all --out review.sarif
     """
-    from ..review.exporting import export_to_file, write_review
+    from ..review.tools.exporting import export_to_file, write_review
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
     diff_path, _ = load_target(target)

@@ -22,7 +22,7 @@ as their Unicode control pictures (a CR in a CRLF diff is ``␍``): HTML would
 otherwise drop them or break the line.
 
 **Colours** (given a :class:`Colours`): each hunk's lines are coloured as the
-review page colours them (:func:`diffchunk.review.highlight.highlight_hunk`:
+review page colours them (:func:`diffchunk.review.export.highlight.highlight_hunk`:
 Pygments' token classes by the file's name, ``chg`` on the words a changed
 line changed), each piece a ``<span>`` of escaped text, while the export's
 budget of characters lasts (:data:`~diffchunk.limits.EXPORT_HIGHLIGHT_CHARS`,
@@ -39,8 +39,8 @@ from typing import Protocol
 
 from ...diff.hunk import number_lines, read_hunk_header
 from ...limits import EXPORT_HIGHLIGHT_CHARS
-from ..highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for
-from ..highlight import visible as shown
+from .highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for
+from .highlight import visible as shown
 
 #: Header lines shown above the hunks (what a reader would otherwise miss).
 _META = (

@@ -79,9 +79,9 @@ WORD_COLOURS = {"a": "#abf2bc", "d": "#ff9c95"}
 
 def _syntax_rules() -> list[str]:
     """Pygments' colours of its token classes on the spans of a diff table (the review
-    page's, :func:`diffchunk.review.highlight.style_css`), without its comments and its
+    page's, :func:`diffchunk.review.export.highlight.style_css`), without its comments and its
     rules for other elements."""
-    from ..highlight import style_css
+    from .highlight import style_css
 
     rules = []
     for line in style_css("table.diff").splitlines():

@@ -58,7 +58,7 @@ from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 

@@ -1,5 +1,5 @@
-"""Colours and word marks for diff lines shown to a person: the review page's, and any
-page that shows a diff (the HTML export can call it the same way).
+"""Colours and word marks for diff lines shown to a person: the review page's and the
+HTML export's (here, below both, as the layers of :mod:`diffchunk.review` ask).
 
 A line is shown as :class:`Span` pieces: its text cut where its syntax token or
 its word-level change starts or ends.  Rules:
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from ..limits import (
+from ...limits import (
     HIGHLIGHT_LINE_CHARS,
     HIGHLIGHT_PAGE_CHARS,
     WORD_PAIR_COMPARISONS,

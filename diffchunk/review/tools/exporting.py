@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, PathError
-from ..fdio import replacing
-from ..git.cache import default_cache_dir
-from ..limits import EXPORTS_KEPT
-from .export import DIFF_TEXTS, EXTENSIONS, normalize_format, render_to
-from .export.sink import TextSink
-from .loading import session
-from .record.document import export_document
-from .record.store import RecordStore
-from .sessions import SessionStore
+from ...errors import InvalidArgument, PathError
+from ...fdio import replacing
+from ...git.cache import default_cache_dir
+from ...limits import EXPORTS_KEPT
+from ..export import DIFF_TEXTS, EXTENSIONS, normalize_format, render_to
+from ..export.sink import TextSink
+from ..record.document import export_document
+from ..record.store import RecordStore
+from ..sessions.loading import session
+from ..sessions.store import SessionStore
 
 #: The values of ``status``.
 STATUSES = ("open", "all")
@@ -151,8 +151,8 @@ class FileTexts(Mapping[str, str]):
 
     def __init__(self, absolute_file_path: str, store: SessionStore | None) -> None:
         review = session(absolute_file_path, store).review
-        from ..diff.buffer import trimmer  # the diff's sections, read from its table
-        from ..diff.table import table_of
+        from ...diff.buffer import trimmer  # the diff's sections, read from its table
+        from ...diff.table import table_of
 
         self._parsed = review.parsed
         self._trim = trimmer(review.parsed.data)  # a mapped diff's pages go back as it is read
