@@ -177,13 +177,14 @@ def test_the_lexer_of_a_name_is_the_one_pygments_chooses() -> None:
     from pygments.lexers import find_lexer_class_for_filename
     from pygments.lexers._mapping import LEXERS
 
+    # A name for each of Pygments' patterns, and names that match several or none.
     names = {"README", "noext", "a.txt", "x.d.ts", "y.tar.gz", "foo.PY", ".bash_profile"}
+    names |= {"Makefile.am", "CMakeLists.txt", "a.b.py", "x.h", "setup.cfg", ".py"}
     for _, _, _, globs, _ in LEXERS.values():
         for glob in globs:
-            for fill in ("x", "file_0001", "a.b", ""):
-                name = glob.replace("*", fill).replace("?", "q")
-                names.add(re.sub(r"\[(.)[^\]]*\]", r"\1", name))
-    assert len(names) > 2_000
+            name = glob.replace("*", "x").replace("?", "q")
+            names.add(re.sub(r"\[(.)[^\]]*\]", r"\1", name))
+    assert len(names) > 800
     for name in sorted(names):
         found = lexer_for(f"some/dir/{name}")
         assert (type(found) if found is not None else None) is find_lexer_class_for_filename(
