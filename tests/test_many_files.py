@@ -21,6 +21,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from test_data import CORPUS, ROOT
 
 from diffchunk.diff.parser import parse_diff
 from diffchunk.diff.table import FileTable
@@ -29,9 +30,7 @@ from diffchunk.review.sessions.loading import load_diff, session
 from diffchunk.review.sessions.store import SessionStore
 from tests.property.gen_diff import generate, small_files
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 FILES = 20_000
 
 pytestmark = pytest.mark.usefixtures("private_dirs")
