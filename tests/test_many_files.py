@@ -128,6 +128,7 @@ def test_marking_every_file_answers_a_bounded_list_and_counts_them_all(
 ) -> None:
     result = record.mark_reviewed(str(many), file_pattern="**", store=store)
     assert len(result.marked) == 100 and result.marked_total == FILES
+    assert result.line()["marked"] == FILES  # the MCP tool's answer counts them all
     answer = json.dumps(result.to_dict())
     assert len(answer) < 20_000 and '"marked_total": 20000' in answer
     assert result.totals.reviewed == FILES - result.totals.excluded

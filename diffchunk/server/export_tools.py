@@ -12,12 +12,9 @@ from .errors import tool_errors
 def export_review(
     absolute_file_path: str, format: str = "markdown", status: str = "open", diff_text: str = "all"
 ) -> str:
-    """Export the recorded review: format "markdown" (a pull request, a chat),
-    "html" (one page), "sarif" (code scanning), "rdjson" (reviewdog), "github" (a
-    create-review body) or "json"; status: "open" (default) or "all" findings;
-    diff_text (html): "all" (default) or "findings" (only the diffs of files with
-    findings, the others listed by name). An export larger than an answer is
-    written to a file the answer names.
+    """Export the review's findings: format markdown, html, sarif, rdjson, github or
+    json; status open or all; diff_text (html) all or findings (the other files named
+    only). A large export goes to a file the answer names.
     """
     with tool_errors():
         answer = export_answer(

@@ -1,7 +1,9 @@
 """The review record's tools over MCP (thin wrappers over ``diffchunk.review.record``).
 
 They change the record but destroy nothing (``destructiveHint`` false);
-``mark_reviewed`` is idempotent.  The diff path they take is only read, so
+``mark_reviewed`` is idempotent.  They answer in a line (what they wrote, never
+the record back: a review makes dozens of these calls), the CLI keeps the whole
+results.  The diff path they take is only read, so
 the allowed-roots check treats it as the diff tools' paths are treated
 (:data:`~diffchunk.server.app.PATH_READ_TOOLS`).
 """
@@ -34,13 +36,12 @@ def mark_reviewed(
     file_pattern: str | None = None,
     reviewed: bool = True,
 ) -> str:
-    """Mark the files of a chunk (chunk_number), or those matching file_pattern, as
-    reviewed: call it after each chunk you finish. reviewed=false takes it back.
-    Marks follow each file's change, so they survive reloads.
+    """Mark a chunk's files (chunk_number), or those matching file_pattern, reviewed
+    (reviewed=false: not).
     """
     with tool_errors():
         return to_json(
-            core.mark_reviewed(absolute_file_path, chunk_number, file_pattern, reviewed).to_dict()
+            core.mark_reviewed(absolute_file_path, chunk_number, file_pattern, reviewed).line()
         )
 
 
@@ -55,12 +56,8 @@ def add_finding(
     severity: str = "major",
     suggestion: str | None = None,
 ) -> str:
-    """Record a problem found in the diff, so it outlives the conversation.
-
-    file_path: as listed. line/end_line: lines of the new side (side="new") or the
-    old side ("old") inside a hunk; no line: the whole file. severity: blocker, major,
-    minor, nit or question. suggestion: replacement text for those new lines. Check
-    that the returned "lines" are the ones you meant.
+    """Record a problem at lines of side "new" (or "old"); no line: the whole file.
+    severity: blocker, major, minor, nit, question. suggestion: replacement lines.
     """
     with tool_errors():
         return to_json(
@@ -73,7 +70,7 @@ def add_finding(
                 side,
                 severity,
                 suggestion,
-            ).to_dict()
+            ).line()
         )
 
 
@@ -85,12 +82,10 @@ def update_finding(
     severity: str | None = None,
     message: str | None = None,
 ) -> str:
-    """Change a finding's status ("resolved", "dismissed", "open"; an "outdated" one
-    cannot reopen: add a new finding), severity or message."""
+    """Change a finding's status (resolved, dismissed, open), severity or message."""
     with tool_errors():
-        return to_json(
-            core.update_finding(absolute_file_path, finding_id, status, severity, message).to_dict()
-        )
+        f = core.update_finding(absolute_file_path, finding_id, status, severity, message)
+        return to_json({"id": f.id, "status": f.status, "severity": f.severity})
 
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
@@ -102,9 +97,8 @@ def list_findings(
     offset: int = 0,
     limit: int | None = None,
 ) -> str:
-    """The review's findings in diff order. status: open (default), resolved,
-    dismissed, outdated (their lines changed in a later revision) or all; severity:
-    comma-separated; file_pattern: a glob. Pages: call again with offset=next_offset.
+    """The findings in diff order. status: open, resolved, dismissed, outdated or all;
+    severity: comma-separated; file_pattern: a glob. Pages: offset=next_offset.
     """
     with tool_errors():
         return to_json(
@@ -116,8 +110,6 @@ def list_findings(
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
 def review_status(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
-    """Where the review stands (files reviewed, seen, unseen; each chunk's state;
-    open findings; next_chunk). Call it first when resuming a review.
-    """
+    """Where the review stands: files reviewed and not, open findings, next_chunk."""
     with tool_errors():
         return to_json(core.review_status(absolute_file_path, offset, limit).to_dict())
