@@ -78,7 +78,7 @@ def write_html(
     """:func:`render_html`, written to ``out`` as it is made: a file's rows at a time
     (those of a file with findings are made twice, once to learn which findings sit
     under a line, which the page says above the rows).  ``colours``: the characters
-    to colour (default :data:`~diffchunk.limits.EXPORT_HIGHLIGHT_CHARS`)."""
+    to colour (default :data:`~diffchunk.review.export.html_diff.EXPORT_HIGHLIGHT_CHARS`)."""
     export = load_document(document)
     groups = {g.path: g.findings for g in export.by_file()}
     shown = _shown_sections(export, groups, diffs, diff_text)

@@ -25,7 +25,7 @@ otherwise drop them or break the line.
 review page colours them (:func:`diffchunk.review.export.highlight.highlight_hunk`:
 Pygments' token classes by the file's name, ``chg`` on the words a changed
 line changed), each piece a ``<span>`` of escaped text, while the export's
-budget of characters lasts (:data:`~diffchunk.limits.EXPORT_HIGHLIGHT_CHARS`,
+budget of characters lasts (:data:`EXPORT_HIGHLIGHT_CHARS`,
 taken a hunk at a time in diff order); from the first hunk it cannot take on,
 the hunks are shown plain.
 """
@@ -38,9 +38,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from ...diff.hunk import number_lines, read_hunk_header
-from ...limits import EXPORT_HIGHLIGHT_CHARS
 from .highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for
 from .highlight import visible as shown
+
+EXPORT_HIGHLIGHT_CHARS = 500_000
+"""Characters of hunk lines the HTML export colours (syntax and word marks), over
+the whole page, in diff order: five pages' worth of
+:data:`~diffchunk.review.export.highlight.HIGHLIGHT_PAGE_CHARS`, about 5 s of
+Pygments here, where colouring the 3.76M-line diff would take minutes; the hunks
+after them are shown plain, and the page says so."""
 
 #: Header lines shown above the hunks (what a reader would otherwise miss).
 _META = (

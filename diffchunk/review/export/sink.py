@@ -3,7 +3,7 @@
 Every export renderer appends its text to a sink a piece at a time (``append``,
 ``extend`` or ``+=``, as to a list of strings); the sink hands what it holds to
 its destination (a file, the cache entry, an answer) each time it holds
-:data:`~diffchunk.limits.EXPORT_FLUSH_CHARS` characters, and the rest at
+:data:`EXPORT_FLUSH_CHARS` characters, and the rest at
 :meth:`TextSink.flush`.  So an export of any size is never one string in
 memory: a renderer holds what one file or one finding needs.
 """
@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ...limits import EXPORT_FLUSH_CHARS
-
 __all__ = ["TextSink", "collect"]
+
+EXPORT_FLUSH_CHARS = 1 << 20
+"""Characters an export holds before it writes them to its destination: a few
+megabytes of text at most, whatever the size of the review (a million files'
+HTML is gigabytes)."""
 
 
 class TextSink:

@@ -2,7 +2,7 @@
 
 Everything the record knows of a diff — its files, each file's change id and
 hunk ranges, its chunks and their parts, the text of the lines a finding
-points at — comes from :class:`LoadedDiff`, built once per session of the
+points at — comes from :class:`RecordedDiff`, built once per session of the
 session store (:mod:`diffchunk.review.sessions.store`) and kept in its cache.  When
 the diff model changes, this module is the one to re-point.
 
@@ -61,7 +61,6 @@ from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk
 from ...diff.patterns import PathQuery
 from ...diff.table import ExcludedFiles, FileTable, table_of
 from ...errors import InvalidArgument
-from ...limits import RECORD_CHANGES_KEPT
 from ..sessions.since_sidecar import SinceRecord, read_since
 from . import hunk_lines
 from .hunk_lines import Located, SideIndex
@@ -69,6 +68,11 @@ from .hunk_lines import Located, SideIndex
 if TYPE_CHECKING:
     from ...diff.pipeline import Review
     from ..sessions.store import Session, SessionStore
+
+RECORD_CHANGES_KEPT = 1_024
+"""Files' changes a loaded diff keeps once built for the record (the last ones
+used): a page of a listing or a review's findings reuses them, and a diff of a
+million files never holds a million of them."""
 
 # A '+' or '-' line of a two-way hunk, with the '\ No newline' marker that may follow it.
 _CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
@@ -208,11 +212,11 @@ def _part_key(path: str, number: int, text: bytes) -> str:
     return digest.hexdigest()
 
 
-_NO_REASON = 0xFF  # a section in a chunk (kept), in LoadedDiff._reasons
+_NO_REASON = 0xFF  # a section in a chunk (kept), in RecordedDiff._reasons
 _MOVES = (FileStatus.RENAMED, FileStatus.COPIED)  # a change with an old path of its own
 
 
-class LoadedDiff:
+class RecordedDiff:
     """The record's view of one loaded diff (one session): built lazily, then kept.
 
     ``path`` is the diff file's real path, ``sha256`` its content's digest.
@@ -717,23 +721,23 @@ def _part_files(chunk: object) -> Iterator[int]:
 
 
 # --------------------------------------------------------------------------
-# From a diff file path to its LoadedDiff
+# From a diff file path to its RecordedDiff
 # --------------------------------------------------------------------------
 
 _CACHE_KEY = "record.loaded"
 
 
-def of_session(session: Session) -> LoadedDiff:
+def of_session(session: Session) -> RecordedDiff:
     """The record's view of a session (made once per session, kept in its cache)."""
     cached = session.cache.get(_CACHE_KEY)
-    if not isinstance(cached, LoadedDiff):
+    if not isinstance(cached, RecordedDiff):
         since = read_since(session.path)
-        cached = LoadedDiff(session.path, session.digest, session.review, since)
+        cached = RecordedDiff(session.path, session.digest, session.review, since)
         session.cache[_CACHE_KEY] = cached
     return cached
 
 
-def loaded(absolute_file_path: str, store: SessionStore | None = None) -> LoadedDiff:
+def loaded(absolute_file_path: str, store: SessionStore | None = None) -> RecordedDiff:
     """The loaded diff at ``absolute_file_path`` (loaded now with the defaults if it is
     not yet; a loaded one keeps its options), as the diff tools see it."""
     from ..sessions.loading import session as loaded_session

@@ -31,7 +31,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from .changes import LoadedDiff, PartRef
+from .changes import PartRef, RecordedDiff
 from .results import ChunkStatus, Totals
 from .store import now
 
@@ -48,7 +48,7 @@ class Coverage:
 
     __slots__ = ("flags", "loaded", "parts")
 
-    def __init__(self, loaded: LoadedDiff) -> None:
+    def __init__(self, loaded: RecordedDiff) -> None:
         self.loaded = loaded
         self.flags = bytearray(loaded.count())
         # kind -> path -> part keys marked, for the paths whose text lies in several parts
@@ -231,7 +231,7 @@ def totals(states: Iterable[tuple[str | None, str]]) -> Totals:
     )
 
 
-def load(conn: sqlite3.Connection, review_ids: Sequence[int], loaded: LoadedDiff) -> Coverage:
+def load(conn: sqlite3.Connection, review_ids: Sequence[int], loaded: RecordedDiff) -> Coverage:
     """The marks of the reviews ``review_ids`` as they bear on ``loaded``."""
     coverage = Coverage(loaded)
     if not review_ids:
@@ -291,7 +291,7 @@ def add_marks(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
     kind: str,
 ) -> None:
@@ -323,7 +323,7 @@ def add_marks(
             )
 
 
-def _files_table(conn: sqlite3.Connection, loaded: LoadedDiff, ordinals: Iterable[int]) -> None:
+def _files_table(conn: sqlite3.Connection, loaded: RecordedDiff, ordinals: Iterable[int]) -> None:
     """The temporary table ``marks_files`` (this connection's own) filled with the path and
     change id of each file of ``ordinals``: what one statement then marks or unmarks."""
     conn.execute(
@@ -340,7 +340,7 @@ def add_file_marks(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     ordinals: Iterable[int],
     kind: str,
 ) -> None:
@@ -359,7 +359,7 @@ def remove_reviewed(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
 ) -> None:
     """Take back the reviewed marks of each share of the current change.
@@ -385,7 +385,7 @@ def remove_reviewed(
 
 
 def remove_file_marks(
-    conn: sqlite3.Connection, review_id: int, loaded: LoadedDiff, ordinals: Sequence[int]
+    conn: sqlite3.Connection, review_id: int, loaded: RecordedDiff, ordinals: Sequence[int]
 ) -> None:
     """Take back the reviewed marks of the whole files ``ordinals`` (their part marks
     too): their rows put in a temporary table, then one statement (and one per part

@@ -44,12 +44,10 @@ from typing import TYPE_CHECKING, Any
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import CLIP_MIN_CHARS, RECORD_RESPONSE_CHARS
-from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
-from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
+from ...limits import RECORD_RESPONSE_CHARS
 from ..paging import check_page, fill_page
 from . import arguments, changes, clip
-from .changes import LoadedDiff
+from .changes import RecordedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
 from .identity import same_lines
@@ -59,6 +57,19 @@ from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions.store import SessionStore
+
+MAX_MESSAGE_CHARS = 20_000
+"""Longest finding message accepted: several pages of prose; longer is a pasted
+file, which belongs in the suggestion or nowhere."""
+
+MAX_SUGGESTION_CHARS = 200_000
+"""Longest suggested replacement accepted: a rewritten file of a few thousand
+lines; the record keeps it whole, answers show it clipped."""
+
+CLIP_MIN_CHARS = 100
+"""The least a text is cut to when a page has little room left: a line or two
+to recognise it."""
+
 
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 
@@ -84,14 +95,14 @@ def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
     )
 
 
-def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int | None:
+def chunk_of(loaded: RecordedDiff, path: str, side: str, line: int | None) -> int | None:
     """The chunk of the current load holding ``line`` of ``path`` on ``side``."""
     if line is None or not loaded.has(path) or loaded.file(path).excluded_reason is not None:
         return None
     return loaded.chunk_at(path, side, line)
 
 
-def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
+def sort_key(loaded: RecordedDiff, finding: Finding) -> tuple[Any, ...]:
     """Diff order, then side (new first), line (whole file first), id."""
     order = loaded.file(finding.file_path).order if loaded.has(finding.file_path) else None
     return (
@@ -105,7 +116,7 @@ def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
     )
 
 
-def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revisions: Container[int]) -> int | None:
+def row_chunk(loaded: RecordedDiff, row: sqlite3.Row, revisions: Container[int]) -> int | None:
     """The chunk of the finding ``row`` in ``loaded``, the diff of a revision whose line
     numbers are those of ``revisions`` (:func:`.identity.same_lines`): None when its
     lines are numbered in another revision (not this diff's lines)."""
@@ -115,7 +126,7 @@ def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revisions: Container[int]) -
 
 
 def in_order(
-    loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revisions: Container[int]
+    loaded: RecordedDiff, rows: Iterable[sqlite3.Row], revisions: Container[int]
 ) -> list[Finding]:
     """Findings of ``rows`` with their chunks in ``loaded`` (see :func:`row_chunk`), in
     diff order."""
@@ -153,7 +164,7 @@ def _ranges(spans: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
-def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: int) -> Located:
+def _check_lines(loaded: RecordedDiff, path: str, side: str, line: int, end_line: int) -> Located:
     change = loaded.file(path)
     if not change.hunks:
         raise InvalidArgument(

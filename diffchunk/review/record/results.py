@@ -13,9 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...limits import STATUS_CHANGED_LISTED, WRITE_ANSWER_LINE_CHARS
+from ...limits import STATUS_CHANGED_LISTED
 from .clip import clip
-from .model import SEVERITIES, Review, Revision, review_dict
+from .model import SEVERITIES, RecordedReview, Revision, review_dict
+
+WRITE_ANSWER_LINE_CHARS = 160
+"""Characters of the anchored line a write tool's one-line answer quotes
+(``add_finding``): enough to tell the line meant from its neighbours; the finding
+itself is not sent back (21 acknowledgements of whole findings cost a review
+as much as a file's diff)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +218,7 @@ class FindingAdded:
         """The answer in a line (the MCP tool's): the id, where it sits
         (``path:line``, ``path:first-last``, ``(old)`` for the old side, the path
         alone for the whole file) and the first line it anchored to, cut to
-        :data:`~diffchunk.limits.WRITE_ANSWER_LINE_CHARS`."""
+        :data:`WRITE_ANSWER_LINE_CHARS`."""
         f = self.finding
         at = f.file_path
         if f.line is not None:
@@ -278,7 +284,7 @@ class SinceStatus:
 
 @dataclass(frozen=True, slots=True)
 class ReviewStatus:
-    review: Review
+    review: RecordedReview
     revision: Revision
     totals: Totals
     chunks: Sequence[ChunkStatus]

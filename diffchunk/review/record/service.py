@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import MARKED_LISTED
-from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
-from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
+from ...limits import RECORD_RESPONSE_CHARS, STATUS_CHANGED_LISTED
 from ..paging import check_page, fill_page
 from . import changes, coverage, since
-from .changes import LoadedDiff, PartRef
+from .changes import PartRef, RecordedDiff
 from .context import Context, in_review
 from .findings import findings_summary
 from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
@@ -38,13 +36,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MARKED_LISTED = 100
+"""Files a mark_reviewed answer names (``marked``); a glob marking more has them
+counted (``marked_total``): the answer of '**' over a million files stays small."""
+
 
 # --------------------------------------------------------------------------
 # mark_reviewed
 # --------------------------------------------------------------------------
 
 
-def _matching(loaded: LoadedDiff, file_pattern: str) -> Sequence[int]:
+def _matching(loaded: RecordedDiff, file_pattern: str) -> Sequence[int]:
     ordinals = loaded.matching_ordinals(file_pattern)
     if not ordinals:
         raise FileNotInDiff(
@@ -69,7 +71,7 @@ def mark_reviewed(
     """Mark the files of a chunk, or the files matching a glob, as reviewed (or take the
     mark back with ``reviewed=False``).  Idempotent.  A glob's marks are written by one
     statement over all its files, in the one transaction; the answer names the first
-    :data:`~diffchunk.limits.MARKED_LISTED` files marked and counts them all."""
+    :data:`MARKED_LISTED` files marked and counts them all."""
     if (chunk_number is None) == (file_pattern is None):
         given = "both" if chunk_number is not None else "neither"
         raise InvalidArgument(
@@ -145,7 +147,7 @@ def review_status(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
-    max_chars: int | None = RESPONSE_CHARS,
+    max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> ReviewStatus:
     """The review's coverage of the loaded diff: totals, each chunk's status (paged like
     list_chunks), findings by status and severity, and the next chunk to review."""
@@ -178,7 +180,7 @@ def review_status(
             findings=findings_summary(conn, ctx.review.id),
             next_chunk=marks.next_chunk(),
             next_offset=stop if stop < total else None,
-            changed_files=tuple(islice(_changed(marks), CHANGED_LISTED)),
+            changed_files=tuple(islice(_changed(marks), STATUS_CHANGED_LISTED)),
             since_review=against,
         )
 
@@ -236,7 +238,7 @@ def _since_status(
             history=kept.history,
             changed=tuple(changed),
             new=tuple(new),
-            listed=CHANGED_LISTED,
+            listed=STATUS_CHANGED_LISTED,
             files=kept.file_counts(),
         ),
         found,

@@ -20,13 +20,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...limits import RECORD_SIDE_WRITE_SECONDS
-from ...limits import SEEN_MEMORY_ENTRIES as _SEEN_KEPT
 from . import identity
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
     from ..sessions.store import Session, SessionStore
     from .changes import PartRef
+
+_SEEN_KEPT = 4_096
+"""Shares this process remembers having recorded as seen, so a chunk read again
+writes nothing: a few hundred bytes each, far more than one review reads."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -26,15 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArgument, PathError
-from ...fdio import replacing
+from ...fdio import prune_newest_first, replacing
 from ...git.cache import default_cache_dir
-from ...limits import EXPORTS_KEPT
+from ...limits import SHORT_ID
 from ..export import DIFF_TEXTS, EXTENSIONS, normalize_format, render_to
 from ..export.sink import TextSink
 from ..record.document import export_document
 from ..record.store import RecordStore
 from ..sessions.loading import session
 from ..sessions.store import SessionStore
+
+EXPORTS_KEPT = 50
+"""Exports too large for one answer kept in the cache (``exports/``), the most
+recently written: each is one review in one format, made again by asking again."""
+
 
 #: The values of ``status``.
 STATUSES = ("open", "all")
@@ -79,7 +84,7 @@ def write_review(
     diff_text: str = "all",
 ) -> Written:
     """Write the review of the diff at ``absolute_file_path`` as ``format`` to ``write``,
-    in pieces of at most about :data:`~diffchunk.limits.EXPORT_FLUSH_CHARS` characters;
+    in pieces of at most about :data:`~diffchunk.review.export.sink.EXPORT_FLUSH_CHARS` characters;
     ``diff_text="findings"`` (html only) leaves out the diffs of files without findings."""
     fmt = normalize_format(format)
     wanted = _status(status)
@@ -240,7 +245,7 @@ def exports_dir() -> Path:
 
 
 def _prune(directory: Path, keep: Path) -> None:
-    """Remove the exports beyond :data:`~diffchunk.limits.EXPORTS_KEPT`, oldest first."""
+    """Remove the exports beyond :data:`EXPORTS_KEPT`, oldest first."""
     found: list[tuple[float, Path]] = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
@@ -248,10 +253,17 @@ def _prune(directory: Path, keep: Path) -> None:
                 if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
                     found.append((entry.stat().st_mtime, Path(entry.path)))
     found.sort(reverse=True)
-    for _, path in found[EXPORTS_KEPT:]:
-        if path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    prune_newest_first(
+        ((0, path) for _, path in found), _unlink, max_count=EXPORTS_KEPT, spare=(keep,)
+    )
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _cache_entry(absolute_file_path: str, fmt: str, status: str, diff_text: str = "all") -> Path:
@@ -268,7 +280,7 @@ def _cache_entry(absolute_file_path: str, fmt: str, status: str, diff_text: str 
     # One file per diff, format and status: the diff's name alone can repeat
     # (two repositories), and github and json share an extension.
     stem = Path(absolute_file_path).name.removesuffix(".diff")
-    key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
+    key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:SHORT_ID]
     part = "" if diff_text == "all" else f"-{diff_text}"
     return directory / f"{stem}-{key}-{fmt}-{status}{part}{EXTENSIONS[fmt]}"
 
