@@ -227,7 +227,9 @@ def mark(
         echo_json(result.to_dict())
         return
     verb = "Marked reviewed" if not undo else "Unmarked"
-    click.echo(f"{verb}: {', '.join(result.marked)}")
+    shown = len(result.marked)
+    more = (result.marked_total if result.marked_total is not None else shown) - shown
+    click.echo(f"{verb}: {', '.join(result.marked)}" + (f" and {more} more" if more else ""))
     for path in result.partly:
         click.echo(f"  {path}: other parts of this file are not marked yet")
     t = result.totals

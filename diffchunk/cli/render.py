@@ -13,7 +13,7 @@ Rules:
   bytes are exact (:func:`colour_diff` is applied only when colour is on).
 - Word-level highlights in a diff: the removed and added lines of one change
   block are paired as the review page pairs them
-  (:func:`diffchunk.review.page.highlight.pair_block`), and the words that differ
+  (:func:`diffchunk.review.export.highlight.pair_block`), and the words that differ
   in a pair are shown in reverse video.
 - Hints name CLI commands and options (:func:`diffchunk.cli.targets.suggested_command`).
 """
@@ -242,7 +242,7 @@ def _block_end(lines: Sequence[str], start: int) -> int:
 
 def _change_block(block: Sequence[str]) -> list[str]:
     """A block of removed then added lines, the words that differ in paired lines marked."""
-    from ..review.page.highlight import pair_block, word_changes
+    from ..review.export.highlight import pair_block, word_changes
 
     removed = [line[1:] for line in block if line.startswith("-")]
     added = [line[1:] for line in block if line.startswith("+")]

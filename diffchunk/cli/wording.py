@@ -66,6 +66,7 @@ _SIMPLE_OPTIONS = {
     "symbol": "--symbol",
     "status": "--status",
     "order": "--order",
+    "diff_text": "--diff-text",
 }
 # Bare names (not followed by ``=``), and tool names, in running text.
 _WORDS = {
@@ -85,6 +86,7 @@ _WORDS = {
     "case_sensitive": "--ignore-case",
     "since_review": "--since-review",
     "backup_id": "--backup-id",
+    "diff_text": "--diff-text",
     "absolute_file_path": "the path",
     "file_path": "the file path",
     "finding_id": "the finding id",

@@ -17,6 +17,7 @@ metacharacters.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -336,3 +337,9 @@ def sample_review(source: dict[str, Any] | None = None) -> DocumentBuilder:
     b.finding(app, "nit", "Resolved: the import order is fine now.", line=4, status="resolved")
     b.finding(guide, "question", "Dismissed: the wording is intended.", line=5, status="dismissed")
     return b
+
+
+def uncoloured(page: str) -> str:
+    """An html export's text without its spans (the colours of its diff lines, and its
+    badges): the rows as a reader reads them."""
+    return re.sub(r"<span class=(?:'[^']*'|[\w-]+)>|</span>", "", page)
