@@ -32,12 +32,16 @@ NOT_SETTINGS: dict[str, str] = {
     "PRE_COMMIT_REMOTE_BRANCH": "the pre-push hook's: what pre-commit says is pushed",
     "PRE_COMMIT_REMOTE_NAME": "the pre-push hook's: what pre-commit says is pushed",
     "PATH": "passed on to grep and wc, which diffchunk starts",
+    "NO_COLOR": "a convention of command-line programs (no-color.org), not diffchunk's own",
+    "PAGER": "the user's pager for every program; DIFFCHUNK_PAGER, the setting, wins over it",
 }
 # Reads whose variable is computed (module, expression): why they are not settings.
 COMPUTED: dict[tuple[str, str], str] = {
     ("git/runner.py", "name"): "git's environment is built from the few variables it keeps",
     ("git/sandbox.py", "os.environ"): "git's own config locations (GIT_CONFIG_*, XDG, HOME)",
     ("files/edit_target.py", "name"): "git's own config files (GIT_CONFIG_GLOBAL/SYSTEM)",
+    ("demo.py", "os.environ"): "the demo sets its own state and cache directories for its run",
+    ("cli/terminal.py", "os.environ"): "the pager runs in this process's environment, as git's",
 }
 
 

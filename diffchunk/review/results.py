@@ -134,13 +134,20 @@ class RangeSummary:
             result["since_review"] = {"revision": None, "note": self.since_note}
         if self.paths:
             result["paths"] = list(self.paths)
-            if not self.summary.files and not self.summary.files_excluded:
-                result["paths_note"] = (
-                    "The range changes nothing under these paths. They are taken literally, "
-                    "as files or directories from the repository's top (no globs, no "
-                    "pathspec magic); the whole range shows what it changes."
-                )
+            if self.paths_note is not None:
+                result["paths_note"] = self.paths_note
         return result
+
+    @property
+    def paths_note(self) -> str | None:
+        """What to know when the paths the range is limited to hold none of its changes."""
+        if not self.paths or self.summary.files or self.summary.files_excluded:
+            return None
+        return (
+            "The range changes nothing under these paths. They are taken literally, "
+            "as files or directories from the repository's top (no globs, no "
+            "pathspec magic); the whole range shows what it changes."
+        )
 
 
 @dataclass(frozen=True, slots=True)
