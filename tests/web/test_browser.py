@@ -227,10 +227,19 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
 ) -> None:
     from selenium.webdriver.common.by import By
 
+    message = "Dismiss me: the fifty is intended?"  # its own finding: tests may run apart
+
+    async def add(caller: Caller, diff: str) -> None:
+        await caller.json(
+            "add_finding", absolute_file_path=diff, file_path="src/app.py", message=message,
+            line=50,
+        )  # fmt: skip
+
+    mcp(dirs, add)
     open_file(browser, "src/app.py")
-    card = wait_for(lambda: card_with(browser, "is this right?"))
+    card = wait_for(lambda: card_with(browser, message), message="the finding on the page")
     card.find_element(By.XPATH, ".//button[text()='Dismiss']").click()
-    wait_for(lambda: "dismissed" in card_with(browser, "is this right?").text)
+    wait_for(lambda: "dismissed" in card_with(browser, message).text)
     found: dict[str, Any] = {}
 
     async def script(caller: Caller, diff: str) -> None:
@@ -239,7 +248,7 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
         )
 
     mcp(dirs, script)
-    assert [f["message"] for f in found["page"]["findings"]] == [HOSTILE]
+    assert message in [f["message"] for f in found["page"]["findings"]]
 
 
 def test_keyboard_moves_between_files_and_marks_them(browser: Any, page: Page) -> None:
