@@ -1168,6 +1168,31 @@ FINDING_CONTEXT_LINES = 3
 """Lines kept on each side of a finding's lines, for re-anchoring it when the
 branch moves: git's default context, enough to place a line that moved."""
 
+REVIEWER_CHARS = 200
+"""Longest author name kept on a mark, finding or comment: a name and an email
+address fit many times over; more is not a name."""
+
+FINDING_COMMENT_CHARS = 20_000
+"""Longest reply on a finding's thread: as a finding's message."""
+
+FINDING_COMMENTS_SHOWN = 20
+"""Replies of a thread a finding carries in an answer (the latest): a discussion
+longer than that is read in the export, whole."""
+
+RECORD_IDS_PER_QUERY = 500
+"""Ids one record query names at once (``IN (?, ...)``): SQLite builds before 3.32
+accept at most 999 parameters in a statement."""
+
+OVERLAPPING_REVIEWS_LISTED = 5
+"""Earlier reviews a load names when it cannot tell which one it continues (the
+latest first): enough to choose from; more are counted."""
+
+SIMILAR_MESSAGE_RATIO = 0.6
+"""Two findings' messages are similar (dismissal memory) when difflib's ratio of
+their normalised words reaches this: a rewording keeps most words (measured on
+rephrasings an assistant writes of one problem: 0.62-0.9), two problems on one
+line share few (0.1-0.4)."""
+
 FINDING_MESSAGE_CHARS = 20_000
 """Longest finding message accepted: several pages of prose; longer is a pasted
 file, which belongs in the suggestion or nowhere."""

@@ -112,7 +112,8 @@ def test_update_list_and_page_findings(repo: Path) -> None:
     }
     with pytest.raises(InvalidArgument, match="has no finding 999999"):
         core.update_finding(path, 999999, status="resolved")
-    other = load_range(repo, "main...feature")  # another review does not reach it
+    (repo / "src/b.py").write_text("b changed\n")
+    other = load_range(repo, None)  # another review (the working tree) does not reach it
     with pytest.raises(InvalidArgument, match="has no finding"):
         core.update_finding(other, ids[1], status="resolved")
     with pytest.raises(InvalidArgument, match="Nothing to change"):
@@ -227,6 +228,7 @@ def test_export_document_keys(repo: Path) -> None:
         "chunk",
         "created_at",
         "updated_at",
+        "author",
         "anchor",
     ]
     head = doc["review"]["revision"]["head"]

@@ -27,6 +27,7 @@ def load_range(
     progress: Progress | None,
     since_review: bool = False,
     paths: Sequence[str] = (),
+    review_id: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``
     (``since_review``: the diff of what changed since the range's last review;
@@ -47,6 +48,7 @@ def load_range(
             progress=progress,
             since_review=since_review,
             paths=paths or None,
+            review_id=review_id,
         )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
@@ -107,6 +109,7 @@ def render_range_overview(
     if summary.get("paths_note"):
         lines.append(f"  {summary['paths_note']}")
     lines.extend(since_lines(summary.get("since_review")))
+    lines.extend(overlap_lines(summary))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
     from ..review.views import is_view_path, read_view
@@ -120,6 +123,21 @@ def render_range_overview(
         lines.append(f"Read chunk N:  diffchunk review --chunk N {shell_word(path)}")
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
     return "\n".join(lines) + "\n"
+
+
+def overlap_lines(summary: dict[str, Any]) -> list[str]:
+    """The earlier reviews a load's new review overlaps, and how to continue one."""
+    overlaps = summary.get("overlapping_reviews") or []
+    if not overlaps:
+        return []
+    lines = ["This load started a new review; earlier reviews of this repository overlap it:"]
+    for o in overlaps:
+        lines.append(
+            f"  review {o['id']}: {o['range']} ({o['reviewed']} files reviewed, "
+            f"{o['open_findings']} open findings)"
+        )
+    lines.append(f"  Continue one: diffchunk review RANGE --review {overlaps[0]['id']}")
+    return lines
 
 
 def since_lines(since: dict[str, Any] | None) -> list[str]:

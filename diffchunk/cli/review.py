@@ -205,6 +205,12 @@ def _write_bytes(data: bytes) -> None:
     is_flag=True,
     help="Only what changed in RANGE since its last review (new commits, amend, rebase).",
 )
+@click.option(
+    "--review",
+    "review_id",
+    type=click.IntRange(min=1),
+    help="Continue review N (the load names the earlier reviews it overlaps).",
+)
 def review(
     chunk_number: int | None,
     file_path: str | None,
@@ -244,6 +250,7 @@ def review(
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
       diffchunk review main..feature --since-review   # after the branch moved
+      diffchunk review 8.4.2..rb --review 5   # continue review 5 under this spelling
 
     --since-review prints the cached diff of what changed since the last
     review of RANGE; mark and find on it through its path (diffchunk mark

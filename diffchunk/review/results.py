@@ -89,6 +89,8 @@ class RangeSummary:
     since_review: SinceReview | None = None
     since_note: str | None = None
     paths: tuple[str, ...] = ()  # the paths the range is limited to (none: all)
+    # Earlier reviews this load's new review overlaps (id, range, reviewed, open_findings).
+    overlapping: tuple[dict[str, Any], ...] = ()
 
     @property
     def file_path(self) -> str:
@@ -113,6 +115,14 @@ class RangeSummary:
                     "as files or directories from the repository's top (no globs, no "
                     "pathspec magic); the whole range shows what it changes."
                 )
+        if self.overlapping:
+            first = self.overlapping[0]["id"]
+            result["overlapping_reviews"] = list(self.overlapping)
+            result["overlapping_note"] = (
+                "This load started a new review; earlier reviews of this repository overlap "
+                f"it. To continue one, load again with review_id=N (load_git_diff(..., "
+                f"review_id={first})) or `diffchunk review RANGE --review {first}`."
+            )
         return result
 
 

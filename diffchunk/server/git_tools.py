@@ -31,6 +31,7 @@ async def load_git_diff(
     order: str = "path",
     since_review: bool = False,
     paths: list[str] | None = None,
+    review_id: int | None = None,
 ) -> str:
     """Review a git range: its diff is written to a cached file and loaded; pass the
     returned "file_path" to the diff tools.
@@ -43,7 +44,8 @@ async def load_git_diff(
     default view). paths: limit the range to these files or directories.
     since_review=true: only what changed since your last review of this range
     (new commits, an amend, a rebase; never upstream's changes), to review a
-    moved branch again.
+    moved branch again. review_id: continue that earlier review (a load that starts a
+    review names those it overlaps).
     """
 
     with tool_errors():
@@ -66,6 +68,7 @@ async def load_git_diff(
                 progress=progress,
                 since_review=since_review,
                 paths=paths,
+                review_id=review_id,
             )
             return summary.to_dict()
 

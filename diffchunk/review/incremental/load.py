@@ -113,9 +113,11 @@ def load_git_diff(
     since_review: bool = False,
     record: RecordStore | None = None,
     paths: Sequence[str] | None = None,
+    review_id: int | None = None,
 ) -> RangeSummary:
     """Load a range (see :func:`diffchunk.review.range_review.load_git_diff`; ``paths``
-    limit it) and what the record knows of its earlier revisions (see the module doc)."""
+    limit it; ``review_id`` names the review it continues) and what the record knows of
+    its earlier revisions (see the module doc)."""
     options = options if options is not None else LoadOptions()
     if since_review and paths:
         raise InvalidArgument(
@@ -132,6 +134,7 @@ def load_git_diff(
         store=store,
         progress=progress,
         paths=paths,
+        review_id=review_id,
     )
     if since_review and full.head is None:
         raise InvalidArgument(

@@ -161,11 +161,12 @@ def _insert(
     scope: str,
     change: str,
     kind: str,
+    author: str = "",
 ) -> None:
     conn.execute(
-        "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, revision_id, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (review_id, path, scope, change, kind, revision_id, now()),
+        "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, author, "
+        "revision_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (review_id, path, scope, change, kind, author, revision_id, now()),
     )
 
 
@@ -187,26 +188,27 @@ def add_marks(
     loaded: LoadedDiff,
     refs: Iterable[PartRef],
     kind: str,
+    author: str = "",
 ) -> None:
-    """Mark each share (a whole file, or one part) with ``kind``; a file whose parts are
-    then all marked gets its file mark as well."""
+    """Mark each share (a whole file, or one part) with ``kind``, by ``author``; a file
+    whose parts are then all marked (by anyone) gets its file mark as well."""
     touched: dict[str, FileChange] = {}
     for ref in refs:
         change = loaded.file(ref.path)
         if ref.key is None:
-            _insert(conn, review_id, revision_id, ref.path, "file", change.change_id, kind)
+            _insert(conn, review_id, revision_id, ref.path, "file", change.change_id, kind, author)
         else:
-            _insert(conn, review_id, revision_id, ref.path, "part", ref.key, kind)
+            _insert(conn, review_id, revision_id, ref.path, "part", ref.key, kind, author)
             touched[ref.path] = change
     for path, change in touched.items():
         holes = ",".join("?" * len(change.parts))
         have = conn.execute(
-            f"SELECT count(*) FROM marks WHERE review_id = ? AND path = ? AND scope = 'part' "
-            f"AND kind = ? AND change_id IN ({holes})",
+            "SELECT count(DISTINCT change_id) FROM marks WHERE review_id = ? AND path = ? "
+            f"AND scope = 'part' AND kind = ? AND change_id IN ({holes})",
             (review_id, path, kind, *change.parts),
         ).fetchone()[0]
         if have == len(change.parts):
-            _insert(conn, review_id, revision_id, path, "file", change.change_id, kind)
+            _insert(conn, review_id, revision_id, path, "file", change.change_id, kind, author)
 
 
 def remove_reviewed(
@@ -215,12 +217,14 @@ def remove_reviewed(
     revision_id: int,
     loaded: LoadedDiff,
     refs: Iterable[PartRef],
+    author: str = "",
 ) -> None:
-    """Take back the reviewed marks of each share of the current change.
+    """Take back the reviewed marks of each share of the current change (everyone's:
+    the share is to be reviewed again).
 
     A whole file loses its file mark and every part mark.  One part of a file
     loses its part mark; if the whole file was marked, its other parts keep
-    theirs (the file mark becomes part marks of the rest).
+    theirs (the file mark becomes part marks of the rest, by ``author``).
     """
     for ref in refs:
         change = loaded.file(ref.path)
@@ -231,5 +235,5 @@ def remove_reviewed(
             continue
         if had_file:
             for key in change.parts:
-                _insert(conn, review_id, revision_id, ref.path, "part", key, "reviewed")
+                _insert(conn, review_id, revision_id, ref.path, "part", key, "reviewed", author)
         _delete(conn, review_id, ref.path, "part", ref.key, "reviewed")

@@ -45,16 +45,19 @@ from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
 from ...limits import CLIP_MIN_CHARS, RECORD_RESPONSE_CHARS
+from ...limits import FINDING_COMMENT_CHARS as MAX_COMMENT_CHARS
 from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
+from ...limits import RECORD_IDS_PER_QUERY as _IDS_PER_QUERY
 from ..paging import check_page, fill_page
-from . import arguments, changes, clip
+from . import arguments, changes, clip, memory
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
 from .identity import same_lines
 from .model import ALL_STATUSES, SEVERITIES, SIDES, STATUSES
-from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
+from .people import reviewer
+from .results import Comment, Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
@@ -63,7 +66,9 @@ if TYPE_CHECKING:
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 
 
-def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
+def finding_of(
+    row: sqlite3.Row, chunk: int | None = None, thread: Sequence[Comment] = ()
+) -> Finding:
     return Finding(
         id=int(row["id"]),
         review_id=int(row["review_id"]),
@@ -81,7 +86,38 @@ def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         chunk=chunk,
+        author=row["author"] or "",
+        thread=tuple(thread),
+        thread_total=len(thread),
     )
+
+
+def threads(conn: sqlite3.Connection, finding_ids: Sequence[int]) -> dict[int, list[Comment]]:
+    """The replies of each finding of ``finding_ids``, oldest first."""
+    found: dict[int, list[Comment]] = {}
+    for start in range(0, len(finding_ids), _IDS_PER_QUERY):
+        part = finding_ids[start : start + _IDS_PER_QUERY]
+        holes = ",".join("?" * len(part))
+        for row in conn.execute(
+            "SELECT finding_id, author, body, status, created_at FROM finding_comments "
+            f"WHERE finding_id IN ({holes}) ORDER BY id",
+            tuple(part),
+        ):
+            found.setdefault(int(row["finding_id"]), []).append(
+                Comment(row["author"], row["body"], row["created_at"], row["status"])
+            )
+    return found
+
+
+def with_thread(conn: sqlite3.Connection, row: sqlite3.Row, chunk: int | None = None) -> Finding:
+    """The finding of ``row`` with its thread."""
+    return finding_of(row, chunk, threads(conn, [int(row["id"])]).get(int(row["id"]), ()))
+
+
+def author_of(ctx: Context) -> str:
+    """Who writes in this call's review (:mod:`.people`)."""
+    source = ctx.review.source
+    return reviewer(source.repository_path if source.kind == "git" else None)
 
 
 def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int | None:
@@ -220,11 +256,16 @@ def add_finding(
     side: str = "new",
     severity: str = "major",
     suggestion: str | None = None,
+    force: bool = False,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
 ) -> FindingAdded:
-    """Record a finding on lines of one file (or on the whole file); see the module doc."""
+    """Record a finding on lines of one file (or on the whole file); see the module doc.
+    A finding the repository's record already holds dismissed or resolved is answered
+    instead (:mod:`.memory`), unless ``force``."""
+    if not isinstance(force, bool):
+        raise InvalidArgument(f"force must be true or false, got {force!r}.")
     side = arguments.choice("side", side, SIDES)
     severity = arguments.choice("severity", severity, SEVERITIES)
     message = arguments.text("message", message, MAX_MESSAGE_CHARS)
@@ -256,12 +297,17 @@ def add_finding(
     change = loaded.file(path)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> FindingAdded:
+        text = located.text if located is not None else None
+        if not force:
+            earlier = memory.earlier_match(conn, ctx.review, path, side, text, message)
+            if earlier is not None:
+                return FindingAdded(with_thread(conn, earlier), earlier=True)
         stamp = now()
         cursor = conn.execute(
             "INSERT INTO findings (review_id, revision_id, created_revision_id, file_path, side, "
             "line, end_line, severity, status, message, suggestion, lines, change_id, "
-            "context_before, context_after, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+            "context_before, context_after, created_at, updated_at, author) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 ctx.review.id,
                 ctx.revision.id,
@@ -279,6 +325,7 @@ def add_finding(
                 located.after if located is not None else None,
                 stamp,
                 stamp,
+                author_of(ctx),
             ),
         )
         row = conn.execute("SELECT * FROM findings WHERE id = ?", (cursor.lastrowid,)).fetchone()
@@ -301,8 +348,13 @@ def _check_id(finding_id: object) -> None:
 
 
 def _wanted(
-    finding_id: object, status: str | None, severity: str | None, message: str | None
+    finding_id: object,
+    status: str | None,
+    severity: str | None,
+    message: str | None,
+    comment: str | None = None,
 ) -> dict[str, str]:
+    """The columns to change (and ``comment``, the reply to add), checked."""
     _check_id(finding_id)
     wanted: dict[str, str] = {}
     if status is not None:
@@ -311,15 +363,20 @@ def _wanted(
         wanted["severity"] = arguments.choice("severity", severity, SEVERITIES)
     if message is not None:
         wanted["message"] = arguments.text("message", message, MAX_MESSAGE_CHARS)
+    if comment is not None:
+        wanted["comment"] = arguments.text("comment", comment, MAX_COMMENT_CHARS)
     if not wanted:
         raise InvalidArgument(
-            "Nothing to change: pass status, severity or message.",
-            suggestion="e.g. status='resolved' once the problem is fixed, or 'dismissed'.",
+            "Nothing to change: pass status, severity, message or comment.",
+            suggestion="e.g. status='resolved' once the problem is fixed, or 'dismissed' with "
+            "comment='why'.",
         )
     return wanted
 
 
-def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) -> sqlite3.Row:
+def _apply(
+    conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str], author: str = ""
+) -> sqlite3.Row:
     if wanted.get("status") == "open":
         was = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
         if was is not None and was["status"] == "outdated":
@@ -331,11 +388,19 @@ def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) ->
                 cli_suggestion="If the problem is still there, add a finding on the lines as "
                 "they are now (`diffchunk finding add`); resolve or dismiss this one.",
             )
-    sets = ", ".join(f"{column} = ?" for column in wanted)
+    columns = {k: v for k, v in wanted.items() if k != "comment"}
+    stamp = now()
+    sets = "".join(f"{column} = ?, " for column in columns)
     conn.execute(
-        f"UPDATE findings SET {sets}, updated_at = ? WHERE id = ?",
-        (*wanted.values(), now(), finding_id),
+        f"UPDATE findings SET {sets}updated_at = ? WHERE id = ?",
+        (*columns.values(), stamp, finding_id),
     )
+    if "comment" in wanted:
+        conn.execute(
+            "INSERT INTO finding_comments (finding_id, author, body, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (finding_id, author, wanted["comment"], columns.get("status"), stamp),
+        )
     row: sqlite3.Row = conn.execute("SELECT * FROM findings WHERE id = ?", (finding_id,)).fetchone()
     return row
 
@@ -346,13 +411,14 @@ def update_finding(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding of this diff's review: its status (open, resolved, dismissed),
-    severity or message."""
-    wanted = _wanted(finding_id, status, severity, message)
+    severity or message, and/or add a reply (``comment``) to its thread."""
+    wanted = _wanted(finding_id, status, severity, message, comment)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> Finding:
         row = conn.execute(
@@ -363,8 +429,8 @@ def update_finding(
                 f"This review ({ctx.review.source.label}) has no finding {finding_id}.",
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
-        row = _apply(conn, finding_id, wanted)
-        return finding_of(row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
+        row = _apply(conn, finding_id, wanted, author_of(ctx))
+        return with_thread(conn, row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
 
     return in_review(absolute_file_path, work, store=store, record=record)
 
@@ -374,11 +440,12 @@ def update_finding_by_id(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding named by its id alone (ids are unique in the record)."""
-    return update_findings_by_id([finding_id], status, severity, message, record=record)[0]
+    return update_findings_by_id([finding_id], status, severity, message, comment, record=record)[0]
 
 
 def update_findings_by_id(
@@ -386,6 +453,7 @@ def update_findings_by_id(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     record: RecordStore | None = None,
 ) -> list[Finding]:
@@ -395,7 +463,7 @@ def update_findings_by_id(
         raise InvalidArgument("Name at least one finding id.")
     for finding_id in finding_ids:
         _check_id(finding_id)
-    wanted = _wanted(finding_ids[0], status, severity, message)
+    wanted = _wanted(finding_ids[0], status, severity, message, comment)
 
     def work(conn: sqlite3.Connection) -> list[Finding]:
         holes = ",".join("?" * len(finding_ids))
@@ -411,9 +479,21 @@ def update_findings_by_id(
                 suggestion="`diffchunk finding list <range or diff file> --status all` lists "
                 "a review's findings and their ids.",
             )
-        return [finding_of(_apply(conn, i, wanted)) for i in finding_ids]
+        rows = [_apply(conn, i, wanted, _author_of_finding(conn, i)) for i in finding_ids]
+        return [with_thread(conn, row) for row in rows]
 
     return (record if record is not None else default_record()).write(work)
+
+
+def _author_of_finding(conn: sqlite3.Connection, finding_id: int) -> str:
+    """Who writes on a finding named by id: the reviewer of its review's repository."""
+    row = conn.execute(
+        "SELECT r.kind, r.repository_path FROM findings f JOIN reviews r ON r.id = f.review_id "
+        "WHERE f.id = ?",
+        (finding_id,),
+    ).fetchone()
+    git_review = row is not None and row["kind"] == "git"
+    return reviewer(row["repository_path"] if git_review else None)
 
 
 def _shortened_finding(finding: Finding, size: int, room: int) -> tuple[Finding, int]:
@@ -435,12 +515,17 @@ def list_findings(
     file_pattern: str | None = None,
     offset: int = 0,
     limit: int | None = None,
+    author: str | None = None,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
     max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> FindingsPage:
-    """The review's findings in diff order, filtered and paged (``next_offset``)."""
+    """The review's findings in diff order, filtered and paged (``next_offset``);
+    ``author``: only those whose author holds this text (any case)."""
+    if author is not None and not isinstance(author, str):
+        raise InvalidArgument(f"author must be text, got {author!r}.")
+    who = author.strip().casefold() if author is not None else ""
     wanted_status = arguments.choice("status", status, STATUS_FILTERS)
     severities: tuple[str, ...] = SEVERITIES
     if severity is not None:
@@ -467,10 +552,16 @@ def list_findings(
             if (wanted_status == "all" or row["status"] == wanted_status)
             and row["severity"] in severities
             and (files is None or row["file_path"] in files)
+            and (not who or who in (row["author"] or "").casefold())
         ]
         found = in_order(ctx.loaded, kept, same_lines(conn, ctx.revision))
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
+        replies = threads(conn, [f.id for f in found[offset:end]])
+        for i in range(offset, end):
+            thread = replies.get(found[i].id)
+            if thread:
+                found[i] = replace(found[i], thread=tuple(thread), thread_total=len(thread))
         page, stop = fill_page(
             lambda i: (found[i], json_size(found[i].to_dict())),
             offset,

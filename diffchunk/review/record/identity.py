@@ -43,6 +43,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 from ...git.revisions import Mode, parse_range
+from . import continuity
 from .model import COMMITS_PREFIX, Review, ReviewSource, Revision
 from .store import now
 
@@ -236,10 +237,20 @@ def record_load(
     head: str | None,
     sha256: str,
     paths: Sequence[str] | None = None,
-) -> tuple[Review, Revision]:
+    *,
+    branch: continuity.BranchKey | None = None,
+    review_id: int | None = None,
+) -> tuple[Review, Revision, list[continuity.Overlap]]:
     """Record a range load: its review, its revision, and the diff file as their handle
-    (``paths``: those the range was limited to)."""
-    review = ensure_review(conn, source)
+    (``paths``: those the range was limited to).  A commit range's review is found by
+    its keys (:mod:`.continuity`; ``branch``: the head's branch, ``review_id``: the
+    review the load names); the third value names the earlier reviews a new review
+    may have been meant to continue."""
+    overlaps: list[continuity.Overlap] = []
+    if head is None or source.worktree is not None:
+        review = ensure_review(conn, source)
+    else:
+        review, overlaps = _commits_review(conn, source, base, head, branch, review_id)
     revision = ensure_revision(conn, review.id, base, head, sha256, loading=True, paths=paths)
     conn.execute(
         "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at) "
@@ -249,7 +260,41 @@ def record_load(
         "since_revision_id = NULL",
         (db_text(diff_path), review.id, revision.id, base, head, revision.loaded_at),
     )
-    return review, revision
+    return review, revision, overlaps
+
+
+def _commits_review(
+    conn: sqlite3.Connection,
+    source: ReviewSource,
+    base: str | None,
+    head: str,
+    branch: continuity.BranchKey | None,
+    review_id: int | None,
+) -> tuple[Review, list[continuity.Overlap]]:
+    """The review a load of commits continues (see :mod:`.continuity`), created when
+    none, with the earlier reviews it overlaps when it is new."""
+    repository = source.repository or ""
+    wanted = continuity.keys(repository, base, head, branch)
+    if review_id is not None:
+        chosen = continuity.chosen(conn, review_id, repository)
+        continuity.attach(conn, chosen.id, wanted, take=True)
+        return chosen, []
+    found = continuity.find(conn, wanted)
+    known = review_by_id(conn, found) if found is not None else None
+    if known is not None:
+        continuity.attach(conn, known.id, wanted, take=False)
+        return known, []
+    number = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM reviews").fetchone()[0]
+    identity_text = f"key\0{wanted[0]}\0{number}"
+    conn.execute(
+        "INSERT INTO reviews (identity, kind, repository, repository_path, range, worktree, "
+        "diff_file, created_at) VALUES (?, 'git', ?, ?, ?, NULL, NULL, ?)",
+        (identity_text, source.repository, source.repository_path, source.range, now()),
+    )
+    row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (identity_text,)).fetchone()
+    review = _review(row)
+    continuity.attach(conn, review.id, wanted, take=True)
+    return review, continuity.overlapping(conn, review.id, repository, base, head, branch)
 
 
 def record_since_handle(

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...limits import STATUS_CHANGED_LISTED
+from ...limits import FINDING_COMMENTS_SHOWN, STATUS_CHANGED_LISTED
 from .clip import clip
 from .model import SEVERITIES, Review, Revision, review_dict
 
@@ -88,8 +88,29 @@ class FindingsSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Comment:
+    """A reply on a finding's thread (``update_finding(comment=...)``): who, what, when,
+    and the status the same update set (None when it set none)."""
+
+    author: str
+    body: str
+    created_at: str
+    status: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"author": self.author, "body": self.body, "at": self.created_at}
+        if self.status is not None:
+            result["status"] = self.status
+        return result
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """A finding as stored; ``chunk`` is filled in for the load it is shown with."""
+    """A finding as stored; ``chunk`` is filled in for the load it is shown with;
+    ``author``: who wrote it ('' before authors were recorded); ``thread``: its
+    replies, oldest first (the latest :data:`~diffchunk.limits.FINDING_COMMENTS_SHOWN`
+    in a tool's answer, all of them in the export document); ``thread_total``:
+    how many it has."""
 
     id: int
     review_id: int
@@ -107,6 +128,9 @@ class Finding:
     created_at: str
     updated_at: str
     chunk: int | None = None
+    author: str = ""
+    thread: tuple[Comment, ...] = ()
+    thread_total: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as a tool answers it: ``lines`` and ``suggestion`` cut to a head and
@@ -119,11 +143,15 @@ class Finding:
             result["lines_cut"] = lines_cut.to_dict()
         if suggestion_cut is not None:
             result["suggestion_cut"] = suggestion_cut.to_dict()
+        if len(self.thread) > FINDING_COMMENTS_SHOWN:
+            result["thread"] = result["thread"][-FINDING_COMMENTS_SHOWN:]
+        if self.thread_total > len(result.get("thread", ())):
+            result["thread_total"] = self.thread_total
         return result
 
     def record_dict(self) -> dict[str, Any]:
         """The finding whole, as the record keeps it (the export document's form)."""
-        return {
+        result: dict[str, Any] = {
             "id": self.id,
             "file_path": self.file_path,
             "side": self.side,
@@ -138,6 +166,11 @@ class Finding:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
+        if self.author:
+            result["author"] = self.author
+        if self.thread:
+            result["thread"] = [c.to_dict() for c in self.thread]
+        return result
 
 
 # --------------------------------------------------------------------------
@@ -169,10 +202,28 @@ class MarkResult:
 
 @dataclass(frozen=True, slots=True)
 class FindingAdded:
+    """What ``add_finding`` did: the finding it opened, or (``earlier``) the dismissed or
+    resolved finding of the repository it matches, which it did not open again."""
+
     finding: Finding
+    earlier: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
+        if self.earlier:
+            reason = f.thread[-1].body if f.thread else None
+            return {
+                "added": False,
+                "earlier": {
+                    "id": f.id,
+                    "review_id": f.review_id,
+                    "status": f.status,
+                    "reason": clip(reason)[0] if reason is not None else None,
+                    "author": f.author or None,
+                },
+                "note": f"A finding like this one was {f.status} (finding {f.id}); not added "
+                "again. Pass force=true to add it anyway.",
+            }
         lines, cut = clip(f.lines)
         result = {
             "id": f.id,

@@ -26,7 +26,7 @@ from ..paging import check_page, fill_page
 from . import changes, coverage, since
 from .changes import LoadedDiff, PartRef
 from .context import Context, in_review
-from .findings import findings_summary
+from .findings import author_of, findings_summary
 from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
 from .store import RecordStore
 
@@ -83,10 +83,13 @@ def mark_reviewed(
     shares = _shares(loaded, chunk_number, file_pattern)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> MarkResult:
+        author = author_of(ctx)
         if reviewed:
-            coverage.add_marks(conn, ctx.review.id, ctx.revision.id, loaded, shares, "reviewed")
+            coverage.add_marks(
+                conn, ctx.review.id, ctx.revision.id, loaded, shares, "reviewed", author
+            )
         else:
-            coverage.remove_reviewed(conn, ctx.review.id, ctx.revision.id, loaded, shares)
+            coverage.remove_reviewed(conn, ctx.review.id, ctx.revision.id, loaded, shares, author)
         marks = coverage.load_marks(conn, [ctx.review.id])
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
         partly = tuple(
