@@ -196,7 +196,8 @@ def test_reviews_by_range_and_by_diff_file(repo: Path, tmp_path: Path) -> None:
     core.mark_reviewed(two_path, file_pattern="src/b.py")
     assert _states(two_path)["src/b.py"] == "reviewed"
     assert _states(three_path)["src/b.py"] == "reviewed"
-    assert two.source.shown_range == "main..feature"  # as first given
+    # The range as last spelled.
+    assert core.review_status(two_path).review.source.shown_range == "main...feature"
     assert core.review_status(load_range(repo, "main..feature")).review.id == two.id
     # The working tree vs HEAD is a review of its own, regenerated on each load.
     (repo / "src/a.py").write_text(numbered("a", 60, {1: "dirty"}))

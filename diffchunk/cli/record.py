@@ -68,8 +68,18 @@ def render_status(status: dict[str, Any], target: dict[str, Any]) -> str:
         f"reviewed, {t['seen']} seen, {t['unseen']} unseen, {t['excluded']} excluded"
         + (f" ({excluded})" if excluded else ""),
         f"  findings  open: {opened}; {findings['resolved']} resolved, "
-        f"{findings['dismissed']} dismissed",
+        f"{findings['dismissed']} dismissed"
+        + (f", {findings['outdated']} outdated" if findings.get("outdated") else ""),
     ]
+    for who, share in status.get("reviewers", {}).items():
+        lines.append(
+            f"  reviewer  {who}: {share['reviewed']} files reviewed, {share['findings']} findings"
+        )
+    for entry in status.get("reviewed_elsewhere", []):
+        by = f" by {entry['by']}" if entry.get("by") else ""
+        lines.append(
+            f"  reviewed in review #{entry['review']}{by} (the same change): {entry['path']}"
+        )
     for path in status.get("changed_files", []):
         lines.append(f"  changed since reviewed: {path}")
     lines.extend(_since_lines(status.get("since_review")))
@@ -229,6 +239,9 @@ def _finding_line(f: dict[str, Any]) -> str:
 @click.option("--side", type=click.Choice(("new", "old")), default="new", show_default=True)
 @click.option("--severity", type=click.Choice(SEVERITIES), default="major", show_default=True)
 @click.option("--suggestion", metavar="TEXT", help="Replacement text for the new-side lines.")
+@click.option(
+    "--force", is_flag=True, help="Add it even if the same finding was dismissed or resolved."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def add(
     file_path: str,
@@ -238,19 +251,36 @@ def add(
     side: str,
     severity: str,
     suggestion: str | None,
+    force: bool,
     as_json: bool,
     **params: Any,
 ) -> None:
-    """Record a finding on lines of one file (inside its hunks) or on the whole file."""
+    """Record a finding on lines of one file (inside its hunks) or on the whole file.
+
+    A finding that repeats one dismissed or resolved in this repository's reviews
+    (same file and lines, a similar message) is not added: the earlier one is
+    shown, with its reason; --force adds it anyway.
+    """
     _check_lines(line, end_line, side, suggestion)
     from ..review import record
 
     path = _load(params)
     result = record.add_finding(
-        path, file_path, message, line, end_line, side, severity, suggestion
+        path, file_path, message, line, end_line, side, severity, suggestion, force
     ).to_dict()
     if as_json:
         echo_json(result)
+        return
+    if "earlier" in result:
+        earlier = result["earlier"]
+        by = f" by {earlier['author']}" if earlier.get("author") else ""
+        click.echo(
+            f"Not added: finding #{earlier['id']} (review {earlier['review_id']}) says the same "
+            f"and was {earlier['status']}{by}."
+        )
+        if earlier.get("reason"):
+            click.echo(f"  reason: {earlier['reason']}")
+        click.echo("  Add it anyway with --force.")
         return
     where = result["file_path"]
     if result["line"] is not None:
@@ -290,15 +320,23 @@ def _check_lines(line: int | None, end_line: int | None, side: str, suggestion: 
 )
 @click.option("--severity", metavar="S[,S]", help="Only these severities.")
 @click.option("--file", "file_pattern", metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--author", metavar="TEXT", help="Only findings whose author contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(
-    wanted: str, severity: str | None, file_pattern: str | None, as_json: bool, **params: Any
+    wanted: str,
+    severity: str | None,
+    file_pattern: str | None,
+    author: str | None,
+    as_json: bool,
+    **params: Any,
 ) -> None:
     """List the review's findings in diff order."""
     from ..review import record
 
     path = _load(params)
-    result = record.list_findings(path, wanted, severity, file_pattern, max_chars=None).to_dict()
+    result = record.list_findings(
+        path, wanted, severity, file_pattern, author=author, max_chars=None
+    ).to_dict()
     if as_json:
         echo_json(result)
         return
@@ -307,6 +345,8 @@ def list_(
         return
     for f in result["findings"]:
         click.echo(_finding_line(f))
+        for reply in f.get("thread", []):
+            click.echo(f"        {reply['author']}: {reply['body'].splitlines()[0]}")
 
 
 def _update(
@@ -315,11 +355,14 @@ def _update(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
 ) -> None:
     from ..review.record.findings import update_findings_by_id
 
     # All or none: a bad id among them changes nothing.
-    updated = [f.to_dict() for f in update_findings_by_id(ids, status, severity, message)]
+    updated = [
+        f.to_dict() for f in update_findings_by_id(ids, status, severity, message, comment)
+    ]
     if as_json:
         echo_json(updated)
         return
@@ -329,30 +372,46 @@ def _update(
 
 _ids = click.argument("ids", metavar="ID...", type=int, nargs=-1, required=True)
 _json = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+_comment = click.option(
+    "--comment", metavar="TEXT", help="A reply kept on each finding's thread (why)."
+)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def resolve(ids: tuple[int, ...], as_json: bool) -> None:
+def resolve(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Mark findings resolved (ids are unique in the record)."""
-    _update(ids, as_json, status="resolved")
+    _update(ids, as_json, status="resolved", comment=comment)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def dismiss(ids: tuple[int, ...], as_json: bool) -> None:
+def dismiss(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Mark findings dismissed (not a problem after all)."""
-    _update(ids, as_json, status="dismissed")
+    _update(ids, as_json, status="dismissed", comment=comment)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def reopen(ids: tuple[int, ...], as_json: bool) -> None:
+def reopen(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Open findings again."""
-    _update(ids, as_json, status="open")
+    _update(ids, as_json, status="open", comment=comment)
+
+
+@finding.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("finding_id", metavar="ID", type=int)
+@click.argument("text", metavar="TEXT")
+@_json
+def reply(finding_id: int, text: str, as_json: bool) -> None:
+    """Add a reply to a finding's thread (its author: DIFFCHUNK_REVIEWER, else git's
+    user.name and user.email, else the system user)."""
+    _update((finding_id,), as_json, comment=text)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)

@@ -54,13 +54,15 @@ def add_finding(
     side: str = "new",
     severity: str = "major",
     suggestion: str | None = None,
+    force: bool = False,
 ) -> str:
     """Record a problem found in the diff, so it outlives the conversation.
 
     file_path: as listed. line/end_line: lines of the new side (side="new") or the
     old side ("old") inside a hunk; no line: the whole file. severity: blocker, major,
     minor, nit or question. suggestion: replacement text for those new lines. Check
-    that the returned "lines" are the ones you meant.
+    that the returned "lines" are the ones you meant. force=true: add it even if a
+    person dismissed or resolved the same finding before.
     """
     with tool_errors():
         return to_json(
@@ -73,6 +75,7 @@ def add_finding(
                 side,
                 severity,
                 suggestion,
+                force,
             ).to_dict()
         )
 
@@ -84,12 +87,16 @@ def update_finding(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
 ) -> str:
     """Change a finding's status ("resolved", "dismissed", "open"; an "outdated" one
-    cannot reopen: add a new finding), severity or message."""
+    cannot reopen: add a new finding), severity or message. comment: a reply kept on
+    the finding's thread (say why you dismiss it)."""
     with tool_errors():
         return to_json(
-            core.update_finding(absolute_file_path, finding_id, status, severity, message).to_dict()
+            core.update_finding(
+                absolute_file_path, finding_id, status, severity, message, comment
+            ).to_dict()
         )
 
 
@@ -101,15 +108,17 @@ def list_findings(
     file_pattern: str | None = None,
     offset: int = 0,
     limit: int | None = None,
+    author: str | None = None,
 ) -> str:
     """The review's findings in diff order. status: open (default), resolved,
     dismissed, outdated (their lines changed in a later revision) or all; severity:
     comma-separated; file_pattern: a glob. Pages: call again with offset=next_offset.
+    author: only findings whose author contains this text.
     """
     with tool_errors():
         return to_json(
             core.list_findings(
-                absolute_file_path, status, severity, file_pattern, offset, limit
+                absolute_file_path, status, severity, file_pattern, offset, limit, author
             ).to_dict()
         )
 

@@ -117,7 +117,7 @@ def review_files(
     files = loaded.files()
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewFiles:
-        marks = coverage.load_marks(conn, [ctx.review.id])
+        marks = coverage.review_marks(conn, ctx.review)
         states = [(c, coverage.file_state(marks, c)) for c in files]
         kept = since.stored(conn, ctx.review.id, ctx.revision.id)
         found = since.since_states(conn, ctx.revision.id) if kept is not None else {}

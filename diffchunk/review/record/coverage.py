@@ -10,11 +10,16 @@ Marks are kept per review, per path and change (never per chunk number):
 
 States of a file of the current load (:func:`file_state`), first that holds:
 ``excluded`` (in no chunk), ``reviewed`` (a reviewed file mark for its
-current change, or reviewed marks on all its parts), ``changed`` (a reviewed
+current change, or reviewed marks on all its parts, or, with
+:func:`review_marks`, a reviewed mark for the identical change in another
+review of the same repository), ``changed`` (a reviewed
 file mark for another change of that path: reviewed, then changed), ``seen``
 (a seen mark for its current change, or a seen or reviewed mark on one of its
 parts), else ``unseen``.  A chunk is ``reviewed`` when all its file shares
 are, ``partly`` when some are, ``seen`` when one is seen, else ``unseen``.
+
+Every mark carries its author (:mod:`.people`): two reviewers marking one
+file make two marks, and :func:`by_reviewer` counts each one's share.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .changes import FileChange, LoadedDiff, PartRef
+from .model import Review
 from .results import ChunkStatus, Totals
 from .store import now
 
@@ -39,6 +45,10 @@ class Marks:
     parts: dict[str, dict[str, set[str]]] = field(
         default_factory=lambda: {"seen": {}, "reviewed": {}}
     )
+
+    # (path, change id) -> (review id, author) of a reviewed file mark in another review
+    # of the same repository (:func:`review_marks`): the same change, reviewed there.
+    elsewhere: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
 
     def has_file(self, kind: str, change: FileChange) -> bool:
         return change.change_id in self.files[kind].get(change.path, ())
@@ -66,8 +76,63 @@ def load_marks(conn: sqlite3.Connection, review_ids: Sequence[int]) -> Marks:
     return marks
 
 
+def review_marks(conn: sqlite3.Connection, review: Review) -> Marks:
+    """The marks of ``review``, with the reviewed file marks of the other reviews of its
+    repository (``Marks.elsewhere``): a file whose change is identical to one reviewed
+    in another review of the repository is reviewed here too, by that reviewer."""
+    marks = load_marks(conn, [review.id])
+    if review.source.kind != "git" or review.source.repository is None:
+        return marks
+    rows = conn.execute(
+        "SELECT m.path, m.change_id, m.review_id, m.author FROM marks m "
+        "JOIN reviews r ON r.id = m.review_id WHERE r.kind = 'git' AND r.repository = ? "
+        "AND m.review_id != ? AND m.kind = 'reviewed' AND m.scope = 'file' "
+        "ORDER BY m.created_at",
+        (review.source.repository, review.id),
+    )
+    for path, change, review_id, author in rows:
+        marks.elsewhere.setdefault((path, change), (int(review_id), author))
+    return marks
+
+
+def reviewed_elsewhere(marks: Marks, change: FileChange) -> tuple[int, str] | None:
+    """``(review id, author)`` of the other review where this very change was reviewed,
+    when this review has no reviewed mark of its own for it."""
+    if marks.has_file("reviewed", change) or marks.all_parts("reviewed", change):
+        return None
+    return marks.elsewhere.get((change.path, change.change_id))
+
+
 def is_reviewed(marks: Marks, change: FileChange) -> bool:
-    return marks.has_file("reviewed", change) or marks.all_parts("reviewed", change)
+    return (
+        marks.has_file("reviewed", change)
+        or marks.all_parts("reviewed", change)
+        or (change.path, change.change_id) in marks.elsewhere
+    )
+
+
+def by_reviewer(
+    conn: sqlite3.Connection, review_id: int, loaded: LoadedDiff
+) -> dict[str, dict[str, int]]:
+    """Each author's share of the review: the files of this load whose current change
+    they marked reviewed, and the findings they wrote (``''``: before authors were
+    recorded, shown as ``unknown``)."""
+    current = {(c.path, c.change_id) for c in loaded.files()}
+    found: dict[str, dict[str, int]] = {}
+    for author, path, change in conn.execute(
+        "SELECT author, path, change_id FROM marks WHERE review_id = ? AND kind = 'reviewed' "
+        "AND scope = 'file'",
+        (review_id,),
+    ):
+        if (path, change) in current:
+            entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
+            entry["reviewed"] += 1
+    for author, count in conn.execute(
+        "SELECT author, count(*) FROM findings WHERE review_id = ? GROUP BY author", (review_id,)
+    ):
+        entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
+        entry["findings"] += int(count)
+    return dict(sorted(found.items()))
 
 
 def file_state(marks: Marks, change: FileChange) -> str:

@@ -121,7 +121,7 @@ def export_document(
         absolute_file_path = _full_diff(loaded, target, store)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ExportDocument:
-        marks = coverage.load_marks(conn, [ctx.review.id])
+        marks = coverage.review_marks(conn, ctx.review)
         states = tuple((c, coverage.file_state(marks, c)) for c in ctx.loaded.files())
         rows = conn.execute(
             "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)

@@ -7,9 +7,12 @@ moves (it is content-addressed by the two commits), yet the review must stay
 the same.  So every range load records, in one transaction
 (:func:`record_range_load`):
 
-- the review, found or created by its identity: the repository's common dir
-  plus the range as given, normalised (``commits:main..feature``,
-  ``worktree:HEAD``, ``index:HEAD``; plus the work tree for the last two);
+- the review, found or created: for commits, by its keys (the commits, and the
+  head's branch when it was given as one: :mod:`.continuity`), so that any
+  spelling of the same change continues it; for the working tree or the index,
+  by the repository's common dir plus the range as given, normalised
+  (``worktree:HEAD``, ``index:HEAD``) and the work tree.  The review's
+  ``range`` is the spelling of its latest load;
 - the revision: base and head commits and the sha256 of the diff text
   (found again when the same diff is loaded again; the latest load is the
   review's current revision);
@@ -263,6 +266,15 @@ def record_load(
     return review, revision, overlaps
 
 
+def _respelled(conn: sqlite3.Connection, review: Review, source: ReviewSource) -> Review:
+    """``review`` as last loaded: its range as this load spelled it (what the review page
+    and ``diffchunk status`` show and load again)."""
+    if review.source.range == source.range:
+        return review
+    conn.execute("UPDATE reviews SET range = ? WHERE id = ?", (source.range, review.id))
+    return _review(conn.execute("SELECT * FROM reviews WHERE id = ?", (review.id,)).fetchone())
+
+
 def _commits_review(
     conn: sqlite3.Connection,
     source: ReviewSource,
@@ -278,12 +290,12 @@ def _commits_review(
     if review_id is not None:
         chosen = continuity.chosen(conn, review_id, repository)
         continuity.attach(conn, chosen.id, wanted, take=True)
-        return chosen, []
+        return _respelled(conn, chosen, source), []
     found = continuity.find(conn, wanted)
     known = review_by_id(conn, found) if found is not None else None
     if known is not None:
         continuity.attach(conn, known.id, wanted, take=False)
-        return known, []
+        return _respelled(conn, known, source), []
     number = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM reviews").fetchone()[0]
     identity_text = f"key\0{wanted[0]}\0{number}"
     conn.execute(

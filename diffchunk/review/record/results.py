@@ -302,6 +302,10 @@ class ReviewStatus:
     next_offset: int | None = None
     changed_files: tuple[str, ...] = ()  # files reviewed before and changed since
     since_review: SinceStatus | None = None
+    # author -> {"reviewed": files of this load, "findings": written}
+    reviewers: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # (path, review id, author): reviewed as the identical change in another review
+    reviewed_elsewhere: tuple[tuple[str, int, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -309,9 +313,18 @@ class ReviewStatus:
             "totals": self.totals.to_dict(),
             "chunks": [c.to_dict() for c in self.chunks],
             "total_chunks": self.total_chunks,
-            "findings": self.findings.to_dict(),
+            "findings": self.findings.to_dict(outdated=self.findings.outdated > 0),
             "next_chunk": self.next_chunk,
         }
+        if self.reviewers:
+            result["reviewers"] = {k: dict(v) for k, v in self.reviewers.items()}
+        if self.reviewed_elsewhere:
+            shown = self.reviewed_elsewhere[:STATUS_CHANGED_LISTED]
+            result["reviewed_elsewhere"] = [
+                {"path": p, "review": r, "by": a or None} for p, r, a in shown
+            ]
+            if len(self.reviewed_elsewhere) > len(shown):
+                result["reviewed_elsewhere_total"] = len(self.reviewed_elsewhere)
         if self.changed_files:
             result["changed_files"] = list(self.changed_files)
         if self.since_review is not None:

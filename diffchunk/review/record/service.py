@@ -90,7 +90,7 @@ def mark_reviewed(
             )
         else:
             coverage.remove_reviewed(conn, ctx.review.id, ctx.revision.id, loaded, shares, author)
-        marks = coverage.load_marks(conn, [ctx.review.id])
+        marks = coverage.review_marks(conn, ctx.review)
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
         partly = tuple(
             dict.fromkeys(
@@ -134,7 +134,7 @@ def review_status(
     end = total if limit is None else min(total, offset + limit)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewStatus:
-        marks = coverage.load_marks(conn, [ctx.review.id])
+        marks = coverage.review_marks(conn, ctx.review)
         states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
         against, labels = _since_status(conn, ctx, states)
 
@@ -148,6 +148,11 @@ def review_status(
 
         page, stop = fill_page(sized, offset, end, max_chars, shorten=_shortened_status)
         changed = tuple(c.path for c, s in states if s == "changed")
+        elsewhere = []
+        for c, s in states:
+            found = coverage.reviewed_elsewhere(marks, c) if s == "reviewed" else None
+            if found is not None:
+                elsewhere.append((c.path, found[0], found[1]))
         return ReviewStatus(
             review=ctx.review,
             revision=ctx.revision,
@@ -159,6 +164,8 @@ def review_status(
             next_offset=stop if stop < total else None,
             changed_files=changed[:CHANGED_LISTED],
             since_review=against,
+            reviewers=coverage.by_reviewer(conn, ctx.review.id, loaded),
+            reviewed_elsewhere=tuple(elsewhere),
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
