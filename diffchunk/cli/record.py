@@ -360,9 +360,7 @@ def _update(
     from ..review.record.findings import update_findings_by_id
 
     # All or none: a bad id among them changes nothing.
-    updated = [
-        f.to_dict() for f in update_findings_by_id(ids, status, severity, message, comment)
-    ]
+    updated = [f.to_dict() for f in update_findings_by_id(ids, status, severity, message, comment)]
     if as_json:
         echo_json(updated)
         return
