@@ -166,7 +166,8 @@ def test_export_document_keys(repo: Path) -> None:
     assert doc["exported_at"] == "2026-11-25T12:00:00Z"
     review = doc["review"]
     assert list(review) == ["id", "source", "revision"]
-    assert list(review["source"]) == ["kind", "repository", "range", "base", "head"]
+    assert list(review["source"]) == ["kind", "repository", "range", "base", "head", "name"]
+    assert review["source"]["name"] == repo.name  # no remote: the directory's name
     assert review["source"]["kind"] == "git" and review["source"]["range"] == "main..feature"
     assert review["source"]["repository"] == str(repo.resolve())
     assert review["source"]["head"] == git(repo, "rev-parse", "feature")
