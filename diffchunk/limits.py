@@ -1183,6 +1183,34 @@ RECORD_IDS_PER_QUERY = 500
 """Ids one record query names at once (``IN (?, ...)``): SQLite builds before 3.32
 accept at most 999 parameters in a statement."""
 
+SYNC_GIT_TIME_LIMIT = 300.0
+"""How long one git of ``diffchunk sync`` may run (a push or fetch over a slow
+network, a credential prompt answered by a person): minutes, not forever."""
+
+SYNC_LOG_MAX_BYTES = 256 << 20
+"""Largest review log read back from a remote: 2,000 findings and 5,000 marks
+take about 3 MB; a log past this is refused as hostile (or a record to split)."""
+
+SYNC_LOG_MAX_LINES = 1_000_000
+"""Most operations read from one log: an order above any team's record (the
+2,000-finding benchmark writes about 9,000)."""
+
+SYNC_OP_MAX_CHARS = 1 << 20
+"""Longest operation (one JSON line) accepted: a finding with the longest message
+and suggestion the record takes (FINDING_MESSAGE_CHARS + FINDING_SUGGESTION_CHARS),
+its lines and context, JSON-escaped."""
+
+SYNC_LOGS_MAX = 1_000
+"""Most reviewers' logs fetched from one remote: more is a remote filled to hurt."""
+
+SYNC_CLOCK_MAX = 2**53
+"""Largest Lamport clock or line number an operation may carry: JSON readers in
+other languages keep integers exactly up to here."""
+
+SYNC_TEXT_CHARS = 4096
+"""Longest path, range or key part in an operation: git's own paths stop at
+PATH_MAX (4,096 bytes on Linux)."""
+
 OVERLAPPING_REVIEWS_LISTED = 5
 """Earlier reviews a load names when it cannot tell which one it continues (the
 latest first): enough to choose from; more are counted."""

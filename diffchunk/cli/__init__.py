@@ -38,8 +38,10 @@ SUBCOMMANDS: dict[str, str] = {
     "hook": "diffchunk.cli.hook",
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
+    "record": "diffchunk.cli.sync",
     "review": "diffchunk.cli.review",
     "status": "diffchunk.cli.record",
+    "sync": "diffchunk.cli.sync",
     "web": "diffchunk.cli.web",
 }
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from ...errors import InvalidArgument
 from ...limits import OVERLAPPING_REVIEWS_LISTED
-from .model import Review
+from .model import Review, ReviewSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +95,10 @@ def attach(conn: sqlite3.Connection, review_id: int, wanted: Sequence[str], *, t
 
 def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> Review:
     """The review a load names, checked: a review of a commit range of this repository."""
-    from .identity import review_by_id
-
     if isinstance(review_id, bool) or not isinstance(review_id, int):
         raise InvalidArgument(f"review_id must be an integer, got {review_id!r}.")
-    review = review_by_id(conn, review_id)
+    row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
+    review = None if row is None else Review(int(row["id"]), _source(row), row["created_at"])
     if review is None or review.source.kind != "git" or review.source.repository != repository:
         raise InvalidArgument(
             f"The review record has no review {review_id} of a range of this repository.",
@@ -114,6 +113,17 @@ def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> Revi
             suggestion="Continue a review of a commit range, or leave review_id out.",
         )
     return review
+
+
+def _source(row: sqlite3.Row) -> ReviewSource:
+    return ReviewSource(
+        kind=row["kind"],
+        repository=row["repository"],
+        repository_path=row["repository_path"],
+        range=row["range"],
+        worktree=row["worktree"],
+        diff_file=row["diff_file"],
+    )
 
 
 def overlapping(

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from . import merge
 from .changes import FileChange, LoadedDiff, PartRef
 from .model import Review
 from .results import ChunkStatus, Totals
@@ -228,22 +229,28 @@ def _insert(
     kind: str,
     author: str = "",
 ) -> None:
-    conn.execute(
+    cursor = conn.execute(
         "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, author, "
         "revision_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (review_id, path, scope, change, kind, author, revision_id, now()),
     )
+    if kind == "reviewed" and cursor.rowcount == 1:
+        merge.mark_changed(conn, review_id, path, scope, change, author, True)
 
 
 def _delete(
     conn: sqlite3.Connection, review_id: int, path: str, scope: str, change: str, kind: str
 ) -> int:
-    cursor = conn.execute(
-        "DELETE FROM marks WHERE review_id = ? AND path = ? AND scope = ? AND change_id = ? "
-        "AND kind = ?",
-        (review_id, path, scope, change, kind),
-    )
-    return cursor.rowcount
+    where = "review_id = ? AND path = ? AND scope = ? AND change_id = ? AND kind = ?"
+    params = (review_id, path, scope, change, kind)
+    authors = [
+        str(row[0]) for row in conn.execute(f"SELECT author FROM marks WHERE {where}", params)
+    ]
+    conn.execute(f"DELETE FROM marks WHERE {where}", params)
+    if kind == "reviewed":
+        for author in authors:
+            merge.mark_changed(conn, review_id, path, scope, change, author, False)
+    return len(authors)
 
 
 def add_marks(

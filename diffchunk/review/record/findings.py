@@ -50,7 +50,7 @@ from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
 from ...limits import RECORD_IDS_PER_QUERY as _IDS_PER_QUERY
 from ..paging import check_page, fill_page
-from . import arguments, changes, clip, memory
+from . import arguments, changes, clip, memory, merge
 from .changes import LoadedDiff
 from .context import Context, in_review
 from .hunk_lines import Located
@@ -100,7 +100,7 @@ def threads(conn: sqlite3.Connection, finding_ids: Sequence[int]) -> dict[int, l
         holes = ",".join("?" * len(part))
         for row in conn.execute(
             "SELECT finding_id, author, body, status, created_at FROM finding_comments "
-            f"WHERE finding_id IN ({holes}) ORDER BY id",
+            f"WHERE finding_id IN ({holes}) ORDER BY clock, coalesce(uid, ''), id",
             tuple(part),
         ):
             found.setdefault(int(row["finding_id"]), []).append(
@@ -303,6 +303,7 @@ def add_finding(
             if earlier is not None:
                 return FindingAdded(with_thread(conn, earlier), earlier=True)
         stamp = now()
+        author = author_of(ctx)
         cursor = conn.execute(
             "INSERT INTO findings (review_id, revision_id, created_revision_id, file_path, side, "
             "line, end_line, severity, status, message, suggestion, lines, change_id, "
@@ -325,9 +326,11 @@ def add_finding(
                 located.after if located is not None else None,
                 stamp,
                 stamp,
-                author_of(ctx),
+                author,
             ),
         )
+        assert cursor.lastrowid is not None
+        merge.finding_created(conn, cursor.lastrowid, author)
         row = conn.execute("SELECT * FROM findings WHERE id = ?", (cursor.lastrowid,)).fetchone()
         chunk = None
         if located is not None and change.excluded_reason is None:
@@ -395,12 +398,14 @@ def _apply(
         f"UPDATE findings SET {sets}updated_at = ? WHERE id = ?",
         (*columns.values(), stamp, finding_id),
     )
+    reply = None
     if "comment" in wanted:
-        conn.execute(
+        reply = conn.execute(
             "INSERT INTO finding_comments (finding_id, author, body, status, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
             (finding_id, author, wanted["comment"], columns.get("status"), stamp),
-        )
+        ).lastrowid
+    merge.finding_changed(conn, finding_id, author, columns, reply)
     row: sqlite3.Row = conn.execute("SELECT * FROM findings WHERE id = ?", (finding_id,)).fetchone()
     return row
 

@@ -57,7 +57,15 @@ Version 4 (:func:`m004_shared_review`), one review across spellings and people:
   once) and ``findings.author``: who wrote them (:mod:`diffchunk.review.record.people`);
   ``''`` for what was written before authors were recorded.
 - ``finding_comments``: the thread of a finding (``update_finding(comment=...)``),
-  oldest first.
+  oldest first (by Lamport ``clock``, then ``uid``: the same order on every clone).
+- Sharing through a remote (:mod:`diffchunk.review.record.oplog`): ``uid`` of
+  reviews, findings and replies (the same on every clone); ``ops``, the
+  operations of the repository's reviews, written here (``local``) or read
+  from a remote, by id; ``findings.stamps``, the ``(clock, op)`` of the last
+  change of each of a finding's fields; ``mark_stamps``, the last operation on
+  each reviewed mark (a mark taken back stays taken back); ``review_aliases``,
+  the uids of other clones' reviews that are this review; ``sync_actors``, the
+  name of this record's log of each repository on its remotes.
 """
 
 from __future__ import annotations
@@ -213,6 +221,36 @@ def m004_shared_review(conn: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL
         )""",
         "CREATE INDEX finding_comments_by_finding ON finding_comments (finding_id)",
+        # Sharing (:mod:`diffchunk.review.record.oplog`).
+        "ALTER TABLE reviews ADD COLUMN uid TEXT",
+        "CREATE UNIQUE INDEX reviews_by_uid ON reviews (uid)",
+        "ALTER TABLE findings ADD COLUMN uid TEXT",
+        "CREATE UNIQUE INDEX findings_by_uid ON findings (uid)",
+        "ALTER TABLE findings ADD COLUMN stamps TEXT",
+        "ALTER TABLE finding_comments ADD COLUMN uid TEXT",
+        "ALTER TABLE finding_comments ADD COLUMN clock INTEGER NOT NULL DEFAULT 0",
+        "CREATE UNIQUE INDEX finding_comments_by_uid ON finding_comments (uid)",
+        """CREATE TABLE ops (
+            id TEXT PRIMARY KEY,
+            clock INTEGER NOT NULL,
+            repository TEXT NOT NULL,
+            local INTEGER NOT NULL,
+            body TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX ops_by_repository ON ops (repository, local, clock)",
+        """CREATE TABLE mark_stamps (
+            key TEXT PRIMARY KEY,
+            clock INTEGER NOT NULL,
+            op TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE sync_actors (
+            repository TEXT PRIMARY KEY,
+            actor TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE review_aliases (
+            uid TEXT PRIMARY KEY,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE
+        ) WITHOUT ROWID""",
     )
     for statement in statements:
         conn.execute(statement)
