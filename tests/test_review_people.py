@@ -171,17 +171,35 @@ def test_the_cli_says_why_a_finding_was_not_added_and_takes_replies(
 ) -> None:
     env = {REVIEWER_ENV: "ada"}
     added = run_cli(
-        "finding", "add", "main..feature", "--file", "f4.py", "--line", "10",
-        "--message", "f4 ten is wrong", cwd=repo, env=env,
-    )  # fmt: skip
+        "finding",
+        "add",
+        "main..feature",
+        "--file",
+        "f4.py",
+        "--line",
+        "10",
+        "--message",
+        "f4 ten is wrong",
+        cwd=repo,
+        env=env,
+    )
     assert added.returncode == 0, added.stderr
     number = added.stdout.split("#", 1)[1].split()[0]
     dismissed = run_cli("finding", "dismiss", number, "--comment", "by design", env=env)
     assert dismissed.returncode == 0, dismissed.stderr
     again = run_cli(
-        "finding", "add", "main..feature", "--file", "f4.py", "--line", "10",
-        "--message", "f4 ten is wrong!", cwd=repo, env=env,
-    )  # fmt: skip
+        "finding",
+        "add",
+        "main..feature",
+        "--file",
+        "f4.py",
+        "--line",
+        "10",
+        "--message",
+        "f4 ten is wrong!",
+        cwd=repo,
+        env=env,
+    )
     assert again.returncode == 0, again.stderr
     assert f"Not added: finding #{number}" in again.stdout and "reason: by design" in again.stdout
     replied = run_cli("finding", "reply", number, "fine by me", env={REVIEWER_ENV: "bob"})

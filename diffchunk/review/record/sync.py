@@ -157,10 +157,17 @@ def _absolute(repo: Repo, url: str) -> str:
 
 def _fetch(git: TransportCommand, url: str) -> None:
     git.run(
-        ["fetch", "--quiet", "--no-tags", "--prune", "--end-of-options", url,
-         f"+{LOG_REFS}*:{FETCHED}*"],
+        [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--end-of-options",
+            url,
+            f"+{LOG_REFS}*:{FETCHED}*",
+        ],
         what="git fetch of the review logs",
-    )  # fmt: skip
+    )
 
 
 def _read_logs(
@@ -190,8 +197,10 @@ def _read_logs(
 def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
     where = f"{LOG_REFS}{name}"
     if not _ACTOR.fullmatch(name):
-        raise RecordLogRefused(f"The review log {where} was refused: its name is not one "
-                               "diffchunk gives. Nothing of it was applied.")  # fmt: skip
+        raise RecordLogRefused(
+            f"The review log {where} was refused: its name is not one "
+            "diffchunk gives. Nothing of it was applied."
+        )
     blob = f"{ref}:{LOG_FILE}"
     size = git.run(["cat-file", "-s", blob], check=False)
     if size.returncode != 0:
