@@ -242,6 +242,35 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
     assert [f["message"] for f in found["page"]["findings"]] == [HOSTILE]
 
 
+def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
+    browser: Any, dirs: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    open_file(browser, "src/app.py")
+    card = wait_for(lambda: card_with(browser, "fifty is off by one"))
+    card.find_element(By.CSS_SELECTOR, "textarea.reply-text").send_keys("<i>Agreed</i>, fix it")
+    card.find_element(By.XPATH, ".//button[text()='Reply']").click()
+    wait_for(lambda: "fix it" in card_with(browser, "fifty is off by one").text)
+    browser.refresh()
+    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"), 60)
+    open_file(browser, "src/app.py")
+    card = wait_for(lambda: card_with(browser, "fifty is off by one"))
+    reply = card.find_element(By.CSS_SELECTOR, ".thread .comment")
+    assert "<i>Agreed</i>, fix it" in reply.text  # as text, never as markup
+    assert card.find_elements(By.CSS_SELECTOR, ".thread i") == []
+    shot(browser, "reply")
+    found: dict[str, Any] = {}
+
+    async def script(caller: Caller, diff: str) -> None:
+        found["page"] = await caller.json("list_findings", absolute_file_path=diff)
+
+    mcp(dirs, script)
+    (finding,) = [f for f in found["page"]["findings"] if f["message"] == "fifty is off by one"]
+    assert [c["body"] for c in finding["thread"]] == ["<i>Agreed</i>, fix it"]
+    assert finding["thread"][0]["author"]
+
+
 def test_keyboard_moves_between_files_and_marks_them(browser: Any, page: Page) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
