@@ -37,7 +37,10 @@ NOT_LIMITS: dict[tuple[str, str], str] = {
     ("git/diffwrite.py", "DIFF_OPTIONS_VERSION"): "version of the git diff options",
     ("review/export/document.py", "FORMAT_VERSION"): "version of the export document",
     ("review/record/document.py", "FORMAT_VERSION"): "version of the record document",
+    ("review/record/oplog.py", "FORMAT_VERSION"): "version of the review log",
     ("review/incremental/since_diff.py", "SINCE_FORMAT_VERSION"): "version of a since diff",
+    # Markers: a value that says "none", not a bound.
+    ("review/record/file_lines.py", "OUTSIDE"): "the offset of lines in no hunk",
     # Display widths of the CLI and the demo: how output looks, not what it may hold.
     ("cli/output.py", "FILES_COLUMN"): "width of a table column of file names",
     ("demo.py", "SHOWN_LINES"): "lines of a chunk the demo prints",

@@ -66,7 +66,7 @@ def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
             severity="minor",
         )
         first["outside"] = await c.error(
-            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=5
+            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=500
         )
         first["old"] = await c.json(
             "add_finding",
@@ -93,7 +93,7 @@ def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
     assert first["mark"]["marked"] == ["docs/c.md", "src/a.py", "src/b.py", "src/big.py"]
     assert first["mark"]["totals"]["reviewed"] == 4 and first["mark"]["next_chunk"] is None
     assert first["finding"]["lines"] == "b thirty\n" and first["finding"]["chunk"] == 1
-    assert "new side hunks: 27-33" in first["outside"]
+    assert "src/b.py has 60 lines on the new side" in first["outside"]
     assert first["old"]["side"] == "old" and first["old"]["lines"] == "a 40\n"
     assert "exactly one of chunk_number and file_pattern" in first["both"]
     return first["path"], first["finding"]["id"]

@@ -45,16 +45,26 @@ def test_findings_are_checked_against_the_hunks(repo: Path) -> None:
         "severity": "major",
         "lines": "a ten\n",
     }
+    # A range's file can take a finding on any of its lines, outside the hunks too.
+    outside = core.add_finding(path, "src/a.py", "a caller to check", line=25).finding
+    assert (outside.lines, outside.chunk) == ("a 25\n", None)
+    across = core.add_finding(path, "src/a.py", "across", line=12, end_line=40).finding
+    assert across.lines is not None and across.lines.count("\n") == 29
+    with pytest.raises(InvalidArgument, match=r"src/a\.py has 60 lines on the new side"):
+        core.add_finding(path, "src/a.py", "past the end", line=61)
+    old = core.add_finding(path, "SRC/A.PY", "was fine", line=40, side="old", severity="nit")
+    assert old.finding.lines == "a 40\n" and old.finding.side == "old"
+    assert core.add_finding(path, "src/a.py", "x", line=1, side="old").finding.lines == "a 1\n"
+    # A diff file offers only its hunks' lines.
+    diff = str(write_diff(repo, repo.parent / "x.diff", "main", "feature"))
     with pytest.raises(InvalidArgument) as refused:
-        core.add_finding(path, "src/a.py", "nowhere", line=25)
+        core.add_finding(diff, "src/a.py", "nowhere", line=25)
     assert "Line 25 of src/a.py is not inside one hunk on the new side" in str(refused.value)
     assert "new side hunks: 7-13, 37-43" in str(refused.value)
     with pytest.raises(InvalidArgument, match=r"Lines 12-40 .* not inside one hunk"):
-        core.add_finding(path, "src/a.py", "across", line=12, end_line=40)
-    old = core.add_finding(path, "SRC/A.PY", "was fine", line=40, side="old", severity="nit")
-    assert old.finding.lines == "a 40\n" and old.finding.side == "old"
+        core.add_finding(diff, "src/a.py", "across", line=12, end_line=40)
     with pytest.raises(InvalidArgument, match="old side hunks: 7-13, 37-43"):
-        core.add_finding(path, "src/a.py", "x", line=1, side="old")
+        core.add_finding(diff, "src/a.py", "x", line=1, side="old")
     whole = core.add_finding(path, "docs/c.md", "Rewrite this page", severity="question")
     assert whole.finding.line is None and whole.finding.chunk is None
     new_file = "src/big.py"

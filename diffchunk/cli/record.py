@@ -255,7 +255,8 @@ def add(
     as_json: bool,
     **params: Any,
 ) -> None:
-    """Record a finding on lines of one file (inside its hunks) or on the whole file.
+    """Record a finding on lines of one file (inside its hunks; for a git range, any
+    line of the file) or on the whole file.
 
     A finding that repeats one dismissed or resolved in this repository's reviews
     (same file and lines, a similar message) is not added: the earlier one is
@@ -366,6 +367,8 @@ def _update(
         return
     for f in updated:
         click.echo(_finding_line(f))
+        if f.get("note"):
+            click.echo(f"      {f['note']}")
 
 
 _ids = click.argument("ids", metavar="ID...", type=int, nargs=-1, required=True)

@@ -91,6 +91,8 @@ class RangeSummary:
     paths: tuple[str, ...] = ()  # the paths the range is limited to (none: all)
     # Earlier reviews this load's new review overlaps (id, range, reviewed, open_findings).
     overlapping: tuple[dict[str, Any], ...] = ()
+    # What became of the review's open findings of other revisions (followed, outdated).
+    findings_followed: dict[str, Any] | None = None
 
     @property
     def file_path(self) -> str:
@@ -115,6 +117,8 @@ class RangeSummary:
                     "as files or directories from the repository's top (no globs, no "
                     "pathspec magic); the whole range shows what it changes."
                 )
+        if self.findings_followed is not None:
+            result["findings_followed"] = self.findings_followed
         if self.overlapping:
             first = self.overlapping[0]["id"]
             result["overlapping_reviews"] = list(self.overlapping)

@@ -59,7 +59,8 @@ def add_finding(
     """Record a problem found in the diff, so it outlives the conversation.
 
     file_path: as listed. line/end_line: lines of the new side (side="new") or the
-    old side ("old") inside a hunk; no line: the whole file. severity: blocker, major,
+    old side ("old") inside a hunk (of a git range: any line of the file); no line:
+    the whole file. severity: blocker, major,
     minor, nit or question. suggestion: replacement text for those new lines. Check
     that the returned "lines" are the ones you meant. force=true: add it even if a
     person dismissed or resolved the same finding before.
@@ -89,8 +90,8 @@ def update_finding(
     message: str | None = None,
     comment: str | None = None,
 ) -> str:
-    """Change a finding's status ("resolved", "dismissed", "open"; an "outdated" one
-    cannot reopen: add a new finding), severity or message. comment: a reply kept on
+    """Change a finding's status ("resolved", "dismissed", "open"; a reopened "outdated"
+    one says where its lines are now), severity or message. comment: a reply kept on
     the finding's thread (say why you dismiss it)."""
     with tool_errors():
         return to_json(

@@ -3,10 +3,12 @@
 Rules for ``add_finding``:
 
 - ``line``/``end_line`` are numbered as in the loaded revision, on the
-  ``new`` or ``old`` side, and must lie inside one hunk of that file on that
-  side (context lines count); otherwise the error lists the file's hunk
-  ranges on that side, so the caller can correct itself.  Without ``line`` the
-  finding is on the whole file.
+  ``new`` or ``old`` side, inside one hunk of that file on that side (context
+  lines count) or, for a range of commits, anywhere in the file as that
+  side's commit has it (:mod:`.file_lines`: its ``chunk`` is then None);
+  otherwise the error lists the file's hunk ranges on that side, so the
+  caller can correct itself.  Without ``line`` the finding is on the whole
+  file.
 - ``suggestion`` replaces the new-side lines pointed at: an error on the old
   side or without ``line``.
 - ``lines`` keeps the text pointed at, and ``context_before``/``after`` up
@@ -20,10 +22,9 @@ Rules for ``add_finding``:
   the advice to point at them in the full diff.
 
 ``update_finding`` may set ``open``, ``resolved`` or ``dismissed``.  An
-``outdated`` finding (its lines changed after it was written) may be resolved
-or dismissed, not reopened: its line numbers are those of an earlier revision,
-so it would point at the wrong lines; the error says to add a finding on the
-lines as they are now.
+``outdated`` finding (its lines changed after it was written) reopened says
+so (``note``): its lines belong to another revision, and where they are now
+in the loaded diff's commits, if anywhere (found, the finding moves there).
 
 Findings are listed in diff order: the file's position in the loaded diff
 (files not in it last, by path), then side (new first), then line (a
@@ -53,6 +54,7 @@ from ..paging import check_page, fill_page
 from . import arguments, changes, clip, memory, merge
 from .changes import LoadedDiff
 from .context import Context, in_review
+from .file_lines import OUTSIDE, outside_hunks, where_now
 from .hunk_lines import Located
 from .identity import same_lines
 from .model import ALL_STATUSES, SEVERITIES, SIDES, STATUSES
@@ -233,6 +235,8 @@ def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: 
         )
     located = loaded.locate(path, side, line, end_line)
     if located is None:
+        located = outside_hunks(loaded, path, side, line, end_line)
+    if located is None:
         shown = f"Line {line}" if line == end_line else f"Lines {line}-{end_line}"
         raise InvalidArgument(
             f"{shown} of {path} {'is' if line == end_line else 'are'} not inside one hunk on the "
@@ -333,7 +337,7 @@ def add_finding(
         merge.finding_created(conn, cursor.lastrowid, author)
         row = conn.execute("SELECT * FROM findings WHERE id = ?", (cursor.lastrowid,)).fetchone()
         chunk = None
-        if located is not None and change.excluded_reason is None:
+        if located is not None and located.offset != OUTSIDE and change.excluded_reason is None:
             chunk = loaded.chunk_of(path, located.offset)
         return FindingAdded(finding_of(row, chunk))
 
@@ -380,17 +384,6 @@ def _wanted(
 def _apply(
     conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str], author: str = ""
 ) -> sqlite3.Row:
-    if wanted.get("status") == "open":
-        was = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
-        if was is not None and was["status"] == "outdated":
-            raise InvalidArgument(
-                f"Finding {finding_id} is outdated: the lines it points at changed after it was "
-                "written, and its line numbers are those of an earlier revision.",
-                suggestion="If the problem is still there, add a finding on the lines as they "
-                "are now (add_finding); resolve or dismiss this one.",
-                cli_suggestion="If the problem is still there, add a finding on the lines as "
-                "they are now (`diffchunk finding add`); resolve or dismiss this one.",
-            )
     columns = {k: v for k, v in wanted.items() if k != "comment"}
     stamp = now()
     sets = "".join(f"{column} = ?, " for column in columns)
@@ -434,10 +427,49 @@ def update_finding(
                 f"This review ({ctx.review.source.label}) has no finding {finding_id}.",
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
+        note = None
+        if wanted.get("status") == "open" and _status(conn, finding_id) == "outdated":
+            note = _reopened(conn, finding_id, ctx)
         row = _apply(conn, finding_id, wanted, author_of(ctx))
-        return with_thread(conn, row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
+        found = with_thread(conn, row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
+        return replace(found, note=note) if note is not None else found
 
     return in_review(absolute_file_path, work, store=store, record=record)
+
+
+def _status(conn: sqlite3.Connection, finding_id: int) -> str | None:
+    row = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
+    return None if row is None else str(row["status"])
+
+
+def _reopened(conn: sqlite3.Connection, finding_id: int, ctx: Context | None) -> str:
+    """An outdated finding reopened: its lines are those of another revision; where they
+    are now in this diff's commits (the finding then moves there), if anywhere."""
+    row = conn.execute(
+        "SELECT f.*, v.head AS rev_head FROM findings f LEFT JOIN revisions v "
+        "ON v.id = f.revision_id WHERE f.id = ?",
+        (finding_id,),
+    ).fetchone()
+    at = f"commit {row['rev_head'][:12]}" if row["rev_head"] else "another revision"
+    if row["line"] is None:
+        return f"Reopened: it was written on {at}, on the whole of {row['file_path']}."
+    if ctx is None:
+        return (
+            f"Reopened: its lines belong to {at}, not to the range as it is now; load the "
+            "range and list it to see where they are."
+        )
+    now = where_now(ctx.loaded, row["file_path"], row["side"], row["lines"])
+    if now is None:
+        return (
+            f"Reopened: its lines belong to {at}; they are nowhere in {row['file_path']} "
+            f"({row['side']} side) now, so its line numbers are those of that revision."
+        )
+    conn.execute(
+        "UPDATE findings SET revision_id = ?, line = ?, end_line = ? WHERE id = ?",
+        (ctx.revision.id, now[0], now[1], finding_id),
+    )
+    span = f"line {now[0]}" if now[0] == now[1] else f"lines {now[0]}-{now[1]}"
+    return f"Reopened: its lines were those of {at}; they are now at {row['side']} {span}."
 
 
 def update_finding_by_id(
@@ -484,8 +516,13 @@ def update_findings_by_id(
                 suggestion="`diffchunk finding list <range or diff file> --status all` lists "
                 "a review's findings and their ids.",
             )
+        notes = {
+            i: _reopened(conn, i, None)
+            for i in finding_ids
+            if wanted.get("status") == "open" and _status(conn, i) == "outdated"
+        }
         rows = [_apply(conn, i, wanted, _author_of_finding(conn, i)) for i in finding_ids]
-        return [with_thread(conn, row) for row in rows]
+        return [replace(with_thread(conn, r), note=notes.get(int(r["id"]))) for r in rows]
 
     return (record if record is not None else default_record()).write(work)
 

@@ -131,6 +131,7 @@ class Finding:
     author: str = ""
     thread: tuple[Comment, ...] = ()
     thread_total: int = 0
+    note: str | None = None  # what an answer must say of it (a reopened outdated finding)
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as a tool answers it: ``lines`` and ``suggestion`` cut to a head and
@@ -147,6 +148,8 @@ class Finding:
             result["thread"] = result["thread"][-FINDING_COMMENTS_SHOWN:]
         if self.thread_total > len(result.get("thread", ())):
             result["thread_total"] = self.thread_total
+        if self.note is not None:
+            result["note"] = self.note
         return result
 
     def record_dict(self) -> dict[str, Any]:
