@@ -65,7 +65,9 @@ Version 4 (:func:`m004_shared_review`), one review across spellings and people:
   change of each of a finding's fields; ``mark_stamps``, the last operation on
   each reviewed mark (a mark taken back stays taken back); ``review_aliases``,
   the uids of other clones' reviews that are this review; ``sync_actors``, the
-  name of this record's log of each repository on its remotes.
+  name of this record's log of each repository on its remotes; ``sync_seen``,
+  the commit of each other log last applied (a log that did not move is not
+  read again).
 """
 
 from __future__ import annotations
@@ -246,6 +248,12 @@ def m004_shared_review(conn: sqlite3.Connection) -> None:
         """CREATE TABLE sync_actors (
             repository TEXT PRIMARY KEY,
             actor TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE sync_seen (
+            repository TEXT NOT NULL,
+            log TEXT NOT NULL,
+            commit_id TEXT NOT NULL,
+            PRIMARY KEY (repository, log)
         ) WITHOUT ROWID""",
         """CREATE TABLE review_aliases (
             uid TEXT PRIMARY KEY,

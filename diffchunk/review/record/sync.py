@@ -9,7 +9,7 @@ repository, :func:`actor`): a commit whose tree holds one file,
 
 1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
    sync repository, :mod:`diffchunk.git.transport`: never the user's);
-2. reads each other log, bounded and checked (:func:`_read_log`: at most
+2. reads each other log that moved since it was last applied, bounded and checked (:func:`_read_log`: at most
    :data:`~diffchunk.limits.SYNC_LOGS_MAX` logs, each at most
    :data:`~diffchunk.limits.SYNC_LOG_MAX_BYTES`; a log that is not valid is
    refused whole and named in the answer, the others are applied);
@@ -68,7 +68,7 @@ class SyncResult:
 
     remote: str
     url: str
-    logs: int  # other reviewers' logs read
+    logs: int  # other reviewers' logs read (those that moved since the last sync)
     applied: merge.Applied
     published: int  # operations in this record's log
     published_bytes: int
@@ -98,12 +98,17 @@ def sync(
     me = actor(target, repo.common_dir)
     git = transport_command(repo.common_dir)
     _fetch(git, fetch_url)
-    logs, refused = _read_logs(git, me)
+    seen = target.read(lambda conn: _seen(conn, repo.common_dir))
+    logs, refused = _read_logs(git, me, seen)
     public = repository_name(repo.path)
 
     def work(conn: sqlite3.Connection) -> tuple[merge.Applied, bytes, int]:
-        ops = [op for _, found in logs for op in found]
+        ops = [op for _, _, found in logs for op in found]
         applied = merge.apply(conn, ops, repo.common_dir, repo.path)
+        conn.executemany(
+            "INSERT OR REPLACE INTO sync_seen (repository, log, commit_id) VALUES (?, ?, ?)",
+            [(repo.common_dir, name, commit) for name, commit, _ in logs],
+        )
         oplog.review_ops(conn, repo.common_dir)
         own = list(oplog.ops_of(conn, repo.common_dir, local_only=True))
         return applied, oplog.render(public, own), len(own)
@@ -170,12 +175,22 @@ def _fetch(git: TransportCommand, url: str) -> None:
     )
 
 
+def _seen(conn: sqlite3.Connection, repository: str) -> dict[str, str]:
+    return {
+        str(r[0]): str(r[1])
+        for r in conn.execute(
+            "SELECT log, commit_id FROM sync_seen WHERE repository = ?", (repository,)
+        )
+    }
+
+
 def _read_logs(
-    git: TransportCommand, me: str
-) -> tuple[list[tuple[str, list[oplog.Op]]], list[str]]:
-    """The other reviewers' logs fetched, each checked; and those refused, with why."""
-    listed = git.text(["for-each-ref", "--format=%(refname)", FETCHED]).splitlines()
-    logs: list[tuple[str, list[oplog.Op]]] = []
+    git: TransportCommand, me: str, seen: dict[str, str]
+) -> tuple[list[tuple[str, str, list[oplog.Op]]], list[str]]:
+    """The other reviewers' logs fetched that moved since last applied (``seen``), each
+    checked, with their commits; and those refused, with why."""
+    listed = git.text(["for-each-ref", "--format=%(refname) %(objectname)", FETCHED]).splitlines()
+    logs: list[tuple[str, str, list[oplog.Op]]] = []
     refused: list[str] = []
     if len(listed) > SYNC_LOGS_MAX:
         refused.append(
@@ -183,12 +198,13 @@ def _read_logs(
             "read); the first ones by name were read"
         )
         listed = sorted(listed)[:SYNC_LOGS_MAX]
-    for ref in listed:
+    for entry in listed:
+        ref, _, commit = entry.rpartition(" ")
         name = ref[len(FETCHED) :]
-        if name == me:
+        if name == me or seen.get(name) == commit:
             continue
         try:
-            logs.append((name, _read_log(git, ref, name)))
+            logs.append((name, commit, _read_log(git, ref, name)))
         except RecordLogRefused as exc:
             refused.append(exc.message)
     return logs, refused
