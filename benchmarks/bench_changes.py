@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--functions", type=int, default=500)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args(argv)
-    from diffchunk.files.service import get_overview
+    from diffchunk.files.overview import get_overview
 
     with tempfile.TemporaryDirectory(prefix="diffchunk-bench-changes-") as tmp:
         changed, same = _build(Path(tmp), args.functions)

@@ -50,7 +50,7 @@ def peak_rss_kb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 rss0 = peak_rss_kb()
 if impl == "ours":
-    from diffchunk.review import diff_tools as t
+    from diffchunk.review.tools import diff_tools as t
     load = lambda: t.load_diff(path).to_dict()
     listing = lambda: t.list_chunks(path)  # typed: the JSON is the shell's
     chunk = lambda n: t.get_chunk(path, n, include_context=False)

@@ -187,23 +187,23 @@ def _measured(
 OURS = r"""
 import json, os, sys, time
 op, path, arg = sys.argv[1], sys.argv[2], sys.argv[3]
-from diffchunk.files import service
+from diffchunk.files import content_read, content_search
 out = {}
 if op == "count":
     t = time.perf_counter()
-    r = service.search_content(path, arg, fuzzy=False, count_only=True)
+    r = content_search.search_content(path, arg, fuzzy=False, count_only=True)
     out = {"seconds": time.perf_counter() - t, "result": r.count}
 elif op == "tail":
     t = time.perf_counter()
-    r = service.read_content(path, mode="tail", limit=int(arg))
+    r = content_read.read_content(path, mode="tail", limit=int(arg))
     out = {"seconds": time.perf_counter() - t, "result": r.lines_returned}
 elif op == "read_end":
     line = int(arg)
     t = time.perf_counter()
-    r = service.read_content(path, offset=line, limit=1)
+    r = content_read.read_content(path, offset=line, limit=1)
     first = time.perf_counter() - t
     t = time.perf_counter()
-    r2 = service.read_content(path, offset=line - 5, limit=1)
+    r2 = content_read.read_content(path, offset=line - 5, limit=1)
     out = {"seconds": first, "second": time.perf_counter() - t, "result": r.content[:40]}
 elif op == "edit":
     from diffchunk.files.edit import edit_content
@@ -213,7 +213,7 @@ elif op == "edit":
     out = {"seconds": time.perf_counter() - t, "result": r.success}
 elif op == "fuzzy":
     t = time.perf_counter()
-    r = service.search_content(path, arg, fuzzy=True, max_results=20)
+    r = content_search.search_content(path, arg, fuzzy=True, max_results=20)
     out = {"seconds": time.perf_counter() - t, "result": r.total_matches}
 elif op == "outline":
     from diffchunk.files.outline import build_outline, count_items

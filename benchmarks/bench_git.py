@@ -253,8 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     # In-process: no interpreter start-up, and a count of git diff runs.
     os.environ["DIFFCHUNK_CACHE_DIR"] = str(cache)
     from diffchunk.git.runner import GitCommand, GitStream
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     diff_runs = [0]
     real_start_into = GitCommand.start_into

@@ -24,7 +24,7 @@ DEFAULT_DIFFS = ("sqlalchemy_rel_1_4_0..rel_1_4_54.diff", "flask_2.3.3..3.0.0.di
 
 def pages(path: str, store: object) -> tuple[list[int], float]:
     """Sizes of every page of the listing, and the seconds to read them all."""
-    from diffchunk.review import diff_tools
+    from diffchunk.review.tools import diff_tools
 
     sizes = []
     offset: int | None = 0
@@ -52,8 +52,8 @@ def main() -> None:
     parser.add_argument("--range", dest="rng", help="a range of --repo, e.g. v1..v2")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus directory")
     args = parser.parse_args()
-    from diffchunk.review import diff_tools
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.sessions.store import SessionStore
+    from diffchunk.review.tools import diff_tools
 
     for name in DEFAULT_DIFFS:
         path = args.corpus / name
@@ -66,7 +66,7 @@ def main() -> None:
         print(f"{name}: loaded in {(time.perf_counter() - began) * 1000:.0f} ms")
         report(name, str(path), store)
     if args.repo and args.rng:
-        from diffchunk.review.range_review import load_git_diff
+        from diffchunk.review.ranges.load import load_git_diff
 
         store = SessionStore()
         began = time.perf_counter()

@@ -111,7 +111,7 @@ def _line(name: str, wall: float, cpu: float, extra: str = "") -> str:
 
 def run(name: str, data: bytes, add: Callable[[str], None], repeat: int, root: Path) -> None:
     from diffchunk.review import record
-    from diffchunk.review.exporting import export_review
+    from diffchunk.review.tools.exporting import export_review
 
     os.environ["DIFFCHUNK_STATE_DIR"] = str(root / name / "state")
     os.environ["DIFFCHUNK_CACHE_DIR"] = str(root / name / "cache")

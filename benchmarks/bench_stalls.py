@@ -120,16 +120,16 @@ def _core(case: Case) -> Callable[[], Any]:
     path = str(case.args["path"])
     rest = {k: v for k, v in case.args.items() if k != "path"}
     if case.tool == "get_overview":
-        from diffchunk.files.service import get_overview
+        from diffchunk.files.overview import get_overview
 
         return lambda: get_overview(path)
     if case.tool == "search_content":
-        from diffchunk.files.service import search_content
+        from diffchunk.files.content_search import search_content
 
         return lambda: search_content(path, **rest)
-    from diffchunk.review.diff_search import search_diff
-    from diffchunk.review.loading import load_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.sessions.loading import load_diff
+    from diffchunk.review.sessions.store import SessionStore
+    from diffchunk.review.tools.diff_search import search_diff
 
     if case.tool == "load_diff":
         return lambda: load_diff(path, store=SessionStore())

@@ -88,7 +88,7 @@ def _floor(raw: bytes) -> tuple[int, int]:
 
 def measure(path: str, name: str) -> Measured:
     from diffchunk.diff.lean import render_lean
-    from diffchunk.review import diff_tools as core
+    from diffchunk.review.tools import diff_tools as core
 
     summary = core.load_diff(path)
     raw = Path(path).read_bytes()
@@ -152,7 +152,7 @@ def find_repo(names: tuple[str, ...]) -> str | None:
 
 
 def range_diff(repo: str, rng: str) -> str:
-    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.ranges.load import load_git_diff
 
     return load_git_diff(repo, rng).file_path
 

@@ -13,7 +13,7 @@ switches measures off for that benchmark.
     ``diffchunk mcp``, which runs for long, turns it back on.
 ``early``
     ``diffchunk review RANGE`` starts ``git diff`` before click and the
-    pipeline load (:mod:`diffchunk.review.early_start`): git spends its first
+    pipeline load (:mod:`diffchunk.review.ranges.early_start`): git spends its first
     100 ms or more on the tree diff and the renames before it writes
     anything, and the imports run meanwhile.  The command line is read ahead
     of click for this (:func:`review_range`), only to know what to start:
@@ -136,7 +136,7 @@ def _start_review(args: list[str]) -> None:
         if repo is not None and not os.access(path, os.R_OK):
             return  # click refuses an unreadable --repo: git must not run there
         from .paths import PathPolicy, roots_in_force
-        from .review.early_start import start_early
+        from .review.ranges.early_start import start_early
 
         with roots_in_force(PathPolicy.from_env()):  # as the command itself checks them
             start_early(path, target, staged)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .cli import main as cli_main
 from .git.runner import GitCommand
-from .review import diff_tools
+from .review.tools import diff_tools
 
 SHOWN_LINES = 30
 WIDTH = 100

@@ -1,7 +1,7 @@
 """Copies, reads, writes and hashes of open files, in bounded blocks.
 
 Shared by the backups and edits of the file tools (and their reader,
-:mod:`diffchunk.files.reader`) and by the private copies of large diffs
+:mod:`diffchunk.files.byte_reader`) and by the private copies of large diffs
 (:mod:`diffchunk.diff.buffer`): nothing here holds more than one block of a
 file in memory.  :func:`read_small_file` reads the small files of a
 repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named

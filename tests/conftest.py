@@ -33,7 +33,7 @@ from privileges import permissions_apply
 if TYPE_CHECKING:
     from mcpkit import RunningServer
 
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.sessions.store import SessionStore
 
 # Helper modules that hold asserts moved out of test modules: rewritten like a
 # test module's, so that a failure still shows the values compared.
@@ -153,6 +153,6 @@ def other_server(server: RunningServer) -> Iterator[RunningServer]:
 @pytest.fixture
 def store() -> SessionStore:
     """A session store of this test's own, passed to the diff tools as ``store``."""
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.sessions.store import SessionStore
 
     return SessionStore()

@@ -19,8 +19,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from diffchunk.diff.lean import expand, render_lean
 from diffchunk.diff.options import FORMATS, LoadOptions
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 LIMIT = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
 

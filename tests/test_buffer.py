@@ -18,8 +18,8 @@ from diffchunk.diff.buffer import DiffBuffer, map_copy
 from diffchunk.diff.model import LazyHunks
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import FileToolError
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore, read_file
+from diffchunk.review.sessions.store import SessionStore, read_file
+from diffchunk.review.tools import diff_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -196,7 +196,7 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from diffchunk.review import diff_tools
+        from diffchunk.review.tools import diff_tools
 
         def rss():
             with open("/proc/self/status") as fh:
@@ -266,7 +266,7 @@ def test_cache_directory_made_for_a_copy_is_private(
 def test_no_room_for_a_copy_reads_into_memory(
     why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import diffchunk.review.sessions as sessions
+    import diffchunk.review.sessions.store as sessions
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DIFFCHUNK_MAP_BYTES", "1")
@@ -319,7 +319,7 @@ def test_a_cached_git_diff_is_mapped_itself_and_other_files_through_a_copy(
     maps it without a copy; any other diff file is copied first."""
     from gitrepo import commit, git
 
-    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.ranges.load import load_git_diff
 
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see the mappings")
@@ -370,7 +370,7 @@ def test_a_cache_entry_others_could_rewrite_is_copied_not_mapped(
     would kill the process (SIGBUS): such an entry is read through a copy."""
     from gitrepo import commit, git
 
-    from diffchunk.review.range_review import load_git_diff
+    from diffchunk.review.ranges.load import load_git_diff
 
     if not Path("/proc/self/maps").exists():
         pytest.skip("needs /proc to see the mappings")

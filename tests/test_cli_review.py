@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from diffchunk.cli import main
-from diffchunk.review import diff_tools
+from diffchunk.review.tools import diff_tools
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
 

@@ -22,7 +22,7 @@ from recordkit import run_cli
 from diffchunk.cli import SUBCOMMANDS, main
 from diffchunk.cli.targets import TARGET_PARAMETERS, TargetCommand, suggested_command
 from diffchunk.errors import ChunkNotFound
-from diffchunk.review import diff_tools
+from diffchunk.review.tools import diff_tools
 
 NUMBERS = "".join(f"{i}\n" for i in range(1, 31))
 

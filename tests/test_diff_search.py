@@ -10,10 +10,10 @@ import pytest
 from gitrepo import commit, git_bytes, init_repo
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.review import diff_search
-from diffchunk.review.diff_search import search_diff
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_search
+from diffchunk.review.tools.diff_search import search_diff
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

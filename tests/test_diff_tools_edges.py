@@ -14,8 +14,8 @@ from timing import Stopwatch
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

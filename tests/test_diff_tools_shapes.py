@@ -13,9 +13,9 @@ import pytest
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument, PathError
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore
-from diffchunk.review.views import read_view
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.sessions.views import read_view
+from diffchunk.review.tools import diff_tools
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
 

@@ -17,9 +17,9 @@ from diffchunk.cli import main
 from diffchunk.cli.review import review
 from diffchunk.console import REVIEW_FLAGS, REVIEW_VALUED, review_range
 from diffchunk.git.runner import GitCommand, GitStream
-from diffchunk.review import early_start
-from diffchunk.review.early_start import start_early
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges import early_start
+from diffchunk.review.ranges.early_start import start_early
+from diffchunk.review.ranges.load import load_git_range
 
 
 @pytest.fixture

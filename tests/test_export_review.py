@@ -16,9 +16,9 @@ from test_record_mcp import Caller, serve
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument, PathError
-from diffchunk.review import exporting
-from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.record import add_finding, update_finding
+from diffchunk.review.tools import exporting
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from incrementalkit import branch_text, five_files, load
 from recordkit import numbered, write_diff
 
 from diffchunk.review import record as core
-from diffchunk.review.exporting import export_review
+from diffchunk.review.tools.exporting import export_review
 
 
 def _moved_branch(tmp_path: Path) -> tuple[Path, str, str, str]:

@@ -25,9 +25,9 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import GitError, PathError
 from diffchunk.files.edit import edit_content, list_backups
 from diffchunk.git.cache import DiffCache, is_entry_name
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_range
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_range
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 from tests.property.faults import sigkill_rounds
 
 REPO = Path(__file__).resolve().parents[1]
@@ -178,7 +178,7 @@ def list_backups_in(root: Path, target: Path) -> list[dict[str, object]]:
 _GIT_CHILD = """
 import json
 from diffchunk.errors import DiffchunkError
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges.load import load_git_range
 try:
     got = load_git_range({repo!r}, "HEAD~1..HEAD", cache_dir={cache!r})
     print(json.dumps({{"path": got.diff_path}}))

@@ -11,12 +11,14 @@ from gitrepo import commit, git, git_bytes, init_repo, run_git
 
 from diffchunk import snapshots
 from diffchunk.errors import DiffchunkError, FileNotInDiff, FileToolError, InvalidArgument
+from diffchunk.files.content_read import read_content
+from diffchunk.files.content_search import search_content
 from diffchunk.files.edit import edit_content
+from diffchunk.files.overview import get_overview
 from diffchunk.files.revert import revert_edit
-from diffchunk.files.service import get_overview, read_content, search_content
-from diffchunk.review.file_versions import open_file_version
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools.file_versions import open_file_version
 
 
 def _module(n: int, tag: str) -> str:

@@ -20,9 +20,9 @@ from mcpkit import Caller, serve
 from diffchunk import snapshots
 from diffchunk.errors import FileToolError, PathError
 from diffchunk.paths import ROOTS_ENV
-from diffchunk.review.file_versions import open_file_version
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools.file_versions import open_file_version
 
 SNAPSHOT_ENV = "DIFFCHUNK_SNAPSHOT_MAX_BYTES"
 SECRET = b"TOP SECRET, outside the allowed root\n"

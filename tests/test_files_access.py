@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from diffchunk.errors import FileToolError, PathError
 from diffchunk.files import access
 from diffchunk.files.access import clear_cache, detect_encoding, open_text_version, open_version
+from diffchunk.files.byte_reader import LongLine, last_lines_start, skip_lines
 from diffchunk.files.lineindex import LineIndex
-from diffchunk.files.reader import LongLine, last_lines_start, skip_lines
 
 CASES = {
     "crlf": b"one\r\ntwo\r\nthree\r\n",
@@ -282,8 +282,8 @@ def test_mapped_version_closes_its_file_when_released(tmp_path: Path) -> None:
 
 
 def test_utf8_with_a_stray_byte_stays_utf8(tmp_path: Path) -> None:
+    from diffchunk.files.content_search import search_content
     from diffchunk.files.encoding import sniff
-    from diffchunk.files.service import search_content
 
     # One Latin-1 byte pasted into UTF-8 text made the whole file cp1252:
     # its UTF-8 text could not be found and read back garbled.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk.files import changes as changes_mod
-from diffchunk.files.changes import mark_changes
+from diffchunk.files import changed_symbols
+from diffchunk.files.changed_symbols import mark_changes
 from diffchunk.files.outline import OutlineItem, build_outline, iter_items, outline_for_file
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -201,7 +201,7 @@ def test_a_git_that_takes_too_long_is_stopped_and_nothing_is_marked(
     )
     slow.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setattr(changes_mod, "GIT_TIMEOUT", 0.5)
+    monkeypatch.setattr(changed_symbols, "GIT_TIMEOUT", 0.5)
     path = repo / "svc.py"
     path.write_text(CHANGED)
     outline = outline_of(path)
@@ -251,7 +251,7 @@ def test_overview_of_a_modified_file_runs_no_clean_filter_of_the_repository(
 ) -> None:
     # git compares a modified file with HEAD through its clean filter: the
     # repository's config must not make the (read-only) outline run a program.
-    from diffchunk.files.service import get_overview
+    from diffchunk.files.overview import get_overview
 
     marker = tmp_path / "MARKER-clean"
     git(repo, "config", "filter.evil.clean", f"sh -c 'touch {marker}; cat'")
@@ -277,7 +277,7 @@ def test_hunk_header_parsing() -> None:
         b"@@ -10,2 +9,0 @@\n-c\n-d\n"
         b"@@ -20,0 +19,3 @@\n+e\n+f\n+g\n"
     )
-    changed, deletions, hunks = changes_mod._changed_lines(diff)
+    changed, deletions, hunks = changed_symbols._changed_lines(diff)
     assert changed == [(3, 3), (19, 21)]
     assert deletions == [9]
     assert hunks == [(3, 1, 3, 1), (10, 2, 9, 0), (20, 0, 19, 3)]
@@ -285,7 +285,7 @@ def test_hunk_header_parsing() -> None:
 
 def test_line_map_moves_lines_outside_the_hunks_and_spans_those_inside() -> None:
     # Line 3 replaced by two, lines 10-11 removed, three lines added after 20.
-    moved = changes_mod.LineMap([(3, 1, 3, 2), (10, 2, 10, 0), (20, 0, 19, 3)])
+    moved = changed_symbols.LineMap([(3, 1, 3, 2), (10, 2, 10, 0), (20, 0, 19, 3)])
     assert [moved.lines(n) for n in (1, 2, 4, 9, 12, 20, 21)] == [
         (1, 1),
         (2, 2),
@@ -297,4 +297,4 @@ def test_line_map_moves_lines_outside_the_hunks_and_spans_those_inside() -> None
     ]
     assert moved.lines(3) == (3, 4)  # inside a hunk: its new lines
     assert moved.lines(11) == (10, 11)  # removed: the lines around the point
-    assert changes_mod.LineMap([]).lines(7) == (7, 7)
+    assert changed_symbols.LineMap([]).lines(7) == (7, 7)

@@ -11,8 +11,8 @@ from editkit import edit_file, write_utf8
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diffchunk.files import fuzzy_block, reader, snapshot
-from diffchunk.files.reader import Reader
+from diffchunk.files import byte_reader, edit_snapshot, fuzzy_block
+from diffchunk.files.byte_reader import Reader
 
 # Each test's backups go to a directory of its own (DIFFCHUNK_BACKUP_DIR).
 pytestmark = pytest.mark.usefixtures("backup_dir")
@@ -38,8 +38,8 @@ def test_streaming_path_matches_in_memory_path(
     expected = edit_file(small, changes, preview=False)
     assert expected["success"] is True, expected
     # Same edit on the streaming path: tiny windows so needles straddle them.
-    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
-    monkeypatch.setattr(reader, "BLOCK", 4099)
+    monkeypatch.setattr(edit_snapshot, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(byte_reader, "BLOCK", 4099)
     streamed = write_utf8(tmp_path / "streamed.py", text)
     got = edit_file(streamed, changes, preview=False)
     assert got["success"] is True, got
@@ -66,7 +66,7 @@ def test_streaming_path_matches_in_memory_path(
 def test_large_file_fuzzy_without_anchor_explains(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "IN_MEMORY_LIMIT", 1024)
+    monkeypatch.setattr(edit_snapshot, "IN_MEMORY_LIMIT", 1024)
     monkeypatch.setattr(fuzzy_block, "FULL_FUZZY_LIMIT", 1024)
     f = write_utf8(tmp_path / "big.py", _big_text(500))
     result = edit_file(f, [{"search": "totally_absent_identifier = 3", "replace": "x"}])

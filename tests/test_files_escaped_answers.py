@@ -17,7 +17,8 @@ from mcpkit import Caller, serve
 from diffchunk.files import content_read
 from diffchunk.files.access import clear_cache
 from diffchunk.files.answer_size import escaped_size, fitting_head, fitting_tail
-from diffchunk.files.service import read_content, search_content
+from diffchunk.files.content_read import read_content
+from diffchunk.files.content_search import search_content
 from diffchunk.limits import CHARS_PER_TOKEN, RESPONSE_TOKENS
 
 LIMIT = RESPONSE_TOKENS * CHARS_PER_TOKEN

@@ -79,7 +79,8 @@ def mixed(tmp_path: Path) -> Path:
 
 def _answers(path: Path) -> list[dict[str, object]]:
     from diffchunk.files import access
-    from diffchunk.files.service import get_overview, read_content
+    from diffchunk.files.content_read import read_content
+    from diffchunk.files.overview import get_overview
 
     access.clear_cache()
     answers: list[dict[str, object]] = [get_overview(str(path)).to_dict()["long_lines"]]
@@ -99,12 +100,12 @@ def _answers(path: Path) -> list[dict[str, object]]:
 def test_long_lines_read_in_pieces_answer_as_whole_ones(
     mixed: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import access, read, reader
+    from diffchunk.files import access, byte_reader, line_reads
 
     monkeypatch.setattr(access, "SMALL_FILE", 0)  # read through the file, not from memory
     whole = _answers(mixed)
-    monkeypatch.setattr(reader, "WINDOW", 256)  # most lines of é€x are long lines now
-    monkeypatch.setattr(read, "WINDOW", 256)  # reads go line by line
+    monkeypatch.setattr(byte_reader, "WINDOW", 256)  # most lines of é€x are long lines now
+    monkeypatch.setattr(line_reads, "WINDOW", 256)  # reads go line by line
     assert _answers(mixed) == whole
 
 

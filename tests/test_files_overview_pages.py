@@ -13,8 +13,7 @@ from diffchunk.cli import main as cli
 from diffchunk.errors import InvalidArgument
 from diffchunk.files.access import clear_cache
 from diffchunk.files.outline import build_outline, describe_context
-from diffchunk.files.overview import MAX_OUTLINE_ITEMS
-from diffchunk.files.service import get_overview
+from diffchunk.files.overview import MAX_OUTLINE_ITEMS, get_overview
 from tests.support.test_data import typescript_bundle
 
 

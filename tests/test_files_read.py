@@ -9,9 +9,10 @@ import pytest
 from growing import appending_first
 
 from diffchunk.errors import FileToolError, InvalidArgument
-from diffchunk.files import access, read
+from diffchunk.files import access, line_reads
 from diffchunk.files.access import clear_cache
-from diffchunk.files.service import read_content, search_content
+from diffchunk.files.content_read import read_content
+from diffchunk.files.content_search import search_content
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +83,7 @@ def test_tail_without_trailing_newline(tmp_path: Path) -> None:
 def test_tail_of_large_file_does_not_count_lines(
     numbered: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(read, "COUNT_FOR_TOTAL", 10)
+    monkeypatch.setattr(line_reads, "COUNT_FOR_TOTAL", 10)
     result = read_content(str(numbered), mode="tail", limit=3).to_dict()
     assert result["content"] == "line 4998\nline 4999\nline 5000"
     assert result["total_lines"] is None and result["start_line"] is None
@@ -216,15 +217,15 @@ def test_lines_appended_while_wc_counts_do_not_shift_line_numbers(
 
 
 def test_a_huge_line_is_not_decoded_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A one-line file of hundreds of MB took four times its size to read.
-    monkeypatch.setattr(read, "WHOLE_LINE_BYTES", 0)
+    # A one-line file of hundreds of MB took four times its size to line_reads.
+    monkeypatch.setattr(line_reads, "WHOLE_LINE_BYTES", 0)
     decoded: list[int] = []
     path = tmp_path / "one-line.json"
     path.write_text('{"a": "' + "é" * 3000 + '"}\n', encoding="utf-8")
     version = access.open_version(str(path))
     real_decode = version.decode
     monkeypatch.setattr(version, "decode", lambda raw: decoded.append(len(raw)) or real_decode(raw))
-    text, count, cut = read.decode_lines(version, version.data[0 : version.end])
+    text, count, cut = line_reads.decode_lines(version, version.data[0 : version.end])
     assert (count, cut) == (1, 1) and max(decoded) <= 1000 * 4 + 4
     kept, _, marker = text.partition("… [line truncated: ")
     assert len(kept) == 1000 and marker == f"{6009 - len(kept.encode())} more bytes]"

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diffchunk.errors import FileToolError
-from diffchunk.files import reader
-from diffchunk.files.reader import Reader, last_lines_start, skip_lines
+from diffchunk.files import byte_reader
+from diffchunk.files.byte_reader import Reader, last_lines_start, skip_lines
 
 
 def _open(tmp_path: Path, data: bytes) -> Reader:
@@ -40,8 +40,8 @@ def test_same_answers_as_bytes(
     end: int | None,
 ) -> None:
     # Tiny steps, so that matches straddle the reads.
-    monkeypatch.setattr(reader, "STEP", 7)
-    monkeypatch.setattr(reader, "FIRST_STEP", 3)
+    monkeypatch.setattr(byte_reader, "STEP", 7)
+    monkeypatch.setattr(byte_reader, "FIRST_STEP", 3)
     fb = _open(tmp_path, data)
     assert len(fb) == len(data)
     assert fb.find(sub, start, end) == data.find(sub, start, end)
@@ -60,8 +60,8 @@ def test_same_answers_as_bytes(
 def test_line_steps_over_file_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: bytes
 ) -> None:
-    monkeypatch.setattr(reader, "STEP", 64)  # many blocks
-    monkeypatch.setattr(reader, "FIRST_STEP", 16)
+    monkeypatch.setattr(byte_reader, "STEP", 64)  # many blocks
+    monkeypatch.setattr(byte_reader, "FIRST_STEP", 16)
     data = b"".join(b"line %d\n" % i for i in range(500)) + tail
     fb = _open(tmp_path, data)
     for pos, count in [(0, 1), (0, 100), (37, 250), (5, 499), (0, 501), (100, 0)]:
@@ -86,15 +86,16 @@ def test_tools_on_a_large_file_truncated_meanwhile_report_it(tmp_path: Path) -> 
     code = f"""
 import os
 from diffchunk.files import access
-from diffchunk.files.service import read_content, search_content
+from diffchunk.files.content_read import read_content
+from diffchunk.files.content_search import search_content
 from diffchunk.errors import FileToolError
 path = {str(log)!r}
 version = access.open_version(path)
 assert version.data.memory is None, "the file is read on demand"
 os.truncate(path, 1000)  # logrotate's copytruncate, say
-from diffchunk.files import read
+from diffchunk.files import line_reads
 try:
-    print(read.read_lines(version, 250_000, 3))
+    print(line_reads.read_lines(version, 250_000, 3))
 except FileToolError as exc:
     print("error:", exc.message)
 print(read_content(path, mode="tail", limit=2).content.splitlines()[-1])

@@ -13,7 +13,7 @@ from growing import appending_first
 from diffchunk.errors import FileToolError, InvalidArgument
 from diffchunk.files import grep
 from diffchunk.files.access import clear_cache, open_text_version
-from diffchunk.files.service import search_content
+from diffchunk.files.content_search import search_content
 
 needs_grep = pytest.mark.skipif(shutil.which("grep") is None, reason="grep not installed")
 

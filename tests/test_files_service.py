@@ -12,9 +12,9 @@ import anyio
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from diffchunk.files import edit, service
+from diffchunk.files import content_read, content_search, edit
 from diffchunk.files.access import clear_cache
-from diffchunk.files.service import get_overview
+from diffchunk.files.overview import Overview, get_overview
 from diffchunk.server import app
 
 GIT_ENV = {
@@ -212,16 +212,19 @@ def test_the_tools_return_typed_results_whose_json_the_mcp_server_sends(tmp_path
     path = tmp_path / "store.py"
     path.write_text(PY_SOURCE, encoding="utf-8")
     where = {"absolute_file_path": str(path)}
-    overview = service.get_overview(str(path))
-    assert isinstance(overview, service.Overview) and overview.line_count == 14
+    overview = get_overview(str(path))
+    assert isinstance(overview, Overview) and overview.line_count == 14
     assert json.loads(_text(_call("get_overview", where))) == overview.to_dict()
-    found = service.search_content(str(path), "retrun value")
-    assert isinstance(found, service.SearchResult)
-    assert isinstance(found.results[0], service.SearchMatch) and found.results[0].line_number == 10
+    found = content_search.search_content(str(path), "retrun value")
+    assert isinstance(found, content_search.SearchResult)
+    assert (
+        isinstance(found.results[0], content_search.SearchMatch)
+        and found.results[0].line_number == 10
+    )
     sent = json.loads(_text(_call("search_content", {**where, "pattern": "retrun value"})))
     assert sent == found.to_dict()
-    counted = service.search_content(str(path), "return", fuzzy=False, count_only=True)
-    assert isinstance(counted, service.CountResult) and counted.count == 3
+    counted = content_search.search_content(str(path), "return", fuzzy=False, count_only=True)
+    assert isinstance(counted, content_search.CountResult) and counted.count == 3
     sent = json.loads(
         _text(
             _call(
@@ -230,8 +233,8 @@ def test_the_tools_return_typed_results_whose_json_the_mcp_server_sends(tmp_path
         )
     )
     assert sent == counted.to_dict()
-    read = service.read_content(str(path), pattern="def put", mode="semantic")
-    assert isinstance(read, service.ReadResult) and read.semantic_block is not None
+    read = content_read.read_content(str(path), pattern="def put", mode="semantic")
+    assert isinstance(read, content_read.ReadResult) and read.semantic_block is not None
     assert read.semantic_block.name == "put" and (read.start_line, read.end_line) == (8, 10)
     sent = json.loads(
         _text(_call("read_content", {**where, "pattern": "def put", "mode": "semantic"}))

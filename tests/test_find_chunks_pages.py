@@ -17,9 +17,9 @@ from mcpkit import Caller, serve
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument
-from diffchunk.review import diff_tools
 from diffchunk.review.incremental.load import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 LIMIT = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
 FILES = 1500

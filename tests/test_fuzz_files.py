@@ -22,8 +22,8 @@ from rapidfuzz import fuzz
 
 from diffchunk.errors import InvalidArgument
 from diffchunk.files import access, grep
+from diffchunk.files.content_search import search_content
 from diffchunk.files.edit import edit_content, list_backups
-from diffchunk.files.service import search_content
 from tests.property.fuzz_files import (
     cases,
     edit_checks,

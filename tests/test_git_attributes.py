@@ -141,8 +141,8 @@ def test_the_range_review_asks_for_the_attributes_the_review_reads(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from diffchunk.git.attributes import StreamedCheckAttr
-    from diffchunk.review import range_stream
-    from diffchunk.review.range_review import load_git_range
+    from diffchunk.review.ranges import stream
+    from diffchunk.review.ranges.load import load_git_range
 
     asked: list[tuple[str, ...]] = []
 
@@ -150,6 +150,6 @@ def test_the_range_review_asks_for_the_attributes_the_review_reads(
         asked.append(tuple(kwargs["attributes"]))
         return StreamedCheckAttr(*args, **kwargs)
 
-    monkeypatch.setattr(range_stream, "StreamedCheckAttr", spy)
+    monkeypatch.setattr(stream, "StreamedCheckAttr", spy)
     load_git_range(str(repo), "HEAD^!", cache_dir=tmp_path / "cache")
     assert asked == [tuple(WANTED)]

@@ -18,9 +18,9 @@ from gitrepo import git
 from diffchunk.cli import main
 from diffchunk.diff.options import LoadOptions
 from diffchunk.git.runner import GitCommand
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore, default_store
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore, default_store
+from diffchunk.review.tools import diff_tools
 
 # Each test has a cache of its own (DIFFCHUNK_CACHE_DIR).
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from attributes_repo import attributes_repo
 
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 # Each test has a cache of its own (DIFFCHUNK_CACHE_DIR).
 
@@ -54,15 +54,15 @@ def test_cli_starts_git_diff_before_loading_the_pipeline(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["chunks"]
     loaded = set(json.loads(done.stderr))
-    assert "diffchunk.review.early_start" in loaded  # the probe saw the review start git
+    assert "diffchunk.review.ranges.early_start" in loaded  # the probe saw the review start git
     heavy = {
         "diffchunk.diff.parser",
         "diffchunk.diff.model",
         "diffchunk.diff.filters",
         "diffchunk.diff.chunker",
         "diffchunk.diff.pipeline",
-        "diffchunk.review.sessions",
-        "diffchunk.review.diff_tools",
+        "diffchunk.review.sessions.store",
+        "diffchunk.review.tools.diff_tools",
     }
     assert not heavy & loaded, sorted(heavy & loaded)
 
@@ -94,8 +94,8 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 ) -> None:
     import tempfile
 
-    from diffchunk.review import range_review as git_review
-    from diffchunk.review import range_stream, sessions
+    from diffchunk.review.ranges import load, stream
+    from diffchunk.review.sessions import store
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -106,13 +106,13 @@ def test_an_interrupted_review_leaves_no_git_process_or_temp_dir(
 
     expected: type[BaseException] = KeyboardInterrupt
     if where == "while git starts":  # git diff started, its output not read yet
-        monkeypatch.setattr(range_stream, "CommitIndex", interrupted)
+        monkeypatch.setattr(stream, "CommitIndex", interrupted)
     elif where == "attribute source":  # after git diff and read-tree started
-        monkeypatch.setattr(range_stream, "StreamedCheckAttr", interrupted)
+        monkeypatch.setattr(stream, "StreamedCheckAttr", interrupted)
     elif where == "review build":  # after git check-attr was handed every path
-        monkeypatch.setattr(git_review, "build_review", interrupted)
+        monkeypatch.setattr(load, "build_review", interrupted)
     else:  # the session cannot be adopted once git ran
-        monkeypatch.setattr(sessions.SessionStore, "adopt", interrupted)
+        monkeypatch.setattr(store.SessionStore, "adopt", interrupted)
     before = _git_children()
     with pytest.raises(expected):
         load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).to_dict()
@@ -207,7 +207,7 @@ def test_git_stream_that_cannot_start_its_reader_stops_git(
 def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
     import time
 
-    from diffchunk.review import range_review as git_review
+    from diffchunk.review.ranges import load
 
     stages: list[str] = []
     load_git_diff(
@@ -216,13 +216,13 @@ def test_git_progress_is_reported_and_throttled(repo: Path) -> None:
     assert stages[0].startswith("running git diff (") and stages[-1] == "done"
     # However often git's progress comes, it is passed on at most every 0.1 s.
     seen: list[str] = []
-    report = git_review._git_progress(lambda s, f: seen.append(s))
+    report = load._git_progress(lambda s, f: seen.append(s))
     assert report is not None
     started = time.monotonic()
     for written in range(10_000):
         report(written)
     elapsed = time.monotonic() - started
-    assert 1 <= len(seen) <= elapsed / git_review._PROGRESS_EVERY + 1
+    assert 1 <= len(seen) <= elapsed / load._PROGRESS_EVERY + 1
 
 
 def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_entry(
@@ -232,7 +232,7 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
     build fails, the entry and its sidecar are dropped and check-attr is stopped;
     the next review runs git again and succeeds."""
     from diffchunk.git.attributes import StreamedCheckAttr
-    from diffchunk.review import range_review
+    from diffchunk.review.ranges import load
 
     cache = tmp_path / "cache"
     closed: list[StreamedCheckAttr] = []
@@ -246,7 +246,7 @@ def test_review_built_while_the_entry_is_flushed_and_a_failed_build_leaves_no_en
         raise RuntimeError("build failed")
 
     monkeypatch.setattr(StreamedCheckAttr, "close", close)
-    monkeypatch.setattr(range_review, "build_review", broken)
+    monkeypatch.setattr(load, "build_review", broken)
     with pytest.raises(RuntimeError, match="build failed"):
         load_git_diff(str(repo), "main~1..main", store=SessionStore()).to_dict()
     assert closed and all(c._proc is None for c in closed)

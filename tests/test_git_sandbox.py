@@ -24,7 +24,7 @@ from gitrepo import commit, git, git_bytes, git_environment, history_repo, run_g
 from diffchunk.errors import GitError
 from diffchunk.git.diffwrite import DIFF_OPTIONS
 from diffchunk.git.repo import discover
-from diffchunk.review.range_review import GitDiff, load_git_range
+from diffchunk.review.ranges.load import GitDiff, load_git_range
 
 pytestmark = pytest.mark.usefixtures("private_dirs")
 

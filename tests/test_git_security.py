@@ -14,7 +14,7 @@ from gitrepo import run_git
 from diffchunk.diff.attributes import WANTED
 from diffchunk.errors import RefusedRange
 from diffchunk.git.attributes import CheckAttrSource
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges.load import load_git_range
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from diffchunk.git.cache import DiffCache
 from diffchunk.git.repo import discover
 from diffchunk.git.revisions import Kind, Mode, parse_range
 from diffchunk.git.runner import GitCommand, GitStream, git_environment
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges.load import load_git_range
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from gitrepo import git, history_repo
 from mcpkit import Caller, serve
 
 from diffchunk.errors import DiffchunkError, GitTimeout
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges.load import load_git_range
 
 pytestmark = pytest.mark.usefixtures("private_dirs")
 

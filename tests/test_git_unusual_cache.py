@@ -18,7 +18,7 @@ from gitrepo import git, history_repo, settle_file_times
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import CacheWriteError, NotARange
-from diffchunk.review.range_review import load_git_range
+from diffchunk.review.ranges.load import load_git_range
 
 
 def test_a_cached_range_follows_attribute_files_and_diff_config(
@@ -51,8 +51,8 @@ def test_a_cached_range_follows_attribute_files_and_diff_config(
 def test_a_cached_range_follows_a_nested_gitattributes_change(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = history_repo(
         tmp_path / "repo",
@@ -102,8 +102,8 @@ def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
 ) -> None:
     """A directory name that is not UTF-8 is shown with escapes; its .gitattributes
     is still recorded by its name on disk (it was once left out)."""
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     name = os.fsdecode(b"lat\xe9n")
     try:
@@ -132,8 +132,8 @@ def test_a_nested_gitattributes_in_a_directory_named_not_in_utf8_is_followed(
 def test_a_first_load_with_patterns_still_records_every_directory(
     tmp_path: Path, cache_dir: Path
 ) -> None:
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = history_repo(
         tmp_path / "repo",
@@ -173,9 +173,9 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
     """A cached range made stale by a nested .gitattributes is removed before it is
     written anew: when that fails (here the build; Ctrl-C does the same), the next
     review writes it again instead of taking the stale one for current."""
-    from diffchunk.review import range_review
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges import load
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = history_repo(
         tmp_path / "repo",
@@ -192,7 +192,7 @@ def test_a_stale_cached_range_is_not_served_after_its_rewrite_fails(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(range_review, "build_review", interrupted)
+        m.setattr(load, "build_review", interrupted)
         with pytest.raises(KeyboardInterrupt):
             load_git_diff(
                 str(repo), "HEAD~1..HEAD", cache_dir=cache_dir, store=SessionStore()
@@ -211,8 +211,8 @@ def test_a_nested_gitattributes_changed_while_git_runs_is_not_trusted(
     """git may have read the old or the new version of a .gitattributes changed
     while it ran: the record says so, and the next review writes the diff anew."""
     from diffchunk.diff.parser import StreamParser
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = history_repo(
         tmp_path / "repo",
@@ -263,8 +263,8 @@ def test_every_writer_records_the_nested_gitattributes(
     """An entry written without a review (the pre-push hook's way) or by a review
     whose patterns left no file to look up still records the nested attribute
     files: reused, it is current; after a nested change, it is written anew."""
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = _nested_repo(tmp_path)
     if written_by == "load_git_range":
@@ -295,8 +295,8 @@ def test_an_entry_without_the_record_is_written_anew_once(tmp_path: Path, cache_
     version wrote it) cannot be known current: it is written anew, once."""
     import json
 
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
 
     repo = _nested_repo(tmp_path)
     first = load_git_diff(
@@ -345,7 +345,7 @@ def test_a_record_that_cannot_be_written_does_not_drop_the_entry(
     """The record is written while the entry is flushed: a full disk there costs a
     rewrite at the next reuse, not the entry just written."""
     repo = _nested_repo(tmp_path)
-    from diffchunk.review import sidecar
+    from diffchunk.review.sessions import sidecar
 
     real = sidecar.write_sidecar
     records: list[str] = []

@@ -26,8 +26,8 @@ from diffchunk.git import runner
 from diffchunk.git.cache import default_cache_dir
 from diffchunk.git.repo import discover
 from diffchunk.paths import review_repo_path
-from diffchunk.review.range_review import load_git_range
-from diffchunk.review.sidecar import attributes_for_diff
+from diffchunk.review.ranges.load import load_git_range
+from diffchunk.review.sessions.sidecar import attributes_for_diff
 
 
 def _changed_paths(diff_path: str) -> list[str]:

@@ -71,12 +71,11 @@ def test_fuzzy_pattern_longer_than_every_line_matches_nothing(many_lines: str) -
 def test_fuzzy_search_stops_at_its_time_budget(
     many_lines: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diffchunk.files import fuzzy
-    from diffchunk.files import service as service_module
+    from diffchunk.files import content_search, fuzzy
 
     monkeypatch.setattr(fuzzy, "FUZZY_TIME_BUDGET", 0.05)
     watch = Stopwatch()
-    found = service_module.search_content(many_lines, "abcdefgh xyy").to_dict()
+    found = content_search.search_content(many_lines, "abcdefgh xyy").to_dict()
     assert watch.elapsed().within(TIME_LIMIT)
     assert any("Fuzzy search stopped" in w for w in found["warnings"])
 

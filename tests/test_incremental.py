@@ -21,9 +21,9 @@ from incrementalkit import (
 from recordkit import numbered
 
 from diffchunk.errors import InvalidArgument, ReviewedRevisionGone
-from diffchunk.review import diff_tools
 from diffchunk.review import record as core
-from diffchunk.review.views import read_view
+from diffchunk.review.sessions.views import read_view
+from diffchunk.review.tools import diff_tools
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from diffchunk.diff.parser import git as git_section
 from diffchunk.diff.parser import git_paths, parse_diff
 from diffchunk.diff.pipeline import LoadOptions, build_review
 from diffchunk.errors import NotADiffError
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

@@ -57,14 +57,14 @@ def _diff_adding(path: Path, line: str) -> Path:
 
 SEARCH_DIFF = """
     import json, sys
-    from diffchunk.review.diff_search import search_diff
+    from diffchunk.review.tools.diff_search import search_diff
     found = search_diff(sys.argv[1], sys.argv[2], regex=True)
     print(json.dumps(found.to_dict()))
 """
 
 SEARCH_CONTENT = """
     import json, sys
-    from diffchunk.files.service import search_content
+    from diffchunk.files.content_search import search_content
     shown = search_content(sys.argv[1], sys.argv[2], fuzzy=False, regex=True).to_dict()
     counted = search_content(
         sys.argv[1], sys.argv[2], fuzzy=False, regex=True, count_only=True

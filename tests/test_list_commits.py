@@ -9,9 +9,9 @@ import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
 
 from diffchunk.errors import InvalidArgument
-from diffchunk.review.commits import list_commits
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools.commits import list_commits
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

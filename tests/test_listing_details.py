@@ -9,8 +9,8 @@ from pathlib import Path
 from gitrepo import commit, git, git_bytes, init_repo
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 
 def _lines(n: int, tag: str) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from diffchunk.review import diff_tools
-from diffchunk.review.excluded import LISTED_CHARS
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.excluded import LISTED_CHARS
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 
 def _section(path: str) -> str:

@@ -12,10 +12,10 @@ from gitrepo import commit, git_bytes, init_repo
 from symbolkit import symbol_texts
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
-from diffchunk.review.symbols import MAX_LISTED, SKELETON_ABOVE, listed_name
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.symbols import MAX_LISTED, SKELETON_ABOVE, listed_name
 
 
 def _fn(name: str, tag: str = "", indent: str = "") -> str:

@@ -9,9 +9,9 @@ import anyio
 import pytest
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.review import diff_tools
-from diffchunk.review import listing as listing_module
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools import listing as listing_module
 from tests.property.gen_diff import generate
 from tests.property.load_mcp import clients, references
 

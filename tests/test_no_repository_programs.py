@@ -434,13 +434,15 @@ def test_the_tools_in_this_process_runs_no_repository_program(
     monkeypatch: pytest.MonkeyPatch,
     git_argvs: tuple[list[list[str]], list[list[str]]],
 ) -> None:
-    from diffchunk.files import service
+    from diffchunk.files import content_read, content_search
+    from diffchunk.files.overview import get_overview
     from diffchunk.git.repo import discover
-    from diffchunk.review import diff_tools, push_hook
-    from diffchunk.review.commits import list_commits
-    from diffchunk.review.file_versions import open_file_version
-    from diffchunk.review.range_review import load_git_diff
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review import push_hook
+    from diffchunk.review.ranges.load import load_git_diff
+    from diffchunk.review.sessions.store import SessionStore
+    from diffchunk.review.tools import diff_tools
+    from diffchunk.review.tools.commits import list_commits
+    from diffchunk.review.tools.file_versions import open_file_version
 
     h = hostile
     for key in [k for k in os.environ if k.startswith(("GIT_", "DIFFCHUNK_", "XDG_"))]:
@@ -462,9 +464,12 @@ def test_the_tools_in_this_process_runs_no_repository_program(
         ("load_git_diff staged", lambda: load(str(h.work), staged=True)),
         ("load_git_diff working tree", lambda: load(str(h.work))),
         ("load_git_diff bare range", lambda: load(str(h.bare), "main~1..main")),
-        ("get_overview", lambda: service.get_overview(changed).to_dict()),
-        ("search_content", lambda: service.search_content(changed, "function_3", fuzzy=False)),
-        ("read_content", lambda: service.read_content(changed)),
+        ("get_overview", lambda: get_overview(changed).to_dict()),
+        (
+            "search_content",
+            lambda: content_search.search_content(changed, "function_3", fuzzy=False),
+        ),
+        ("read_content", lambda: content_read.read_content(changed)),
         ("review_push", lambda: push_hook.review_push(discover(str(h.work)), "origin", pushed)),
         ("load_git_diff bare range again", lambda: load(str(h.bare), "main~1..main")),
         ("list_commits", lambda: list_commits(loaded["file_path"], store=store)),

@@ -379,7 +379,7 @@ def test_the_scan_finds_git_started_any_way() -> None:
         assert len(problems) == 1, source
         assert problems[0].startswith("diffchunk/files/grep.py:"), problems
     # Elsewhere than an allowed module, even the allowed program fails.
-    assert _check("import subprocess\nsubprocess.run(['grep'])\n", "diffchunk/files/read.py")
+    assert _check("import subprocess\nsubprocess.run(['grep'])\n", "diffchunk/files/line_reads.py")
 
 
 def test_the_scan_follows_the_program_back_to_its_literal() -> None:

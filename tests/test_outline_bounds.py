@@ -24,9 +24,9 @@ from gitrepo import commit, init_repo
 
 from diffchunk.files import outline
 from diffchunk.files.outline import build_outline, count_items
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 DEADLINE = 90.0
 """Seconds a hostile outline may take in its own process: a few on this code."""
@@ -49,7 +49,7 @@ def nested_classes_java(count: int) -> str:
 
 OVERVIEW = """
     import json, sys
-    from diffchunk.files.service import get_overview
+    from diffchunk.files.overview import get_overview
     answer = get_overview(sys.argv[1]).to_dict()
     print(json.dumps({key: answer.get(key) for key in ("outline_total", "outline_cut")}))
 """

@@ -138,8 +138,8 @@ def test_files_marked_binary_by_attributes_are_flagged_in_the_listing(
 ) -> None:
     # git would show a -diff/binary file as binary; a diff file still holds its
     # text, which stays in the chunks exactly as written, and the listing says so.
-    from diffchunk.review import diff_tools
-    from diffchunk.review.sessions import SessionStore
+    from diffchunk.review.sessions.store import SessionStore
+    from diffchunk.review.tools import diff_tools
 
     attrs = tmp_path / "attrs"
     attrs.write_text("big.txt -diff\n*.py binary\n")

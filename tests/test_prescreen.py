@@ -19,7 +19,7 @@ from diffchunk.git.cache import DiffCache
 from diffchunk.git.diffwrite import cache_name, start_diff
 from diffchunk.git.repo import discover
 from diffchunk.git.revisions import parse_range, resolve_range
-from diffchunk.review.range_stream import parse_while_written
+from diffchunk.review.ranges.stream import parse_while_written
 
 
 def _section(path: str, old: list[str], new: list[str]) -> str:

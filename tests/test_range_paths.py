@@ -11,10 +11,10 @@ from gitrepo import commit, init_repo
 
 from diffchunk.cli import main as cli
 from diffchunk.errors import InvalidArgument
-from diffchunk.review import diff_tools
 from diffchunk.review import record as record_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 NAMES = ("src/app.py", "src/util.py", "docs/guide.md", "-rf", ":(exclude)src", "top.txt")
 

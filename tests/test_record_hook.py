@@ -12,12 +12,12 @@ from gitrepo import run_git, write_files
 from recordkit import hook_environment, numbered
 
 from diffchunk.git.repo import discover
-from diffchunk.review import diff_tools
 from diffchunk.review import push_hook as hook
 from diffchunk.review import record as core
-from diffchunk.review.exporting import export_review
-from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.record import pushed
+from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.exporting import export_review
 
 
 @pytest.fixture

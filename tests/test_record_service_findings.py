@@ -14,10 +14,10 @@ from recordkit import feature_repo, load_range, write_diff
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import FileNotInDiff, InvalidArgument
-from diffchunk.review import diff_tools
 from diffchunk.review import record as core
-from diffchunk.review.exporting import export_review
 from diffchunk.review.record import hunk_lines
+from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.exporting import export_review
 
 # Each test has a record and a cache of its own (DIFFCHUNK_STATE_DIR, DIFFCHUNK_CACHE_DIR).
 

@@ -13,9 +13,9 @@ from recordkit import feature_repo, load_range, numbered, write_diff
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, FileNotInDiff, InvalidArgument
-from diffchunk.review import diff_tools
 from diffchunk.review import record as core
-from diffchunk.review.views import is_view_path, read_view
+from diffchunk.review.sessions.views import is_view_path, read_view
+from diffchunk.review.tools import diff_tools
 
 # Each test has a record and a cache of its own (DIFFCHUNK_STATE_DIR, DIFFCHUNK_CACHE_DIR).
 

@@ -16,10 +16,8 @@ from recordkit import feature_repo, write_diff
 
 from diffchunk.errors import RecordUnavailable
 from diffchunk.paths import state_dir
-from diffchunk.review import diff_tools
 from diffchunk.review import record as core
-from diffchunk.review.exporting import export_review
-from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.record.migrations import MIGRATIONS
 from diffchunk.review.record.store import (
     DB_NAME,
@@ -29,6 +27,8 @@ from diffchunk.review.record.store import (
     default_record,
     unavailable,
 )
+from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.exporting import export_review
 
 # Rows written at each schema version before the later migrations run, and what
 # must still be there afterwards.  A new migration adds its own entry.

@@ -10,7 +10,7 @@ import pytest
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import NotADiffError, PathError
-from diffchunk.review.sessions import SessionStore, read_file
+from diffchunk.review.sessions.store import SessionStore, read_file
 
 
 def _diff(name: str, lines: int, tag: str = "x") -> bytes:

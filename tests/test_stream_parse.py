@@ -20,9 +20,9 @@ from diffchunk.diff.parser import StreamParser, parse_diff
 from diffchunk.errors import GitError, NotADiffError
 from diffchunk.git import diffwrite
 from diffchunk.git.runner import GitCommand
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore, read_file
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore, read_file
+from diffchunk.review.tools import diff_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

@@ -9,9 +9,9 @@ import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.review import diff_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
@@ -133,7 +133,7 @@ def test_a_diff_file_without_its_repository_is_served_as_it_is(repo: Path, tmp_p
     text = diff_tools.get_file_diff(str(diff), "mod.py", context="symbol", store=store)
     assert text.startswith("=== the new revision of mod.py cannot be read")
     # Once its repository is known (open_file_version with absolute_repo_path), it is used.
-    from diffchunk.review.file_versions import open_file_version
+    from diffchunk.review.tools.file_versions import open_file_version
 
     open_file_version(str(diff), "mod.py", absolute_repo_path=str(repo), store=store)
     widened = diff_tools.get_file_diff(str(diff), "mod.py", context="symbol", store=store)

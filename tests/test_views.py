@@ -16,11 +16,11 @@ from mcp.client import Client
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import ChunkNotFound, PathError
 from diffchunk.paths import PathPolicy
-from diffchunk.review import diff_tools
 from diffchunk.review import record as record_tools
-from diffchunk.review.range_review import load_git_diff
-from diffchunk.review.sessions import SessionStore
-from diffchunk.review.views import SUFFIX, read_view
+from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.sessions.views import SUFFIX, read_view
+from diffchunk.review.tools import diff_tools
 from diffchunk.server import app
 from diffchunk.server.app import configure_policy
 

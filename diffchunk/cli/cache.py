@@ -32,7 +32,7 @@ def path() -> None:
 @cache.command(context_settings=CONTEXT_SETTINGS)
 def clear() -> None:
     """Remove every cached diff, view handle and file snapshot."""
-    from ..review.views import clear_views
+    from ..review.sessions.views import clear_views
     from ..snapshots import clear as clear_snapshots
 
     store = DiffCache()

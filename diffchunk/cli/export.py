@@ -53,7 +53,7 @@ def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
       gh api repos/OWNER/REPO/pulls/N/reviews --input review.json
       diffchunk export changes.diff --format sarif --status all --out review.sarif
     """
-    from ..review.exporting import export_review, write_export
+    from ..review.tools.exporting import export_review, write_export
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
     diff_path, _ = load_target(target)

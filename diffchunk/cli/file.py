@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument, PathError
-from ..files import service
+from ..files.content_read import READ_MODES, read_content
+from ..files.content_search import search_content
+from ..files.overview import get_overview
 from ..limits import (
     MAX_CHANGES_JSON,
     READ_DEFAULT_LINES,
@@ -90,7 +92,7 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 @click.option("--symbol", metavar="NAME", help="List the definitions NAME (or a glob) names.")
 def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) -> None:
     """Size, line count, encoding, outline and search hints of PATH."""
-    data = service.get_overview(_target(path), outline_offset, symbol).to_dict()
+    data = get_overview(_target(path), outline_offset, symbol).to_dict()
     if as_json:
         echo_json(data)
         return
@@ -166,7 +168,7 @@ def search(
     as_json: bool,
 ) -> None:
     """Find PATTERN in PATH (fuzzy by default; --exact or --regex for precise matches)."""
-    data = service.search_content(
+    data = search_content(
         _target(path),
         pattern,
         max_results=max_results,
@@ -206,7 +208,7 @@ def search(
 @click.option("--pattern", "-p", default=None, help="Start at the line matching this text.")
 @click.option(
     "--mode",
-    type=click.Choice(service.READ_MODES),
+    type=click.Choice(READ_MODES),
     default="lines",
     show_default=True,
     help="lines, semantic (whole function/class), head or tail.",
@@ -216,7 +218,7 @@ def search(
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_json: bool) -> None:
     """Print lines of PATH by number, from either end, or the block around a line."""
-    data = service.read_content(
+    data = read_content(
         _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
     ).to_dict()
     if as_json:

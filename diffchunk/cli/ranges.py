@@ -112,7 +112,7 @@ def render_range_overview(
     lines.extend(overlap_lines(summary))
     body = render_overview(summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
-    from ..review.views import is_view_path, read_view
+    from ..review.sessions.views import is_view_path, read_view
 
     if is_view_path(path):  # a view: these options, of the cached diff
         lines.append(f"View (these options): {path}")

@@ -2,7 +2,7 @@
 
 The pipeline's modules are imported inside the functions that use them: for a
 git range, ``git diff`` then starts before they load, and they load while it
-runs (see :mod:`diffchunk.review.early_start`).
+runs (see :mod:`diffchunk.review.ranges.early_start`).
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def _write_file(out_dir: Path, name: str, data: bytes) -> None:
 
 
 def _write_out(diff_path: str, out_dir: Path, overview: dict[str, Any]) -> int:
-    from ..review import diff_tools as core
+    from ..review.tools import diff_tools as core
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -289,7 +289,7 @@ def _check_modes(
 
 
 def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
-    from ..review import diff_tools as core
+    from ..review.tools import diff_tools as core
 
     if fmt == "raw":
         _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
@@ -300,7 +300,7 @@ def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
 
 def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
     from ..diff.formatter import format_chunk  # loaded with diff_tools
-    from ..review import diff_tools as core
+    from ..review.tools import diff_tools as core
 
     result = core.get_file_diff_bytes(diff_path, file_path)
     _record_seen(diff_path, file_path=result.path)
@@ -321,7 +321,7 @@ def _print_overview(
     as_json: bool,
     out_dir: Path | None,
 ) -> None:
-    from ..review.listing import list_chunks  # not diff_tools: no chunk is read here
+    from ..review.tools.listing import list_chunks  # not diff_tools: no chunk is read here
 
     listing = list_chunks(diff_path, max_tokens=None).to_dict()
     overview = _json_overview(summary, listing)

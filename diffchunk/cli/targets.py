@@ -254,7 +254,7 @@ def load_target(
             f"Paths ({', '.join(paths)}) limit a git range; {target} is a diff file: "
             "use --include to keep some of its files."
         )
-    from ..review import diff_tools as core
+    from ..review.tools import diff_tools as core
 
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))

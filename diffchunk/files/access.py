@@ -12,7 +12,7 @@ Access strategy by size:
 - larger files are read on demand: random access (a few lines, the tail)
   reads just the bytes it needs with ``pread``, and whole-file scans read
   line windows of a fixed size, so resident memory stays near the window
-  size even for a 1 GB file (both through the one :class:`~.reader.Reader`);
+  size even for a 1 GB file (both through the one :class:`~.byte_reader.Reader`);
 - UTF-16/UTF-32 files are decoded and re-encoded to UTF-8 in memory (up to
   :data:`MAX_TRANSCODE` bytes), so every search and line operation works on
   UTF-8 bytes.
@@ -33,9 +33,9 @@ from ..limits import ENCODING_SAMPLE_BYTES as SAMPLE_BYTES
 from ..limits import MAX_TRANSCODE, SMALL_FILE, WC_MIN_BYTES
 from ..limits import OPEN_VERSIONS_KEPT as CACHE_SIZE
 from ..paths import fingerprint, resolve_regular_file
+from .byte_reader import Reader, Step
 from .encoding import display_name, is_utf16_or_32, sniff
 from .lineindex import LineIndex
-from .reader import Reader, Step
 
 
 @dataclass(eq=False)

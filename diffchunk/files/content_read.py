@@ -1,6 +1,6 @@
 """``read_content``: lines by number, from either end, or the whole block around a line.
 
-The reads are :mod:`.read` (line numbers as ``sed -n`` gives them; head and
+The reads are :mod:`.line_reads` (line numbers as ``sed -n`` gives them; head and
 tail never build the line index); this module checks the arguments, finds
 the start (a line number, or the line a ``pattern`` best matches: exact
 first, then fuzzy), reads a function or class whole in ``semantic`` mode
@@ -21,7 +21,7 @@ from ..limits import READ_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, escaped_size, fitting_head, fitting_tail, json_size
 from .content_search import check_pattern
-from .read import (
+from .line_reads import (
     LONG_LINE_CHARS,
     Lines,
     known_total,
@@ -29,7 +29,7 @@ from .read import (
     read_lines,
     read_tail,
 )
-from .search import best_line
+from .line_search import best_line
 from .version_outline import enclosing, outline_of
 
 READ_MODES = ("lines", "semantic", "head", "tail")

@@ -1,6 +1,6 @@
 """``search_content``: lines matching a pattern (exact, regex or fuzzy), or not matching.
 
-The scans are :mod:`.search` (exact and regex, ``grep`` for large files)
+The scans are :mod:`.line_search` (exact and regex, ``grep`` for large files)
 and :mod:`.fuzzy`; this module checks the arguments, turns the lines found
 into results and keeps the reply within about 20k tokens:
 
@@ -39,10 +39,10 @@ from ..regex import compile_literal, compile_regex
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, json_size
 from .fuzzy import anchored_alignment, best_alignment, similar_lines
+from .line_reads import neighbours
+from .line_search import count_lines, find_lines
 from .longline import long_line_match, matched_line_end
 from .matchers import Found, Hit
-from .read import neighbours
-from .search import count_lines, find_lines
 from .version_outline import describe, outline_of
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """``edit_content``: search/replace edits of (possibly very large) files, with backups.
 
 The tool in one place; its jobs live beside it: the change blocks
-(:mod:`.changeset`), the version edited (:mod:`.snapshot`), locating each
+(:mod:`.edit_blocks`), the version edited (:mod:`.edit_snapshot`), locating each
 change (:mod:`.locate`, with :mod:`.scan` and :mod:`.fuzzy_block`), the
 preview (:mod:`.preview`) and the write transaction shared with
 ``revert_edit`` (:mod:`.transaction`, :mod:`.revert`).  Semantics:
@@ -70,14 +70,14 @@ from ..limits import EDIT_ATTEMPTS
 from ..paths import PathPolicy
 from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
-from .changeset import Change, parse_changes
+from .edit_blocks import Change, parse_changes
+from .edit_snapshot import Snapshot, open_snapshot
 from .edit_target import EditTarget
 from .late_writes import LateWrite
 from .locate import ChangeResult, Located, locate_changes
 from .locking import file_lock
 from .preview import preview as unified_preview
 from .revert import revert_edit
-from .snapshot import Snapshot, open_snapshot
 from .transaction import ChangedMeanwhile, WriteTransaction
 
 __all__ = ["EditResult", "edit_content", "list_backups", "revert_edit"]

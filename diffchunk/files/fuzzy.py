@@ -33,7 +33,7 @@ What both share, and the only place that does it:
 - **A time budget**: the line search stops after :data:`FUZZY_TIME_BUDGET`
   seconds and says where (``Found.stopped_line``).
 - **Bounded memory**: a line too long for a window of the reader (a
-  :class:`~.reader.LongLine`) is scored piece by piece
+  :class:`~.byte_reader.LongLine`) is scored piece by piece
   (:func:`_score_long_line`), never decoded whole.
 """
 
@@ -63,9 +63,9 @@ from ..limits import (
     LONG_LINE_PIECE_BYTES as _PIECE_BYTES,
 )
 from .access import FileVersion
+from .byte_reader import LongLine, Window, skip_lines
 from .longline import content_end
 from .matchers import Found, Hit
-from .reader import LongLine, Window, skip_lines
 
 # -- measures --------------------------------------------------------------------------
 

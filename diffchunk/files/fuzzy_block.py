@@ -51,8 +51,8 @@ from ..limits import (
     WINDOW_BUDGET_MIN,
 )
 from ..limits import DEFAULT_FUZZY_THRESHOLD as DEFAULT_THRESHOLD
+from .byte_reader import Reader
 from .fuzzy import anchor_words, length_bounds, normalise, normalise_lines, rank, ratio
-from .reader import Reader
 from .scan import scan
 
 

@@ -10,7 +10,7 @@ The index stores, for every block of :data:`BLOCK` bytes, the block's byte
 offset and the number of newlines before it (two ``array('q')``: 256 KB per GB
 of text).  It is built once per file version by ``bytes.count`` over the
 reader's line windows (C speed); a lookup is one bisection plus a scan of at
-most one block, through the reader (:mod:`.reader`).
+most one block, through the reader (:mod:`.byte_reader`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from ..limits import LINE_INDEX_BLOCK as BLOCK
-from .reader import Buffer, LongLine, Step, skip_lines
+from .byte_reader import Buffer, LongLine, Step, skip_lines
 
 
 class LineIndex:

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 from ..limits import SHOWN_OCCURRENCES, SUGGESTIONS
 from . import fuzzy_block, scan
-from .changeset import Change
+from .edit_blocks import Change
+from .edit_snapshot import Snapshot
 from .fuzzy_block import SimilarText
 from .indent import MixedIndentation, reindent_replacement
-from .snapshot import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

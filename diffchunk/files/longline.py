@@ -1,7 +1,7 @@
 """A line too long to read whole, read piece by piece.
 
 A line longer than a window of the reader (a one-line log or minified JSON
-of gigabytes: a :class:`~.reader.LongLine` of a walk) is never held whole:
+of gigabytes: a :class:`~.byte_reader.LongLine` of a walk) is never held whole:
 it is read in pieces of :data:`_PIECE_BYTES` bytes (with an incremental
 decoder where it is decoded), and memory stays at a few pieces.
 
@@ -26,8 +26,8 @@ from ..limits import LONG_LINE_OVERLAP_CHARS as _OVERLAP_CHARS
 from ..limits import LONG_LINE_PIECE_BYTES as _PIECE_BYTES
 from ..limits import MAX_SUBMATCHES
 from .access import FileVersion
+from .byte_reader import LongLine
 from .matchers import Literal, Matcher, TextMatcher
-from .reader import LongLine
 
 Spans = list[tuple[int, int]]
 Scored = tuple[float, int, int]

@@ -1,7 +1,7 @@
 """What a line search looks for, and where it finds it in one window.
 
 A *matcher* (:func:`build_matcher`) finds the pattern in a window of whole
-lines (the reader's line windows, :mod:`.reader`) and works on bytes
+lines (the reader's line windows, :mod:`.byte_reader`) and works on bytes
 wherever it can:
 
 - *exact*: the pattern, encoded like the file, is found with ``bytes.find``
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ..limits import DENSE_MATCHES
 from ..regex import Pattern, compile_literal, compile_regex
 from .access import FileVersion
-from .reader import Window, skip_lines
+from .byte_reader import Window, skip_lines
 
 
 @dataclass(slots=True)

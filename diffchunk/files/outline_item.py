@@ -6,7 +6,7 @@ find the items around a line (:func:`enclosing_path`), name them as a
 reader would (``Outer.method.inner``: every enclosing definition,
 :func:`qualified_name`) and say where a line sits
 (:func:`describe_context`).  Items an outline marks ``removed`` (symbols
-gone since git HEAD, see :mod:`.changes`) are never "around" a line.
+gone since git HEAD, see :mod:`.changed_symbols`) are never "around" a line.
 """
 
 from __future__ import annotations

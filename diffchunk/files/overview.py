@@ -4,7 +4,7 @@ The first call on any large file.  A binary file gets its size and kind
 only.  A text file gets its line count (``wc -l`` for large files, see
 :meth:`.FileVersion.line_count`), its encoding and dominant line ending,
 long-line statistics (exact up to :data:`LONG_LINE_SAMPLE_ABOVE` bytes,
-sampled beyond), its outline marked against git HEAD (:mod:`.changes`;
+sampled beyond), its outline marked against git HEAD (:mod:`.changed_symbols`;
 paged in file order, :data:`MAX_OUTLINE_ITEMS` items a page, or the
 definitions a ``symbol`` query names at any depth: :mod:`.outline_page`) and
 searches worth trying next.  Trouble with git or the parser becomes a warning, never
@@ -31,11 +31,11 @@ from ..limits import (
 from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
+from .byte_reader import LongLine, Window
+from .line_reads import LONG_LINE_CHARS
 from .longline import content_end
 from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
-from .read import LONG_LINE_CHARS
-from .reader import LongLine, Window
 from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ def _marked_outline(version: FileVersion, warnings: list[str]) -> tuple[list[Out
     if snapshot_of(version.realpath) is not None:
         return outline, 0  # a revision's snapshot: nothing to compare with HEAD
     try:
-        from .changes import mark_changes
+        from .changed_symbols import mark_changes
 
         outline = [item.copy() for item in outline]
         source = None if version.transcoded else version.data.memory

@@ -20,9 +20,9 @@ from ..limits import MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES
 from ..limits import PREVIEW_AROUND_CHANGE_BYTES as _AROUND
 from ..limits import PREVIEW_CONTEXT_LINES as CONTEXT_LINES
 from ..limits import PREVIEW_LONG_LINE_BYTES as _LONG
+from .byte_reader import Reader
+from .edit_snapshot import Snapshot
 from .locate import Located
-from .reader import Reader
-from .snapshot import Snapshot
 
 
 def preview(snap: Snapshot, located: list[Located]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..limits import MAX_OCCURRENCES
-from .reader import Reader
+from .byte_reader import Reader
 
 
 @dataclass(frozen=True, slots=True)

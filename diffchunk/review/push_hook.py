@@ -44,7 +44,7 @@ from ..limits import HOOK_MARKER_BYTES
 from ..limits import HOOK_MAX_NEW_COMMITS as MAX_NEW_COMMITS
 
 if TYPE_CHECKING:
-    from .range_review import GitDiff
+    from .ranges.load import GitDiff
     from .record.pushed import PushRecord, RecordSettings
     from .results import ChunkListing, LoadSummary
 
@@ -296,10 +296,10 @@ def review_push(
     ``record`` what the review record holds on the pushed commit (``record.stops``)."""
     # Here, not at the top: the hook's start does not pay for the pipeline.
     from .incremental.pushed import moved_reviews
-    from .listing import list_chunks
-    from .loading import load_diff
-    from .range_review import review_resolved
+    from .ranges.load import review_resolved
     from .record import pushed
+    from .sessions.loading import load_diff
+    from .tools.listing import list_chunks
 
     cache = DiffCache(cache_dir if cache_dir is not None else Path(repo.common_dir) / "diffchunk")
     limits = limits if limits is not None else read_limits(repo)

@@ -1,6 +1,6 @@
 """The typed results of the diff tools, and their JSON form.
 
-The tools (:mod:`diffchunk.review.diff_tools`) return these frozen
+The tools (:mod:`diffchunk.review.tools.diff_tools`) return these frozen
 dataclasses; the shells turn them into JSON with ``to_dict()``, which gives
 exactly the keys the tools document (optional keys are left out when they
 do not apply, never sent as null).
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from ..diff.options import LoadOptions
 
 if TYPE_CHECKING:
-    from .excluded import ExcludedSummary
     from .record.since import SinceReview
-    from .symbols import SymbolChange
+    from .sessions.excluded import ExcludedSummary
+    from .tools.symbols import SymbolChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,7 @@ class FileDetail:
 
     ``added``/``removed``: its ``+``/``-`` lines in that chunk (both left out
     when both are 0: a rename, a mode change, a binary file).  ``symbols``: the
-    definitions the change touches (:mod:`diffchunk.review.symbols`; at most a
+    definitions the change touches (:mod:`diffchunk.review.tools.symbols`; at most a
     few, ``symbols_more`` counting the rest), from ``symbols_from``
     (``outline`` or ``hunks``); left out when there are none.
     """

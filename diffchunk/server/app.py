@@ -406,7 +406,7 @@ on_notification(app, "notifications/roots/list_changed", _roots_changed)
 def viewed_diffs(paths: list[str]) -> list[str]:
     """The diff files that view handles among ``paths`` show: a handle lies in diffchunk's
     cache, but the diff it names must pass the roots as the diff itself would."""
-    from ..review.views import is_view_path, read_view
+    from ..review.sessions.views import is_view_path, read_view
 
     shown = []
     for path in paths:
@@ -425,7 +425,7 @@ REPOSITORY_READERS = frozenset({"open_file_version", "list_commits"})
 
 def recorded_repositories(paths: list[str]) -> list[str]:
     """The repositories the diffs among ``paths`` were written from (by their sidecars)."""
-    from ..review.sidecar import range_of
+    from ..review.sessions.sidecar import range_of
 
     found = []
     for path in paths:

@@ -9,9 +9,9 @@ shape of every tool (:mod:`diffchunk.server.errors`).
 from __future__ import annotations
 
 from ..limits import COMMITS_PAGE_DEFAULT, DIFF_SEARCH_DEFAULT_RESULTS
-from ..review.commits import list_commits as core_list_commits
-from ..review.diff_search import search_diff as core_search_diff
-from ..review.file_versions import open_file_version as core_open_file_version
+from ..review.tools.commits import list_commits as core_list_commits
+from ..review.tools.diff_search import search_diff as core_search_diff
+from ..review.tools.file_versions import open_file_version as core_open_file_version
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 

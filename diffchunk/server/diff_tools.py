@@ -1,4 +1,4 @@
-"""The diff tools, exposed over MCP (thin wrappers over :mod:`diffchunk.review.diff_tools`)."""
+"""The diff tools, exposed over MCP (thin wrappers over :mod:`diffchunk.review.tools.diff_tools`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context
 
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
-from ..review import diff_tools as core
+from ..review.tools import diff_tools as core
 from .app import READ_ONLY, app, run_with_progress, to_json
 from .errors import printable, tool_errors
 

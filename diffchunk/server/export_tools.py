@@ -1,10 +1,10 @@
-"""``export_review`` over MCP (a thin wrapper over :mod:`diffchunk.review.exporting`)."""
+"""``export_review`` over MCP (a thin wrapper over :mod:`diffchunk.review.tools.exporting`)."""
 
 from __future__ import annotations
 
-from ..review.exporting import export_file_note
-from ..review.exporting import export_review as core_export_review
-from ..review.listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
+from ..review.tools.exporting import export_file_note
+from ..review.tools.exporting import export_review as core_export_review
+from ..review.tools.listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 

@@ -1,6 +1,7 @@
 """MCP tools for large files (registered on ``diffchunk.server.app.app``).
 
-Thin wrappers over :mod:`diffchunk.files.service` (read-only tools),
+Thin wrappers over :mod:`diffchunk.files.overview`, :mod:`diffchunk.files.content_search`,
+:mod:`diffchunk.files.content_read` (read-only tools),
 :mod:`diffchunk.files.edit` and :mod:`diffchunk.files.revert` (edits).  Each
 returns the JSON text of the core's typed result (its ``to_dict()``); a
 :class:`~diffchunk.errors.DiffchunkError` becomes an error result in the one
@@ -24,7 +25,7 @@ from typing import Any, Protocol
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
-from ..files import service
+from ..files import content_read, content_search, overview
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy
 from .app import READ_ONLY, app, in_tool_thread, policy_for_call, to_json
@@ -60,7 +61,7 @@ def get_overview(
     glob ("Parser.*") lists the matching definitions at any depth instead, matched
     against each one's name and its qualified name (every enclosing definition:
     "Parser.run.helper")."""
-    return _call(service.get_overview, absolute_file_path, outline_offset, symbol)
+    return _call(overview.get_overview, absolute_file_path, outline_offset, symbol)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -82,7 +83,7 @@ def search_content(
     invert: the lines not matching; count_only: the count alone (fast on GB files).
     """
     return _call(
-        service.search_content,
+        content_search.search_content,
         absolute_file_path,
         pattern,
         max_results=max_results,
@@ -108,7 +109,7 @@ def read_content(
     pattern; "head"/"tail": the first/last limit lines (tail reads from the end: logs).
     """
     return _call(
-        service.read_content,
+        content_read.read_content,
         absolute_file_path,
         offset=offset,
         limit=limit,

@@ -25,17 +25,17 @@ NEEDLE = "NEEDLE_xyz"
 UNIT = b'{"id":12345,"name":"alpha beta gamma","tags":["x","y"],"value":3.14159},'
 
 OPERATIONS: dict[str, str] = {
-    "get_overview": "service.get_overview(path)",
-    "search_content exact": "service.search_content(path, NEEDLE, fuzzy=False)",
-    "search_content exact, no grep": "no_grep(lambda: service.search_content(path, NEEDLE, fuzzy=False))",
-    "search_content count_only": "service.search_content(path, NEEDLE, fuzzy=False, count_only=True)",
-    "search_content regex": r"service.search_content(path, 'NEEDLE_\\w+', regex=True, fuzzy=False)",
-    "search_content fuzzy": "service.search_content(path, 'NEEDLE_xyy')",
-    "read_content lines": "service.read_content(path, 1, 100)",
-    "read_content head": "service.read_content(path, 1, 100, mode='head')",
-    "read_content tail": "service.read_content(path, 1, 100, mode='tail')",
-    "read_content semantic": "service.read_content(path, 1, 100, mode='semantic')",
-    "read_content pattern": "service.read_content(path, pattern=NEEDLE)",
+    "get_overview": "overview.get_overview(path)",
+    "search_content exact": "content_search.search_content(path, NEEDLE, fuzzy=False)",
+    "search_content exact, no grep": "no_grep(lambda: content_search.search_content(path, NEEDLE, fuzzy=False))",
+    "search_content count_only": "content_search.search_content(path, NEEDLE, fuzzy=False, count_only=True)",
+    "search_content regex": r"content_search.search_content(path, 'NEEDLE_\\w+', regex=True, fuzzy=False)",
+    "search_content fuzzy": "content_search.search_content(path, 'NEEDLE_xyy')",
+    "read_content lines": "content_read.read_content(path, 1, 100)",
+    "read_content head": "content_read.read_content(path, 1, 100, mode='head')",
+    "read_content tail": "content_read.read_content(path, 1, 100, mode='tail')",
+    "read_content semantic": "content_read.read_content(path, 1, 100, mode='semantic')",
+    "read_content pattern": "content_read.read_content(path, pattern=NEEDLE)",
     "edit_content preview": "edit.edit_content(path, [{'search': NEEDLE, 'replace': 'NEEDLE_abc'}])",
     "edit_content preview, fuzzy": (
         "edit.edit_content(path, [{'search': 'NEEDLE_xyy', 'replace': 'NEEDLE_abc'}])"
@@ -49,7 +49,7 @@ OPERATIONS: dict[str, str] = {
 
 PROBE = r"""
 import json, os, resource, sys, time
-from diffchunk.files import access, edit, service
+from diffchunk.files import access, content_read, content_search, edit, overview
 path, NEEDLE = sys.argv[1], sys.argv[2]
 operations = json.loads(sys.argv[3])
 

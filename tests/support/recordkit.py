@@ -15,7 +15,7 @@ from typing import Any
 from gitrepo import commit, git, git_bytes, init_repo, templated
 
 from diffchunk.diff.options import LoadOptions
-from diffchunk.review.range_review import load_git_diff
+from diffchunk.review.ranges.load import load_git_diff
 
 SMALL = ("src/a.py", "src/b.py", "docs/c.md")
 

@@ -1,7 +1,7 @@
 """``load_git_diff`` with the review's history: what the MCP tool and ``diffchunk review
 RANGE`` call.
 
-A load of a range (:func:`diffchunk.review.range_review.load_git_diff`: write
+A load of a range (:func:`diffchunk.review.ranges.load.load_git_diff`: write
 or reuse its diff, load it, record the review's revision) is followed by what
 the review record knows of the range's earlier revisions:
 
@@ -44,17 +44,17 @@ from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
 from ...git.cache import DiffCache
 from ...git.repo import Repo, discover
 from ...limits import RECORD_SIDE_WRITE_SECONDS, STATUS_CHANGED_LISTED
-from ..loading import load_diff
-from ..range_review import load_git_diff as load_range
+from ..ranges.load import load_git_diff as load_range
 from ..record import identity
 from ..record import since as kept
 from ..record.model import Review, Revision
 from ..record.since import SinceReview
 from ..record.store import RecordStore, default_record
 from ..results import RangeSummary
-from ..sessions import SessionStore
-from ..since_sidecar import SinceRecord
-from ..views import is_view_path, read_view
+from ..sessions.loading import load_diff
+from ..sessions.since_sidecar import SinceRecord
+from ..sessions.store import SessionStore
+from ..sessions.views import is_view_path, read_view
 
 if TYPE_CHECKING:
     from ..record.changes import LoadedDiff
@@ -116,7 +116,7 @@ def load_git_diff(
     paths: Sequence[str] | None = None,
     review_id: int | None = None,
 ) -> RangeSummary:
-    """Load a range (see :func:`diffchunk.review.range_review.load_git_diff`; ``paths``
+    """Load a range (see :func:`diffchunk.review.ranges.load.load_git_diff`; ``paths``
     limit it; ``review_id`` names the review it continues) and what the record knows of
     its earlier revisions (see the module doc)."""
     options = options if options is not None else LoadOptions()

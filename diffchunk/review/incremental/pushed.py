@@ -24,13 +24,13 @@ from ...git.cache import DiffCache
 from ...git.repo import Repo
 from ...git.revisions import Mode, parse_range, resolve_range
 from ...limits import HOOK_REVIEWS_RESOLVED as LOOKED_AT
-from ..range_review import write_range
+from ..ranges.load import write_range
 from ..record import changes, identity
 from ..record.model import COMMITS_PREFIX, Review, Revision
 from ..record.pushed import MovedReview
 from ..record.since import reviewed_revision
 from ..record.store import RecordStore, default_record
-from ..sessions import SessionStore
+from ..sessions.store import SessionStore
 from .summary import since_review
 
 logger = logging.getLogger(__name__)

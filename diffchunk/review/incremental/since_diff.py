@@ -21,9 +21,9 @@ options):
 
 The diff is a cache entry ``since-<key>.diff`` (content-addressed by the two
 revisions' range entries, so loading it again writes nothing), with two
-companion files: the repository's attributes (:mod:`diffchunk.review.sidecar`,
+companion files: the repository's attributes (:mod:`diffchunk.review.sessions.sidecar`,
 as of the new head, so generated and vendored files are left out as in the
-range) and what the diff is (:mod:`diffchunk.review.since_sidecar`).  It is
+range) and what the diff is (:mod:`diffchunk.review.sessions.since_sidecar`).  It is
 loaded like any diff, with the range's load options: every diff and record
 tool works on it.
 """
@@ -46,8 +46,8 @@ from ...git.revisions import empty_tree
 from ..record.changes import LoadedDiff
 from ..record.model import Revision
 from ..record.since import Comparison
-from ..sidecar import write_sidecar
-from ..since_sidecar import SinceFile, SinceRecord, read_since, write_since
+from ..sessions.sidecar import write_sidecar
+from ..sessions.since_sidecar import SinceFile, SinceRecord, read_since, write_since
 from .interdiff import change_text, interdiff_section
 from .summary import range_of
 

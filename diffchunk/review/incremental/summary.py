@@ -31,7 +31,7 @@ from ...git.cache import DiffCache
 from ...git.history import is_ancestor, missing_commits
 from ...git.repo import Repo
 from ...git.revisions import Mode, ResolvedRange, empty_tree
-from ..range_review import write_range
+from ..ranges.load import write_range
 from ..record import changes
 from ..record.changes import LoadedDiff
 from ..record.model import Revision
@@ -43,7 +43,7 @@ from ..record.since import (
     compare,
     gone_note,
 )
-from ..sessions import SessionStore
+from ..sessions.store import SessionStore
 
 
 @dataclass(frozen=True, slots=True)

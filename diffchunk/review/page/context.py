@@ -1,10 +1,10 @@
 """More context around a hunk: lines of a file as it is on one side of the diff.
 
 The lines come from the file at that revision as ``open_file_version`` gives
-it (:mod:`diffchunk.review.file_versions`: a range's blobs from the object
+it (:mod:`diffchunk.review.tools.file_versions`: a range's blobs from the object
 store, the index's blob, the work tree's file checked against the diff, or a
 diff file's blobs in the repository named for it), read through the file
-tools' reader (:mod:`diffchunk.files.read`: long lines cut with a marker that
+tools' reader (:mod:`diffchunk.files.line_reads`: long lines cut with a marker that
 says how much).  Between two hunks, and before the first and after the last,
 a line is the same on both sides (only its number differs), so the page asks
 for the new side and gives the old side's numbers as a fallback: when the new
@@ -20,11 +20,11 @@ from typing import Any
 
 from ...errors import DiffchunkError, InvalidArgument
 from ...files.access import open_version
-from ...files.read import read_lines
+from ...files.line_reads import read_lines
 from ...limits import PAGE_CONTEXT_LINES
-from ..file_versions import open_file_version
-from ..highlight import Budget, Span, lexer_for, tokens_of_lines, visible
-from ..sessions import SessionStore
+from ..sessions.store import SessionStore
+from ..tools.file_versions import open_file_version
+from .highlight import Budget, Span, lexer_for, tokens_of_lines, visible
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ shows the file's path and status above them.  Rows are served
 :data:`~diffchunk.limits.PAGE_ROWS` at a time from ``offset``
 (``next_offset``: where the next answer starts), so a file of a million
 lines opens at once; each answer is coloured on its own
-(:mod:`diffchunk.review.highlight`).  A line longer than
+(:mod:`diffchunk.review.page.highlight`).  A line longer than
 :data:`~diffchunk.limits.PAGE_LINE_CHARS` characters is cut, and ``cut`` says
 how many characters are left out.  Opening a file (its first rows) notes it
 as *seen* in the review record, as ``get_file_diff`` does.
@@ -37,9 +37,9 @@ from typing import Any
 from ...diff.hunk import number_lines, read_hunk_header
 from ...errors import InvalidArgument
 from ...limits import PAGE_LINE_CHARS, PAGE_ROWS
-from ..file_diffs import get_file_diff_bytes
-from ..highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for, visible
-from ..sessions import SessionStore
+from ..sessions.store import SessionStore
+from ..tools.file_diffs import get_file_diff_bytes
+from .highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for, visible
 
 #: Header lines shown as ``meta`` rows.
 META = (

@@ -16,14 +16,14 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import session
 from ..record import changes, coverage, since
 from ..record.context import Context, in_review
 from ..record.findings import findings_summary
 from ..record.model import Review, Revision, review_dict
 from ..record.results import FindingsSummary, SinceStatus, Totals
 from ..record.store import RecordStore
-from ..sessions import SessionStore
+from ..sessions.loading import session
+from ..sessions.store import SessionStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 Everything the record knows of a diff — its files, each file's change id and
 hunk ranges, its chunks and their parts, the text of the lines a finding
 points at — comes from :class:`LoadedDiff`, built once per session of the
-session store (:mod:`diffchunk.review.sessions`) and kept in its cache.  When
+session store (:mod:`diffchunk.review.sessions.store`) and kept in its cache.  When
 the diff model changes, this module is the one to re-point.
 
 **A file's change id** (``change_id``): sha256 over, for each section of the
@@ -53,13 +53,13 @@ from ...diff.model import (
 )
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
-from ..since_sidecar import SinceRecord, read_since
+from ..sessions.since_sidecar import SinceRecord, read_since
 from . import hunk_lines
 from .hunk_lines import Located, SideIndex
 
 if TYPE_CHECKING:
     from ...diff.pipeline import Review
-    from ..sessions import Session, SessionStore
+    from ..sessions.store import Session, SessionStore
 
 # A '+' or '-' line of a two-way hunk, with the '\ No newline' marker that may follow it.
 _CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
@@ -153,7 +153,7 @@ class LoadedDiff:
     """The record's view of one loaded diff (one session): built lazily, then kept.
 
     ``path`` is the diff file's real path, ``sha256`` its content's digest.
-    ``since``: the record of a since-review diff (:mod:`diffchunk.review.since_sidecar`),
+    ``since``: the record of a since-review diff (:mod:`diffchunk.review.sessions.since_sidecar`),
     None for any other diff; a file of a since-review diff has the change id of
     its whole change in the range now, not that of its section.
     Thread-safe: two threads may compute the same value; either is kept.
@@ -406,7 +406,7 @@ def of_session(session: Session) -> LoadedDiff:
 def loaded(absolute_file_path: str, store: SessionStore | None = None) -> LoadedDiff:
     """The loaded diff at ``absolute_file_path`` (loaded now with the defaults if it is
     not yet; a loaded one keeps its options), as the diff tools see it."""
-    from ..loading import session as loaded_session
+    from ..sessions.loading import session as loaded_session
 
     return of_session(loaded_session(absolute_file_path, store=store))
 
@@ -417,7 +417,7 @@ def match_file(absolute_file_path: str, file_path: str, store: SessionStore | No
     A path exactly as listed is taken as it is, without a look at every other path."""
     if isinstance(file_path, str) and loaded(absolute_file_path, store).has(file_path):
         return file_path
-    from ..file_match import match_file as match_path
-    from ..loading import session as loaded_session
+    from ..sessions.file_match import match_file as match_path
+    from ..sessions.loading import session as loaded_session
 
     return match_path(loaded_session(absolute_file_path, store=store).review, file_path)

@@ -21,7 +21,7 @@ from .model import Review, Revision
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 T = TypeVar("T")
 

@@ -51,7 +51,7 @@ from .results import Finding, FindingsSummary, Totals
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 FORMAT = "diffchunk-review"
 FORMAT_VERSION = 1

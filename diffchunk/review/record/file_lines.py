@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...diff.paths import encode_path
 from ...errors import InvalidArgument
 from ...limits import FINDING_CONTEXT_LINES as CONTEXT_LINES
-from ..sidecar import range_of
+from ..sessions.sidecar import range_of
 from .changes import LoadedDiff
 from .hunk_lines import Located
 

@@ -63,7 +63,7 @@ from .results import Comment, Finding, FindingAdded, FindingsPage, FindingsSumma
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 

@@ -52,7 +52,7 @@ from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
     from ...git.repo import Repo
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 logger = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
 from .store import RecordStore
 
 if TYPE_CHECKING:
-    from ..sessions import SessionStore
+    from ..sessions.store import SessionStore
 
 logger = logging.getLogger(__name__)
 

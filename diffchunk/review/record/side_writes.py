@@ -26,7 +26,7 @@ from . import identity
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
-    from ..sessions import Session, SessionStore
+    from ..sessions.store import Session, SessionStore
     from .changes import PartRef
     from .continuity import BranchKey, Overlap
 
@@ -96,7 +96,7 @@ def record_seen_at(
 ) -> None:
     """:func:`record_seen` for the diff at a path (``diffchunk review --chunk/--file``)."""
     try:
-        from ..loading import session as loaded_session
+        from ..sessions.loading import session as loaded_session
 
         session = loaded_session(absolute_file_path, store=store)
     except Exception as exc:  # as record_seen: never fails the command

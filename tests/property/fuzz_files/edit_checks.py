@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
-from diffchunk.files import fuzzy_block, reader, snapshot
+from diffchunk.files import byte_reader, edit_snapshot, fuzzy_block
 from diffchunk.files.edit import edit_content, list_backups
 
 from .cases import EditCase, FuzzyEditCase
@@ -44,15 +44,15 @@ def edit_mode(*, stream: bool, anchored: bool = False) -> Iterator[None]:
     """With ``stream``, edits read the file by ``pread`` in 64-byte windows; with
     ``anchored``, fuzzy matching looks only near the search text's words, as it
     does in files over ``fuzzy_block.FULL_FUZZY_LIMIT``."""
-    saved = snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
+    saved = edit_snapshot.IN_MEMORY_LIMIT, byte_reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT
     try:
         if stream:
-            snapshot.IN_MEMORY_LIMIT, reader.BLOCK = 0, 64
+            edit_snapshot.IN_MEMORY_LIMIT, byte_reader.BLOCK = 0, 64
         if anchored:
             fuzzy_block.FULL_FUZZY_LIMIT = 0
         yield
     finally:
-        snapshot.IN_MEMORY_LIMIT, reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
+        edit_snapshot.IN_MEMORY_LIMIT, byte_reader.BLOCK, fuzzy_block.FULL_FUZZY_LIMIT = saved
 
 
 def _check_edit(case: EditCase, path: Path) -> None:

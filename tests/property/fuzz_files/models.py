@@ -109,7 +109,7 @@ def regex_lines(pattern: str, lines: list[str], *, case_sensitive: bool) -> list
 FUZZY_CUTOFF = Fraction(80, 100)
 FUZZY_SHORT_CUTOFF = Fraction(75, 100)
 FUZZY_SHORT_PATTERN = 6
-"""The documented cutoffs of fuzzy search (``diffchunk.files.search``): 80, or 75
+"""The documented cutoffs of fuzzy search (``diffchunk.files.line_search``): 80, or 75
 for patterns of up to 6 characters (blanks around them not counted)."""
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from diffchunk.errors import InvalidArgument
 from diffchunk.files import access, fuzzy, grep, longline
-from diffchunk.files.service import search_content
+from diffchunk.files.content_search import search_content
 
 from .cases import FuzzySearchCase, SearchCase
 from .measures import at_least

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 
-from diffchunk.review.sessions import SessionStore
+from diffchunk.review.sessions.store import SessionStore
 from tests.property import load_mcp
 from tests.property.gen_diff import generate
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from diffchunk.errors import DiffchunkError
-from diffchunk.files import service
-from diffchunk.review import diff_tools
-from diffchunk.review.sessions import SessionStore
+from diffchunk.files import content_read, content_search, overview
+from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import diff_tools
 
 Check = Callable[[bool, str], str | None]  # (is_error, text) -> failure message or None
 
@@ -164,23 +164,25 @@ def log_ops(path: str, lines: int, rng: random.Random, samples: int) -> list[Op]
     def add(tool: str, args: dict[str, Any], call: Callable[[], Any]) -> None:
         ops.append(Op(tool, {"absolute_file_path": path, **args}, _expect(call, True)))
 
-    add("get_overview", {}, lambda: service.get_overview(path))
+    add("get_overview", {}, lambda: overview.get_overview(path))
     for _ in range(samples):
         code = rng.randrange(10_000)
         add(
             "search_content",
             {"pattern": f"code={code} ", "fuzzy": False, "max_results": 5},
-            partial(service.search_content, path, f"code={code} ", max_results=5, fuzzy=False),
+            partial(
+                content_search.search_content, path, f"code={code} ", max_results=5, fuzzy=False
+            ),
         )
     add(
         "search_content",
         {"pattern": "ERROR", "fuzzy": False, "count_only": True},
-        lambda: service.search_content(path, "ERROR", fuzzy=False, count_only=True),
+        lambda: content_search.search_content(path, "ERROR", fuzzy=False, count_only=True),
     )
     add(
         "search_content",
         {"pattern": r"code=99\d\d handled", "fuzzy": False, "regex": True, "max_results": 10},
-        lambda: service.search_content(
+        lambda: content_search.search_content(
             path, r"code=99\d\d handled", max_results=10, fuzzy=False, regex=True
         ),
     )
@@ -189,16 +191,16 @@ def log_ops(path: str, lines: int, rng: random.Random, samples: int) -> list[Op]
         add(
             "read_content",
             {"offset": offset, "limit": 50},
-            partial(service.read_content, path, offset=offset, limit=50),
+            partial(content_read.read_content, path, offset=offset, limit=50),
         )
     add(
         "read_content",
         {"mode": "tail", "limit": 100},
-        lambda: service.read_content(path, mode="tail", limit=100),
+        lambda: content_read.read_content(path, mode="tail", limit=100),
     )
     add(
         "read_content",
         {"mode": "head", "limit": 100},
-        lambda: service.read_content(path, mode="head", limit=100),
+        lambda: content_read.read_content(path, mode="head", limit=100),
     )
     return ops

@@ -6,7 +6,7 @@
 chunk*: a whole section's counts come from the parser, the part of a file
 cut across chunks is counted in its own text (its lines after its first
 ``@@`` header that start with ``+`` or ``-``).  The changed symbols are
-added by :mod:`diffchunk.review.symbols`.
+added by :mod:`diffchunk.review.tools.symbols`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..diff.model import ChunkPart, FileStatus, change_status
-from ..diff.pipeline import Review
-from .results import FileDetail
+from ...diff.model import ChunkPart, FileStatus, change_status
+from ...diff.pipeline import Review
+from ..results import FileDetail
 
 if TYPE_CHECKING:
     from .symbols import FileSymbols

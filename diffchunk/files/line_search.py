@@ -1,6 +1,6 @@
 """Exact and regex line searches over a file version, and counts of matching lines.
 
-Every search walks the file in the reader's line windows (:mod:`.reader`)
+Every search walks the file in the reader's line windows (:mod:`.byte_reader`)
 with a matcher (:mod:`.matchers`); a line too long for a window is matched
 piece by piece (:func:`.longline.line_matches`); exact searches of large
 files go to ``grep`` when it gives the same answer faster (:mod:`.grep`).
@@ -14,11 +14,11 @@ to stop a pattern that backtracks, and any thread may run it.
 from __future__ import annotations
 
 from .access import FileVersion
+from .byte_reader import LongLine, Window
 from .fuzzy import similar_lines
 from .grep import grep_count, grep_search
 from .longline import line_matches
 from .matchers import Found, Hit, Literal, Matcher, build_matcher, window_hits
-from .reader import LongLine, Window
 
 
 def count_lines(

@@ -11,7 +11,7 @@ new hash (or new options) rebuilds the review.  A file that vanished or became
 a directory raises :class:`~diffchunk.errors.PathError`; stale chunks are never
 served.
 
-A view (:mod:`diffchunk.review.views`) is a session of its own, kept under
+A view (:mod:`diffchunk.review.sessions.views`) is a session of its own, kept under
 its handle's path: the diff's path keeps its default view meanwhile.  A view
 of a diff whose default view is loaded and current shares that session's
 buffer, digest and parse (when no context reduction stands between them).
@@ -37,19 +37,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
-from ..diff.options import LoadOptions, Progress
-from ..diff.pipeline import Review, build_review
-from ..errors import FileToolError, PathError
-from ..fdio import BackgroundHash
-from ..git.cache import default_cache_dir, is_private_entry
-from ..limits import (
+from ...diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
+from ...diff.options import LoadOptions, Progress
+from ...diff.pipeline import Review, build_review
+from ...errors import FileToolError, PathError
+from ...fdio import BackgroundHash
+from ...git.cache import default_cache_dir, is_private_entry
+from ...limits import (
     DEFAULT_MAX_SESSION_BYTES,
     DEFAULT_MAX_SESSIONS,
     MAP_COPY_KEEP_FREE,
     THREADED_HASH_BYTES,
 )
-from ..paths import Fingerprint, expand, fingerprint, resolve_regular_file
+from ...paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
 from .views import is_view_path, read_view
 
@@ -216,7 +216,7 @@ class SessionStore:
         ``options=None`` reuses the loaded session's options (defaults on first
         load); ``reload_options=True`` makes ``options`` (or the defaults when
         None) authoritative even for an already-loaded file.  A view handle
-        (:mod:`~diffchunk.review.views`) gives its own session, cut with the
+        (:mod:`~diffchunk.review.sessions.views`) gives its own session, cut with the
         view's options (``options`` are then ignored).
         """
         view = None

@@ -38,20 +38,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.hunk import hunks_once
-from ..diff.model import DiffKind, FileDiff
-from ..diff.patterns import PathQuery
-from ..diff.pipeline import Review
-from ..errors import InvalidArgument
-from ..files.matchers import TextMatcher, window_hits
-from ..limits import DIFF_SEARCH_DEFAULT_RESULTS
-from ..limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
-from ..limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
-from ..limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
-from ..limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
-from ..regex import Pattern, compile_literal, compile_regex
-from .loading import session
-from .sessions import Session, SessionStore
+from ...diff.hunk import hunks_once
+from ...diff.model import DiffKind, FileDiff
+from ...diff.patterns import PathQuery
+from ...diff.pipeline import Review
+from ...errors import InvalidArgument
+from ...files.matchers import TextMatcher, window_hits
+from ...limits import DIFF_SEARCH_DEFAULT_RESULTS
+from ...limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
+from ...limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
+from ...limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
+from ...limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
+from ...regex import Pattern, compile_literal, compile_regex
+from ..sessions.loading import session
+from ..sessions.store import Session, SessionStore
 
 SIDES = ("both", "new", "old")
 

@@ -4,7 +4,7 @@
 renames before it writes anything.  ``diffchunk review RANGE`` calls
 :func:`start_early` from the console script, before click and the pipeline
 load, so git's start overlaps theirs; the review's
-:func:`~diffchunk.review.range_review.load_git_range` with the same arguments
+:func:`~diffchunk.review.ranges.load.load_git_range` with the same arguments
 takes it over (:func:`take`).  Whatever is not taken is stopped (its
 temporary file removed) at exit.
 """
@@ -15,12 +15,12 @@ import atexit
 from pathlib import Path
 from typing import NamedTuple
 
-from ..git.cache import DiffCache
-from ..git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
-from ..git.repo import Repo, discover
-from ..git.revisions import ResolvedRange, parse_range, resolve_range
-from ..log import LazyLogger
-from .sidecar import drop_stale, recorded_attribute_files
+from ...git.cache import DiffCache
+from ...git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
+from ...git.repo import Repo, discover
+from ...git.revisions import ResolvedRange, parse_range, resolve_range
+from ...log import LazyLogger
+from ..sessions.sidecar import drop_stale, recorded_attribute_files
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 

@@ -16,14 +16,14 @@ served as it is, with a note saying why; where the outline's bounds cut it
 
 from __future__ import annotations
 
-from ..diff.hunk import Hunk, hunks_once
-from ..diff.model import DiffKind
-from ..diff.widen import changed_new_lines, split_lines, widen_hunks
-from ..errors import DiffchunkError
-from ..files.outline import OutlineItem, enclosing_path, outline_for_file
-from ..limits import MAX_SYMBOL_LINES
+from ...diff.hunk import Hunk, hunks_once
+from ...diff.model import DiffKind
+from ...diff.widen import changed_new_lines, split_lines, widen_hunks
+from ...errors import DiffchunkError
+from ...files.outline import OutlineItem, enclosing_path, outline_for_file
+from ...limits import MAX_SYMBOL_LINES
+from ..sessions.store import Session, SessionStore
 from .file_versions import open_file_version
-from .sessions import Session, SessionStore
 
 
 def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:

@@ -2,7 +2,7 @@
 
 Every diff tool takes the diff file's absolute path and loads it on first use
 (default options), so a caller never has to call :func:`load_diff` first; a
-changed file is loaded again (see :mod:`diffchunk.review.sessions`).  A
+changed file is loaded again (see :mod:`diffchunk.review.sessions.store`).  A
 large file whose head holds no diff is refused before it is read whole.
 """
 
@@ -12,17 +12,17 @@ import dataclasses
 import threading
 from collections import OrderedDict
 
-from ..diff.model import Excluded
-from ..diff.options import LoadOptions, Progress
-from ..diff.parser import parse_diff
-from ..diff.pipeline import Review
-from ..errors import NotADiffError, PathError
-from ..limits import LOAD_EXCLUDED_LISTED, SNIFF_ABOVE, SNIFF_BYTES, SNIFFED_KEPT
-from ..limits import LOAD_MAX_WARNINGS as MAX_WARNINGS
-from ..paths import fingerprint, resolve_regular_file
+from ...diff.model import Excluded
+from ...diff.options import LoadOptions, Progress
+from ...diff.parser import parse_diff
+from ...diff.pipeline import Review
+from ...errors import NotADiffError, PathError
+from ...limits import LOAD_EXCLUDED_LISTED, SNIFF_ABOVE, SNIFF_BYTES, SNIFFED_KEPT
+from ...limits import LOAD_MAX_WARNINGS as MAX_WARNINGS
+from ...paths import fingerprint, resolve_regular_file
+from ..results import ExcludedFile, LoadSummary
 from .excluded import listed_part, summarise
-from .results import ExcludedFile, LoadSummary
-from .sessions import Session, SessionStore, default_store
+from .store import Session, SessionStore, default_store
 from .views import is_view_path, read_view, view_for
 
 _sniffed: OrderedDict[tuple[str, tuple[int, int, int, int, int]], None] = OrderedDict()
@@ -135,7 +135,7 @@ def load_diff(
     """Load a diff file (cut with ``options``, default: the defaults); return its summary.
 
     The diff's own path serves its default view: with other options the
-    summary's ``file_path`` is a view handle (:mod:`~diffchunk.review.views`)
+    summary's ``file_path`` is a view handle (:mod:`~diffchunk.review.sessions.views`)
     that the other tools take in its place, and the default view stays as it
     was.  ``absolute_file_path`` may itself be a view handle: with the default
     options that view is loaded, with others a view of its diff.  A

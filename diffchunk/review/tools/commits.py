@@ -31,22 +31,22 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.buffer import DiffData
-from ..errors import DiffchunkError, InvalidArgument
-from ..git.history import missing_commits
-from ..git.log import LoggedCommit, range_commits
-from ..git.repo import discover
-from ..git.revisions import resolve_commit
-from ..limits import COMMIT_FILES_LISTED as FILES_LISTED
-from ..limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
-from ..limits import COMMITS_PAGE_MAX as MAX_LIMIT
-from ..limits import MAX_COMMITS_READ as MAX_COMMITS
-from .file_match import match_file
+from ...diff.buffer import DiffData
+from ...errors import DiffchunkError, InvalidArgument
+from ...git.history import missing_commits
+from ...git.log import LoggedCommit, range_commits
+from ...git.repo import discover
+from ...git.revisions import resolve_commit
+from ...limits import COMMIT_FILES_LISTED as FILES_LISTED
+from ...limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
+from ...limits import COMMITS_PAGE_MAX as MAX_LIMIT
+from ...limits import MAX_COMMITS_READ as MAX_COMMITS
+from ..sessions.file_match import match_file
+from ..sessions.loading import session
+from ..sessions.sidecar import range_of
+from ..sessions.since_sidecar import SinceRecord, read_since
+from ..sessions.store import Session, SessionStore
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
-from .loading import session
-from .sessions import Session, SessionStore
-from .sidecar import range_of
-from .since_sidecar import SinceRecord, read_since
 
 logger = logging.getLogger(__name__)
 
@@ -174,8 +174,8 @@ def _entries(logged: list[LoggedCommit]) -> list[CommitEntry]:
 def _full_diff(since_path: str) -> str | None:
     """The full diff of the revision a since-review diff leads to, when the record
     knows one still in the cache (the latest load first)."""
-    from .record.identity import full_diffs
-    from .record.store import default_record
+    from ..record.identity import full_diffs
+    from ..record.store import default_record
 
     try:
         found = default_record().read(lambda conn: full_diffs(conn, since_path))

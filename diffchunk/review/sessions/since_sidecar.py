@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..fdio import replace_file
+from ...fdio import replace_file
 
 FORMAT = "diffchunk-since-review/1"
 SUFFIX = ".since.json"

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from ..limits import (
+from ...limits import (
     HIGHLIGHT_LINE_CHARS,
     HIGHLIGHT_PAGE_CHARS,
     WORD_PAIR_COMPARISONS,

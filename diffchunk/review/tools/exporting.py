@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, PathError
-from ..fdio import replace_file
-from ..git.cache import default_cache_dir
-from ..limits import EXPORTS_KEPT
-from .export import EXTENSIONS, normalize_format, render
-from .loading import session
-from .record.document import export_document
-from .record.store import RecordStore
-from .sessions import SessionStore
+from ...errors import InvalidArgument, PathError
+from ...fdio import replace_file
+from ...git.cache import default_cache_dir
+from ...limits import EXPORTS_KEPT
+from ..export import EXTENSIONS, normalize_format, render
+from ..record.document import export_document
+from ..record.store import RecordStore
+from ..sessions.loading import session
+from ..sessions.store import SessionStore
 
 #: The values of ``status``.
 STATUSES = ("open", "all")

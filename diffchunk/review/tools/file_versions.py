@@ -27,7 +27,7 @@ numbers.  Where its bytes come from:
   never compared by prefix.  Without a repository, or without ``index``
   lines, the error says what to pass.
 
-A work tree's file is read by :mod:`~diffchunk.review.work_tree_file`:
+A work tree's file is read by :mod:`~diffchunk.review.tools.work_tree_file`:
 confined to the work tree and the allowed roots by construction, read once,
 hashed as read.  Every snapshot's size is checked before it is written
 (:func:`~diffchunk.snapshots.check_size`).
@@ -40,18 +40,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.model import DiffKind, FileDiff
-from ..diff.paths import encode_path, is_escaped_path
-from ..diff.syntax import INDEX_LINE
-from ..errors import FileNotInDiff, FileToolError, InvalidArgument
-from ..git.blobs import ObjectInfo, blob_at, object_info, stream_blob
-from ..git.repo import Repo, discover
-from ..limits import OBJECT_ID_MIN_DIGITS
-from ..snapshots import Snapshot, SnapshotWriter, check_size, existing
-from .file_match import match_file
-from .loading import session
-from .sessions import Session, SessionStore
-from .sidecar import range_of
+from ...diff.model import DiffKind, FileDiff
+from ...diff.paths import encode_path, is_escaped_path
+from ...diff.syntax import INDEX_LINE
+from ...errors import FileNotInDiff, FileToolError, InvalidArgument
+from ...git.blobs import ObjectInfo, blob_at, object_info, stream_blob
+from ...git.repo import Repo, discover
+from ...limits import OBJECT_ID_MIN_DIGITS
+from ...snapshots import Snapshot, SnapshotWriter, check_size, existing
+from ..sessions.file_match import match_file
+from ..sessions.loading import session
+from ..sessions.sidecar import range_of
+from ..sessions.store import Session, SessionStore
 from .work_tree_file import FULL_ID, FULL_IDS, LINK_MODE, reload_advice, snapshot_work_tree_file
 
 SIDES = ("new", "old")

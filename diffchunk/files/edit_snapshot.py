@@ -8,7 +8,7 @@ located, previewed, backed up and written from the very same bytes, all
 read from that descriptor.  Binary files and special files (size 0 with content,
 such as ``/proc``) are refused.
 
-How the bytes are read (:attr:`Snapshot.source`, a :class:`~.reader.Reader`):
+How the bytes are read (:attr:`Snapshot.source`, a :class:`~.byte_reader.Reader`):
 
 - UTF-8 and single-byte code pages are searched as bytes: files up to
   :data:`IN_MEMORY_LIMIT` are read into memory, bigger ones read with
@@ -34,8 +34,8 @@ from ..errors import EditConflict, FileToolError
 from ..limits import EDIT_IN_MEMORY_BYTES as IN_MEMORY_LIMIT
 from ..limits import EDIT_MAX_TRANSCODE as MAX_TRANSCODE
 from .access import FileVersion, open_version
+from .byte_reader import Reader
 from .edit_target import EditTarget
-from .reader import Reader
 
 
 def _byte_searchable(encoding: str) -> str | None:

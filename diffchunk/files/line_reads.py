@@ -33,7 +33,7 @@ from ..limits import (
 from ..limits import LINE_WINDOW as WINDOW
 from ..limits import READ_MAX_CONTENT_CHARS as ANSWER_CHARS
 from .access import FileVersion
-from .reader import Buffer, last_lines_start, skip_lines
+from .byte_reader import Buffer, last_lines_start, skip_lines
 
 LONG_LINE_CHARS = max(
     MIN_LONG_LINE_CHARS,

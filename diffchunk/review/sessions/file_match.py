@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diff.patterns import PathPatterns
-from ..diff.pipeline import Review
-from ..errors import FileNotInDiff, InvalidArgument
-from ..limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
+from ...diff.patterns import PathPatterns
+from ...diff.pipeline import Review
+from ...errors import FileNotInDiff, InvalidArgument
+from ...limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
 
 
 def _all_paths(review: Review) -> list[str]:

@@ -18,19 +18,19 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from ..diff.attributes import WANTED
-from ..diff.buffer import DiffBuffer, map_file, map_threshold
-from ..diff.filters import Prescreen
-from ..diff.model import FileDiff, ParsedDiff
-from ..diff.parser import StreamParser
-from ..diff.paths import encode_path, is_escaped_path
-from ..diff.pipeline import gc_paused
-from ..git import diffwrite
-from ..git.attributes import CommitIndex, StreamedCheckAttr
-from ..git.diffwrite import DiffWriting, record_attribute_dirs
-from ..git.repo import Repo
-from ..git.revisions import Mode, ResolvedRange
-from ..log import LazyLogger
+from ...diff.attributes import WANTED
+from ...diff.buffer import DiffBuffer, map_file, map_threshold
+from ...diff.filters import Prescreen
+from ...diff.model import FileDiff, ParsedDiff
+from ...diff.parser import StreamParser
+from ...diff.paths import encode_path, is_escaped_path
+from ...diff.pipeline import gc_paused
+from ...git import diffwrite
+from ...git.attributes import CommitIndex, StreamedCheckAttr
+from ...git.diffwrite import DiffWriting, record_attribute_dirs
+from ...git.repo import Repo
+from ...git.revisions import Mode, ResolvedRange
+from ...log import LazyLogger
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -46,7 +46,7 @@ class StreamedDiff(NamedTuple):
     (see :func:`~diffchunk.git.diffwrite.record_attribute_dirs`), for the
     sidecar.  ``identity``: ``(st_dev, st_ino)`` of the entry written (a
     writer of the same entry at once may rename its own over it, see
-    :meth:`~diffchunk.review.sessions.SessionStore.adopt`).
+    :meth:`~diffchunk.review.sessions.store.SessionStore.adopt`).
     """
 
     parsed: ParsedDiff

@@ -2,7 +2,7 @@
 
 Every file tool reads through a :class:`Reader`, whatever the file's size:
 the read-only tools through ``FileVersion.data`` (:mod:`.access`), an edit
-through its snapshot (:mod:`.snapshot`).  Callers never ask which kind they
+through its snapshot (:mod:`.edit_snapshot`).  Callers never ask which kind they
 hold; only the few hot paths that run C code over a whole buffer use
 :attr:`Reader.memory` when it is there.
 

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..limits import EXCLUDED_LISTED_CHARS as LISTED_CHARS
-from ..limits import EXCLUDED_SUMMARY_DIRS as SUMMARY_DIRS
-from .results import ExcludedFile
+from ...limits import EXCLUDED_LISTED_CHARS as LISTED_CHARS
+from ...limits import EXCLUDED_SUMMARY_DIRS as SUMMARY_DIRS
+from ..results import ExcludedFile
 
 
 def _size(value: Any) -> int:

@@ -6,7 +6,7 @@ Two sources, and each file's entry says which (``symbols_from``):
   ``load_git_diff``: its sidecar names it), the outlines of both revisions
   (blobs read in one batch per page, :func:`diffchunk.git.blobs.read_blobs`)
   are compared with the new-side lines the hunks change
-  (:func:`diffchunk.files.changes.compare_outlines`): ``added``,
+  (:func:`diffchunk.files.changed_symbols.compare_outlines`): ``added``,
   ``modified`` or ``removed`` definitions, each with its lines (a removed
   one's are its old lines), the innermost changed ones (a class whose method
   changed lists the method; an added class lists the class alone); in JSON
@@ -39,23 +39,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..diff.hunk import hunks_once
-from ..diff.model import ChunkPart, DiffKind, FileDiff
-from ..errors import DiffchunkError
-from ..limits import LANGUAGE_SNIFF_BYTES
-from ..limits import SYMBOL_CONTEXT_NAME_CHARS as MAX_NAME_CHARS
-from ..limits import SYMBOL_NAME_CHARS as MAX_QUALIFIED_CHARS
-from ..limits import SYMBOLS_LISTED as MAX_LISTED
-from ..limits import SYMBOLS_MAX_BLOB_BYTES as MAX_BLOB_BYTES
-from ..limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
-from ..limits import SYMBOLS_OUTLINES_KEPT as OUTLINES_KEPT
-from ..limits import SYMBOLS_SKELETON_ABOVE as SKELETON_ABOVE
-from ..log import LazyLogger
+from ...diff.hunk import hunks_once
+from ...diff.model import ChunkPart, DiffKind, FileDiff
+from ...errors import DiffchunkError
+from ...limits import LANGUAGE_SNIFF_BYTES
+from ...limits import SYMBOL_CONTEXT_NAME_CHARS as MAX_NAME_CHARS
+from ...limits import SYMBOL_NAME_CHARS as MAX_QUALIFIED_CHARS
+from ...limits import SYMBOLS_LISTED as MAX_LISTED
+from ...limits import SYMBOLS_MAX_BLOB_BYTES as MAX_BLOB_BYTES
+from ...limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
+from ...limits import SYMBOLS_OUTLINES_KEPT as OUTLINES_KEPT
+from ...limits import SYMBOLS_SKELETON_ABOVE as SKELETON_ABOVE
+from ...log import LazyLogger
 
 if TYPE_CHECKING:  # the outline modules load when symbols are first computed
-    from ..files.outline import OutlineItem
-    from ..git.repo import Repo
-    from .sessions import Session
+    from ...files.outline import OutlineItem
+    from ...git.repo import Repo
+    from ..sessions.store import Session
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -131,7 +131,7 @@ def listed_name(parts: Sequence[str], limit: int | None = None) -> str:
 
 def changed_items(outline: list[OutlineItem]) -> list[SymbolChange]:
     """The innermost changed definitions of a marked outline (see the module docstring)."""
-    from ..files.outline import qualified_parts
+    from ...files.outline import qualified_parts
 
     out: list[SymbolChange] = []
 
@@ -157,8 +157,8 @@ def changed_items(outline: list[OutlineItem]) -> list[SymbolChange]:
 
 def _repo(loaded: Session) -> Repo | None:
     """The repository of a diff written from one (kept with the session), else None."""
-    from ..git.repo import Repo, discover
-    from .sidecar import range_of
+    from ...git.repo import Repo, discover
+    from ..sessions.sidecar import range_of
 
     if "symbols.repo" not in loaded.cache:
         repo = None
@@ -177,7 +177,7 @@ def _wanted_blobs(
     loaded: Session, indexes: Sequence[int]
 ) -> dict[int, tuple[str | None, str | None]]:
     """``{file index: (old blob, new blob)}`` of the files an outline can cover."""
-    from ..files.languages import language_for_path
+    from ...files.languages import language_for_path
     from .file_versions import index_ids
 
     data = loaded.review.parsed.data
@@ -199,8 +199,8 @@ def _wanted_blobs(
 def _outline(blob: str | None, content: bytes | None, path: str) -> list[OutlineItem] | None:
     """A fresh copy of the outline of ``content`` (blob ``blob``), built once per blob;
     None when its bounds cut it (nesting, time)."""
-    from ..files.languages import language_for_path
-    from ..files.outline import build_outline
+    from ...files.languages import language_for_path
+    from ...files.outline import build_outline
 
     if blob is None or content is None:
         return []
@@ -226,9 +226,9 @@ def _outline(blob: str | None, content: bytes | None, path: str) -> list[Outline
 
 def compute(loaded: Session, indexes: Sequence[int]) -> dict[int, FileSymbols]:
     """The symbols of the files ``indexes`` of the session's diff (cached per session)."""
-    from ..diff.widen import change_runs, new_side_changes
-    from ..files.changes import compare_outlines
-    from ..git.blobs import read_blobs
+    from ...diff.widen import change_runs, new_side_changes
+    from ...files.changed_symbols import compare_outlines
+    from ...git.blobs import read_blobs
 
     cache: dict[int, FileSymbols] = loaded.cache.setdefault(_CACHE, {})
     todo = [i for i in dict.fromkeys(indexes) if i not in cache]

@@ -15,18 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..diff.formatter import format_chunk, normalize_format
-from ..diff.model import Excluded, FileDiff
-from ..diff.patterns import PathQuery
-from ..diff.pipeline import Review
-from ..errors import InvalidArgument
-from ..files.answer_size import json_size
-from ..limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
-from .answers import CHARS_PER_TOKEN, fit_response
-from .file_match import match_file
-from .loading import session
-from .paging import check_page, fill_page
-from .sessions import Session, SessionStore
+from ...diff.formatter import format_chunk, normalize_format
+from ...diff.model import Excluded, FileDiff
+from ...diff.patterns import PathQuery
+from ...diff.pipeline import Review
+from ...errors import InvalidArgument
+from ...files.answer_size import json_size
+from ...limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
+from ..answers import CHARS_PER_TOKEN, fit_response
+from ..paging import check_page, fill_page
+from ..sessions.file_match import match_file
+from ..sessions.loading import session
+from ..sessions.store import Session, SessionStore
 
 
 def _query(pattern: str) -> PathQuery:
@@ -231,7 +231,7 @@ def get_file_diff(
             notes.append(note)
     legend = ""
     if fmt == "lean":
-        from ..diff.lean import render_lean  # on first use: most calls are raw
+        from ...diff.lean import render_lean  # on first use: most calls are raw
 
         view = render_lean(result.data)
         whole, legend = view.text, view.legend()

@@ -3,7 +3,7 @@
 The text of a chunk is a valid patch on its own (``raw``), or a view of it
 (:mod:`diffchunk.diff.formatter`).  The banner's token figure is that of the
 text that follows it.  A chunk too large for one response (a single
-oversized line or unit) comes in parts when raw (:mod:`.answers`);
+oversized line or unit) comes in parts when raw (:mod:`..answers`);
 in another format it is shortened line by line and then cut at a line
 boundary, and the banner says so and how to get the whole.
 """
@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..diff.formatter import format_chunk, normalize_format
-from ..diff.model import Chunk
-from ..diff.pipeline import Review
-from ..errors import ChunkNotFound, InvalidArgument
-from ..limits import BANNER_FILES
-from .answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
-from .loading import session, store_of
-from .sessions import Session, SessionStore
-from .views import describe, other_views
+from ...diff.formatter import format_chunk, normalize_format
+from ...diff.model import Chunk
+from ...diff.pipeline import Review
+from ...errors import ChunkNotFound, InvalidArgument
+from ...limits import BANNER_FILES
+from ..answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
+from ..sessions.loading import session, store_of
+from ..sessions.store import Session, SessionStore
+from ..sessions.views import describe, other_views
 
 
 def get_chunk_bytes(
@@ -146,7 +146,7 @@ def get_chunk(
         start, end = spans[number - 1]
         text = raw[start:end].decode("utf-8", errors="replace")
     elif fmt == "lean":
-        from ..diff.lean import render_lean  # on first use: most calls are raw
+        from ...diff.lean import render_lean  # on first use: most calls are raw
 
         view = render_lean(raw)
         text, legend = view.text, view.legend()

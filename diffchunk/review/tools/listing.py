@@ -5,7 +5,7 @@ built whole by one call), and the entries and their JSON sizes are kept with
 the session for the next page.  A page holds about :data:`PAGE_TOKENS`
 tokens; the excluded files are summarised (by reason and top directory) on
 every page and listed on the first page only as far as
-:data:`~diffchunk.review.excluded.LISTED_CHARS` (``list_excluded`` pages them
+:data:`~diffchunk.review.sessions.excluded.LISTED_CHARS` (``list_excluded`` pages them
 all).  Token figures are those of ``get_chunk``'s text in the format asked
 for (the raw text's by default; another format's are counted by formatting
 the chunks of the page, and all of them for the total).  The files' changed
@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..diff.formatter import format_chunk, normalize_format
-from ..diff.model import Chunk
-from ..diff.pipeline import Review
-from ..files.answer_size import json_size
-from ..limits import LISTING_PAGE_TOKENS as PAGE_TOKENS
-from .answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
-from .excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
+from ...diff.formatter import format_chunk, normalize_format
+from ...diff.model import Chunk
+from ...diff.pipeline import Review
+from ...files.answer_size import json_size
+from ...limits import LISTING_PAGE_TOKENS as PAGE_TOKENS
+from ..answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
+from ..paging import check_page, fill_page
+from ..results import ChunkEntry, ChunkListing, ExcludedFile
+from ..sessions.excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
+from ..sessions.loading import excluded_file, session
+from ..sessions.store import Session, SessionStore
 from .file_details import file_detail, part_counts, part_text
-from .loading import excluded_file, session
-from .paging import check_page, fill_page
-from .results import ChunkEntry, ChunkListing, ExcludedFile
-from .sessions import Session, SessionStore
 
 if TYPE_CHECKING:  # the symbols are computed for pages of the MCP listing only
     from .symbols import FileSymbols
@@ -44,7 +44,7 @@ def chunk_tokens(review: Review, number: int, fmt: str) -> int:
         return review.chunk(number).token_count
     raw = review.chunk_bytes(number)
     if fmt == "lean":
-        from ..diff.lean import render_lean  # on first use: most listings are raw
+        from ...diff.lean import render_lean  # on first use: most listings are raw
 
         text = render_lean(raw).text
     else:

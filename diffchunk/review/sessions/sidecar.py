@@ -20,10 +20,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..diff.attributes import WANTED, Attributes, AttributeSource, AttrValue
-from ..errors import DiffchunkError
-from ..fdio import replace_file
-from ..log import LazyLogger
+from ...diff.attributes import WANTED, Attributes, AttributeSource, AttrValue
+from ...errors import DiffchunkError
+from ...fdio import replace_file
+from ...log import LazyLogger
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -150,7 +150,7 @@ class SidecarAttributes:
         return {p: dict(self.recorded.get(p, {})) for p in paths}
 
     def _ask_git(self, paths: list[str]) -> None:
-        from ..git.attributes import CheckAttrSource
+        from ...git.attributes import CheckAttrSource
 
         self.git_lookups += 1
         try:

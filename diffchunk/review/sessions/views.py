@@ -29,12 +29,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..diff.options import LoadOptions
-from ..errors import InvalidArgument, PathError
-from ..fdio import replace_file
-from ..git.cache import default_cache_dir
-from ..limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
-from ..paths import expand
+from ...diff.options import LoadOptions
+from ...errors import InvalidArgument, PathError
+from ...fdio import replace_file
+from ...git.cache import default_cache_dir
+from ...limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
+from ...paths import expand
 
 FORMAT = "diffchunk-view/1"
 SUFFIX = ".diffview"

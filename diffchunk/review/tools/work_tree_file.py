@@ -33,14 +33,14 @@ import stat
 from collections.abc import Callable
 from typing import Any
 
-from ..diff.paths import encode_path, is_escaped_path
-from ..errors import FileToolError
-from ..fdio import open_directory_beneath
-from ..git.blobs import cleaned_blob_id
-from ..git.repo import Repo
-from ..limits import SNAPSHOT_READ_BLOCK
-from ..paths import check_allowed_path
-from ..snapshots import Snapshot, SnapshotWriter, check_size
+from ...diff.paths import encode_path, is_escaped_path
+from ...errors import FileToolError
+from ...fdio import open_directory_beneath
+from ...git.blobs import cleaned_blob_id
+from ...git.repo import Repo
+from ...limits import SNAPSHOT_READ_BLOCK
+from ...paths import check_allowed_path
+from ...snapshots import Snapshot, SnapshotWriter, check_size
 
 LINK_MODE = "120000"
 FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")

@@ -3,11 +3,11 @@
 The application drives, git yields: :func:`load_git_range` resolves the
 range, and unless the cache holds its diff already, starts ``git diff``
 writing into a new cache entry (:mod:`diffchunk.git.diffwrite`), parses it
-while git writes (:mod:`diffchunk.review.range_stream`), builds the review
+while git writes (:mod:`diffchunk.review.ranges.stream`), builds the review
 while the entry is flushed to disk, commits the entry and makes the review
 the file's session (the file is not read back).  The cached diff then goes
 through the same session store as any diff file, with the repository's own
-attributes recorded beside it (:mod:`diffchunk.review.sidecar`), so every
+attributes recorded beside it (:mod:`diffchunk.review.sessions.sidecar`), so every
 diff tool works on the returned ``file_path`` afterwards, in this process or
 another.
 """
@@ -21,22 +21,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..diff.options import LoadOptions, Progress
-from ..diff.pipeline import Review, build_review
-from ..errors import InvalidArgument
-from ..git.cache import DiffCache
-from ..git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
-from ..git.pathspecs import check_paths
-from ..git.repo import Repo, discover
-from ..git.revisions import Mode, ResolvedRange, parse_range, range_refs, resolve_range
-from ..limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
-from ..log import LazyLogger
-from . import early_start
-from .loading import load_diff
-from .record.continuity import BranchKey
-from .results import RangeSummary
-from .sessions import SessionStore, default_store
-from .sidecar import (
+from ...diff.options import LoadOptions, Progress
+from ...diff.pipeline import Review, build_review
+from ...errors import InvalidArgument
+from ...git.cache import DiffCache
+from ...git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
+from ...git.pathspecs import check_paths
+from ...git.repo import Repo, discover
+from ...git.revisions import Mode, ResolvedRange, parse_range, range_refs, resolve_range
+from ...limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
+from ...log import LazyLogger
+from ..record.continuity import BranchKey
+from ..results import RangeSummary
+from ..sessions.loading import load_diff
+from ..sessions.sidecar import (
     SidecarAttributes,
     attributes_for_diff,
     drop_stale,
@@ -46,11 +44,13 @@ from .sidecar import (
     sidecar_path,
     write_sidecar,
 )
-from .views import view_for
+from ..sessions.store import SessionStore, default_store
+from ..sessions.views import view_for
+from . import early_start
 
 if TYPE_CHECKING:
-    from .range_stream import StreamedDiff
-    from .record.continuity import Overlap
+    from ..record.continuity import Overlap
+    from .stream import StreamedDiff
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -151,7 +151,7 @@ def _record_load(
     overlaps."""
     if diff.repo is None:
         return []
-    from .record.side_writes import record_range_load  # the record loads with its first use
+    from ..record.side_writes import record_range_load  # the record loads with its first use
 
     branch = None
     if diff.head is not None and diff.mode is Mode.COMMITS:
@@ -193,7 +193,7 @@ def load_git_range(
     is built while it writes and becomes the session of the new file in
     ``store`` (default: the process-wide one).  Raises ``GitError`` /
     ``RefusedRange``.  A review begun by
-    :func:`~diffchunk.review.early_start.start_early` with the same arguments
+    :func:`~diffchunk.review.ranges.early_start.start_early` with the same arguments
     is taken over (none is begun for ``paths``).
     """
     request = parse_range(revision_range, staged)  # refuse bad text before touching git
@@ -295,7 +295,7 @@ def write_range(
         # The sidecar before the entry appears: whoever loads the new diff
         # then asks git for its attributes.
         _write_sidecar(repo, resolved, final, paths)
-        from .range_stream import parse_while_written  # a cold load's: a warm one reads the cache
+        from .stream import parse_while_written  # a cold load's: a warm one reads the cache
 
         streamed = parse_while_written(repo, resolved, writing, _git_progress(progress))
         # Built while the entry is flushed to disk (parse_while_written started it).

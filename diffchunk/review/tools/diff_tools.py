@@ -6,10 +6,10 @@ Results are typed (:mod:`diffchunk.review.results`; the shells call
 ``to_dict()``) or text; failures raise :class:`~diffchunk.errors.DiffchunkError`
 subclasses whose message says what to do next.
 
-The tools live in one module each: :mod:`~diffchunk.review.loading`
-(``load_diff``), :mod:`~diffchunk.review.listing` (``list_chunks``),
-:mod:`~diffchunk.review.chunk_text` (``get_chunk``) and
-:mod:`~diffchunk.review.file_diffs` (``find_chunks_for_files``,
+The tools live in one module each: :mod:`~diffchunk.review.sessions.loading`
+(``load_diff``), :mod:`~diffchunk.review.tools.listing` (``list_chunks``),
+:mod:`~diffchunk.review.tools.chunk_text` (``get_chunk``) and
+:mod:`~diffchunk.review.tools.file_diffs` (``find_chunks_for_files``,
 ``get_file_diff``); this module gathers them.
 """
 
@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..results import LoadedDiff, Overview
+from ..sessions.loading import load_diff, store_of
+from ..sessions.loading import session as loaded_session
+from ..sessions.store import Session, SessionStore
 from . import chunk_text, file_diffs
 from .chunk_text import get_chunk_bytes
 from .file_diffs import (
@@ -29,10 +33,6 @@ from .file_diffs import (
     get_file_diff_bytes,
 )
 from .listing import CHARS_PER_TOKEN, PAGE_TOKENS, RESPONSE_TOKENS, list_chunks, list_excluded
-from .loading import load_diff, store_of
-from .loading import session as loaded_session
-from .results import LoadedDiff, Overview
-from .sessions import Session, SessionStore
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -66,7 +66,7 @@ def get_chunk(
     store: SessionStore | None = None,
     bounded: bool = True,
 ) -> str:
-    """One chunk's text (:func:`diffchunk.review.chunk_text.get_chunk`); the review
+    """One chunk's text (:func:`diffchunk.review.tools.chunk_text.get_chunk`); the review
     record notes its files as seen."""
     text = chunk_text.get_chunk(
         absolute_file_path,
@@ -89,7 +89,7 @@ def get_file_diff(
     store: SessionStore | None = None,
     context: str = "hunks",
 ) -> str:
-    """One file's whole diff (:func:`diffchunk.review.file_diffs.get_file_diff`; with
+    """One file's whole diff (:func:`diffchunk.review.tools.file_diffs.get_file_diff`; with
     ``context="symbol"`` each hunk widened to the definition around it); the review
     record notes the file as seen."""
     text = file_diffs.get_file_diff(
@@ -119,7 +119,7 @@ def _record_seen(
 def record_seen(session: Session, **shown: Any) -> None:
     """:func:`diffchunk.review.record.side_writes.record_seen` (imported on first use: a
     command that serves no chunk does not load the record and SQLite)."""
-    from .record.side_writes import record_seen as record
+    from ..record.side_writes import record_seen as record
 
     record(session, **shown)
 
