@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -115,6 +115,11 @@ bench-record-export: $(STAMP)
 # diffchunk sync of a 2,000-finding, 5,000-mark record both ways: time and bytes on the remote.
 bench-sync: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_sync
+
+# A second review of click 8.4.2..8.5.0 after a push, with and without the first review's
+# marks and dismissals (a local mirror: --mirror), in calls and characters.
+bench-second-review: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_second_review
 
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
