@@ -62,6 +62,7 @@ REVIEW_VALUED = frozenset(
         "--context-lines",
         "--gitattributes",
         "--order",
+        "--review",
     }
 )
 

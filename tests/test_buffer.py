@@ -214,6 +214,9 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
                 fh.write(b"".join(b" kept line %d of a file that changed a lot, unchanged\\n"
                                   % i for i in range(lines // 800)))
         size = len(open(path, "rb").read())
+        # The record's modules, which the first get_chunk imports to note what it shows
+        # as seen: code, not the diff.
+        import diffchunk.review.record.coverage, diffchunk.review.record.side_writes
         before = rss()
         summary = diff_tools.load_diff(path)
         for n in range(1, summary.chunks + 1, 5):

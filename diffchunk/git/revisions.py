@@ -209,20 +209,27 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
 
 
 def range_refs(repo: Repo, request: RangeRequest) -> tuple[str | None, str | None]:
-    """The refs that name the two sides of a two- or three-dot range, as given:
-    ``(base ref, head branch)``.  The head's is a branch (``refs/heads/...``,
+    """The refs that name the two sides of a two- or three-dot range (or the commit of
+    ``C^!``), as given: ``(base ref, head branch)``.  The head's is a branch (``refs/heads/...``,
     ``refs/remotes/...``) or None (a tag, a commit id, an expression); the base's any
     ref (``refs/heads/main``, ``refs/tags/v1``) or None.  ``(None, None)`` for another
     kind of range.  A range whose head is a branch is that branch's review when the
     branch (or its base branch) moves."""
-    if request.mode is not Mode.COMMITS or request.kind not in (Kind.TWO_DOT, Kind.THREE_DOT):
+    if request.mode is not Mode.COMMITS or request.kind is Kind.SINGLE:
         return None, None
+    if request.kind is Kind.PARENT:  # ``feature^!``: the branch's last commit
+        head = _ref_of(repo.git.run(_full_name(request.left), check=False))
+        return (None, head) if head is not None and _is_branch(head) else (None, None)
     assert request.right is not None
     left, right = repo.git.run_all([_full_name(request.left), _full_name(request.right)])
     head = _ref_of(right)
-    if head is None or not head.startswith(("refs/heads/", "refs/remotes/")):
+    if head is None or not _is_branch(head):
         return None, None
     return _ref_of(left), head
+
+
+def _is_branch(ref: str) -> bool:
+    return ref.startswith(("refs/heads/", "refs/remotes/"))
 
 
 def _full_name(rev: str) -> list[str]:

@@ -28,7 +28,7 @@ from ...git.cache import DiffCache
 from ...git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
 from ...git.pathspecs import check_paths
 from ...git.repo import Repo, discover
-from ...git.revisions import Mode, ResolvedRange, parse_range, range_refs, resolve_range
+from ...git.revisions import Kind, Mode, ResolvedRange, parse_range, range_refs, resolve_range
 from ...limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
 from ...log import LazyLogger
 from ..record.continuity import BranchKey
@@ -158,7 +158,9 @@ def _record_load(
         request = parse_range(revision_range, staged)
         base_ref, head_ref = range_refs(diff.repo, request)
         if head_ref is not None:
-            branch = BranchKey(request.kind.value, base_ref or diff.base or "", head_ref)
+            # ``feature^!``: the branch's last commit against its parent N, whichever it is.
+            base = f"^{request.parent}" if request.kind is Kind.PARENT else base_ref
+            branch = BranchKey(request.kind.value, base or diff.base or "", head_ref)
     session = (store if store is not None else default_store()).get(handle)
     return record_range_load(
         session,

@@ -8,8 +8,9 @@ a commit range resolves it to commits (base: the merge base for ``A...B``;
   two commits (a tag, a branch, an id, ``A..B`` or ``A...B`` when the merge
   base is ``A``, ``C^!`` or ``C~1..C``) finds the same review;
 - ``branch``: repository + the kind of range + the base as given (its ref,
-  ``refs/heads/main``, else its commit) + the head's branch, when the head
-  was given as a branch (``main..feature``): when the branch moves (new
+  ``refs/heads/main``, else its commit; ``^N`` for ``feature^!``/``feature^-N``)
+  + the head's branch, when the head was given as a branch (``main..feature``,
+  ``feature^!``): when the branch moves (new
   commits, an amend, a rebase onto a ``main`` that moved), the next load finds
   the branch's review, and ``since_review`` compares with what was reviewed.
 

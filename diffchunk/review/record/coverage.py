@@ -29,7 +29,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from . import merge
 from .changes import FileChange, LoadedDiff, PartRef
 from .model import Review
 from .results import ChunkStatus, Totals
@@ -235,6 +234,8 @@ def _insert(
         (review_id, path, scope, change, kind, author, revision_id, now()),
     )
     if kind == "reviewed" and cursor.rowcount == 1:
+        from . import merge  # a reviewed mark is shared; a seen mark (a diff tool's) is not
+
         merge.mark_changed(conn, review_id, path, scope, change, author, True)
 
 
@@ -248,6 +249,8 @@ def _delete(
     ]
     conn.execute(f"DELETE FROM marks WHERE {where}", params)
     if kind == "reviewed":
+        from . import merge
+
         for author in authors:
             merge.mark_changed(conn, review_id, path, scope, change, author, False)
     return len(authors)

@@ -59,7 +59,10 @@ def outside_hunks(
         raise InvalidArgument(
             f"{path} has {len(lines)} lines on the {side} side (commit {commit[:12]}); "
             f"line {end_line} is past its end.",
-            suggestion="Point at lines of the file as it is on that side.",
+            suggestion="Point at lines of the file as it is on that side, or omit line for a "
+            "finding on the whole file.",
+            cli_suggestion="Point at lines of the file as it is on that side, or omit --line "
+            "for a finding on the whole file.",
         )
     first = line - 1
     return Located(

@@ -44,11 +44,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ...git.revisions import Mode, parse_range
-from . import continuity
 from .model import COMMITS_PREFIX, Review, ReviewSource, Revision
 from .store import now
+
+if TYPE_CHECKING:
+    from .continuity import BranchKey, Overlap
 
 
 def db_text(path: str) -> str:
@@ -241,15 +244,15 @@ def record_load(
     sha256: str,
     paths: Sequence[str] | None = None,
     *,
-    branch: continuity.BranchKey | None = None,
+    branch: BranchKey | None = None,
     review_id: int | None = None,
-) -> tuple[Review, Revision, list[continuity.Overlap]]:
+) -> tuple[Review, Revision, list[Overlap]]:
     """Record a range load: its review, its revision, and the diff file as their handle
     (``paths``: those the range was limited to).  A commit range's review is found by
     its keys (:mod:`.continuity`; ``branch``: the head's branch, ``review_id``: the
     review the load names); the third value names the earlier reviews a new review
     may have been meant to continue."""
-    overlaps: list[continuity.Overlap] = []
+    overlaps: list[Overlap] = []
     if head is None or source.worktree is not None:
         review = ensure_review(conn, source)
     else:
@@ -280,11 +283,13 @@ def _commits_review(
     source: ReviewSource,
     base: str | None,
     head: str,
-    branch: continuity.BranchKey | None,
+    branch: BranchKey | None,
     review_id: int | None,
-) -> tuple[Review, list[continuity.Overlap]]:
+) -> tuple[Review, list[Overlap]]:
     """The review a load of commits continues (see :mod:`.continuity`), created when
     none, with the earlier reviews it overlaps when it is new."""
+    from . import continuity  # a range's load only
+
     repository = source.repository or ""
     wanted = continuity.keys(repository, base, head, branch)
     if review_id is not None:

@@ -212,7 +212,6 @@ def m004_shared_review(conn: sqlite3.Connection) -> None:
         "DROP TABLE marks",
         "ALTER TABLE marks_v4 RENAME TO marks",
         "CREATE INDEX marks_by_revision ON marks (revision_id)",
-        "CREATE INDEX marks_by_change ON marks (change_id, kind)",
         "ALTER TABLE findings ADD COLUMN author TEXT NOT NULL DEFAULT ''",
         """CREATE TABLE finding_comments (
             id INTEGER PRIMARY KEY,

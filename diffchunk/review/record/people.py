@@ -18,7 +18,6 @@ or a shell that changes it is followed.  An author is at most
 from __future__ import annotations
 
 import functools
-import getpass
 import logging
 import os
 
@@ -70,6 +69,8 @@ def _configured(repository_path: str) -> str | None:
 
 
 def _system_user() -> str:
+    import getpass  # only when neither the variable nor git names the reviewer
+
     try:
         return clean(getpass.getuser())
     except Exception:  # no user name in the environment nor in the password database
