@@ -34,7 +34,7 @@ unit: $(STAMP) chromium git-man test-data
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
-# once into .test-data/ (tests/test_files_outline_large.py says how when it is missing).
+# once into .test-data/ (tests/files/test_outline_large.py says how when it is missing).
 # Without npm its tests skip; a failed fetch is reported here and the test then fails saying so.
 TEST_DATA  := .test-data
 TYPESCRIPT := $(TEST_DATA)/typescript5/package/lib/typescript.js

@@ -7,7 +7,7 @@ line continuations, ``#``/``;`` comments, a key without ``=`` meaning true;
 whitespace inside a value kept as git 2.45 and later keep it, where older
 git made each character of it a space);
 a line git would refuse is refused here (``bad config line N``).
-``tests/test_git_config.py`` runs tricky files through both parsers.
+``tests/git/test_config.py`` runs tricky files through both parsers.
 :func:`render` writes items back in a form git reads as the same values.
 
 :func:`read_files` reads config files with their ``include.path`` files

@@ -1,7 +1,7 @@
 """Run ``git`` as a subprocess, in a sandbox no repository can leave.
 
 This module is the only place in diffchunk that starts a process running
-git (``tests/test_one_git_runner.py`` scans the package for any other).
+git (``tests/git/test_one_runner.py`` scans the package for any other).
 Everything diffchunk asks git goes through a :class:`GitCommand`:
 ``run``, ``text`` and ``run_all`` for short commands, ``start`` for a
 :class:`~diffchunk.git.process.GitProcess` with pipes of the caller's

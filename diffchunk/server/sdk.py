@@ -5,7 +5,7 @@ a tool's input schema and annotations before the call runs (to refuse
 unknown parameters and booleans passed as integers with a clear message),
 a handler for ``notifications/roots/list_changed``, and a key that stays
 the same for one client connection (the client's roots are cached per
-connection).  Each is reached here, and ``tests/test_sdk_adapter.py`` fails
+connection).  Each is reached here, and ``tests/server/test_sdk.py`` fails
 when the installed SDK no longer has what this module uses.
 """
 

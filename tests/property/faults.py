@@ -23,7 +23,7 @@ side file an edit reported (lines written, found, reported, lost); with
 the file kept open, the edits are refused and nothing is replaced.
 
 Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
-The suite (``tests/test_faults.py``, ``tests/test_files_concurrency.py``)
+The suite (``tests/test_faults.py``, ``tests/files/test_concurrency.py``)
 runs the same code with fewer rounds.
 """
 

@@ -9,7 +9,7 @@ before it through ``/proc/self/clear_refs``) less its resident size before
 it, and the peak of the programs it started (grep, wc: ``RUSAGE_CHILDREN``,
 the largest so far).  The file tools' caches are cleared between operations.
 
-Used by ``tests/test_files_memory.py`` (64 MB, a bound on each growth) and
+Used by ``tests/files/test_memory.py`` (64 MB, a bound on each growth) and
 ``benchmarks/bench_memory.py`` (``make bench-memory``: 1 GB, the figures).
 """
 

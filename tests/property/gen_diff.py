@@ -1,7 +1,7 @@
 """Deterministic generator of large, valid git diffs.
 
 Used by the load runs and their tests (``tests/property/load_mcp``,
-``tests/test_load.py``) and by ``benchmarks/bench_diff.py``.
+``tests/server/test_load.py``) and by ``benchmarks/bench_diff.py``.
 ``python -m tests.property.gen_diff OUT --lines 1000000`` writes a diff of about
 that many lines (about 33 bytes a line) made of many files with several hunks
 each: modifications, additions, deletions and renames, with consistent

@@ -15,7 +15,7 @@ kill the record passes ``PRAGMA integrity_check``, opens through the store,
 and holds every acknowledged write.
 
 Prints one line per check and ``N passed, N failed``; exits 1 on a failure.
-The suite (``tests/test_record_faults.py``) runs the same code with fewer rounds.
+The suite (``tests/review/record/test_faults.py``) runs the same code with fewer rounds.
 """
 
 from __future__ import annotations

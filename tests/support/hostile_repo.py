@@ -81,8 +81,8 @@ ATTRIBUTES = "* filter=evil diff=evil\n*.txt filter=plain diff=plain\n*.md filte
 # program, they make the repository one git refuses too: tested on their own),
 # or that are a redirect tested on its own (the includes are the matrix's files).
 NOT_IN_MATRIX = {
-    "core.bare": "where the work tree is: tests/test_git_sandbox.py",
-    "core.worktree": "where the work tree is: tests/test_git_sandbox.py",
+    "core.bare": "where the work tree is: tests/git/test_sandbox.py",
+    "core.worktree": "where the work tree is: tests/git/test_sandbox.py",
     "core.fileMode": "copied when a boolean (git refuses another value)",
     "core.bigFileThreshold": "copied when a size (git refuses another value)",
     "include.path": "the matrix's own included file",

@@ -1,4 +1,8 @@
-"""Large real files the tests read, fetched by the Makefile's test set-up (``make test-data``).
+"""Where the tests' files are, and the large real files they read.
+
+``ROOT`` is the project's root, ``DATA`` the tests' own data (schemas, golden
+exports), ``CORPUS`` the real diffs beside the project (``../shared/corpus``).
+The large files are fetched by the Makefile's test set-up (``make test-data``):
 
 ``typescript.js`` (200k lines, 9 MB) of the npm package ``typescript@5`` lies in
 ``.test-data/typescript5/package/lib/``.  Without npm the tests that need it skip;
@@ -13,6 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+CORPUS = ROOT.parent / "shared" / "corpus"
 TYPESCRIPT = ROOT / ".test-data" / "typescript5" / "package" / "lib" / "typescript.js"
 
 

@@ -14,5 +14,5 @@ one server and samples the server's resident memory (VmRSS) after each load.
 Modules: ``references`` (the calls and their answers), ``clients`` (the
 concurrent clients and their latencies), ``memory`` (the memory run),
 ``__main__`` (the long runs).  The suite runs them briefly
-(``tests/test_load.py``).
+(``tests/server/test_load.py``).
 """

@@ -1,0 +1,280 @@
+"""The lean format: every added line visible, each fold saying what it stands for, and the
+whole view expanding back to the raw text byte for byte."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gitrepo import commit, git, init_repo
+from test_data import CORPUS, ROOT
+
+from diffchunk.diff.chunker import chunk_files, render_chunk
+from diffchunk.diff.lean import LeanView, expand, render_lean
+from diffchunk.diff.lean.words import sides
+from diffchunk.diff.parser import parse_diff
+from diffchunk.errors import NotADiffError
+from tests.property.gen_diff import generate
+
+FIXTURES = ROOT / "fixtures"
+
+
+def _fixtures() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*") if p.is_file())
+
+
+def _corpus() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if p.suffix in (".diff", ".txt", ".mbox"))
+
+
+def visible_added(text: str) -> tuple[set[str], list[str]]:
+    """What a reader sees of the new side: the added lines shown (``+`` lines and the new
+    side of ``~`` pairs), and the shown heads of cut lines."""
+    lines = text.split("\n")
+    seen: set[str] = set()
+    heads: list[str] = []
+    for n, line in enumerate(lines):
+        if line.startswith("~"):
+            seen.add(sides(line[1:])[1])
+        elif line.startswith("+"):
+            if n + 1 < len(lines) and lines[n + 1].startswith("↳ "):
+                heads.append(line[1:])
+            else:
+                seen.add(line[1:])
+    return seen, heads
+
+
+def added_lines(raw: bytes) -> Iterator[str]:
+    """The added lines of every two-way hunk of ``raw`` (without their ``+``)."""
+    try:
+        parsed = parse_diff(raw)
+    except NotADiffError:
+        return
+    for fd in parsed.files:
+        if fd.malformed or (fd.hunks and fd.hunks[0].parents):
+            continue
+        for hunk in fd.hunks:
+            body = parsed.data[hunk.body_start : hunk.end].decode("utf-8", "replace")
+            for line in body.split("\n"):
+                if line.startswith("+"):
+                    yield line[1:]
+
+
+def check_view(raw: bytes) -> LeanView:
+    """The lean view of ``raw`` expands back to it, and shows every added line."""
+    view = render_lean(raw)
+    assert expand(view.text, view.originals) == raw
+    seen, heads = visible_added(view.text)
+    for line in added_lines(raw):
+        assert line in seen or any(line.startswith(h) for h in heads), line[:80]
+    return view
+
+
+@pytest.mark.parametrize("path", _fixtures(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_expands_back_and_shows_its_added_lines(path: Path) -> None:
+    check_view(path.read_bytes())
+
+
+@pytest.mark.parametrize("path", _corpus() or [None], ids=lambda p: p.name if p else "absent")
+def test_every_corpus_diff_expands_back_chunk_by_chunk(path: Path | None) -> None:
+    if path is None:
+        pytest.skip("the corpus (../shared/corpus) is not available")
+    raw = path.read_bytes()
+    parsed = parse_diff(raw)
+    chunks = chunk_files(parsed, parsed.files)
+    for chunk in chunks if len(raw) < 2_000_000 else chunks[::7]:
+        check_view(render_chunk(parsed, chunk))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_generated_diffs_expand_back(seed: int) -> None:
+    check_view(generate(3_000, seed=seed))
+
+
+def test_a_name_with_a_line_break_is_quoted_and_expands_back() -> None:
+    """A file name holding a line break (git quotes it in its headers) is quoted in the
+    lean lines too: unquoted, it split the file's line and the view no longer expanded."""
+    raw = (
+        b'diff --git "a/x\\ny.py" "b/x\\ny.py"\n'
+        b"index 1111111..2222222 100644\n"
+        b'--- "a/x\\ny.py"\n+++ "b/x\\ny.py"\n'
+        b"@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n"
+    )
+    view = check_view(raw)
+    assert '## "x\\ny.py" (+1 -1)' in view.text
+
+
+def test_the_originals_are_needed_and_a_broken_view_is_refused() -> None:
+    raw = generate(400)
+    view = render_lean(raw)
+    assert len(view.text) < len(raw) * 0.8
+    assert view.originals  # the folds need them: without them expansion is refused
+    with pytest.raises(ValueError, match="fold without its original"):
+        expand(view.text, {})
+    with pytest.raises(ValueError, match="not closed"):
+        expand("~a [-b\n", {})
+
+
+def _diff(repo: Path, before: dict[str, str], after: dict[str, str]) -> bytes:
+    commit(repo, before, "before")
+    git(repo, "tag", "-f", "before")
+    for name, text in after.items():
+        path = repo / name
+        if text is None:
+            path.unlink()
+    commit(repo, {k: v for k, v in after.items() if v is not None}, "after")
+    out = git_raw(repo, "diff", "before", "HEAD")
+    return out
+
+
+def git_raw(repo: Path, *args: str) -> bytes:
+    import subprocess
+
+    from gitrepo import git_environment
+
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, check=True, env=git_environment()
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    init_repo(path)
+    return path
+
+
+def _body(n: int, word: str = "line") -> str:
+    return "".join(f"{word} {i} of the file, with some words in it\n" for i in range(n))
+
+
+def test_a_changed_word_is_one_pair_line(repo: Path) -> None:
+    before = "def f(a):\n" + _body(10) + "    return compute(a, timeout=5)\n" + _body(10, "tail")
+    after = before.replace("timeout=5", "deadline=5")
+    view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
+    assert "~    return compute(a, [-timeout-]{+deadline+}=5)" in view.text
+    assert "## m.py (+1 -1)" in view.text
+    assert "@@ 12 " in view.text  # the changed line is line 12 of the new file
+    assert "line 3 of the file" not in view.text  # context lines are left out
+
+
+def test_a_deleted_function_is_one_line_with_its_name_and_range(repo: Path) -> None:
+    keep = _body(5)
+    gone = "def helper(x):\n" + "".join(f"    x += {i}\n" for i in range(12)) + "    return x\n"
+    view = check_view(_diff(repo, {"m.py": keep + gone + keep}, {"m.py": keep + keep}))
+    assert "⋯ 14 lines removed (old 6-19): def helper" in view.text
+    assert "x += 3" not in view.text
+
+
+def test_a_deleted_file_is_its_head_line_alone(repo: Path) -> None:
+    text = "class Gone:\n    pass\n\n\ndef away():\n    return 1\n"
+    view = check_view(_diff(repo, {"gone.py": text, "k.py": "k\n"}, {"gone.py": None}))
+    assert view.text == "## gone.py (deleted, -6: class Gone, def away)\n"
+
+
+def test_a_new_file_needs_no_hunk_head(repo: Path) -> None:
+    view = check_view(_diff(repo, {"a.txt": "a\n"}, {"b.txt": "one\ntwo\n"}))
+    assert view.text == "## b.txt (new, +2)\n+one\n+two\n"
+
+
+def test_a_reindented_block_is_shown_once(repo: Path) -> None:
+    inner = "".join(f"    step_{i}(value, other)\n" for i in range(6))
+    before = "def f(value, other):\n" + inner + _body(5)
+    after = "def f(value, other):\n    if value:\n" + inner.replace("    ", "        ") + _body(5)
+    view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
+    assert "⋯ 6 lines re-indented below (were 4 columns less indented)" in view.text
+    assert view.text.count("step_3(value, other)") == 1
+
+
+def test_a_moved_block_is_shown_once_with_both_places(repo: Path) -> None:
+    block = "".join(f"def moved_{i}(argument):\n    return argument * {i}\n" for i in range(4))
+    before = {"a.py": _body(8) + block + _body(8, "more"), "b.py": _body(6, "b")}
+    after = {"a.py": _body(8) + _body(8, "more"), "b.py": _body(6, "b") + block}
+    view = check_view(_diff(repo, before, after))
+    assert "⋯ 8 lines moved to b.py:7" in view.text
+    assert "⋯ 8 lines below moved from old a.py:9" in view.text
+    assert view.text.count("def moved_2(argument):") == 1
+
+
+def test_an_edit_repeated_in_several_places_is_shown_once(repo: Path) -> None:
+    param = "    :param hash: whether the field is part of the hash, as dataclasses do\n"
+    before = "".join(f"def make_{i}(x):\n    '''Make {i}.\n\n'''\n" + _body(4) for i in range(4))
+    after = before.replace("\n\n'''\n", "\n\n" + param + "'''\n")
+    view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
+    assert view.text.count(":param hash:") == 1
+    assert "⋯ this edit (+1) is repeated at lines 13, 22, 31" in view.text
+    assert view.text.count("⋯ same edit (+1) as at line 4") == 3
+
+
+def test_binary_data_is_its_size_and_blob_ids(repo: Path) -> None:
+    (repo / "logo.png").write_bytes(bytes(range(256)) * 40)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "png")
+    raw = git_raw(repo, "show", "--binary", "--format=", "HEAD")
+    view = check_view(raw)
+    assert view.text.startswith("## logo.png (new, binary)\n⋯ GIT binary patch of ")
+    assert "new 10,240 bytes (literal)" in view.text and "blob 0000000" in view.text
+    assert len(view.text) < 300
+
+
+def test_an_over_long_line_is_cut_and_says_how_much(repo: Path) -> None:
+    wide = "<svg>" + "M 1 2 L 3 4 " * 5000 + "</svg>"
+    view = check_view(_diff(repo, {"a.svg": "<svg/>\n"}, {"a.svg": wide + "\n"}))
+    shown = 300  # the "+" and the line's first 299 characters
+    assert f"↳ {len(wide) + 1 - shown:,} more characters of this line" in view.text
+    assert len(view.text) < 1_000
+
+
+def test_a_commit_message_is_kept_and_its_diffstat_folded(repo: Path) -> None:
+    commit(repo, {"a.txt": "a\n"}, "base")
+    commit(repo, {"a.txt": "b\n"}, "Change a to b\n\nThe body says why.")
+    view = check_view(git_raw(repo, "format-patch", "-1", "--stdout"))
+    lines = view.text.split("\n")
+    assert re.match(r"## commit [0-9a-f]{12} \(t, .+\): Change a to b", lines[0])
+    assert "| The body says why." in lines
+    assert "⋯ diffstat (1 file changed)" in lines
+
+
+def test_the_same_section_twice_is_a_ditto_mark(repo: Path) -> None:
+    body = "def long_function(a, b):\n" + "".join(f"    a += {i}\n" for i in range(30))
+    after = body.replace("a += 3\n", "a += 33\n").replace("a += 25\n", "a += 52\n")
+    view = check_view(_diff(repo, {"m.py": body}, {"m.py": after}))
+    heads = [line for line in view.text.split("\n") if line.startswith("@@ ")]
+    assert heads == ["@@ 5 def long_function(a, b):", "@@ 27 〃"]
+
+
+def test_bytes_that_are_not_utf8_and_a_missing_final_newline_come_back() -> None:
+    raw = (
+        b"diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n-caf\xe9\n+caf\xe9s\n"
+        b" ok\r\n\\ No newline at end of file"
+    )
+    view = check_view(raw)
+    assert "+caf\ufffds" in view.text
+
+
+def test_text_that_is_not_a_diff_is_shown_as_text() -> None:
+    view = check_view(b"just words\nand more\n")
+    assert view.text == "## text outside the files (2 lines)\n| just words\n| and more\n"
+
+
+def test_a_paragraph_pasted_into_several_places_is_shown_once(repo: Path) -> None:
+    doc = (
+        "    :param hash: Specific to native dataclasses, controls if this field\n"
+        "     is included when generating the __hash__() method for the class.\n"
+        "\n"
+        "     .. versionadded:: 2.0.36\n"
+    )
+    make = "def make_{i}(x{extra}):\n    '''Make {i}.\n\n    :param x: {i}\n{doc}'''\n"
+    before = "".join(make.format(i=i, extra="", doc="") for i in range(3))
+    # each place adds its own line too: the edits differ, the pasted paragraph does not
+    after = "".join(
+        make.format(i=i, extra=", hash=None", doc=doc + f"    :param y{i}: why {i}\n")
+        for i in range(3)
+    )
+    view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
+    assert view.text.count(":param hash:") == 1
+    assert view.text.count("⋯ 4 added lines as shown at line 5") == 2
