@@ -3,7 +3,7 @@
 Usage::
 
     python -m benchmarks.bench_review [--only NAME ...] [--range REPO:A..B ...]
-                                      [--path chunks|files ...] [--quiet]
+                                      [--path plan|chunks|files ...] [--quiet]
 
 For a small and a medium release of real Python projects (:data:`RANGES`),
 the characters a reviewer reads: plain git's commands

@@ -9,23 +9,34 @@ measure a new tool, change a step or add one: when ``find_references`` lists
 callers, ``callers`` calls it instead of recording a gap; when
 ``list_commits(include_body=True)`` gives bodies, ``log`` asks for them.
 
-The steps of today's tools:
+``plan`` is the path the instructions lead along (the default of the
+benchmark's report):
 
 - ``connect``: the tool list and the server's instructions, read once;
-- ``overview``: ``load_git_diff(order="review")`` and every page of
-  ``list_chunks(format="lean")``;
-- ``diffs``: each chunk in ``lean`` (``get_chunk``), as the instructions'
-  flow says, or (path ``files``) each file in ``lean`` (``get_file_diff``),
-  in review order; ``mark_reviewed`` after each chunk (step ``record``);
+- ``overview`` (:func:`plan`): ``load_git_diff``; its plan lists the files by
+  kind, and a small change comes whole in its answer (each of its files then
+  counts as read in lean, and its chunks are marked reviewed); a plan that
+  leaves files out is completed by the listing's pages;
+- ``diffs`` (:func:`read_planned`): each planned file the load did not show,
+  code with ``get_file_diff(format="lean", context="symbol")`` (its changed
+  definitions whole), the rest in lean; ``mark_reviewed`` of each kind's
+  files once read (step ``record``);
 - ``unfold``: the changed lines of code lean left out (a run of removed
   lines, a deleted file: folded to the definitions they held, with their old
   line numbers), read from the file's old side: ``open_file_version(side="old")``
   and ``read_content`` of each run;
-- ``definitions``: ``open_file_version`` of each code file with enclosing
-  definitions to read, then ``read_content(mode="semantic")`` at each
-  function, or the lines of a class's head;
+- ``definitions`` (:func:`unseen_definitions`): the enclosing definitions no
+  answer showed whole, ``open_file_version`` and ``read_content``;
 - ``callers``: no tool searches the tree at a revision: a gap per name;
-- ``log``: ``list_commits`` (every page); the bodies are a gap.
+- ``log`` (:func:`plan_log`): the plan's log when it lists every commit,
+  else ``list_commits`` (every page); the bodies are a gap.
+
+``chunks`` is the earlier flow (``load_git_diff(order="review")``, every page
+of ``list_chunks(format="lean")``, each chunk in lean and ``mark_reviewed``,
+every enclosing definition with ``read_content(mode="semantic")``);
+``files`` reads each file with ``get_file_diff(format="lean")`` instead of
+each chunk.  Both read the load's small change again: they measure what the
+instructions no longer say.
 
 ``open_file_version`` opens only the diff's files: this reading needs no
 other (the enclosing definitions are in changed files, the callers are the
@@ -35,6 +46,7 @@ lines a grep prints), so no step records that gap.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,16 +66,26 @@ class Review:
     file_path: str = ""
     chunks: list[dict[str, Any]] = field(default_factory=list)
     lean: dict[str, list[Call]] = field(default_factory=dict)  # path -> lean answers
+    planned: list[tuple[str, str]] = field(default_factory=list)  # the load's (file, kind)
+    widened: set[str] = field(default_factory=set)  # code files read with their definitions
+    log: list[str] | None = None  # the commits as the load's plan lists them
 
     async def call(self, step: str, tool: str, **args: Any) -> Any:
         """Call a tool; the answer parsed when it is JSON, None when it is an error."""
         result = await self.session.call_tool(tool, args)
-        text = "".join(getattr(block, "text", "") for block in result.content)
+        blocks = [getattr(block, "text", "") for block in result.content]
+        text = "\n".join(blocks)
         request = tool + json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         self.out.calls.append(Call(step, request, text, bool(result.is_error)))
         if result.is_error:
             return None
-        return json.loads(text) if text[:1] in "[{" else text
+        first = blocks[0] if blocks else ""
+        if first[:1] not in "[{":
+            return text
+        got = json.loads(first)
+        if isinstance(got, dict) and got.get("change") == "below" and len(blocks) > 1:
+            got["change"] = blocks[1]  # the load's change, its second block
+        return got
 
     async def need(self, step: str, tool: str, **args: Any) -> Any:
         """:meth:`call` for an answer the review cannot go on without."""
@@ -238,8 +260,111 @@ async def log(rv: Review) -> None:
     rv.gap("log", "commit bodies: list_commits gives subjects only", log_call(rv.reading))
 
 
+_HEADING = re.compile(r"^## (?P<path>.+?) \((?:[^()]|\([^()]*\))*\)$", re.M)
+PLAN_KINDS = ("code", "tests", "docs", "config")
+
+
+async def plan(rv: Review) -> None:
+    """The load in review order, as the instructions' first step: its plan lists the
+    files by kind, and holds the whole change when it is small (each of its files
+    then counts as read in lean from this answer); a plan that leaves files out is
+    completed by the listing's pages."""
+    r = rv.reading
+    load = await rv.need(
+        "overview", "load_git_diff", absolute_repo_path=r.repo, revision_range=r.rng
+    )
+    rv.file_path = load["file_path"]
+    rv.widened = set(load.get("change_widened", []))
+    rv.log = load["plan"].get("log")
+    if "change" in load:
+        for m in _HEADING.finditer(load["change"]):
+            rv.lean.setdefault(m.group("path"), []).append(rv.out.calls[-1])
+        rv.planned = [(path, "change") for path in rv.lean]
+        for n in range(1, load["chunks"] + 1):  # all read: each chunk marked reviewed
+            await rv.call("record", "mark_reviewed", absolute_file_path=rv.file_path,
+                          chunk_number=n)  # fmt: skip
+    else:
+        kinds = load["plan"]
+        rv.planned = [
+            (p.split(" +", 1)[0], k) for k in PLAN_KINDS for p in kinds.get(k, {}).get("list", [])
+        ]
+        if any(kinds.get(k, {}).get("more") for k in PLAN_KINDS):
+            await overview(rv)
+            known = {p for p, _ in rv.planned}
+            rv.planned += [(f["path"], "more") for f in rv.files() if f["path"] not in known]
+    listed = {p for p, _ in rv.planned}
+    excluded = {e["path"]: e["reason"] for e in load.get("excluded", [])}
+    for f in r.files:
+        if f.path not in listed:
+            why = excluded.get(f.path, "excluded")
+            rv.out.notes.append(f"{f.path} ({f.kind}) is in no chunk ({why}): not read")
+
+
+async def read_planned(rv: Review) -> None:
+    """Each planned file the load's answer did not show, in order: code in lean widened
+    to its definitions (context="symbol"), the rest in lean; the files of each kind
+    marked reviewed together once read."""
+    done: list[str] = []
+    kind = None
+    for path, planned in rv.planned:
+        if kind is not None and planned != kind and done:
+            await _mark(rv, done)
+        kind = planned
+        if path in rv.lean:
+            continue
+        done.append(path)
+        now = kind_of(path) or "generated"
+        args: dict[str, Any] = {"file_path": path, "format": "lean"}
+        if planned == "code":
+            args["context"] = "symbol"
+            rv.widened.add(path)
+        await rv.call(f"diffs: {now}", "get_file_diff", absolute_file_path=rv.file_path, **args)
+        rv.lean.setdefault(path, []).append(rv.out.calls[-1])
+    if done:
+        await _mark(rv, done)
+
+
+async def _mark(rv: Review, paths: list[str]) -> None:
+    await rv.call("record", "mark_reviewed", absolute_file_path=rv.file_path,
+                  file_pattern=",".join(paths))  # fmt: skip
+    paths.clear()
+
+
+async def unseen_definitions(rv: Review) -> None:
+    """The enclosing definitions no answer so far showed whole, from the new side."""
+    seen = seen_lines(rv.out.calls)
+    for f in rv.reading.files:
+        wanted = [
+            d for d in f.enclosing
+            if any(t.strip() and normal(t) not in seen for t in f.text_of(d))
+        ]  # fmt: skip
+        if not wanted:
+            continue
+        opened = await rv.call("definitions", "open_file_version",
+                               absolute_file_path=rv.file_path, file_path=f.path)  # fmt: skip
+        if opened is None:
+            continue
+        for d in wanted:
+            if d.is_class:
+                await rv.call("definitions", "read_content", absolute_file_path=opened["path"],
+                              offset=d.first, limit=d.last - d.first + 1)  # fmt: skip
+            else:
+                await rv.call("definitions", "read_content", absolute_file_path=opened["path"],
+                              offset=d.line, mode="semantic")  # fmt: skip
+
+
+async def plan_log(rv: Review) -> None:
+    """The commits: the load's plan lists them when they are few; else every page of
+    ``list_commits``.  Their bodies are a gap."""
+    if rv.log is None:
+        await log(rv)
+        return
+    rv.gap("log", "commit bodies: list_commits gives subjects only", log_call(rv.reading))
+
+
 #: The paths an assistant takes, each a list of steps in order.
 PATHS: dict[str, tuple[Step, ...]] = {
+    "plan": (connect, plan, read_planned, unfold, unseen_definitions, callers, plan_log),
     "chunks": (connect, overview, read_chunks, unfold, definitions, callers, log),
     "files": (connect, overview, read_files, unfold, definitions, callers, log),
 }

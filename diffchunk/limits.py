@@ -40,6 +40,31 @@ BYTES_PER_TOKEN = CHARS_PER_TOKEN
 """The same rule over the bytes of a diff (the diff engine counts bytes, not
 decoded characters)."""
 
+LOAD_CHANGE_CHARS = 24_000
+"""A load's answer includes the whole change in lean when it fits this (about
+6,000 tokens): a small review is then one call, and costs less than the
+tool calls that would read it file by file."""
+
+LOAD_WIDENED_CHARS = 32_000
+"""With a change that fits LOAD_CHANGE_CHARS, its code files are widened to the
+definitions around their changes while the whole fits this (about 8,000
+tokens): those definitions are what a reviewer reads next, and cost a call
+each otherwise (on pydantic v2.13.3..v2.13.4, 8,761 characters for one)."""
+
+PLAN_CHARS = 3_000
+"""The characters a load's plan gives its file lists (``"path +A -R"`` by kind):
+a 50-file change is listed whole; a larger one says how many each kind leaves
+out, which ``list_chunks`` pages."""
+
+PLAN_COMMITS = 20
+"""A plan lists the commits (short id and subject) when there are at most this
+many: a short log is part of what a reviewer plans with, and costs a fifth of
+list_commits' answer; a longer one is paged there."""
+
+PLAN_FACTS = 8
+"""Facts a plan states (renames, deletions, release commits that change code):
+the few that change a plan; more are counted."""
+
 PART_BYTES = RESPONSE_TOKENS * CHARS_PER_TOKEN - 2_000
 """A part of a raw chunk too large for one answer fills an answer but the few
 lines of its header (2,000 characters of room)."""
@@ -563,8 +588,10 @@ MIN_ECHO_CHARS = 120
 MAX_ECHO_CANDIDATES = 16
 """...and a line is looked for in this many earlier places at most."""
 
-MIN_REMOVED_LINES = 3
-"""A run of removed lines folds when it is at least this long..."""
+MIN_REMOVED_LINES = 6
+"""A run of removed lines folds when it is at least this long: a shorter one
+costs less to show than a reader's call for its lines at the old side (about
+1,000 characters, measured by ``make bench-review``)..."""
 
 MIN_REPLACED_LINES = 8
 """...and, in a block that also adds lines, at least this long..."""
@@ -1242,6 +1269,12 @@ CLIP_MAX_CHARS = 4_000
 
 CLIP_HEAD_CHARS = 3_000
 """Of CLIP_MAX_CHARS, the characters for the head; the rest for the tail."""
+
+WRITE_ANSWER_LINE_CHARS = 160
+"""Characters of the anchored line a write tool's one-line answer quotes
+(``add_finding``): enough to tell the line meant from its neighbours; the finding
+itself is not sent back (21 acknowledgements of whole findings cost a review
+as much as a file's diff)."""
 
 CLIP_MIN_CHARS = 100
 """The least a text is cut to when a page has little room left: a line or two

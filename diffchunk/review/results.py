@@ -62,7 +62,8 @@ class LoadSummary:
         }
         if self.excluded_more:
             result["excluded_more"] = self.excluded_more
-        if self.excluded_summary is not None:
+        if self.excluded_summary is not None and self.excluded_more:
+            # With every excluded file listed, their counts would only repeat them.
             result["excluded_summary"] = self.excluded_summary.to_dict()
         if self.warnings:
             result["warnings"] = list(self.warnings)
@@ -137,8 +138,9 @@ class FileDetail:
     ``added``/``removed``: its ``+``/``-`` lines in that chunk (both left out
     when both are 0: a rename, a mode change, a binary file).  ``symbols``: the
     definitions the change touches (:mod:`diffchunk.review.tools.symbols`; at most a
-    few, ``symbols_more`` counting the rest), from ``symbols_from``
-    (``outline`` or ``hunks``); left out when there are none.
+    few, ``symbols_more`` counting the rest), from the outline, or from the
+    hunks' function context when ``symbols_from`` says ``hunks``; left out when
+    there are none.
     """
 
     path: str
@@ -165,7 +167,8 @@ class FileDetail:
             detail["symbols"] = [s.to_json() for s in self.symbols]
             if self.symbols_more:
                 detail["symbols_more"] = self.symbols_more
-            detail["symbols_from"] = self.symbols_from
+            if self.symbols_from != "outline":  # the outline is the rule, hunks the exception
+                detail["symbols_from"] = self.symbols_from
         if self.renamed_from is not None:
             detail["from"] = self.renamed_from
         if self.binary:

@@ -51,29 +51,19 @@ from .errors import (
 from .sdk import can_send_request, connection_key, on_notification, tool_schema
 
 INSTRUCTIONS = """\
-diffchunk reviews diffs too large for your context, and works in large files,
-piece by piece.
-
-Diffs: pass the ABSOLUTE path of a diff file (git diff, git log -p, format-patch,
-diff -u) to any diff tool; it loads on first use. Flow: list_chunks, then
-get_chunk for each chunk (format="lean" shows every change for about half the
-tokens of raw); get_file_diff or find_chunks_for_files jump to a file.
-load_git_diff(absolute_repo_path, revision_range) reviews a git range and gives
-the file_path for the diff tools. A load with other options than the defaults
-gives a view handle as file_path; the diff's own path keeps its default view.
-
-Record as you go, it outlives the conversation: mark_reviewed after each chunk,
-add_finding for each problem; after a context reset, review_status gives
-next_chunk.
-
-Code outside the hunks: open_file_version gives a file at either side of the
-diff as a read-only snapshot for the file tools (same line numbers);
-get_file_diff(context="symbol") shows whole functions; search_diff and
-list_commits search the diff and list its commits.
-
-Large files: get_overview first, then search_content and read_content instead
-of reading the file whole; edit_content only previews until preview=false, and
-revert_edit undoes an edit.
+diffchunk reviews changes too large for your context, and large files, for fewer
+tokens than plain git. The cheapest review that is enough:
+1. load_git_diff (a diff file: load_diff). Its answer plans the review: files by
+kind with +/- counts, facts that change the plan, and the whole change when small.
+2. Code files in order: get_file_diff(file_path, format="lean", context="symbol")
+shows each change within its whole definition. Then tests, docs, config in lean;
+generated files by their summary. Callers, other files, the old side
+(open_file_version, read_content): only where needed.
+3. add_finding per problem; mark_reviewed what you read; review_status resumes.
+Lean: '@@ N' next line is new line N (〃 same section); '⋯ N' N unchanged lines;
+'~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has all.
+Large files: get_overview, search_content, read_content; edit_content previews
+until preview=false.
 """
 
 logger = logging.getLogger(__name__)
@@ -85,7 +75,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 def compact_schema(schema: Any) -> Any:
     """``schema`` as short as it says the same: without the titles the SDK derives from
     names ("Chunk Number" for ``chunk_number``, "get_chunkArguments"), and with an
-    optional value's ``anyOf: [{type: T}, {type: null}]`` written ``type: [T, null]``.
+    optional value's ``anyOf: [{type: T}, {type: null}]`` written ``type: [T, null]``
+    and its ``default: null`` left out (not required: its absence is the default).
     Every conversation pays for the tool list."""
     if isinstance(schema, list):
         return [compact_schema(item) for item in schema]
@@ -107,6 +98,17 @@ def compact_schema(schema: Any) -> Any:
     ):
         del out["anyOf"]
         out["type"] = [o["type"] for o in options]
+    elif (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and all(isinstance(o, dict) and isinstance(o.get("type"), str) for o in options)
+    ):
+        other = next(o for o in options if o != {"type": "null"})
+        del out["anyOf"]
+        out = {**other, **out, "type": [other["type"], "null"]}
+    if "default" in out and out["default"] is None:
+        del out["default"]  # an optional value's default is its absence
     return out
 
 
@@ -486,6 +488,15 @@ async def policy_for_call(
 ) -> PathPolicy | InputRequiredResult | None:
     """The policy in force for this call (startup roots, else the client's roots)."""
     return await policy_state.policy_for(context)
+
+
+def with_text(value: Any, text: str | None) -> str | list[TextContent]:
+    """An answer of JSON ``value`` and, when there is one, a ``text`` as a second
+    content block (text read as it is, not escaped as a JSON string)."""
+    head = to_json(value)
+    if text is None:
+        return head
+    return [TextContent(type="text", text=head), TextContent(type="text", text=text)]
 
 
 def to_json(value: Any) -> str:

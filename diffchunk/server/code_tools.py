@@ -23,10 +23,8 @@ def open_file_version(
     side: str = "new",
     absolute_repo_path: str | None = None,
 ) -> str:
-    """To see code outside the hunks: a file of the diff as it is on one side ("new" or
-    "old"), as a read-only snapshot whose "path" the file tools read with the diff's
-    line numbers (read_content mode="semantic", search_content, get_overview). A diff
-    file needs absolute_repo_path, the repository its "index" lines name."""
+    """A file of the diff at side "new" or "old", as a read-only snapshot whose "path"
+    the file tools read. A diff file needs absolute_repo_path."""
     with tool_errors():
         found = core_open_file_version(absolute_file_path, file_path, side, absolute_repo_path)
         return to_json(found.to_dict())
@@ -44,11 +42,8 @@ def search_diff(
     max_results: int = DIFF_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Find the lines of a diff's hunks that match a text (or a regex: Python syntax, no
-    backreferences or lookaround): each hit's file, chunk, side, line number in that
-    side's revision, kind ("+", "-", " ") and text.
-    side: "both", "new" or "old"; changed_only leaves out context lines;
-    file_pattern: globs of the files to search; max_results and offset page."""
+    """Lines of the diff's hunks matching a text or regex: file, chunk, side, line,
+    text. changed_only: no context; file_pattern: globs. Pages: offset."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,
@@ -71,9 +66,8 @@ def list_commits(
     offset: int = 0,
     limit: int = COMMITS_PAGE_DEFAULT,
 ) -> str:
-    """The commits of a diff (a range's, or those a git log -p / format-patch file
-    holds): id, subject, author, date, files; with file_path, only those touching it.
-    Of a since-review diff: those new or rewritten since the review ("since_review")."""
+    """The diff's commits: id, subject, author, date, files; file_path: only those
+    touching it."""
     with tool_errors():
         found = core_list_commits(absolute_file_path, file_path, offset, limit)
         return to_json(found.to_dict())

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp.types import TextContent
 
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..review.tools import diff_tools as core
-from .app import READ_ONLY, app, run_with_progress, to_json
+from ..review.tools.plan import load_plan
+from .app import READ_ONLY, app, run_with_progress, to_json, with_text
 from .errors import printable, tool_errors
 
 logger = logging.getLogger(__name__)
@@ -29,18 +30,10 @@ async def load_diff(
     context_lines: int | None = None,
     gitattributes_path: str | None = None,
     order: str = "path",
-) -> str:
-    """Load a diff file with other options than the defaults (chunk size, filters, context).
-
-    Optional: the diff tools load a file on first use with the defaults. With other
-    options, "file_path" is a view handle for that view (pass it to the other tools);
-    the diff's own path keeps its default view. skip_trivial: leave out
-    whitespace-only changes; skip_generated: lockfiles, generated and vendored files
-    (.gitattributes linguist-* win); include_patterns/exclude_patterns:
-    comma-separated globs ("*.py,docs/**"); context_lines: unchanged lines kept
-    around changes; gitattributes_path: a .gitattributes file to apply; order: "path"
-    (the diff's) or "review" (code, each test after its source, docs, config,
-    generated files last).
+) -> str | list[TextContent]:
+    """Load a diff file with other options (its "file_path" is then a view handle).
+    skip_trivial: whitespace-only changes; skip_generated: lockfiles, generated,
+    vendored; patterns: comma-separated globs; order: "path" or "review".
     """
 
     with tool_errors():
@@ -55,10 +48,13 @@ async def load_diff(
             order=order,
         )
 
-        def work(progress: Progress) -> dict[str, Any]:
-            return core.load_diff(absolute_file_path, options, progress=progress).to_dict()
+        def work(progress: Progress) -> str | list[TextContent]:
+            summary = core.load_diff(absolute_file_path, options, progress=progress)
+            plan = load_plan(summary.file_path)
+            return with_text({**summary.to_dict(), **plan.to_dict()}, plan.change)
 
-        return to_json(await run_with_progress(ctx, work))
+        answer: str | list[TextContent] = await run_with_progress(ctx, work)
+        return answer
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -69,14 +65,8 @@ def list_chunks(
     format: str = "raw",
     excluded: bool = False,
 ) -> str:
-    """List a diff's chunks (files with status, +/- lines and changed symbols; lines,
-    tokens): start a review here.
-
-    Chunks are numbered from 1 for get_chunk. Files left out are counted in
-    "excluded_summary" (the first few in "excluded"); excluded=true pages all of
-    them instead; get_file_diff still shows them. When "next_offset" is present,
-    call again with offset=next_offset. format: count tokens as get_chunk returns
-    that format (default raw). "parts": the raw text comes in that many answers.
+    """A diff's chunks: each file's status, +/- lines, changed symbols. Pages:
+    offset=next_offset. excluded=true: the files left out.
     """
     with tool_errors():
         if excluded:
@@ -92,14 +82,8 @@ def get_chunk(
     format: str = "raw",
     part: int | None = None,
 ) -> str:
-    """Read one chunk (numbered from 1).
-
-    format: "raw" (default, the exact patch), "lean" (every change for the fewest
-    tokens: unchanged lines, moved or repeated code, binary data and long lines are
-    folded, each fold saying what it stands for), "annotated" (new and old hunks with
-    line numbers) or "compact" (new side only). part: a raw text larger than one
-    answer comes in parts (list_chunks says how many), numbered from 1.
-    include_context=false: no header.
+    """Read one chunk. format: "raw", "lean" (every change, fewest tokens),
+    "annotated" (line numbers) or "compact" (new side); part: of a large raw chunk.
     """
     with tool_errors():
         return core.get_chunk(absolute_file_path, chunk_number, include_context, format, part)
@@ -109,11 +93,8 @@ def get_chunk(
 def find_chunks_for_files(
     absolute_file_path: str, pattern: str, offset: int = 0, limit: int | None = None
 ) -> str:
-    """The chunks holding files that match a glob ("*.py", "src/api/*", comma-separated)
-    or a path as listed, each with those files and their lines in it:
-    [{"chunk", "files": [{"path", "lines"}]}]; [] when none (excluded files are in
-    no chunk). When they do not all fit one answer (or offset/limit ask for a part):
-    {"chunks": [...], "total", "next_offset"}; call again with offset=next_offset.
+    """The chunks holding files that match a glob (comma-separated) or a path, with
+    those files' lines in each. Pages: offset=next_offset.
     """
     with tool_errors():
         found = core.find_chunks_page(absolute_file_path, pattern, offset, limit)
@@ -124,11 +105,8 @@ def find_chunks_for_files(
 def get_file_diff(
     absolute_file_path: str, file_path: str, format: str = "raw", context: str = "hunks"
 ) -> str:
-    """One file's whole diff, also when it is split over chunks or excluded.
-
-    file_path: a path as listed, or a glob matching one file. format: as get_chunk.
-    context="symbol": each hunk widened to the whole function or class around it
-    at the new revision (still a patch).
+    """One file's diff (file_path as listed, or a glob matching one). Review code with
+    format="lean" and context="symbol": each change within its whole definition.
     """
     with tool_errors():
         return core.get_file_diff(absolute_file_path, file_path, format, context=context)
@@ -136,7 +114,7 @@ def get_file_diff(
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def get_current_overview() -> str:
-    """The diffs loaded in this server, with their counts and options."""
+    """The diffs loaded in this server."""
     with tool_errors():
         return to_json(core.get_current_overview().to_dict())
 

@@ -11,10 +11,8 @@ from .errors import tool_errors
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
 def export_review(absolute_file_path: str, format: str = "markdown", status: str = "open") -> str:
-    """Export the recorded review: format "markdown" (a pull request, a chat),
-    "html" (one page), "sarif" (code scanning), "rdjson" (reviewdog), "github" (a
-    create-review body) or "json"; status: "open" (default) or "all" findings. An
-    export larger than an answer is written to a file the answer names.
+    """Export the review's findings: format markdown, html, sarif, rdjson, github or
+    json; status open or all. A large export goes to a file the answer names.
     """
     with tool_errors():
         exported = core_export_review(absolute_file_path, format, status)

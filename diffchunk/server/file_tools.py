@@ -55,12 +55,8 @@ async def _in_thread(fn: Callable[..., _Result], *args: Any, **kwargs: Any) -> s
 def get_overview(
     absolute_file_path: str, outline_offset: int = 0, symbol: str | None = None
 ) -> str:
-    """Start here with a large file: size, lines, encoding, an outline (symbols changed
-    against git HEAD marked) and search hints. The outline comes in pages of 400 items
-    (outline_offset: the "outline_next_offset" of the last page); symbol: a name or
-    glob ("Parser.*") lists the matching definitions at any depth instead, matched
-    against each one's name and its qualified name (every enclosing definition:
-    "Parser.run.helper")."""
+    """A large file's size, outline (changes since HEAD marked) and search hints.
+    Pages: outline_offset. symbol: a name or glob lists those definitions."""
     return _call(overview.get_overview, absolute_file_path, outline_offset, symbol)
 
 
@@ -76,11 +72,8 @@ def search_content(
     invert: bool = False,
     count_only: bool = False,
 ) -> str:
-    """Search a large file: fuzzy by default (tolerates typos), exact (fuzzy=false) or
-    a regex (regex=true, fuzzy=false: Python syntax, no backreferences or lookaround);
-    matches come with context and their symbol.
-
-    invert: the lines not matching; count_only: the count alone (fast on GB files).
+    """Search a large file (fuzzy; fuzzy=false: exact; regex=true); hits with context
+    and symbol. invert: lines not matching; count_only: the count.
     """
     return _call(
         content_search.search_content,
@@ -104,9 +97,8 @@ def read_content(
     pattern: str | None = None,
     mode: str = "lines",
 ) -> str:
-    """Read part of a large file. mode "lines": limit lines from offset (1-based) or
-    from where pattern matches; "semantic": the whole function or class at offset or
-    pattern; "head"/"tail": the first/last limit lines (tail reads from the end: logs).
+    """Read part of a file. mode "lines": limit lines from offset or pattern;
+    "semantic": the whole definition at offset or pattern; "head"/"tail".
     """
     return _call(
         content_read.read_content,
@@ -133,12 +125,8 @@ async def edit_content(
     fuzzy: bool = True,
     preview: bool = True,
 ) -> str:
-    """Edit a file with search/replace blocks, all or nothing: changes=[{"search":
-    exact text, "replace": new text}]. preview=true (default) only shows the diff;
-    preview=false writes it after a backup (revert_edit undoes it). A search text
-    found more than once is refused: add surrounding lines.
-    "changes_applied" counts what the batch applies (written only when "written"
-    is true), "changes_matched" the changes found in the file.
+    """Edit a file, all or nothing: changes=[{"search": exact text, "replace": new}].
+    preview=false writes it (after a backup; revert_edit undoes it).
     """
     from ..files import edit
 
@@ -154,8 +142,7 @@ async def edit_content(
 
 @app.tool(annotations=DESTRUCTIVE, structured_output=False)
 async def revert_edit(absolute_file_path: str, ctx: Context, backup_id: str | None = None) -> str:
-    """Undo an edit: restore a backup (the latest, or backup_id from
-    available_backups); the current content is saved first."""
+    """Undo an edit: restore the latest backup, or backup_id."""
     from ..files import revert
 
     return await _in_thread(

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp.types import TextContent
 
 from ..diff.options import LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..review.incremental.load import load_git_diff as core_load_git_diff
-from .app import READ_ONLY, app, run_with_progress, to_json
+from ..review.tools.plan import load_plan
+from .app import READ_ONLY, app, run_with_progress, with_text
 from .errors import tool_errors
 
 logger = logging.getLogger(__name__)
@@ -32,20 +33,12 @@ async def load_git_diff(
     since_review: bool = False,
     paths: list[str] | None = None,
     review_id: int | None = None,
-) -> str:
-    """Review a git range: its diff is written to a cached file and loaded; pass the
-    returned "file_path" to the diff tools.
-
-    revision_range, as for git diff: "main..feature", "main...feature" (from the
-    merge base), "abc123^!" (one commit), "HEAD" (default: uncommitted changes) or a
-    revision (working tree vs it); staged=true: the index instead. absolute_repo_path:
-    a work tree, or a bare repository for commit ranges. Other options as load_diff
-    (other options than the defaults give a view handle; the cached diff keeps its
-    default view). paths: limit the range to these files or directories.
-    since_review=true: only what changed since your last review of this range
-    (new commits, an amend, a rebase; never upstream's changes), to review a
-    moved branch again. review_id: continue that earlier review (a load that starts a
-    review names those it overlaps).
+) -> str | list[TextContent]:
+    """Start a review of a git range: the answer plans it and gives "file_path" for
+    the diff tools. revision_range as git diff takes it ("HEAD": uncommitted
+    changes; staged: the index). since_review: only what changed since your last
+    review. Other options as load_diff. review_id: continue that earlier review
+    (a load that starts one names those it overlaps).
     """
 
     with tool_errors():
@@ -59,7 +52,7 @@ async def load_git_diff(
             order=order,
         )
 
-        def work(progress: Progress) -> dict[str, Any]:
+        def work(progress: Progress) -> str | list[TextContent]:
             summary = core_load_git_diff(
                 absolute_repo_path,
                 revision_range,
@@ -70,6 +63,8 @@ async def load_git_diff(
                 paths=paths,
                 review_id=review_id,
             )
-            return summary.to_dict()
+            plan = load_plan(summary.file_path)
+            return with_text({**summary.to_dict(), **plan.to_dict()}, plan.change)
 
-        return to_json(await run_with_progress(ctx, work))
+        answer: str | list[TextContent] = await run_with_progress(ctx, work)
+        return answer

@@ -1,7 +1,9 @@
 """The review record's tools over MCP (thin wrappers over ``diffchunk.review.record``).
 
 They change the record but destroy nothing (``destructiveHint`` false);
-``mark_reviewed`` is idempotent.  The diff path they take is only read, so
+``mark_reviewed`` is idempotent.  They answer in a line (what they wrote, never
+the record back: a review makes dozens of these calls), the CLI keeps the whole
+results.  The diff path they take is only read, so
 the allowed-roots check treats it as the diff tools' paths are treated
 (:data:`~diffchunk.server.app.PATH_READ_TOOLS`).
 """
@@ -34,13 +36,12 @@ def mark_reviewed(
     file_pattern: str | None = None,
     reviewed: bool = True,
 ) -> str:
-    """Mark the files of a chunk (chunk_number), or those matching file_pattern, as
-    reviewed: call it after each chunk you finish. reviewed=false takes it back.
-    Marks follow each file's change, so they survive reloads.
+    """Mark a chunk's files (chunk_number), or those matching file_pattern, reviewed
+    (reviewed=false: not).
     """
     with tool_errors():
         return to_json(
-            core.mark_reviewed(absolute_file_path, chunk_number, file_pattern, reviewed).to_dict()
+            core.mark_reviewed(absolute_file_path, chunk_number, file_pattern, reviewed).line()
         )
 
 
@@ -56,14 +57,10 @@ def add_finding(
     suggestion: str | None = None,
     force: bool = False,
 ) -> str:
-    """Record a problem found in the diff, so it outlives the conversation.
-
-    file_path: as listed. line/end_line: lines of the new side (side="new") or the
-    old side ("old") inside a hunk (of a git range: any line of the file); no line:
-    the whole file. severity: blocker, major,
-    minor, nit or question. suggestion: replacement text for those new lines. Check
-    that the returned "lines" are the ones you meant. force=true: add it even if a
-    person dismissed or resolved the same finding before.
+    """Record a problem at lines of side "new" (or "old"); no line: the whole file.
+    severity: blocker, major, minor, nit, question. suggestion: replacement lines.
+    Of a git range, any line of a changed file. force=true: add it even if the same
+    finding was dismissed or resolved before.
     """
     with tool_errors():
         return to_json(
@@ -77,7 +74,7 @@ def add_finding(
                 severity,
                 suggestion,
                 force,
-            ).to_dict()
+            ).line()
         )
 
 
@@ -90,15 +87,14 @@ def update_finding(
     message: str | None = None,
     comment: str | None = None,
 ) -> str:
-    """Change a finding's status ("resolved", "dismissed", "open"; a reopened "outdated"
-    one says where its lines are now), severity or message. comment: a reply kept on
-    the finding's thread (say why you dismiss it)."""
+    """Change a finding's status (resolved, dismissed, open), severity or message.
+    comment: a reply kept on its thread (say why)."""
     with tool_errors():
-        return to_json(
-            core.update_finding(
-                absolute_file_path, finding_id, status, severity, message, comment
-            ).to_dict()
-        )
+        f = core.update_finding(absolute_file_path, finding_id, status, severity, message, comment)
+        answer = {"id": f.id, "status": f.status, "severity": f.severity}
+        if f.note is not None:  # a reopened outdated finding: where its lines are now
+            answer["note"] = f.note
+        return to_json(answer)
 
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
@@ -111,10 +107,9 @@ def list_findings(
     limit: int | None = None,
     author: str | None = None,
 ) -> str:
-    """The review's findings in diff order. status: open (default), resolved,
-    dismissed, outdated (their lines changed in a later revision) or all; severity:
-    comma-separated; file_pattern: a glob. Pages: call again with offset=next_offset.
-    author: only findings whose author contains this text.
+    """The findings in diff order. status: open, resolved, dismissed, outdated or all;
+    severity: comma-separated; file_pattern: a glob. Pages: offset=next_offset.
+    author: only those whose author holds this text.
     """
     with tool_errors():
         return to_json(
@@ -126,8 +121,6 @@ def list_findings(
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
 def review_status(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
-    """Where the review stands (files reviewed, seen, unseen; each chunk's state;
-    open findings; next_chunk). Call it first when resuming a review.
-    """
+    """Where the review stands: files reviewed and not, open findings, next_chunk."""
     with tool_errors():
         return to_json(core.review_status(absolute_file_path, offset, limit).to_dict())

@@ -166,8 +166,37 @@ def test_a_deleted_function_is_one_line_with_its_name_and_range(repo: Path) -> N
     keep = _body(5)
     gone = "def helper(x):\n" + "".join(f"    x += {i}\n" for i in range(12)) + "    return x\n"
     view = check_view(_diff(repo, {"m.py": keep + gone + keep}, {"m.py": keep + keep}))
-    assert "⋯ 14 lines removed (old 6-19): def helper" in view.text
+    assert "⋯ 14 lines removed (old 6-19): `helper`" in view.text
     assert "x += 3" not in view.text
+
+
+def test_a_removed_run_names_the_definition_it_lay_in_and_those_it_held(repo: Path) -> None:
+    # A run of a function's body whose signature spans lines, then the start of the
+    # next function: the fold names both (the reader knows what to open at the old side).
+    head = "def _pipepager(\n    cmd: str,\n    color: bool,\n) -> None:\n    start(cmd)\n"
+    body = "".join(f"    step_{i}(cmd, color)\n" for i in range(10))
+    tail = "def _tempfilepager(cmd):\n    write(cmd)\n    more(cmd)\n"
+    rest = "def keep():\n    return 1\n"
+    view = check_view(_diff(repo, {"m.py": head + body + tail + rest}, {"m.py": head + rest}))
+    assert "⋯ 13 lines removed (old 6-18): `_pipepager`, `_tempfilepager`" in view.text
+    # Inside a method whose definition lies before the hunk: git's section names it.
+    method = "class Pager:\n    def run(self):\n" + _body(12).replace("line", "        step")
+    inner = "".join(f"        gone_{i}(self)\n" for i in range(8))
+    before = method + inner + "        done(self)\n"
+    view = check_view(_diff(repo, {"p.py": before}, {"p.py": method + "        done(self)\n"}))
+    assert "⋯ 8 lines removed (old 15-22): `Pager`" in view.text
+
+
+def test_kept_context_shows_the_unchanged_lines_and_expands_back(repo: Path) -> None:
+    before = "def f(a):\n" + _body(10) + "    return compute(a, timeout=5)\n" + _body(10, "tail")
+    after = before.replace("timeout=5", "deadline=5")
+    raw = _diff(repo, {"m.py": before}, {"m.py": after})
+    view = render_lean(raw, keep_context=True)
+    assert expand(view.text, view.originals) == raw
+    assert "@@ 9 " in view.text  # the first shown line: three before the change
+    assert " line 7 of the file, with some words in it" in view.text.split("\n")
+    assert " tail 2 of the file, with some words in it" in view.text.split("\n")
+    assert "⋯" not in view.text
 
 
 def test_a_deleted_file_is_its_head_line_alone(repo: Path) -> None:

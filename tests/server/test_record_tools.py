@@ -90,11 +90,14 @@ def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
         )
 
     serve(tmp_path, one)
-    assert first["mark"]["marked"] == ["docs/c.md", "src/a.py", "src/b.py", "src/big.py"]
-    assert first["mark"]["totals"]["reviewed"] == 4 and first["mark"]["next_chunk"] is None
-    assert first["finding"]["lines"] == "b thirty\n" and first["finding"]["chunk"] == 1
+    assert first["mark"] == {"marked": 4, "reviewed": 4, "of": 5, "next_chunk": None}
+    assert first["finding"] == {
+        "id": first["finding"]["id"],
+        "at": "src/b.py:30",
+        "line": "b thirty",
+    }
     assert "src/b.py has 60 lines on the new side" in first["outside"]
-    assert first["old"]["side"] == "old" and first["old"]["lines"] == "a 40\n"
+    assert first["old"]["at"] == "src/a.py:40 (old)" and first["old"]["line"] == "a 40"
     assert "exactly one of chunk_number and file_pattern" in first["both"]
     return first["path"], first["finding"]["id"]
 
@@ -153,7 +156,8 @@ def _resume_in_a_second_server(path: str, finding_id: int, tmp_path: Path) -> No
     assert small["next_chunk"] is None
     assert len(second["findings"]["findings"]) == 2 and second["findings"]["total"] == 3
     assert len(second["rest"]["findings"]) == 1
-    assert second["resolved"]["status"] == "resolved"
+    # A write answers in a line: what it wrote, not the finding back.
+    assert second["resolved"] == {"id": finding_id, "status": "resolved", "severity": "minor"}
     assert second["open"]["total"] == 2
 
 
@@ -217,7 +221,7 @@ def test_a_diff_file_and_allowed_roots(repo: Path, tmp_path: Path) -> None:
         "sha256": out["status"]["review"]["revision"]["sha256"],
     }
     assert out["after"]["totals"]["seen"] == 1
-    assert out["mark"]["totals"]["reviewed"] == 4
+    assert out["mark"]["reviewed"] == 4
     assert "outside the allowed roots" in out["outside"]
     assert os.path.exists(tmp_path / "state" / "reviews.sqlite3")
 
@@ -260,10 +264,9 @@ def test_answers_about_long_findings_stay_bounded(
     assert max(sizes.values()) < 20_000, sizes  # 1.19 MB answers before
     whole = answers["whole"]
     text = "".join(f"line {i}\n" for i in range(1, count + 1))
-    assert whole["lines_cut"] == {"lines": count, "characters": len(text)}
-    assert whole["lines"].startswith("line 1\nline 2\n")
-    assert whole["lines"].endswith("line 99999\nline 100000\n")
-    assert f"{count:,} lines" in whole["lines"]
+    # A write answers in a line: the id, where it sits and the first line it anchored.
+    assert whole == {"id": whole["id"], "at": f"big.txt:1-{count}", "line": "line 1"}
+    assert sizes["whole"] < 100 and sizes["suggested"] < 100
     listed = answers["list"]
     assert listed["total"] == 2 and len(listed["findings"]) == 2  # both on the first page
     suggested = next(f for f in listed["findings"] if f["message"] == "Five")

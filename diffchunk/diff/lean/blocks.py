@@ -30,7 +30,7 @@ from ...limits import (
 from . import markers as mk
 from .matching import Move
 from .reading import Block, Line
-from .summaries import definitions, names_text, place, places, short_names
+from .summaries import definition_name, place, places, removed_names, short_names
 from .view import ViewWriter
 from .words import pair_lines
 
@@ -134,6 +134,18 @@ class ShownRuns:
         return best
 
 
+def _old_before(block: Block, first: Line) -> list[str]:
+    """The old-side lines (unchanged and removed) of ``block``'s hunk before ``first``."""
+    found: list[str] = []
+    for part in block.hunk.body:
+        for line in part if isinstance(part, list) else part.lines:
+            if line is first:
+                return found
+            if line.kind in " -":
+                found.append(line.content)
+    return found
+
+
 def _shown_size(block: Block) -> int:
     """About how many characters a block costs when shown (its word-level pairs made)."""
     removed, added = block.removed, block.added
@@ -155,9 +167,16 @@ class BlockWriter:
     """
 
     def __init__(
-        self, out: ViewWriter, blocks: list[Block], moves: list[Move], repeats: list[list[int]]
+        self,
+        out: ViewWriter,
+        blocks: list[Block],
+        moves: list[Move],
+        repeats: list[list[int]],
+        *,
+        keep_context: bool = False,
     ) -> None:
         self.out = out
+        self.keep_context = keep_context
         self.blocks = blocks
         self.names = short_names(block.file.path for block in blocks)
         self._from: dict[tuple[int, int], Move] = {}
@@ -270,7 +289,7 @@ class BlockWriter:
                 j = i
                 while j < len(removed) and (b, j) not in self._from:
                     j += 1
-                self._write_removed(removed[i:j], block.file.path, pure=not added, added=len(added))
+                self._write_removed(b, removed[i:j], pure=not added, added=len(added))
                 i = j
                 continue
             k = move.length - (i - move.src_at)
@@ -295,16 +314,24 @@ class BlockWriter:
             self._shown.add(b, block.file.path, added[j])
             j += 1
 
-    def _write_removed(self, lines: list[Line], path: str, *, pure: bool, added: int) -> None:
-        """A run of removed lines: folded into one line when long enough, else shown."""
+    def _write_removed(self, b: int, lines: list[Line], *, pure: bool, added: int) -> None:
+        """A run of removed lines: folded into one line when long enough (naming the
+        definition it lies in and those it holds), else shown; with the context kept,
+        folded only when it starts with a definition."""
         n = len(lines)
         fold = (
             n >= MIN_REMOVED_LINES
             if pure
             else n >= MIN_REPLACED_LINES and n >= REPLACED_RATIO * added
         )
+        if fold and self.keep_context:
+            first_shown = next((ln.content for ln in lines if ln.content.strip()), "")
+            fold = definition_name(first_shown) is not None
         if fold:
-            names = names_text(definitions((ln.content for ln in lines), path))
+            block = self.blocks[b]
+            run = [ln.content for ln in lines]
+            names = removed_names(run, _old_before(block, lines[0]), block.hunk.section,
+                                  block.file.path)  # fmt: skip
             first, last = lines[0].old, lines[-1].old
             text = f"{mk.FOLD}{n} lines removed (old {first}-{last})" + (
                 f": {names}" if names else ""
@@ -329,7 +356,7 @@ class BlockWriter:
         ):
             pairs = pair_lines([ln.text[1:] for ln in removed], [ln.text[1:] for ln in added])
         if not pairs:
-            self._write_removed(removed, block.file.path, pure=not added, added=len(added))
+            self._write_removed(b, removed, pure=not added, added=len(added))
             self._write_added(b, added)
             return
         i = j = 0

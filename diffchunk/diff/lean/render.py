@@ -42,8 +42,13 @@ _FILES_CHANGED = re.compile(rb"\d+ files? changed")
 _PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 
-def render_lean(raw: bytes) -> LeanView:
-    """The lean view of ``raw`` (a chunk's text, a file's diff): see the package doc."""
+def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
+    """The lean view of ``raw`` (a chunk's text, a file's diff): see the package doc.
+
+    ``keep_context``: the unchanged lines are shown, not folded, and a run of
+    removed lines folds only when it starts with a definition (whole definitions
+    removed): for a diff whose context is what the reader asked for (each hunk
+    widened to the definitions around it), read once with its changes."""
     out = ViewWriter()
     if not raw:
         return out.finish()
@@ -61,11 +66,11 @@ def render_lean(raw: bytes) -> LeanView:
     ]
     moves = find_moves(blocks)
     moved = {m.src for m in moves} | {m.dst for m in moves}
-    writer = BlockWriter(out, blocks, moves, find_repeats(blocks, moved))
+    writer = BlockWriter(out, blocks, moves, find_repeats(blocks, moved), keep_context=keep_context)
     number = {id(block): b for b, block in enumerate(blocks)}
     for item in items:
         if isinstance(item, FileItem):
-            _file(out, item, writer, number)
+            _file(out, item, writer, number, keep_context)
         elif isinstance(item, PlainFile):
             _plain_file(out, item)
         else:
@@ -88,7 +93,13 @@ def _deleted_whole(item: FileItem) -> bool:
     )
 
 
-def _file(out: ViewWriter, item: FileItem, writer: BlockWriter, number: dict[int, int]) -> None:
+def _file(
+    out: ViewWriter,
+    item: FileItem,
+    writer: BlockWriter,
+    number: dict[int, int],
+    keep_context: bool = False,
+) -> None:
     fd = item.fd
     if _deleted_whole(item):
         removed = [line for hunk in item.hunks for part in _blocks(hunk) for line in part.removed]
@@ -114,11 +125,16 @@ def _file(out: ViewWriter, item: FileItem, writer: BlockWriter, number: dict[int
             lead = parts[0] if parts and isinstance(parts[0], list) else []
             if lead:
                 parts = parts[1:]
-            _hunk_head(out, hunk, lead, hunk.section == previous)
+            _hunk_head(out, hunk, lead, hunk.section == previous, show_lead=keep_context)
             previous = hunk.section
+            for line in lead if keep_context else ():
+                write_line(out, line)
         for k, part in enumerate(parts):
             if isinstance(part, Block):
                 writer.write(number[id(part)])
+            elif keep_context:
+                for line in part:
+                    write_line(out, line)
             elif k == len(parts) - 1:
                 out.hide(b"".join(ln.raw for ln in part), mk.CONTEXT)
             else:
@@ -127,16 +143,22 @@ def _file(out: ViewWriter, item: FileItem, writer: BlockWriter, number: dict[int
         _payload(out, item)
 
 
-def _hunk_head(out: ViewWriter, hunk: HunkItem, lead: list[Line], ditto: bool) -> None:
-    """``@@ N section``: N is the new-side number of the hunk's first change; a
-    section that is the previous hunk's is a ditto mark."""
+def _hunk_head(
+    out: ViewWriter, hunk: HunkItem, lead: list[Line], ditto: bool, *, show_lead: bool = False
+) -> None:
+    """``@@ N section``: N is the new-side number of the hunk's first change (of its
+    first line when the unchanged lines before it are shown); a section that is the
+    previous hunk's is a ditto mark."""
     start = next(
         (ln.new for part in hunk.body for ln in _lines(part) if ln.kind != " "),
         lead[0].new if lead else 1,
     )
+    if show_lead and lead:
+        start = lead[0].new
     section = mk.DITTO if ditto and hunk.section else section_text(hunk.section)
     text = mk.HUNK + str(start) + (f" {section}" if section else "")
-    out.fold(text, hunk.header, mk.HEADERS, context=b"".join(ln.raw for ln in lead))
+    context = b"" if show_lead else b"".join(ln.raw for ln in lead)
+    out.fold(text, hunk.header, mk.HEADERS, context=context)
 
 
 def _blocks(hunk: HunkItem) -> list[Block]:

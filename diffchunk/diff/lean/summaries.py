@@ -22,11 +22,14 @@ from ...limits import HEADING_TITLE_CHARS, MAX_SECTION_CHARS
 __all__ = [
     "binary_summary",
     "blob_ids",
+    "code_names",
     "commit_head",
+    "definition_name",
     "definitions",
     "file_head",
     "place",
     "places",
+    "removed_names",
     "short_names",
 ]
 
@@ -77,6 +80,57 @@ def definitions(contents: Iterable[str], path: str = "") -> list[str]:
         elif groups["sh"]:
             found.append(f"{groups['sh']}()")
     return found
+
+
+def definition_name(text: str) -> str | None:
+    """The name a line defines (``def name(``, ``class Name:``...), else None."""
+    m = _DEFINITION.match(text)
+    if m is None:
+        return None
+    return next((v for k, v in m.groupdict().items() if k != "kw" and v), None)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def removed_names(run: list[str], before: list[str], section: str, path: str) -> str:
+    """What a removed run held, for its fold line: the definition it lies in (the
+    nearest less indented definition among the old-side lines ``before`` it in its
+    hunk, else the hunk's ``section``) when it does not start with one, then the
+    definitions it starts, each name quoted (```a`, `b```); a Markdown file's
+    headings as :func:`names_text` gives them."""
+    if path.lower().endswith(_MARKDOWN):
+        return names_text(definitions(run, path))
+    names: list[str] = []
+    shown = [t for t in run if t.strip()]
+    if shown and definition_name(shown[0]) is None:
+        outer = _enclosing(before, _indent(shown[0]), section)
+        names += [outer] if outer is not None else []
+    names += [n for n in (definition_name(t) for t in run) if n is not None and n not in names]
+    return code_names(names)
+
+
+def _enclosing(before: list[str], depth: int, section: str) -> str | None:
+    """The definition a line indented ``depth`` lies in: walking back through
+    ``before``, the first less indented line when it is a definition (a less indented
+    statement narrows the search; one at the margin ends it), else ``section``'s."""
+    for text in reversed(before):
+        if not text.strip() or _indent(text) >= depth or text.lstrip()[0] in ")]}":
+            continue  # deeper, or the close of a bracket (a signature's last line)
+        name = definition_name(text)
+        if name is not None:
+            return name
+        depth = _indent(text)
+        if depth == 0:
+            return None
+    return definition_name(section) if depth > 0 else None
+
+
+def code_names(names: list[str]) -> str:
+    """```a`, `b``` (at most :data:`MAX_NAMES`, then ``+N more``)."""
+    shown = ", ".join(f"`{n}`" for n in names[:MAX_NAMES])
+    return shown + (f" +{len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
 
 
 def names_text(names: list[str]) -> str:

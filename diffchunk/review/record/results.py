@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...limits import FINDING_COMMENTS_SHOWN, STATUS_CHANGED_LISTED
+from ...limits import FINDING_COMMENTS_SHOWN, STATUS_CHANGED_LISTED, WRITE_ANSWER_LINE_CHARS
 from .clip import clip
 from .model import SEVERITIES, Review, Revision, review_dict
 
@@ -202,6 +202,21 @@ class MarkResult:
             result["partly"] = list(self.partly)
         return result
 
+    def line(self) -> dict[str, Any]:
+        """The answer in a line (the MCP tool's): how many files it marked, how many of
+        the diff's are reviewed, and the next chunk to read."""
+        result: dict[str, Any] = {
+            "marked": len(self.marked),
+            "reviewed": self.totals.reviewed,
+            "of": self.totals.files,
+            "next_chunk": self.next_chunk,
+        }
+        if not self.reviewed:
+            result["unmarked"] = True
+        if self.partly:
+            result["partly"] = len(self.partly)
+        return result
+
 
 @dataclass(frozen=True, slots=True)
 class FindingAdded:
@@ -240,6 +255,26 @@ class FindingAdded:
         }
         if cut is not None:
             result["lines_cut"] = cut.to_dict()
+        return result
+
+    def line(self) -> dict[str, Any]:
+        """The answer in a line (the MCP tool's): the id, where it sits
+        (``path:line``, ``path:first-last``, ``(old)`` for the old side, the path
+        alone for the whole file) and the first line it anchored to, cut to
+        :data:`~diffchunk.limits.WRITE_ANSWER_LINE_CHARS`; a finding not added again
+        (``earlier``) answers as :meth:`to_dict` does."""
+        if self.earlier:
+            return self.to_dict()
+        f = self.finding
+        at = f.file_path
+        if f.line is not None:
+            end = f"-{f.end_line}" if f.end_line is not None and f.end_line != f.line else ""
+            at += f":{f.line}{end}" + (" (old)" if f.side == "old" else "")
+        result: dict[str, Any] = {"id": f.id, "at": at}
+        if f.lines:
+            first = f.lines.split("\n", 1)[0].rstrip("\r")
+            cut = len(first) > WRITE_ANSWER_LINE_CHARS
+            result["line"] = first[:WRITE_ANSWER_LINE_CHARS] + ("…" if cut else "")
         return result
 
 

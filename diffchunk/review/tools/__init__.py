@@ -9,7 +9,8 @@
 ``list_commits`` (:mod:`.commits`), ``open_file_version``
 (:mod:`.file_versions`, a work tree's file in :mod:`.work_tree_file`) and
 ``export_review`` (:mod:`.exporting`).  ``load_diff`` is the sessions'
-(:mod:`diffchunk.review.sessions.loading`).
+(:mod:`diffchunk.review.sessions.loading`); the plan a load answers with
+(files by kind, facts, the whole change when small) is :mod:`.plan`.
 
 This package imports nothing when it is imported: a tool's module loads only
 what that tool needs.

@@ -258,6 +258,24 @@ def _range_commits(loaded: Session, wanted: tuple[str, ...] | None) -> Found | N
     return _entries(logged), label, note, None
 
 
+def commits_of(loaded: Session) -> list[CommitEntry]:
+    """Every commit the diff shows, as :func:`list_commits` finds and keeps them with
+    the session; [] for a diff that shows none or whose commits cannot be read."""
+    key = f"commits:{None}"
+    cached = loaded.cache.get(key)
+    if cached is None:
+        try:
+            cached = _range_commits(loaded, None)
+        except DiffchunkError:
+            return []
+        if cached is None:
+            if not loaded.review.parsed.commits:
+                return []
+            cached = (_stream_commits(loaded, None), "stream", None, None)
+        loaded.cache[key] = cached
+    return list(cached[0])
+
+
 def _fitting(commits: list[CommitEntry]) -> tuple[CommitEntry, ...]:
     """As many of ``commits`` as one response holds (at least one)."""
     used = 0

@@ -209,7 +209,10 @@ def get_file_diff(
     cut with a note saying how to read on.
 
     ``context="symbol"`` widens each hunk to the whole function or class around
-    it at the new revision (a valid patch still)."""
+    it at the new revision (a valid patch still); in lean, the widened lines are
+    shown.  A lean answer has no legend line (``get_chunk``'s has one): a review
+    reads a file's diff per file, dozens of times, and the server's instructions
+    say how lean reads."""
     fmt = normalize_format(format)
     if context not in CONTEXTS:
         raise InvalidArgument(
@@ -229,12 +232,12 @@ def get_file_diff(
             result = FileDiffText(result.path, widened, 1, result.excluded)
         if note:
             notes.append(note)
-    legend = ""
     if fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
-        view = render_lean(result.data)
-        whole, legend = view.text, view.legend()
+        # Widened to whole definitions: their unchanged lines are what was asked for.
+        view = render_lean(result.data, keep_context=widened is not None)
+        whole = view.text
     else:
         whole = format_chunk(result.data, fmt)
     text, left_out = fit_response(whole)
@@ -247,12 +250,12 @@ def get_file_diff(
         head = f"=== {'; '.join(notes)} ==="
     elif notes:
         head = f"=== {'; '.join(notes)}; its full diff follows ==="
-    elif legend:
+    elif fmt == "lean":
         tokens, raw_tokens = len(text) // CHARS_PER_TOKEN, len(result.data) // CHARS_PER_TOKEN
         head = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
     else:
         return text
-    return f"{head}\n{legend}\n\n{text}" if legend else f"{head}\n\n{text}"
+    return f"{head}\n\n{text}"
 
 
 def _read_on(

@@ -14,6 +14,7 @@ from diffchunk.errors import DiffchunkError
 from diffchunk.files import content_read, content_search, overview
 from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.plan import load_plan
 
 Check = Callable[[bool, str], str | None]  # (is_error, text) -> failure message or None
 
@@ -51,6 +52,37 @@ def _equal_json(expected: Any) -> Check:
         return None
 
     return check
+
+
+def _equal_load(expected: Any, change: str | None) -> Check:
+    """A load's answer: its JSON block, then the change's text block when there is one
+    (the clients join the blocks)."""
+
+    def check(is_error: bool, text: str) -> str | None:
+        if is_error:
+            return f"unexpected error: {text[:200]}"
+        try:
+            got, end = json.JSONDecoder().raw_decode(text)
+        except ValueError:
+            return f"not JSON: {text[:200]}"
+        if got != expected:
+            return "JSON differs from the reference"
+        if text[end:] != (change or ""):
+            return "the change differs from the reference"
+        return None
+
+    return check
+
+
+def _load_expected(path: str, store: SessionStore) -> Check:
+    """``load_diff`` as the tool answers: the summary and the plan, then the change."""
+    try:
+        summary = diff_tools.load_diff(path, store=store)
+    except DiffchunkError as exc:
+        return _error_with(exc.message)
+    plan = load_plan(summary.file_path, store=store)
+    head = {**summary.to_dict(), **plan.to_dict()}
+    return _equal_load(json.loads(json.dumps(head, ensure_ascii=False)), plan.change)
 
 
 def _error_with(message: str) -> Check:
@@ -91,7 +123,7 @@ def diff_ops(path: str, store: SessionStore, rng: random.Random, samples: int) -
     def add(tool: str, args: dict[str, Any], call: Callable[[], Any], as_json: bool) -> None:
         ops.append(Op(tool, {"absolute_file_path": path, **args}, _expect(call, as_json)))
 
-    add("load_diff", {}, lambda: diff_tools.load_diff(path, store=store).to_dict(), True)
+    ops.append(Op("load_diff", {"absolute_file_path": path}, _load_expected(path, store)))
     listing = diff_tools.list_chunks(path, store=store).to_dict()
     add("list_chunks", {}, lambda: listing, True)
     if "next_offset" in listing:

@@ -1,0 +1,40 @@
+"""What every conversation reads first: the tool list and the server's instructions,
+measured as ``make bench-tokens`` measures them, through the installed server and the
+SDK's stdio client."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp import types
+from mcpkit import Caller, serve
+
+#: Every conversation reads the tool list and the server's instructions before any
+#: work (issue 29: at most 14,000 characters, however many tools are added).
+TOOL_LIST_BUDGET = 14_000
+
+
+def _listed_size(tools: list[types.Tool], instructions: str | None) -> int:
+    """The tool list as ``make bench-tokens`` measures it: each tool's name, description
+    and input schema as JSON, plus the instructions."""
+    fields = {"name", "description", "input_schema"}
+    listed = [t.model_dump(by_alias=True, exclude_none=True, include=fields) for t in tools]
+    return sum(len(json.dumps(t, ensure_ascii=False)) for t in listed) + len(instructions or "")
+
+
+def test_the_tool_list_and_instructions_fit_their_budget(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        seen["tools"] = (await c.session.list_tools()).tools
+        init = c.session.initialize_result
+        seen["instructions"] = init.instructions if init is not None else None
+
+    serve(tmp_path, script)
+    size = _listed_size(seen["tools"], seen["instructions"])
+    assert size <= TOOL_LIST_BUDGET, f"{size:,} characters for {len(seen['tools'])} tools"
+    # The instructions lead along the cheap path: the load's plan, code in lean with its
+    # definitions whole, then the rest.
+    assert 'context="symbol"' in seen["instructions"] and "load_git_diff" in seen["instructions"]
