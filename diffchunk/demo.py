@@ -18,8 +18,8 @@ from .cli import main as cli_main
 from .git.runner import GitCommand
 from .review.tools import diff_tools
 
-SHOWN_LINES = 30
-WIDTH = 100
+SHOWN_LINES = 30  # lines of a chunk the demo prints: enough to see what it holds
+WIDTH = 100  # the width of the demo's rules: the CLI's help width
 
 
 # The demo's commits: a fixed identity (git runs with none of the machine's config).

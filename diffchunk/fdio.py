@@ -7,7 +7,9 @@ file in memory.  :func:`read_small_file` reads the small files of a
 repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named
 pipe or a device there can never block it.  :func:`open_directory_beneath`
 reaches a directory below another without following a symbolic link (a
-snapshot's work-tree file).
+snapshot's work-tree file).  :func:`prune_newest_first` is the one way a
+bounded directory (the diff cache, snapshots, backups, view handles, exports)
+drops what is beyond its bounds.
 """
 
 from __future__ import annotations
@@ -17,10 +19,24 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import TypeVar
 
 from .errors import FileToolError
-from .limits import COPY_BLOCK, COPY_FALLBACK_BLOCK, HASH_BLOCK, TEMP_NAME_TRIES
+from .limits import TEMP_NAME_TRIES
+
+COPY_BLOCK = 64 * 1024 * 1024
+"""Bytes per copy_file_range/sendfile call: the kernel copies without the bytes
+passing through the process, so a block may be large; one call per 64 MiB
+keeps each system call short."""
+
+COPY_FALLBACK_BLOCK = 8 * 1024 * 1024
+"""Bytes per pread/write when the kernel cannot copy (another file system, an
+old kernel): the copy holds one such block in memory."""
+
+HASH_BLOCK = 16 * 1024 * 1024
+"""Bytes read per step of hashing an open file (backups, edits, mapped diffs):
+one block in memory, few enough steps that a large file hashes at disk speed."""
 
 
 def copy_range(src_fd: int, dst_fd: int, offset: int, count: int) -> None:
@@ -290,3 +306,44 @@ def open_directory_beneath(top: str, names: Sequence[bytes]) -> int:
         os.close(fd)
         raise
     return fd
+
+
+_Entry = TypeVar("_Entry")
+
+
+def prune_newest_first(
+    entries: Iterable[tuple[int, _Entry]],
+    remove: Callable[[_Entry], bool],
+    *,
+    max_count: int | None = None,
+    max_bytes: int | None = None,
+    used: int = 0,
+    spare: Collection[_Entry] = (),
+    least: int = 0,
+    stale: Callable[[_Entry], bool] | None = None,
+) -> list[_Entry]:
+    """Remove what a bounded directory holds beyond its bounds; the entries removed.
+
+    ``entries`` are ``(size, entry)``, newest (most recently used) first: the newest
+    are kept while at most ``max_count`` of them, of at most ``max_bytes`` bytes
+    with the ``used`` bytes counted first (writes under way), are kept; an entry in
+    ``spare`` is never removed (it counts); the ``least`` newest are kept whatever
+    their size; a ``stale`` entry goes whatever the bounds.  ``remove`` removes one
+    and says whether it did: only what was removed no longer counts.
+    """
+    kept = 0
+    total = used
+    removed: list[_Entry] = []
+    for size, entry in entries:
+        kept += 1
+        total += size
+        if entry in spare:
+            continue
+        over = (max_count is not None and kept > max_count) or (
+            max_bytes is not None and total > max_bytes and kept > least
+        )
+        if (over or (stale is not None and stale(entry))) and remove(entry):
+            removed.append(entry)
+            kept -= 1
+            total -= size
+    return removed

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import NamedTuple
 
+from . import settings
 from .errors import PathError
 
 STATE_ENV = "DIFFCHUNK_STATE_DIR"
@@ -49,12 +50,11 @@ def state_dir(environ: Mapping[str, str] | None = None) -> str:
     XDG base directory rules say.  The review record
     (``reviews.sqlite3``) and the backups of edited files live here.
     """
-    env = os.environ if environ is None else environ
-    configured = env.get(STATE_ENV, "").strip()
+    configured = settings.directory(STATE_ENV, environ)
     if configured:
-        return os.path.abspath(os.path.expanduser(configured))
-    xdg = env.get("XDG_STATE_HOME", "").strip()
-    if xdg and os.path.isabs(xdg):
+        return configured
+    xdg = settings.directory("XDG_STATE_HOME", environ)
+    if xdg:
         return os.path.join(xdg, "diffchunk")
     return os.path.join(os.path.expanduser("~"), ".local", "state", "diffchunk")
 
@@ -66,11 +66,11 @@ def cache_dir() -> str:
     A relative ``DIFFCHUNK_CACHE_DIR`` is taken from the current directory (as
     a shell user means it); a relative ``XDG_CACHE_HOME`` is ignored.
     """
-    explicit = os.environ.get("DIFFCHUNK_CACHE_DIR")
+    explicit = settings.directory("DIFFCHUNK_CACHE_DIR")
     if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
+        return explicit
+    xdg = settings.directory("XDG_CACHE_HOME")
+    if xdg:
         return os.path.join(xdg, "diffchunk")
     return os.path.join(os.path.expanduser("~"), ".cache", "diffchunk")
 
@@ -247,8 +247,8 @@ class PathPolicy(NamedTuple):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> PathPolicy | None:
         """The policy of ``DIFFCHUNK_ALLOWED_ROOTS`` (os.pathsep-separated), or None if unset."""
-        value = (os.environ if environ is None else environ).get(ROOTS_ENV, "")
-        if not value.strip():
+        value = settings.text(ROOTS_ENV, environ)
+        if not value:
             return None
         try:
             policy = cls.from_paths(value.split(os.pathsep), ROOTS_ENV)

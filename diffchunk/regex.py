@@ -48,8 +48,16 @@ import re2
 from re2 import _re2
 
 from .errors import InvalidArgument
-from .limits import REGEX_MAX_REPEAT as MAX_REPEAT
-from .limits import REGEX_MAX_TRANSLATED_CHARS as MAX_TRANSLATED_CHARS
+
+MAX_REPEAT = 1000
+"""The largest repeat count (``x{n}``, ``x{m,n}``) a caller's regex may hold:
+RE2's own bound (a larger one is refused with that message, not RE2's)."""
+
+MAX_TRANSLATED_CHARS = 1 << 20
+"""Characters of RE2 syntax one caller's regex may be written out as: a class
+holding ``\\W`` becomes about 700 ranges (15 KB), and a pattern of thousands
+of them would be parsed by RE2 only to be refused as too large."""
+
 
 __all__ = ["MAX_REPEAT", "Pattern", "compile_literal", "compile_regex"]
 

@@ -16,7 +16,7 @@ finds the language by its extension.  Rules:
   revision); :func:`snapshot_of` tells whether a path is a snapshot and which
   real file it shows, so the edit tools refuse it naming that file.
 - **Bounded, before a byte is written.**  One snapshot holds at most
-  :func:`max_snapshot_bytes` (:data:`MAX_BYTES`, or
+  :func:`max_snapshot_bytes` (:data:`~diffchunk.settings.SNAPSHOT_MAX_BYTES`, or
   ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``): the caller checks the size it knows
   (git's object header, the open file's) with :func:`check_size`, and the
   writer refuses a block past it.  The store keeps at most :data:`MAX_FILES`
@@ -43,13 +43,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import settings
 from .errors import FileToolError, PathError
-from .limits import SNAPSHOT_MAX_BYTES as MAX_BYTES
-from .limits import SNAPSHOT_MAX_FILES as MAX_FILES
-from .limits import SNAPSHOT_MAX_SOURCES as MAX_SOURCES
+from .fdio import prune_newest_first
 from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
-from .limits import SNAPSHOT_STORE_MAX_BYTES as STORE_MAX_BYTES
 from .paths import cache_dir
+
+MAX_FILES = 5000
+"""Snapshots of files at a revision kept (least recently used pruned first): a
+bound on the snapshot directory; a pruned snapshot is written again when a
+file is opened again."""
+
+STORE_MAX_BYTES = 1 << 30
+"""Bytes of snapshots kept in all (1 GiB: four snapshots of the largest size),
+writes under way included; room is made before a snapshot is written.  A
+larger ``DIFFCHUNK_SNAPSHOT_MAX_BYTES`` raises it to that size, so that one
+snapshot always fits."""
+
+MAX_SOURCES = 16
+"""Sources recorded per snapshot (the latest kept): where a blob was seen, not
+a history."""
+
 
 _TMP = ".tmp"
 _HEX = frozenset("0123456789abcdef")
@@ -61,19 +75,9 @@ def snapshot_root() -> Path:
 
 
 def max_snapshot_bytes() -> int:
-    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`MAX_BYTES`
-    (a value that is not a positive number of bytes is refused, saying so)."""
-    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
-    if not raw:
-        return MAX_BYTES
-    value = int(raw) if raw.isdigit() else 0
-    if value < 1:
-        raise FileToolError(
-            f"{MAX_BYTES_ENV}={raw!r} is not a number of bytes.",
-            suggestion=f"Set {MAX_BYTES_ENV} to a positive whole number of bytes "
-            f"(the default is {MAX_BYTES}), or unset it.",
-        )
-    return value
+    """The largest snapshot: ``$DIFFCHUNK_SNAPSHOT_MAX_BYTES``, else :data:`~diffchunk.settings.SNAPSHOT_MAX_BYTES`
+    (see :mod:`diffchunk.settings` for a value that is not a number of bytes)."""
+    return settings.count(MAX_BYTES_ENV)
 
 
 def store_max_bytes() -> int:
@@ -349,17 +353,26 @@ def prune(
                         st = entry.stat(follow_symlinks=False)
                         found.append((st.st_mtime, st.st_size, Path(entry.path)))
     found.sort(key=lambda item: item[0], reverse=True)
-    total = pending
-    removed = 0
-    for count, (_, size, path) in enumerate(found, 1):
-        total += size
-        if (count > max_files or total > limit) and path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
-                removed += 1
-                total -= size  # only what was removed no longer counts
-                _drop_empty(path.parent)
-    return removed
+    return len(
+        prune_newest_first(
+            ((size, path) for _, size, path in found),
+            _remove_snapshot,
+            max_count=max_files,
+            max_bytes=limit,
+            used=pending,
+            spare=() if keep is None else (keep,),
+        )
+    )
+
+
+def _remove_snapshot(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        _drop_empty(path.parent)
+    return True
 
 
 def _drop_empty(blob_dir: Path) -> None:

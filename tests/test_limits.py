@@ -1,9 +1,11 @@
-"""diffchunk.limits is the one table of limits: no module keeps a number of its own.
+"""Every module-level number has a name and its reason; only numbers several modules share
+live in diffchunk/limits.py, imported by their own names.
 
 A module-level constant whose value is a number (``X = 5``, ``X = 4 << 20``,
-``X = max(100, ...)``) outside ``diffchunk/limits.py`` fails here unless it is
-in :data:`NOT_LIMITS` (numbers that are not limits, each with why).  A new
-limit belongs in the table, with its reason.
+``X = max(100, ...)``) needs its reason beside it: a docstring after it, or a
+comment on its line or the line above.  A number in diffchunk/limits.py is used by
+more than one module (else it belongs beside its one user), is imported without
+``as``, and the short id's length is never written as a literal.
 """
 
 from __future__ import annotations
@@ -21,31 +23,6 @@ PACKAGE = Path(diffchunk.__file__).parent
 TABLE = PACKAGE / "limits.py"
 CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
 WORD = re.compile(r"\w+")
-
-# Module-level numbers that are not limits: (module path, name) -> why.
-NOT_LIMITS: dict[tuple[str, str], str] = {
-    # Byte values of diff syntax: what a line starts with, not a bound.
-    ("diff/chunker/cuts.py", "_NL"): "the byte b'\\n'",
-    ("diff/chunker/cuts.py", "_SPACE"): "the byte b' '",
-    ("diff/chunker/cuts.py", "_PLUS"): "the byte b'+'",
-    ("diff/chunker/cuts.py", "_MINUS"): "the byte b'-'",
-    ("diff/chunker/cuts.py", "_BACKSLASH"): "the byte b'\\\\'",
-    ("diff/chunker/pieces.py", "_NL"): "the byte b'\\n'",
-    ("git/config.py", "_NL"): "the byte b'\\n'",
-    ("git/config.py", "_CR"): "the byte b'\\r'",
-    # Format versions: identifiers of what was written, not bounds.
-    ("git/diffwrite.py", "DIFF_OPTIONS_VERSION"): "version of the git diff options",
-    ("review/export/document.py", "FORMAT_VERSION"): "version of the export document",
-    ("review/record/document.py", "FORMAT_VERSION"): "version of the record document",
-    ("review/record/oplog.py", "FORMAT_VERSION"): "version of the review log",
-    ("review/incremental/since_diff.py", "SINCE_FORMAT_VERSION"): "version of a since diff",
-    # Markers: a value that says "none", not a bound.
-    ("review/record/file_lines.py", "OUTSIDE"): "the offset of lines in no hunk",
-    # Display widths of the CLI and the demo: how output looks, not what it may hold.
-    ("cli/output.py", "FILES_COLUMN"): "width of a table column of file names",
-    ("demo.py", "SHOWN_LINES"): "lines of a chunk the demo prints",
-    ("demo.py", "WIDTH"): "width of the demo's rules",
-}
 
 
 def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -118,18 +95,91 @@ def _package_constants() -> dict[tuple[str, str], int]:
     return found
 
 
-def test_no_module_keeps_a_limit_of_its_own() -> None:
-    found = dict(_package_constants())
-    new = sorted(key for key in found if key not in NOT_LIMITS)
-    assert not new, "numbers outside diffchunk/limits.py (add them to the table, with why): " + (
-        ", ".join(f"diffchunk/{rel}:{found[(rel, name)]} {name}" for rel, name in new)
+def _reasons(path: Path) -> dict[str, bool]:
+    """Each numeric constant of ``path`` (by name): whether its reason is beside it."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    body = list(_module_statements(ast.parse(source).body))
+    found = {}
+    for name, line in numeric_constants(source):
+        stmt = next(s for s in body if s.lineno == line)
+        after = body[body.index(stmt) + 1] if body.index(stmt) + 1 < len(body) else None
+        doc = (
+            isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+            and len(after.value.value.split()) >= 3
+        )
+        own_line = "#" in lines[stmt.end_lineno - 1]
+        k = line - 2  # a comment above a run of constants explains the run
+        while k >= 0 and re.match(r"_?[A-Z][A-Z0-9_]* = ", lines[k]):
+            k -= 1
+        above = k >= 0 and lines[k].lstrip().startswith("#")
+        found[name] = doc or own_line or above
+    return found
+
+
+def test_every_module_level_number_has_a_name_and_a_reason() -> None:
+    unexplained = [
+        f"diffchunk/{path.relative_to(PACKAGE).as_posix()}: {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name, explained in _reasons(path).items()
+        if not explained
+    ]
+    assert not unexplained, (
+        "a number without its reason (a docstring after it, or a comment): "
+        + ", ".join(unexplained)
     )
 
 
-def test_the_allow_lists_name_only_constants_that_exist() -> None:
-    found = dict(_package_constants())
-    stale = sorted(NOT_LIMITS.keys() - found.keys())
-    assert not stale, f"allow-listed but gone (remove them from the list): {stale}"
+def _limits_imports() -> Iterator[tuple[str, ast.ImportFrom]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "limits":
+                yield rel, node
+
+
+def test_shared_numbers_are_imported_by_their_own_names() -> None:
+    renamed = [
+        f"diffchunk/{rel}: {alias.name} as {alias.asname}"
+        for rel, node in _limits_imports()
+        for alias in node.names
+        if alias.asname and alias.asname != alias.name
+    ]
+    assert not renamed, f"one value, one name: {renamed}"
+
+
+def test_every_shared_number_is_shared() -> None:
+    users: dict[str, set[str]] = {}
+    for rel, node in _limits_imports():
+        for alias in node.names:
+            users.setdefault(alias.name, set()).add(rel)
+    names = [name for name in vars(limits) if CONSTANT.fullmatch(name)]
+    alone = sorted(
+        f"{name} ({', '.join(sorted(users.get(name, ())))})"
+        for name in names
+        if len(users.get(name, ())) < 2
+    )
+    assert not alone, f"numbers of one module or none (move them beside their user): {alone}"
+
+
+def test_no_module_writes_the_short_id_as_a_literal() -> None:
+    written = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            bound = node.upper if isinstance(node, ast.Slice) else None
+            if isinstance(bound, ast.Constant) and bound.value == limits.SHORT_ID:
+                written.append(f"diffchunk/{path.relative_to(PACKAGE).as_posix()}:{node.lineno}")
+    assert not written, f"[:{limits.SHORT_ID}] is [:SHORT_ID] (diffchunk.limits): {written}"
+
+
+def test_no_module_shadows_a_shared_number() -> None:
+    shared = {name for name in vars(limits) if CONSTANT.fullmatch(name)}
+    shadows = sorted(
+        f"diffchunk/{rel} {name}" for rel, name in _package_constants() if name in shared
+    )
+    assert not shadows, f"a shared number defined again: {shadows}"
 
 
 def test_the_scan_sees_every_way_a_number_is_written() -> None:
@@ -173,18 +223,3 @@ def test_every_limit_is_followed_by_its_reason() -> None:
         if not isinstance(reason, str) or len(reason.split()) < 3:
             unexplained.append(name)
     assert not unexplained, f"limits without a reason after them: {unexplained}"
-
-
-def test_every_limit_is_used() -> None:
-    sources = "\n".join(
-        path.read_text(encoding="utf-8") for path in PACKAGE.rglob("*.py") if path != TABLE
-    )
-    table = TABLE.read_text(encoding="utf-8")
-    names = [name for name in vars(limits) if CONSTANT.fullmatch(name)]
-    # The words of the sources, and those after an "=" on a line of the table (used to
-    # define another limit): a name is used when it is one of them, as \bNAME\b finds.
-    used = set(WORD.findall(sources))
-    used.update(WORD.findall("\n".join(line.partition("=")[2] for line in table.splitlines())))
-    unused = [name for name in names if name not in used]
-    assert not unused, f"limits no module uses: {unused}"
-    assert len(names) > 200

@@ -386,12 +386,22 @@ async def _mcp_calls(h: Hostile) -> list[tuple[str, bool, str, list[str]]]:
                 {**diff, "file_path": "a.py", "context": "symbol"},
             )
             await call("search_diff", "search_diff", {**diff, "pattern": "function"})
+            # The whole tree: git grep (a prefilter), ls-tree, cat-file, the outlines.
+            await call("search_code", "search_code", {**diff, "pattern": "function"})
+            await call(
+                "search_code regex",
+                "search_code",
+                {**diff, "pattern": r"function_\d", "regex": True, "side": "old"},
+            )
+            await call("find_references", "find_references", {**diff, "symbol": "function_3"})
+            await call("list_symbols", "list_symbols", {**diff, "file_path": "a.py"})
+            await call("list_commits bodies", "list_commits", {**diff, "include_body": True})
     return done
 
 
 def test_mcp_tools_runs_no_repository_program(hostile: Hostile) -> None:
     calls = anyio.run(_mcp_calls, hostile)
-    assert len(calls) == 20
+    assert len(calls) == 25
     for what, is_error, text, markers in calls:
         assert not markers, f"{what} ran programs of the repository: {markers}"
         if what == "load_git_diff partial range":  # a missing blob: never fetched
@@ -402,6 +412,9 @@ def test_mcp_tools_runs_no_repository_program(hostile: Hostile) -> None:
     assert json.loads(texts["get_overview"])["changed_symbols"] > 0
     assert json.loads(texts["list_commits"])["total"] == 1
     assert json.loads(texts["open_file_version"])["line_count"] > 0
+    assert json.loads(texts["search_code"])["total"] > 0
+    assert json.loads(texts["search_code regex"])["total"] > 0
+    assert "body" in json.loads(texts["list_commits bodies"])["commits"][0]
     assert "function_3" in texts["search_content"]
     assert "+++ b/a.py" in texts["get_file_diff"]
 
@@ -441,6 +454,7 @@ def test_the_tools_in_this_process_runs_no_repository_program(
     from diffchunk.review.ranges.load import load_git_diff
     from diffchunk.review.sessions.store import SessionStore
     from diffchunk.review.tools import diff_tools
+    from diffchunk.review.tools.code_search import find_references, search_code
     from diffchunk.review.tools.commits import list_commits
     from diffchunk.review.tools.file_versions import open_file_version
 
@@ -484,6 +498,19 @@ def test_the_tools_in_this_process_runs_no_repository_program(
             ),
         ),
         ("list_chunks symbols", lambda: diff_tools.list_chunks(loaded["file_path"], store=store)),
+        ("search_code", lambda: search_code(loaded["file_path"], "function", store=store)),
+        (
+            "search_code regex",
+            lambda: search_code(loaded["file_path"], r"function_\d", regex=True, store=store),
+        ),
+        (
+            "find_references",
+            lambda: find_references(loaded["file_path"], "function_3", store=store),
+        ),
+        (
+            "list_commits bodies",
+            lambda: list_commits(loaded["file_path"], include_body=True, store=store),
+        ),
         ("load_git_diff linked working tree", lambda: load(str(h.linked))),
         ("load_git_diff linked range", lambda: load(str(h.linked), "main~1..main")),
         ("load_git_diff shared range", lambda: load(str(h.shared), "main~1..main")),

@@ -98,6 +98,30 @@ def test_search_content_with_a_backtracking_pattern_answers_at_once(
     assert found == {"total": 1, "count": 1}
 
 
+SEARCH_CODE = """
+    import json, sys
+    from diffchunk.review.tools.code_search import search_code
+    from diffchunk.review.ranges.load import load_git_diff
+    diff = load_git_diff(sys.argv[1], "HEAD~1..HEAD").file_path
+    found = search_code(diff, sys.argv[2], regex=True)
+    print(json.dumps(found.to_dict()))
+"""
+
+
+@pytest.mark.parametrize(("pattern", "line"), [("(a+)+$", LINE), (r"(\w+\s?)+\(", WORDS)])
+def test_search_code_with_a_backtracking_pattern_answers_at_once(
+    tmp_path: Path, pattern: str, line: str
+) -> None:
+    from gitrepo import commit, init_repo
+
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {"keep.txt": "keep\n"})
+    # Many backtracking lines across the tree: none reaches git grep's own engine.
+    commit(repo, {f"f{i}.txt": f"{line}\n" * 20 for i in range(10)} | {"m.txt": "call(x)\naaa\n"})
+    found = _run(tmp_path, SEARCH_CODE, str(repo), pattern)
+    assert found["total"] == 1  # "aaa" for the first pattern, "call(x)" for the second
+
+
 # -- what a pattern means: Python's, but for \b ---------------------------------
 
 LINES = [

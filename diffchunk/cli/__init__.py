@@ -21,12 +21,10 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
+from .params import CONTEXT_SETTINGS
 
 # Subcommands, imported on first use: `diffchunk review` does not pay for the
 # file tools' or the hook's imports.  Each module defines one command/group.
@@ -39,8 +37,12 @@ SUBCOMMANDS: dict[str, str] = {
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
     "record": "diffchunk.cli.sync",
+    "refs": "diffchunk.cli.code",
     "review": "diffchunk.cli.review",
+    "search-code": "diffchunk.cli.code",
+    "show": "diffchunk.cli.code",
     "status": "diffchunk.cli.record",
+    "symbols": "diffchunk.cli.code",
     "sync": "diffchunk.cli.sync",
     "web": "diffchunk.cli.web",
 }
@@ -56,7 +58,7 @@ class DiffchunkGroup(click.Group):
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in SUBCOMMANDS:
             module = importlib.import_module(SUBCOMMANDS[cmd_name])
-            command = getattr(module, cmd_name)
+            command = getattr(module, cmd_name.replace("-", "_"))
             assert isinstance(command, click.Command)
             self.add_command(command, cmd_name)
         return command
@@ -80,7 +82,7 @@ class DiffchunkGroup(click.Group):
                 pass
             ctx.exit(0)
         except Exception as exc:
-            if os.environ.get("DIFFCHUNK_DEBUG"):
+            if settings.flag("DIFFCHUNK_DEBUG"):
                 traceback.print_exc()
             click.echo(
                 f"Error: unexpected {type(exc).__name__}: {exc} "

@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from ..git.cache import DiffCache
-
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from .params import CONTEXT_SETTINGS
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)

@@ -9,10 +9,8 @@ from typing import Any
 import click
 
 from ..review.export import FORMATS
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)

@@ -16,17 +16,15 @@ from ..errors import InvalidArgument, PathError
 from ..files.content_read import READ_MODES, read_content
 from ..files.content_search import search_content
 from ..files.overview import get_overview
-from ..limits import (
-    MAX_CHANGES_JSON,
-    READ_DEFAULT_LINES,
-    SEARCH_DEFAULT_CONTEXT_LINES,
-    SEARCH_DEFAULT_RESULTS,
-)
+from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy, resolve_regular_file
 from .output import echo_json
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+MAX_CHANGES_JSON = 64 * 1024 * 1024
+"""Largest ``--changes-json`` file read (it is parsed in memory): far above
+MAX_EDIT_CHANGES changes of real code; /dev/zero, a FIFO or a log passed by
+mistake is refused before being read whole."""
 
 
 def _absolute(path: str) -> str:

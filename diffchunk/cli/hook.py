@@ -10,9 +10,7 @@ import click
 from ..errors import DiffchunkError
 from ..git.repo import Repo
 from ..review import push_hook as core
-from .params import SafePath
-
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+from .params import CONTEXT_SETTINGS, SafePath
 
 _repo_option = click.option(
     "--repo",

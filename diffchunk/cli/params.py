@@ -1,4 +1,5 @@
-"""Click parameter types shared by the subcommands, and the allowed roots of a path.
+"""Click parameter types shared by the subcommands, their context settings, and the
+allowed roots of a path.
 
 Every path the command line reads or writes passes :func:`check_roots`
 against ``DIFFCHUNK_ALLOWED_ROOTS`` (put in force for the whole command by
@@ -16,6 +17,9 @@ from typing import Any
 import click
 
 from ..paths import cache_dir, policy_in_force, within
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+"""Every command's: ``-h`` as ``--help``, and help text wrapped at 100 columns (not 80)."""
 
 
 def check_roots(path: str, *, writes: bool = False) -> None:

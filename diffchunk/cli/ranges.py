@@ -15,6 +15,7 @@ import click
 
 from ..diff.options import LoadOptions, Progress
 from ..errors import DiffchunkError, NotARange, PathError
+from ..limits import SHORT_ID
 from ..paths import review_repo_path
 from .output import shell_word
 
@@ -99,9 +100,9 @@ def render_range_overview(
 ) -> str:
     """The overview of a range: what was compared, the chunks, and how to read them."""
     path = summary["file_path"]
-    base = (summary.get("base") or "empty tree")[:12]
+    base = (summary.get("base") or "empty tree")[:SHORT_ID]
     head = (summary.get("head") or ("index" if "index" in summary["range"] else "working tree"))[
-        :12
+        :SHORT_ID
     ]
     reused = " (cached diff reused)" if summary.get("cached") else ""
     limited = f" -- {' '.join(summary['paths'])}" if summary.get("paths") else ""
@@ -147,7 +148,9 @@ def since_lines(since: dict[str, Any] | None) -> list[str]:
     revision = since.get("revision")
     if revision is None:
         return [f"  {since.get('note', '')}"]
-    shown = f"{(revision['base'] or 'empty tree')[:12]}..{(revision['head'] or '')[:12]}"
+    shown = (
+        f"{(revision['base'] or 'empty tree')[:SHORT_ID]}..{(revision['head'] or '')[:SHORT_ID]}"
+    )
     lines = [f"Since the review of {shown} ({revision['loaded_at']}): history {since['history']}"]
     if since.get("commits_gone"):
         return [*lines, f"  {since['note']}"]

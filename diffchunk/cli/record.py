@@ -13,8 +13,10 @@ from typing import Any, TypeVar
 
 import click
 
+from ..limits import SHORT_ID
 from ..review.record.model import SEVERITIES
 from .output import echo_json, names_cell
+from .params import CONTEXT_SETTINGS
 from .targets import (
     TARGET_PARAMETERS,
     TargetCommand,
@@ -22,8 +24,6 @@ from .targets import (
     suggested_command,
     target_options,
 )
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,12 +52,12 @@ def render_status(status: dict[str, Any], target: dict[str, Any]) -> str:
     source = review["source"]
     revision = review["revision"]
     if source["kind"] == "git":
-        base = (revision["base"] or "empty tree")[:12]
-        head = (revision["head"] or "working tree")[:12]
+        base = (revision["base"] or "empty tree")[:SHORT_ID]
+        head = (revision["head"] or "working tree")[:SHORT_ID]
         limited = f" -- {' '.join(revision['paths'])}" if revision.get("paths") else ""
         title = f"{source['range']}{limited} in {source['repository']} ({base}..{head})"
     else:
-        title = f"{source['diff_file']} (sha256 {revision['sha256'][:12]})"
+        title = f"{source['diff_file']} (sha256 {revision['sha256'][:SHORT_ID]})"
     t = status["totals"]
     excluded = ", ".join(f"{n} {r}" for r, n in t["excluded_by_reason"].items())
     findings = status["findings"]
@@ -105,7 +105,9 @@ def _since_lines(since: dict[str, Any] | None) -> list[str]:
     if not since:
         return []
     revision = since["revision"]
-    shown = f"{(revision['base'] or 'empty tree')[:12]}..{(revision['head'] or '')[:12]}"
+    shown = (
+        f"{(revision['base'] or 'empty tree')[:SHORT_ID]}..{(revision['head'] or '')[:SHORT_ID]}"
+    )
     files = since.get("files")
     compared = (
         f"{files['unchanged']} unchanged, {files['changed']} changed, {files['new']} new, "

@@ -18,9 +18,10 @@ import click
 from ..diff.options import FORMATS
 from ..errors import PathError
 from ..fdio import replace_file
+from ..limits import SHORT_ID
 from . import ranges
 from .output import echo_json, names_cell
-from .params import SafePath
+from .params import CONTEXT_SETTINGS, SafePath
 from .targets import (
     TargetCommand,
     load_target,
@@ -28,8 +29,6 @@ from .targets import (
     suggested_command,
     target_options,
 )
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _file_label(detail: dict[str, Any]) -> str:
@@ -89,7 +88,7 @@ def render_overview(
         for e in excluded:
             why = e["reason"] + (f" ({e['detail']})" if e.get("detail") else "")
             if e.get("commit"):
-                why += f"  [commit {e['commit'][:12]}]"
+                why += f"  [commit {e['commit'][:SHORT_ID]}]"
             lines.append(f"  {e['path']:<{width}}  {why}")
     lines.append("")
     if chunks and next_step:

@@ -198,15 +198,15 @@ def _joined(values: tuple[str, ...]) -> str | None:
 def load_options(params: dict[str, Any]) -> LoadOptions:
     """The :class:`LoadOptions` of a command's parameters."""
     gitattributes = params["gitattributes"]
-    return LoadOptions(
-        max_chunk_lines=params["max_chunk_lines"],
-        skip_trivial=not params["no_skip_trivial"],
-        skip_generated=not params["no_skip_generated"],
-        include_patterns=_joined(params["include"]),
-        exclude_patterns=_joined(params["exclude"]),
-        context_lines=params["context_lines"],
-        gitattributes_path=os.path.abspath(gitattributes) if gitattributes else None,
-        order=params.get("order", "path"),
+    return LoadOptions.of(
+        {
+            **params,
+            "skip_trivial": not params["no_skip_trivial"],
+            "skip_generated": not params["no_skip_generated"],
+            "include_patterns": _joined(params["include"]),
+            "exclude_patterns": _joined(params["exclude"]),
+            "gitattributes_path": os.path.abspath(gitattributes) if gitattributes else None,
+        }
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..paths import is_diff_file, review_repo_path
+from .params import CONTEXT_SETTINGS
 from .targets import (
     TARGET_PARAMETERS,
     TargetCommand,
@@ -23,8 +24,6 @@ from .targets import (
     progress_printer,
     target_options,
 )
-
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _latest(target: dict[str, Any]) -> dict[str, Any]:

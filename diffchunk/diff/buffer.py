@@ -24,24 +24,31 @@ from __future__ import annotations
 
 import contextlib
 import mmap
-import os
 from collections.abc import Callable
 from typing import TypeAlias
 
+from .. import settings
 from ..fdio import BackgroundHash, copy_range
-from ..limits import BUFFER_COMPARE_BLOCK, BUFFER_HASH_BLOCK, DEFAULT_MAP_BYTES
-from ..limits import BUFFER_COUNT_BLOCK as _COUNT_BLOCK
-from ..limits import MAP_TRIM_STEP as TRIM_STEP
+
+TRIM_STEP = 4 << 20
+"""Pages touched by a pass over a mapped diff go back after this much progress:
+often enough that a pass keeps a few MiB resident, rarely enough that the
+madvise calls do not show in the load time."""
+
+BUFFER_COMPARE_BLOCK = 1 << 20
+"""Block of the comparisons over a diff buffer: one block is copied at a time."""
+
+_COUNT_BLOCK = 1 << 20
+"""Block of the line counts over a diff buffer: one block is copied at a time."""
+
+BUFFER_HASH_BLOCK = 1 << 20
+"""Block a mapped diff's hashing thread holds: small, so that the load's peak
+stays low."""
 
 
 def map_threshold() -> int:
     """Size from which a diff file is mapped (``$DIFFCHUNK_MAP_BYTES``, else 8 MiB)."""
-    raw = os.environ.get("DIFFCHUNK_MAP_BYTES", "").strip()
-    try:
-        value = int(raw) if raw else DEFAULT_MAP_BYTES
-    except ValueError:
-        return DEFAULT_MAP_BYTES
-    return value if value >= 1 else DEFAULT_MAP_BYTES
+    return settings.count("DIFFCHUNK_MAP_BYTES")
 
 
 def _self_overlapping(sub: bytes) -> bool:

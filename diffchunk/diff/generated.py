@@ -22,9 +22,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..limits import GENERATED_HEADER_BYTES as HEADER_BYTES
-from ..limits import GENERATED_HEADER_LINES as HEADER_LINES
-from ..limits import GENERATED_HEADER_WINDOW, MINIFIED_LINE_LENGTH, MINIFIED_SAMPLE_LINES
 from .attributes import Attributes, AttributeSource, is_truthy
 from .buffer import DiffData
 from .generated_paths import (
@@ -36,6 +33,26 @@ from .generated_paths import (
 )
 from .hunk import LazyHunks, read_start_line
 from .model import DiffKind, ExcludeReason, FileDiff, FileStatus, ParsedDiff
+
+MINIFIED_LINE_LENGTH = 110
+"""Hand-written code keeps its lines under about 100 characters (style guides
+say 79 to 120); a minifier writes a whole file on a few lines."""
+
+HEADER_LINES = 10
+"""A generator writes its marker in the first comment lines of a file; further
+down the words only appear as mentions in ordinary code.  Lines..."""
+
+HEADER_BYTES = 1024
+"""...and bytes of the header looked at."""
+
+GENERATED_HEADER_WINDOW = 4 * HEADER_BYTES
+"""The part of the first hunk read for those lines: removed lines (skipped)
+may come first."""
+
+MINIFIED_SAMPLE_LINES = 5
+"""Added lines sampled for the minified check (of the first 20 lines of the
+first hunk): a minified file is long lines throughout, a few tell."""
+
 
 __all__ = [
     "GeneratedFileDetector",

@@ -38,12 +38,21 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgument, PathError
-from ..limits import ATTRIBUTE_MACRO_DEPTH, BINARY_SNIFF_BYTES
-from ..limits import GITATTRIBUTES_MAX_BYTES as MAX_FILE_SIZE
-from ..limits import GITATTRIBUTES_MAX_LINE as MAX_LINE_LENGTH
+from ..limits import BINARY_SNIFF_BYTES
 from ..paths import resolve_regular_file
 from .attributes import WANTED, Attributes, AttrValue
 from .globs import CompiledGlob, attributes_glob
+
+MAX_LINE_LENGTH = 2048
+"""Longer lines of a .gitattributes file are ignored: git ignores them."""
+
+MAX_FILE_SIZE = 100 * 1024 * 1024
+"""Larger .gitattributes files are refused: git refuses them."""
+
+ATTRIBUTE_MACRO_DEPTH = 64
+"""Macros expanded within macros at most: a macro naming itself (directly or
+through others) must not recurse forever; real macros nest once or twice."""
+
 
 logger = logging.getLogger(__name__)
 

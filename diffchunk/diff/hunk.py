@@ -29,7 +29,11 @@ from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.frozen import fast_constructor
 
-from ..limits import MAX_LINE_NUMBER
+MAX_LINE_NUMBER = 10**18 - 1
+"""The largest line number or count a hunk header may hold: the parser reads at
+most 18 digits, so a header written with a larger number would not read back
+(context reduction keeps such hunks as written)."""
+
 
 __all__ = [
     "Hunk",

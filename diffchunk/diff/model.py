@@ -19,7 +19,12 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.frozen import fast_constructor
 from diffchunk.diff.hunk import Hunk, LazyHunks
 
-from ..limits import BYTES_PER_TOKEN
+from ..limits import CHARS_PER_TOKEN
+
+BYTES_PER_TOKEN = CHARS_PER_TOKEN
+"""The same rule over the bytes of a diff (the diff engine counts bytes, not
+decoded characters)."""
+
 
 __all__ = [
     "BYTES_PER_TOKEN",

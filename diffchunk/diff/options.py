@@ -6,13 +6,25 @@ Kept apart from :mod:`diffchunk.diff.pipeline` so that validating options
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ..errors import InvalidArgument
-from ..limits import CHUNK_DEFAULT_LINES, MAX_CHUNK_LINES, MAX_CONTEXT_LINES, MIN_CHUNK_LINES
+from ..limits import CHUNK_DEFAULT_LINES
 from .patterns import split_patterns
+
+MIN_CHUNK_LINES = 10
+"""A chunk holds a file header (up to 4 lines for a git diff) and lines of a
+hunk: below 10 lines a part of a cut file would be mostly headers."""
+
+MAX_CHUNK_LINES = 1_000_000
+"""An upper bound no review needs (a context window holds far fewer lines), so
+that a mistyped number is refused instead of asking for one huge chunk."""
+
+MAX_CONTEXT_LINES = 1_000_000
+"""The same bound for ``context_lines``."""
+
 
 #: Progress callback: ``(stage description, fraction done)``.
 Progress = Callable[[str, float], None]
@@ -91,6 +103,12 @@ class LoadOptions:
                 "each test after its source, then docs and config, generated files last.",
             )
         object.__setattr__(self, "order", order)
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> LoadOptions:
+        """The options named in ``values`` (a tool's or a command's parameters, by
+        name; the others are left out), checked: the one place options are assembled."""
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,8 +20,20 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InvalidArgument
-from ..limits import MAX_PATTERN_LENGTH, MAX_PATTERNS, MAX_PATTERNS_CHARS
 from .globs import CompiledGlob, gitignore_glob
+
+MAX_PATTERNS = 512
+"""Caps on an include/exclude pattern list, so that a hostile or mistaken
+argument cannot make every path lookup slow: far above any list a person
+writes (a few dozen items of a few dozen characters), far below what would
+cost seconds.  This one: items in a list..."""
+
+MAX_PATTERN_LENGTH = 1024
+"""...characters in one pattern..."""
+
+MAX_PATTERNS_CHARS = 8192
+"""...and characters in the whole argument."""
+
 
 __all__ = [
     "MAX_PATTERNS",

@@ -28,14 +28,30 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .. import settings
 from ..errors import FileToolError
-from ..limits import ENCODING_SAMPLE_BYTES as SAMPLE_BYTES
-from ..limits import MAX_TRANSCODE, SMALL_FILE, WC_MIN_BYTES
-from ..limits import OPEN_VERSIONS_KEPT as CACHE_SIZE
+from ..limits import ENCODING_SAMPLE_BYTES
 from ..paths import fingerprint, resolve_regular_file
 from .byte_reader import Reader, Step
 from .encoding import display_name, is_utf16_or_32, sniff
 from .lineindex import LineIndex
+
+SMALL_FILE = 4 * 1024 * 1024
+"""Files up to this size are read into memory; larger ones are read on demand
+with pread (a mapping killed the process with SIGBUS when another program
+truncated the file)."""
+
+MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest UTF-16/UTF-32 file the tools accept: it is transcoded in memory."""
+
+WC_MIN_BYTES = 8 * 1024 * 1024
+"""Line counts of files at least this large come from ``wc -l`` when it is on
+PATH (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting a process costs
+more than the count."""
+
+CACHE_SIZE = 8
+"""File versions kept open at once (each holds a descriptor and its line
+index)."""
 
 
 @dataclass(eq=False)
@@ -145,7 +161,7 @@ class FileVersion:
 
 def _wc_newlines(version: FileVersion) -> int | None:
     """Newlines counted by ``wc -l`` on this very version of the file, or ``None``."""
-    if os.environ.get("DIFFCHUNK_NO_GREP"):
+    if settings.flag("DIFFCHUNK_NO_GREP"):
         return None
     wc = shutil.which("wc")
     if wc is None:
@@ -170,18 +186,18 @@ def _wc_newlines(version: FileVersion) -> int | None:
 
 def _sample_regions(data: Reader, start: int, size: int) -> list[tuple[bytes, bool]]:
     """``(sample, truncated)`` pieces: the head, and for big files a few more."""
-    head = bytes(data[start : start + SAMPLE_BYTES])
-    regions = [(head, start + SAMPLE_BYTES < size)]
-    if size > 4 * SAMPLE_BYTES:
+    head = bytes(data[start : start + ENCODING_SAMPLE_BYTES])
+    regions = [(head, start + ENCODING_SAMPLE_BYTES < size)]
+    if size > 4 * ENCODING_SAMPLE_BYTES:
         for fraction in (0.25, 0.5, 0.75):
             at = start + int((size - start) * fraction)
-            piece = bytes(data[at : at + SAMPLE_BYTES // 4])
+            piece = bytes(data[at : at + ENCODING_SAMPLE_BYTES // 4])
             # Skip UTF-8 continuation bytes of a character cut at the start.
             skip = 0
             while skip < 3 and skip < len(piece) and 0x80 <= piece[skip] <= 0xBF:
                 skip += 1
             regions.append((piece[skip:], True))
-        tail_at = max(start, size - SAMPLE_BYTES // 4)
+        tail_at = max(start, size - ENCODING_SAMPLE_BYTES // 4)
         piece = bytes(data[tail_at:size])
         skip = 0
         while skip < 3 and skip < len(piece) and 0x80 <= piece[skip] <= 0xBF:
@@ -208,7 +224,7 @@ def _detect(data: Reader, size: int) -> tuple[str | None, bytes, bool, str | Non
 
 
 def _dominant_newline(data: Reader, start: int) -> bytes:
-    sample = data[start : start + SAMPLE_BYTES]
+    sample = data[start : start + ENCODING_SAMPLE_BYTES]
     lf = sample.count(b"\n")
     crlf = sample.count(b"\r\n")
     return b"\r\n" if lf and crlf * 2 > lf else b"\n"

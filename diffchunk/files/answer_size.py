@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..limits import ECHOED_PATTERN_CHARS
+ECHOED_PATTERN_CHARS = 500
+"""Characters of a search pattern a file tool's answer repeats back: enough to
+recognise it; a pattern of a whole pasted file would otherwise take the room
+of the results."""
 
 
 def json_size(value: Any) -> int:
@@ -89,7 +92,7 @@ def fitting_tail(text: str, room: int) -> int:
 
 def echoed(pattern: str) -> str:
     """``pattern`` as an answer repeats it: whole, or its start and its length when it
-    is longer than :data:`~diffchunk.limits.ECHOED_PATTERN_CHARS`."""
+    is longer than :data:`ECHOED_PATTERN_CHARS`."""
     if len(pattern) <= ECHOED_PATTERN_CHARS:
         return pattern
     return f"{pattern[:ECHOED_PATTERN_CHARS]}… ({len(pattern):,} characters)"

@@ -41,12 +41,18 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import paths
+from .. import paths, settings
 from ..errors import FileToolError
-from ..fdio import BackgroundHash, copy_range
-from ..limits import BACKUP_IDS_SHOWN, BACKUP_NAME_PART_BYTES
-from ..limits import DEFAULT_BACKUP_KEEP as DEFAULT_KEEP
-from ..limits import DEFAULT_BACKUP_MAX_BYTES as DEFAULT_MAX_BYTES
+from ..fdio import BackgroundHash, copy_range, prune_newest_first
+from ..limits import SHORT_ID
+
+BACKUP_NAME_PART_BYTES = 120
+"""Bytes of the edited file's name kept in its backups' names: with the key,
+the id and ``.json``, a name stays under the 255-byte limit of file names."""
+
+BACKUP_IDS_SHOWN = 20
+"""Backup ids an error lists (newest first)."""
+
 
 LinkSource = tuple[int, str]
 """A file named in a directory open as a descriptor: ``(dir_fd, name)``."""
@@ -72,9 +78,9 @@ class BackupInfo:
 
 def backup_root() -> str:
     """The directory holding every backup (created on first use, mode 0700)."""
-    configured = os.environ.get("DIFFCHUNK_BACKUP_DIR", "").strip()
+    configured = settings.directory("DIFFCHUNK_BACKUP_DIR")
     if configured:
-        return os.path.abspath(os.path.expanduser(configured))
+        return configured
     return os.path.join(paths.state_dir(), "backups")
 
 
@@ -83,19 +89,9 @@ def lock_dir() -> str:
     return os.path.join(backup_root(), "locks")
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 def retention_limits() -> tuple[int, int]:
     """``(max backups, max total bytes)`` kept per edited file."""
-    return _env_int("DIFFCHUNK_BACKUP_KEEP", DEFAULT_KEEP), _env_int(
-        "DIFFCHUNK_BACKUP_MAX_BYTES", DEFAULT_MAX_BYTES
-    )
+    return settings.count("DIFFCHUNK_BACKUP_KEEP"), settings.count("DIFFCHUNK_BACKUP_MAX_BYTES")
 
 
 def _ensure_root() -> str:
@@ -131,7 +127,7 @@ def fsync_dir(directory: str) -> None:
 
 
 def file_key(realpath: str) -> str:
-    return hashlib.sha256(os.fsencode(realpath)).hexdigest()[:12]
+    return hashlib.sha256(os.fsencode(realpath)).hexdigest()[:SHORT_ID]
 
 
 def _prefix(realpath: str) -> str:
@@ -326,7 +322,7 @@ def begin_backup(
     backup_id, data, fd = _reserve(root, prefix, existing)
     try:
         linked = False
-        if link_from is not None and os.environ.get("DIFFCHUNK_BACKUP_LINK", "1") != "0":
+        if link_from is not None and settings.flag("DIFFCHUNK_BACKUP_LINK"):
             linked = _try_link(link_from, src_fd, size, data)
         if not linked:
             copy_range(src_fd, fd, 0, size)
@@ -429,21 +425,21 @@ def prune(realpath: str, *, protect: Iterable[str] = ()) -> list[str]:
     keep_count, keep_bytes = retention_limits()
     protected = set(protect)
     _remove_leftovers(realpath)
-    backups = backups_for(realpath)
-    removed: list[str] = []
-    kept = 0
-    total = 0
-    for info in backups:  # newest first
-        kept += 1
-        total += info.size
-        if info.id in protected:
-            continue
-        if kept > keep_count or (total > keep_bytes and kept > 1):
-            discard_backup(info)
-            removed.append(info.id)
-            kept -= 1
-            total -= info.size
-    return removed
+    backups = backups_for(realpath)  # newest first
+    removed = prune_newest_first(
+        ((info.size, info) for info in backups),
+        _discard,
+        max_count=keep_count,
+        max_bytes=keep_bytes,
+        spare=[info for info in backups if info.id in protected],
+        least=1,
+    )
+    return [info.id for info in removed]
+
+
+def _discard(info: BackupInfo) -> bool:
+    discard_backup(info)
+    return True
 
 
 def _remove_leftovers(realpath: str) -> None:

@@ -51,11 +51,26 @@ from typing import BinaryIO, TypeAlias, overload
 
 from ..errors import FileToolError
 from ..fdio import pread_exact
-from ..limits import LINE_WINDOW as WINDOW
-from ..limits import READ_BLOCK as BLOCK
-from ..limits import READ_FIRST_STEP as FIRST_STEP
-from ..limits import READ_STEP as STEP
-from ..limits import SKIP_LOOP_LINES, SKIP_PATTERNS_KEPT
+from ..limits import LINE_WINDOW
+
+STEP = 1 << 20
+"""The most bytes read per step of a search, count or line step of a file."""
+
+FIRST_STEP = 1 << 12
+"""The first step (most steps look for the end of a line, a few bytes away);
+each further step doubles, up to READ_STEP."""
+
+BLOCK = 16 * 1024 * 1024
+"""Bytes per block of Reader.blocks (before the overlap): few blocks for a
+gigabyte file, one block of memory."""
+
+SKIP_LOOP_LINES = 48
+"""Up to this many lines are skipped one find at a time; more with one compiled
+pattern (cheaper per line, dearer to start)."""
+
+SKIP_PATTERNS_KEPT = 256
+"""Compiled line-skipping patterns kept (one per line count asked)."""
+
 
 Window: TypeAlias = bytes | bytearray
 """One window of a walk over a file: a reused buffer, or the bytes themselves."""
@@ -246,7 +261,7 @@ class Reader:
         """Yield ``(offset, buffer, length)`` windows tiling ``[start, end)``
         (default: the content, from :attr:`start` to the end), and a
         :class:`LongLine` in place of each line that does not fit ``size``
-        bytes (default :data:`WINDOW`).
+        bytes (default :data:`LINE_WINDOW`).
 
         Every window but the last ends just after a ``\\n``, so no line is
         split between windows; no window is longer than ``size``.  The
@@ -254,7 +269,7 @@ class Reader:
         """
         begin = self.start if start is None else start
         stop = self._size if end is None else end
-        size = size or WINDOW
+        size = size or LINE_WINDOW
         if begin >= stop:
             return
         if self._memory is not None:

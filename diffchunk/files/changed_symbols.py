@@ -43,10 +43,15 @@ from collections.abc import Sequence
 from ..errors import GitError
 from ..git.repo import discover
 from ..git.runner import GitCommand
-from ..limits import CHANGES_GIT_TIMEOUT as GIT_TIMEOUT
 from ..limits import LANGUAGE_SNIFF_BYTES
 from .languages import language_for_path
 from .outline import OutlineItem, cached_outline, iter_items, outline_for_file
+
+GIT_TIMEOUT = 10.0
+"""Seconds any single git call may take while an outline's symbols are marked
+against HEAD: the marks are extra, and a slow repository must not hold the
+overview; past this they are given up with a warning."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ the start (a line number, or the line a ``pattern`` best matches: exact
 first, then fuzzy), reads a function or class whole in ``semantic`` mode
 (at most :data:`SEMANTIC_MAX_LINES` lines, from the outline), and keeps the
 answer's JSON text (escapes included: :mod:`.answer_size`) within
-:data:`MAX_CONTENT_CHARS` characters, cut at a line boundary (``truncated``
+:data:`READ_MAX_CONTENT_CHARS` characters, cut at a line boundary (``truncated``
 then says more lines follow, and a warning where to read on).
 """
 
@@ -16,21 +16,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FileToolError, InvalidArgument
-from ..limits import READ_DEFAULT_LINES, SEMANTIC_MAX_LINES
-from ..limits import READ_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
+from ..limits import READ_DEFAULT_LINES, READ_MAX_CONTENT_CHARS
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, escaped_size, fitting_head, fitting_tail, json_size
 from .content_search import check_pattern
 from .line_reads import (
-    LONG_LINE_CHARS,
     Lines,
     known_total,
+    long_line_chars,
     read_head,
     read_lines,
     read_tail,
 )
 from .line_search import best_line
 from .version_outline import enclosing, outline_of
+
+SEMANTIC_MAX_LINES = 2000
+"""Lines of a definition read_content(mode="semantic") returns at most: at 40
+characters a line, 2,000 lines fill one answer."""
+
 
 READ_MODES = ("lines", "semantic", "head", "tail")
 
@@ -128,7 +132,7 @@ def read_content(
         pattern = None
     # Every line costs at least one character: more never fit in one reply, and
     # reading them (limit=10**9) would only take time.
-    span = min(limit, MAX_CONTENT_CHARS + 1)
+    span = min(limit, READ_MAX_CONTENT_CHARS + 1)
     version = open_text_version(absolute_file_path)
     warnings: list[str] = []
     if mode in ("head", "tail"):
@@ -176,8 +180,9 @@ def _read_end(
             "total_lines is not computed for head reads of files this large; "
             "get_overview counts them."
         )
-    # "truncated" says that more lines follow: never after a tail, which ends at
-    # the file's last line (its start_line says what comes before).
+    # "truncated" says that more lines follow: not after a whole tail, which ends at
+    # the file's last line (its start_line says what comes before); a tail cut to fit
+    # one answer is truncated (see _result).
     truncated = False if total is None or mode == "tail" else (lines.count < total)
     return _result(lines, total, mode, truncated, warnings, None)
 
@@ -239,11 +244,11 @@ def _result(
     block: SemanticBlock | None = None,
 ) -> ReadResult:
     """The lines read as a result, cut at a line boundary so that the answer's JSON text
-    (the content escaped, every other field counted) stays within MAX_CONTENT_CHARS."""
+    (the content escaped, every other field counted) stays within READ_MAX_CONTENT_CHARS."""
     notes = [*lines.warnings, *warnings]
     if lines.long_lines_cut:
         notes.append(
-            f"{lines.long_lines_cut} line(s) longer than {LONG_LINE_CHARS} characters were cut; "
+            f"{lines.long_lines_cut} line(s) longer than {long_line_chars()} characters were cut; "
             "search_content shows the part around a match."
         )
 
@@ -264,11 +269,16 @@ def _result(
     text, count = lines.text, lines.count
     start_line, end_line = lines.start_line, lines.end_line
     frame = json_size(result("", start_line, end_line, count, truncated).to_dict())
-    if len(text) <= MAX_CONTENT_CHARS - frame and frame + escaped_size(text) <= MAX_CONTENT_CHARS:
+    if (
+        len(text) <= READ_MAX_CONTENT_CHARS - frame
+        and frame + escaped_size(text) <= READ_MAX_CONTENT_CHARS
+    ):
         return result(text, start_line, end_line, count, truncated)
     # The note of the cut, as long as it can be (the numbers only shrink), is counted.
     notes.append(_stopped(mode, count, start_line, end_line))
-    room = MAX_CONTENT_CHARS - json_size(result("", start_line, end_line, count, True).to_dict())
+    room = READ_MAX_CONTENT_CHARS - json_size(
+        result("", start_line, end_line, count, True).to_dict()
+    )
     notes.pop()
     if mode == "tail":
         cut = fitting_tail(text, room)
@@ -284,13 +294,13 @@ def _result(
             end_line -= dropped
     count -= dropped
     notes.append(_stopped(mode, count, start_line, end_line))
-    # A tail cut at its start still ends at the last line: nothing more follows.
-    return result(text, start_line, end_line, count, mode != "tail")
+    # Cut to fit: fewer lines than asked (a tail's missing ones come before it).
+    return result(text, start_line, end_line, count, True)
 
 
 def _stopped(mode: str, count: int, start_line: int | None, end_line: int | None) -> str:
     """The note of a read cut to fit one answer: what it holds and where to go on."""
-    head = f"Output stopped at about {MAX_CONTENT_CHARS} characters of answer ({count} lines)"
+    head = f"Output stopped at about {READ_MAX_CONTENT_CHARS} characters of answer ({count} lines)"
     if mode == "tail":
         if start_line is None:
             return f"{head}: the lines before these are left out."

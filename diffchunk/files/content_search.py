@@ -25,16 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InvalidArgument
-from ..limits import (
-    MATCH_CHARS,
-    MAX_SUBMATCHES,
-    PIECEWISE_LINE_BYTES,
-    SEARCH_DEFAULT_CONTEXT_LINES,
-    SEARCH_DEFAULT_RESULTS,
-)
-from ..limits import SEARCH_MAX_CONTENT_CHARS as MAX_CONTENT_CHARS
-from ..limits import SEARCH_MAX_CONTEXT_LINES as MAX_CONTEXT_LINES
-from ..limits import SEARCH_MAX_RESULTS as MAX_RESULTS
+from ..limits import MAX_SUBMATCHES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..regex import compile_literal, compile_regex
 from .access import FileVersion, open_text_version
 from .answer_size import echoed, json_size
@@ -47,6 +38,29 @@ from .version_outline import describe, outline_of
 
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
+from ..limits import CHARS_PER_TOKEN, RESPONSE_TOKENS
+
+MAX_RESULTS = 500
+"""Results search_content returns at most (a larger ``max_results`` is capped
+with a warning); the answer's character bound usually stops earlier."""
+
+MAX_CONTEXT_LINES = 50
+"""Context lines around each result at most (capped with a warning): more is a
+read, not a search."""
+
+MAX_CONTENT_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""About 20k tokens: search results stop before the answer's JSON text (escapes
+included) would exceed this many characters (an estimate of the unescaped text
+once answered 81,047 for results full of quotes)."""
+
+MATCH_CHARS = 500
+"""Longest ``match`` text in a search result (longer lines are cut around the
+match)."""
+
+PIECEWISE_LINE_BYTES = 4 << 20
+"""A matched line longer than this (in bytes) is decoded piece by piece, never
+whole: a one-line log of gigabytes would otherwise be held as one string
+several times its size (a 300 MB one-line log: 3.2 s -> 1.6 s)."""
 
 
 Spans = list[tuple[int, int]]

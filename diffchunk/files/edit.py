@@ -71,7 +71,7 @@ from ..paths import PathPolicy
 from . import backups, fuzzy_block
 from .backups import PendingBackup, list_backups
 from .edit_blocks import Change, parse_changes
-from .edit_snapshot import Snapshot, open_snapshot
+from .edit_snapshot import EditSnapshot, open_snapshot
 from .edit_target import EditTarget
 from .late_writes import LateWrite
 from .locate import ChangeResult, Located, locate_changes
@@ -166,7 +166,7 @@ def _edit_once(target: EditTarget, parsed: list[Change], threshold: float) -> Ed
             hasher.cancel()
 
 
-def _changes_nothing(snap: Snapshot, located: list[Located | None]) -> bool:
+def _changes_nothing(snap: EditSnapshot, located: list[Located | None]) -> bool:
     """True when every replacement equals the text it replaces (no write, no backup)."""
     return all(
         loc is not None and snap.source.read(loc.start, loc.end) == loc.replacement
@@ -175,7 +175,7 @@ def _changes_nothing(snap: Snapshot, located: list[Located | None]) -> bool:
 
 
 def _apply(
-    snap: Snapshot,
+    snap: EditSnapshot,
     located: list[Located | None],
     results: list[ChangeResult],
     hasher: BackgroundHash,
@@ -201,7 +201,7 @@ def _apply(
     return replace(result, late_write=late)
 
 
-def _fill(out: int, snap: Snapshot, located: list[Located]) -> None:
+def _fill(out: int, snap: EditSnapshot, located: list[Located]) -> None:
     """Write the edited content to ``out``: the file's bytes around the replaced spans
     (copied inside the kernel when streamed), or a transcoded file re-encoded whole."""
     try:
@@ -228,7 +228,7 @@ def _fill(out: int, snap: Snapshot, located: list[Located]) -> None:
         raise FileToolError(snap.encoding_error(exc)) from None
 
 
-def _copy(snap: Snapshot, out: int, begin: int, end: int) -> None:
+def _copy(snap: EditSnapshot, out: int, begin: int, end: int) -> None:
     if end <= begin:
         return
     data = snap.source.memory
@@ -239,7 +239,7 @@ def _copy(snap: Snapshot, out: int, begin: int, end: int) -> None:
 
 
 def _result(
-    snap: Snapshot,
+    snap: EditSnapshot,
     located: list[Located | None],
     results: list[ChangeResult],
     *,

@@ -12,7 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidArgument
-from ..limits import MAX_EDIT_CHANGES as MAX_CHANGES
+
+MAX_CHANGES = 500
+"""Changes one edit call may hold: far above any batch written by hand, and a
+bound on the work of one all-or-nothing call."""
+
 
 _CHANGE_KEYS = {"search", "replace", "fuzzy"}
 

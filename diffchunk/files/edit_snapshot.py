@@ -1,6 +1,6 @@
 """The version of a file an edit works on: one consistent snapshot of its bytes.
 
-A :class:`Snapshot` opens the file once, through its
+A :class:`EditSnapshot` opens the file once, through its
 :class:`~.edit_target.EditTarget` (the directory's descriptor, never a link),
 and checks that the descriptor is the version it detected (fingerprint; it
 tries three times while the file keeps changing), so the changes are
@@ -8,7 +8,7 @@ located, previewed, backed up and written from the very same bytes, all
 read from that descriptor.  Binary files and special files (size 0 with content,
 such as ``/proc``) are refused.
 
-How the bytes are read (:attr:`Snapshot.source`, a :class:`~.byte_reader.Reader`):
+How the bytes are read (:attr:`EditSnapshot.source`, a :class:`~.byte_reader.Reader`):
 
 - UTF-8 and single-byte code pages are searched as bytes: files up to
   :data:`IN_MEMORY_LIMIT` are read into memory, bigger ones read with
@@ -18,7 +18,7 @@ How the bytes are read (:attr:`Snapshot.source`, a :class:`~.byte_reader.Reader`
   back to the very bytes it came from (otherwise an edit would change bytes
   far from the edit).
 
-Replacements are encoded by :meth:`Snapshot.encode` (the file's line ending
+Replacements are encoded by :meth:`EditSnapshot.encode` (the file's line ending
 for the place, its encoding; a character it cannot hold is refused).
 """
 
@@ -31,11 +31,16 @@ from collections.abc import Callable, Iterator
 
 from .. import paths
 from ..errors import EditConflict, FileToolError
-from ..limits import EDIT_IN_MEMORY_BYTES as IN_MEMORY_LIMIT
-from ..limits import EDIT_MAX_TRANSCODE as MAX_TRANSCODE
 from .access import FileVersion, open_version
 from .byte_reader import Reader
 from .edit_target import EditTarget
+
+IN_MEMORY_LIMIT = 32 * 1024 * 1024
+"""Files up to this size are read into memory for an edit; bigger ones stream."""
+
+MAX_TRANSCODE = 256 * 1024 * 1024
+"""Largest file in another encoding than UTF-8 or a single-byte code page that
+is edited: it is transcoded in memory."""
 
 
 def _byte_searchable(encoding: str) -> str | None:
@@ -53,7 +58,7 @@ def _byte_searchable(encoding: str) -> str | None:
         return None
 
 
-class Snapshot:
+class EditSnapshot:
     """One consistent version of the file being edited, open at :attr:`fd`.
 
     :attr:`source` reads its bytes in :attr:`encoding` (see the module doc);
@@ -179,9 +184,9 @@ class Snapshot:
 
 
 @contextlib.contextmanager
-def open_snapshot(target: EditTarget) -> Iterator[Snapshot]:
+def open_snapshot(target: EditTarget) -> Iterator[EditSnapshot]:
     """The snapshot of the target's file for a ``with`` block (its descriptor is closed after)."""
-    snap = Snapshot(target)
+    snap = EditSnapshot(target)
     try:
         yield snap
     finally:

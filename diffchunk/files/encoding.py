@@ -19,14 +19,27 @@ import codecs
 import re
 from dataclasses import dataclass
 
-from ..limits import (
-    BINARY_CONTROL_SHARE,
-    BINARY_SNIFF_BYTES,
-    CHARSET_SAMPLE_BYTES,
-    UTF16_NUL_SHARE,
-    UTF16_PROBE_BYTES,
-    UTF16_STRAY_NUL_SHARE,
-)
+from ..limits import BINARY_SNIFF_BYTES, ENCODING_SAMPLE_BYTES
+
+UTF16_PROBE_BYTES = 4096
+"""Bytes looked at for UTF-16 without a byte-order mark..."""
+
+UTF16_NUL_SHARE = 0.4
+"""...which it is when more than this share of the bytes at one parity are
+NUL (ASCII text in UTF-16 has one NUL in two bytes)..."""
+
+UTF16_STRAY_NUL_SHARE = 0.02
+"""...and fewer than this share at the other."""
+
+BINARY_CONTROL_SHARE = 0.1
+"""A sample whose share of control bytes (other than tab, newline, CR, FF, ESC,
+BS) is above this is binary data, not text in a legacy encoding."""
+
+CHARSET_SAMPLE_BYTES = ENCODING_SAMPLE_BYTES
+"""Bytes handed to the encoding detector (charset-normalizer) for text that is
+not UTF-8: what the file tools sample anyway; the detector's time grows with
+its input."""
+
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),

@@ -50,22 +50,36 @@ from typing import AnyStr, cast
 
 from rapidfuzz import fuzz, process
 
-from ..limits import (
-    ANCHOR_PIECE_SAMPLE_BYTES,
-    ANCHOR_WORDS,
-    FUZZY_CHECK_EVERY,
-    FUZZY_TIME_BUDGET,
-    LINE_CUTOFF,
-    SHORT_CUTOFF,
-    SHORT_PATTERN,
-)
-from ..limits import (
-    LONG_LINE_PIECE_BYTES as _PIECE_BYTES,
-)
+from ..limits import LONG_LINE_PIECE_BYTES
 from .access import FileVersion
 from .byte_reader import LongLine, Window, skip_lines
 from .longline import content_end
 from .matchers import Found, Hit
+
+LINE_CUTOFF = 80.0
+"""Lowest ``partial_ratio`` (0-100) a fuzzy search result may have."""
+
+SHORT_PATTERN = 6
+"""Patterns up to this many characters use SHORT_CUTOFF..."""
+
+SHORT_CUTOFF = 75.0
+"""...a lower cutoff: one typo costs more of a short pattern's score."""
+
+FUZZY_TIME_BUDGET = 10.0
+"""Seconds a fuzzy line search may take; then it stops and reports the lines it
+covered."""
+
+FUZZY_CHECK_EVERY = 4096
+"""Anchors found, or candidate lines scored, between two looks at the clock."""
+
+ANCHOR_WORDS = 5
+"""Longest distinct words of a search text used as its anchors in a file too
+large for a full fuzzy scan."""
+
+ANCHOR_PIECE_SAMPLE_BYTES = 1 << 20
+"""Bytes of a file looked at to choose the rarest pieces of a fuzzy pattern as
+anchors."""
+
 
 # -- measures --------------------------------------------------------------------------
 
@@ -430,8 +444,10 @@ def _score_long_line(
     while pos < stop:
         if time.monotonic() > deadline:
             return None
-        raw = version.data.read(max(line.start, pos - overlap), min(stop, pos + _PIECE_BYTES))
-        pos += _PIECE_BYTES
+        raw = version.data.read(
+            max(line.start, pos - overlap), min(stop, pos + LONG_LINE_PIECE_BYTES)
+        )
+        pos += LONG_LINE_PIECE_BYTES
         if query.folded:
             text = raw.decode(query.encoding, errors="replace").lower()
             if query.needle in text:

@@ -28,42 +28,74 @@ it, with the measures and the prefilter of :mod:`.fuzzy`:
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..limits import (
-    AMBIGUITY_MARGIN,
-    ANCHOR_HITS,
-    FULL_FUZZY_LIMIT,
-    FULL_SCORE_LINES,
-    FUZZY_WINDOWS_KEPT,
-    LENGTH_FILTER_ABOVE,
-    LINE_HINT_CUTOFF,
-    MAX_FUZZY_CHARS,
-    PARTIAL_HINTS_LIMIT,
-    PREFILTER_CUTOFF,
-    PREFILTER_LIMIT,
-    SUGGESTION_CHARS,
-    SUGGESTIONS,
-    WINDOW_BUDGET_COST,
-    WINDOW_BUDGET_MAX,
-    WINDOW_BUDGET_MIN,
-)
-from ..limits import DEFAULT_FUZZY_THRESHOLD as DEFAULT_THRESHOLD
+from .. import settings
+from ..limits import SUGGESTIONS
 from .byte_reader import Reader
 from .fuzzy import anchor_words, length_bounds, normalise, normalise_lines, rank, ratio
 from .scan import scan
 
+FULL_FUZZY_LIMIT = 32 * 1024 * 1024
+"""Files up to this size get a full fuzzy scan for an edit; bigger ones an
+anchored one (around exact occurrences of the search text's longest words)."""
+
+AMBIGUITY_MARGIN = 0.03
+"""A runner-up must be at least twice as far from the search text as the best
+window, and more than a third of this (distances under it count as "equal"
+for near-perfect matches): otherwise the match is ambiguous, and the edit is
+refused rather than guessed."""
+
+MAX_FUZZY_CHARS = 64 * 1024
+"""Longest search text matched fuzzily: comparisons cost the product of the
+lengths (a 1 MB fuzzy edit search ran for minutes)."""
+
+PARTIAL_HINTS_LIMIT = 4 * 1024 * 1024
+"""One-line searches also get partial-match hints in files up to this size."""
+
+FULL_SCORE_LINES = 64
+"""A region of at most this many lines is scored at every start, without a
+prefilter."""
+
+PREFILTER_LIMIT = 400
+"""Lines kept per anchor line by the prefilter of a full fuzzy scan: the window
+starts worth scoring."""
+
+PREFILTER_CUTOFF = 50
+"""Lowest ratio (0-100) a line must reach to be kept by the prefilter."""
+
+ANCHOR_HITS = 200
+"""Occurrences of an anchor word looked at: a word found more often is too
+common to place a block, when rarer ones occur."""
+
+WINDOW_BUDGET_COST = 300_000_000
+"""Fuzzy windows scored for an edit at most: this divided by the cost of one
+comparison (the search text's length squared / 64)..."""
+
+WINDOW_BUDGET_MIN = 30
+"""...but at least this many windows..."""
+
+WINDOW_BUDGET_MAX = 60_000
+"""...and at most this many: the edit stays within seconds whatever the file."""
+
+FUZZY_WINDOWS_KEPT = 50
+"""Best non-overlapping windows kept for the answer and its ambiguity check."""
+
+LINE_HINT_CUTOFF = 60
+"""Lowest ``partial_ratio`` (0-100) of a line offered as a partial-match hint."""
+
+SUGGESTION_CHARS = 200
+"""Characters of a similar text shown in a suggestion."""
+
+LENGTH_FILTER_ABOVE = 48
+"""Anchor lines longer than this are only compared with lines of similar length
+(a ratio of 50 needs the shorter text to be a third of the longer)."""
+
 
 def fuzzy_threshold() -> float:
     """Minimum similarity (0-1) of an accepted fuzzy match (``DIFFCHUNK_FUZZY_THRESHOLD``)."""
-    raw = os.environ.get("DIFFCHUNK_FUZZY_THRESHOLD", "")
-    try:
-        value = float(raw) if raw else DEFAULT_THRESHOLD
-    except ValueError:
-        return DEFAULT_THRESHOLD
-    return value if 0.0 < value <= 1.0 else DEFAULT_THRESHOLD
+    return settings.number("DIFFCHUNK_FUZZY_THRESHOLD")
 
 
 @dataclass(frozen=True, slots=True)

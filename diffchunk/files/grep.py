@@ -26,11 +26,29 @@ import subprocess
 from collections.abc import Callable, Sequence
 from typing import IO
 
-from ..limits import GREP_ADDRESS_SPACE, GREP_HEADER_BYTES, GREP_MIN_BYTES
-from ..limits import GREP_LISTING_BLOCK as _LISTING_BLOCK
+from .. import settings
 from ..paths import fingerprint
 from .access import FileVersion
 from .matchers import Found, Hit
+
+GREP_MIN_BYTES = 8 * 1024 * 1024
+"""Exact counts and searches on files at least this large are delegated to
+``grep`` when present (``DIFFCHUNK_NO_GREP=1`` turns it off): below, starting
+a process costs more than the scan."""
+
+GREP_ADDRESS_SPACE = 256 * 1024 * 1024
+"""Address space a grep child may use: GNU grep holds a whole line, about twice
+(133 MB for a 64 MB line), so a gigabyte one-line file took 2 GB in grep
+alone; capped, such a grep fails and the Python scan, which reads a long
+line in pieces, answers (lines up to about 100 MB still go to grep)."""
+
+_LISTING_BLOCK = 1 << 16
+"""Bytes of grep's listing read at a time: the listing is read as a stream,
+stepping over each listed line (a 300 MB one-line log: peak RSS 591 -> 24 MB)."""
+
+GREP_HEADER_BYTES = 48
+"""Room for the ``LINE:OFFSET:`` grep writes before a listed line: two 20-digit
+numbers fit."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,7 +59,7 @@ def _grep_path() -> str | None:
 def _grep_command(
     version: FileVersion, pattern: str, *, case_sensitive: bool, invert: bool
 ) -> list[str | bytes] | None:
-    if os.environ.get("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
+    if settings.flag("DIFFCHUNK_NO_GREP") or version.transcoded or version.size < GREP_MIN_BYTES:
         return None
     if version.end <= version.start:
         return None  # only a byte-order mark: no line, though grep would see one

@@ -8,39 +8,46 @@ index when it already exists, is counted when the file is at most
 
 Content is returned with ``\\n`` line breaks (a ``\\r`` before a ``\\n`` is
 dropped; a lone ``\\r`` is kept) and lines longer than
-:data:`LONG_LINE_CHARS` characters are cut with a visible marker.
+:func:`long_line_chars` characters are cut with a visible marker.
 
 Memory stays bounded whatever the line lengths: a range of lines up to
-:data:`WINDOW` bytes is read at once; a longer one line by line, each line
+:data:`LINE_WINDOW` bytes is read at once; a longer one line by line, each line
 read only as far as it is shown (:func:`short_line`), and the reading stops
-once the text passes what one answer holds (:data:`ANSWER_CHARS`; the tool
+once the text passes what one answer holds (:data:`READ_MAX_CONTENT_CHARS`; the tool
 cuts it there and says where to read on).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from ..limits import (
-    BACKWARD_SCAN_LINES,
-    CONTEXT_LINE_CHARS,
-    COUNT_FOR_TOTAL,
-    DEFAULT_LONG_LINE_CHARS,
-    MIN_LONG_LINE_CHARS,
-    WHOLE_LINE_BYTES,
-)
-from ..limits import LINE_WINDOW as WINDOW
-from ..limits import READ_MAX_CONTENT_CHARS as ANSWER_CHARS
+from .. import settings
+from ..limits import LINE_WINDOW, READ_MAX_CONTENT_CHARS
 from .access import FileVersion
 from .byte_reader import Buffer, last_lines_start, skip_lines
 
-LONG_LINE_CHARS = max(
-    MIN_LONG_LINE_CHARS,
-    int(os.environ.get("DIFFCHUNK_LONG_LINE_CHARS", "") or DEFAULT_LONG_LINE_CHARS),
-)
-"""Lines longer than this are truncated in read results and counted as long
-(``DIFFCHUNK_LONG_LINE_CHARS`` changes it; see :data:`diffchunk.limits.DEFAULT_LONG_LINE_CHARS`)."""
+COUNT_FOR_TOTAL = 64 * 1024 * 1024
+"""head/tail count all lines for ``total_lines`` only up to this file size: a
+tail of a large log must not read it all."""
+
+BACKWARD_SCAN_LINES = 20_000
+"""Reads this close to the end seek backwards from the end instead of
+indexing the file from its start."""
+
+WHOLE_LINE_BYTES = 1 << 16
+"""Lines up to this many bytes are decoded whole before being cut; a longer
+one only as far as the cut reaches (a line of hundreds of megabytes, minified
+JSON, must not be decoded whole)."""
+
+CONTEXT_LINE_CHARS = 500
+"""A line read as the context of another (around a match) is cut to this many
+characters."""
+
+
+def long_line_chars() -> int:
+    """Lines longer than this are truncated in read results and counted as long
+    (``DIFFCHUNK_LONG_LINE_CHARS``; see :data:`diffchunk.settings.DEFAULT_LONG_LINE_CHARS`)."""
+    return settings.count("DIFFCHUNK_LONG_LINE_CHARS")
 
 
 @dataclass(slots=True)
@@ -55,8 +62,10 @@ class Lines:
     warnings: list[str] = field(default_factory=list)
 
 
-def cut_long(line: str, limit: int = LONG_LINE_CHARS) -> tuple[str, bool]:
-    """``line`` cut to ``limit`` characters with a marker saying how much was left out."""
+def cut_long(line: str, limit: int | None = None) -> tuple[str, bool]:
+    """``line`` cut to ``limit`` characters (default: :func:`long_line_chars`) with a marker
+    saying how much was left out."""
+    limit = long_line_chars() if limit is None else limit
     if len(line) <= limit:
         return line, False
     return f"{line[:limit]}… [line truncated: {len(line) - limit} more characters]", True
@@ -86,9 +95,10 @@ def short_line(
 
 
 def decode_lines(
-    version: FileVersion, raw: bytes | bytearray, limit: int = LONG_LINE_CHARS
+    version: FileVersion, raw: bytes | bytearray, limit: int | None = None
 ) -> tuple[str, int, int]:
     """``(text, lines, cut)``: ``raw`` (whole lines) as text with long lines cut."""
+    limit = long_line_chars() if limit is None else limit
     if not raw:
         return "", 0, 0
     end = len(raw) - 1 if raw.endswith(b"\n") else len(raw)
@@ -110,18 +120,19 @@ def decode_lines(
 def _range_text(version: FileVersion, start: int, end: int) -> tuple[str, int, int]:
     """:func:`decode_lines` of the whole lines ``data[start:end]``: read at once when
     they fit a window, else line by line, each only as far as it is shown, up to
-    about :data:`ANSWER_CHARS` characters (the lines after are not read)."""
+    about :data:`READ_MAX_CONTENT_CHARS` characters (the lines after are not read)."""
     data = version.data
-    if end - start <= WINDOW:
+    if end - start <= LINE_WINDOW:
         return decode_lines(version, data[start:end])
     parts: list[str] = []
     cut = 0
     size = 0
     pos = start
-    while pos < end and size <= ANSWER_CHARS:
+    limit = long_line_chars()
+    while pos < end and size <= READ_MAX_CONTENT_CHARS:
         nl = data.find(b"\n", pos, end)
         stop = end if nl < 0 else nl
-        text, was_cut = short_line(version, data, pos, stop, LONG_LINE_CHARS)
+        text, was_cut = short_line(version, data, pos, stop, limit)
         parts.append(text)
         cut += was_cut
         size += len(text) + 1
@@ -132,19 +143,18 @@ def _range_text(version: FileVersion, start: int, end: int) -> tuple[str, int, i
 def _tail_text(version: FileVersion, start: int, end: int) -> tuple[str, int, int]:
     """:func:`_range_text` of the last lines, from ``start`` to the end: the lines read
     backwards from the end when they do not fit a window, up to about
-    :data:`ANSWER_CHARS` characters (the lines before are not read)."""
+    :data:`READ_MAX_CONTENT_CHARS` characters (the lines before are not read)."""
     data = version.data
-    if end - start <= WINDOW:
+    if end - start <= LINE_WINDOW:
         return decode_lines(version, data[start:end])
     parts: list[str] = []
     cut = 0
     size = 0
     stop = end - 1 if data[end - 1 : end] == b"\n" else end
-    while size <= ANSWER_CHARS:
+    limit = long_line_chars()
+    while size <= READ_MAX_CONTENT_CHARS:
         nl = data.rfind(b"\n", start, stop)
-        text, was_cut = short_line(
-            version, data, nl + 1 if nl >= 0 else start, stop, LONG_LINE_CHARS
-        )
+        text, was_cut = short_line(version, data, nl + 1 if nl >= 0 else start, stop, limit)
         parts.append(text)
         cut += was_cut
         size += len(text) + 1

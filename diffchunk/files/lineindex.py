@@ -19,8 +19,11 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from ..limits import LINE_INDEX_BLOCK as BLOCK
 from .byte_reader import Buffer, LongLine, Step, skip_lines
+
+BLOCK = 64 * 1024
+"""Bytes per block of the sparse line index: the longest scan a lookup can
+need."""
 
 
 class LineIndex:

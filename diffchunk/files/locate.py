@@ -29,12 +29,15 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..limits import SHOWN_OCCURRENCES, SUGGESTIONS
+from ..limits import SUGGESTIONS
 from . import fuzzy_block, scan
 from .edit_blocks import Change
-from .edit_snapshot import Snapshot
+from .edit_snapshot import EditSnapshot
 from .fuzzy_block import SimilarText
 from .indent import MixedIndentation, reindent_replacement
+
+SHOWN_OCCURRENCES = 20
+"""Line numbers of a repeated search text listed in its error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,7 @@ class ChangeResult:
 
 
 def locate_changes(
-    snap: Snapshot, changes: list[Change], threshold: float
+    snap: EditSnapshot, changes: list[Change], threshold: float
 ) -> tuple[list[Located | None], list[ChangeResult]]:
     """Each change's span (None where it failed) and result, in the order given."""
     needle_sets = [_needles(change, snap.encoding) for change in changes]
@@ -166,7 +169,7 @@ def _duplicate_message(occurrences: list[tuple[int, int, int]]) -> str:
 
 
 def _exact(
-    snap: Snapshot, change: Change, start: int, line: int, needle: bytes, variant: int
+    snap: EditSnapshot, change: Change, start: int, line: int, needle: bytes, variant: int
 ) -> Located:
     end = start + len(needle)
     if "\n" in change.search:
@@ -186,7 +189,7 @@ def _exact(
 
 
 def _fuzzy(
-    snap: Snapshot, change: Change, threshold: float
+    snap: EditSnapshot, change: Change, threshold: float
 ) -> tuple[Located | None, str | None, list[SimilarText]]:
     """The change placed on the closest block, or why not (with what was close)."""
     outcome = fuzzy_block.similar_block(
@@ -230,7 +233,7 @@ def _fuzzy(
         )
 
 
-def _on_block(snap: Snapshot, change: Change, window: fuzzy_block.FuzzyWindow) -> Located:
+def _on_block(snap: EditSnapshot, change: Change, window: fuzzy_block.FuzzyWindow) -> Located:
     """The change's replacement for the matched lines ``window`` (re-indented to them)."""
     search_lines = change.search.split("\n")
     ends_with_newline = change.search.endswith("\n")

@@ -19,19 +19,19 @@ import os
 import time
 from collections.abc import Iterator
 
+from .. import settings
 from ..errors import EditConflict, FileToolError
-from ..limits import DEFAULT_LOCK_TIMEOUT as DEFAULT_TIMEOUT
-from ..limits import LOCK_POLL_FIRST, LOCK_POLL_MAX
+
+LOCK_POLL_FIRST = 0.002
+"""Seconds between the first tries of a held edit lock (2 ms), doubling..."""
+
+LOCK_POLL_MAX = 0.01
+"""...up to 10 ms: a waiting edit starts soon after the other ends."""
 
 
 def lock_timeout() -> float:
     """Seconds to wait for another edit of the same file (``DIFFCHUNK_LOCK_TIMEOUT``)."""
-    raw = os.environ.get("DIFFCHUNK_LOCK_TIMEOUT", "")
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if value >= 0 else DEFAULT_TIMEOUT
+    return settings.number("DIFFCHUNK_LOCK_TIMEOUT")
 
 
 def lock_path(lock_dir: str, realpath: str) -> str:

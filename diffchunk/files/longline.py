@@ -2,7 +2,7 @@
 
 A line longer than a window of the reader (a one-line log or minified JSON
 of gigabytes: a :class:`~.byte_reader.LongLine` of a walk) is never held whole:
-it is read in pieces of :data:`_PIECE_BYTES` bytes (with an incremental
+it is read in pieces of :data:`LONG_LINE_PIECE_BYTES` bytes (with an incremental
 decoder where it is decoded), and memory stays at a few pieces.
 
 - :func:`line_matches`: whether a search's matcher finds its pattern in
@@ -22,12 +22,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..limits import LONG_LINE_OVERLAP_CHARS as _OVERLAP_CHARS
-from ..limits import LONG_LINE_PIECE_BYTES as _PIECE_BYTES
-from ..limits import MAX_SUBMATCHES
+from ..limits import LONG_LINE_PIECE_BYTES, MAX_SUBMATCHES
 from .access import FileVersion
 from .byte_reader import LongLine
 from .matchers import Literal, Matcher, TextMatcher
+
+_OVERLAP_CHARS = 1 << 16
+"""Characters two pieces overlap: a match this short that straddles two pieces
+is still found."""
+
 
 Spans = list[tuple[int, int]]
 Scored = tuple[float, int, int]
@@ -65,11 +68,11 @@ def line_matches(
     overlap = max(0, len(matcher.needle) - 1)
     pos = line.start
     while pos < stop:
-        piece = version.data.read(pos, min(stop, pos + _PIECE_BYTES + overlap))
+        piece = version.data.read(pos, min(stop, pos + LONG_LINE_PIECE_BYTES + overlap))
         hay = matcher.prepare(piece, len(piece))
         if matcher.find(hay, 0, len(hay)) >= 0:
             return True
-        pos += _PIECE_BYTES
+        pos += LONG_LINE_PIECE_BYTES
     return False
 
 
@@ -99,7 +102,7 @@ def _text_matches(
     back = ""
     pos = start
     while pos < stop:
-        end = min(pos + _PIECE_BYTES, stop)
+        end = min(pos + LONG_LINE_PIECE_BYTES, stop)
         final = end >= stop
         if each_piece is not None:
             each_piece(end - pos)
@@ -153,7 +156,7 @@ def long_line_match(
     walk = _Walk(width)
     pos = start
     while True:
-        end = min(pos + _PIECE_BYTES, stop)
+        end = min(pos + LONG_LINE_PIECE_BYTES, stop)
         final = end >= stop
         text = decoder.decode(version.data[pos:end], final)
         region_at, region = walk.region(text)

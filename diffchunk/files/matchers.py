@@ -29,10 +29,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..limits import DENSE_MATCHES
 from ..regex import Pattern, compile_literal, compile_regex
 from .access import FileVersion
 from .byte_reader import Window, skip_lines
+
+DENSE_MATCHES = 16384
+"""Matching lines per window after which exact counting switches to
+``findall`` (faster when nearly every line matches)."""
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ locals of another function.  Outlines are cached per file version
 The work is bounded whatever the file (150,000 nested functions once took
 104 s in the query cursor, with every other call waiting):
 
-- definitions nested more than :data:`MAX_DEPTH` deep are left out (and a
+- definitions nested more than :data:`OUTLINE_MAX_DEPTH` deep are left out (and a
   skeleton elides blocks that deep), and the query starts no match deeper
   than :data:`MAX_START_DEPTH` levels of the syntax tree;
 - the parse and the queries share :data:`TIME_BUDGET` seconds: the parse is
@@ -57,21 +57,7 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..limits import (
-    LANGUAGE_SNIFF_BYTES,
-    MAX_FUNCTION_NESTING,
-    OUTLINE_MAX_BYTES,
-    OUTLINES_CACHED,
-    SKELETON_MIN_BYTES,
-)
-from ..limits import OUTLINE_MATCH_LIMIT as MATCH_LIMIT
-from ..limits import OUTLINE_MAX_DEPTH as MAX_DEPTH
-from ..limits import OUTLINE_MAX_START_DEPTH as MAX_START_DEPTH
-from ..limits import OUTLINE_PARSE_PIECE_BYTES as PARSE_PIECE_BYTES
-from ..limits import OUTLINE_QUERY_SLICE_BYTES as QUERY_SLICE_BYTES
-from ..limits import OUTLINE_TIME_BUDGET as TIME_BUDGET
-from ..limits import PYTHON_MAX_INDENT_CHARS as MAX_INDENT_CHARS
-from ..limits import PYTHON_MAX_INDENT_TABS as MAX_INDENT_TABS
+from ..limits import LANGUAGE_SNIFF_BYTES, OUTLINE_MAX_DEPTH
 from .languages import language_for_path, load_language
 from .markdown_outline import nest_headings, scan_headings, tree_headings
 from .outline_item import (
@@ -90,6 +76,58 @@ from .outline_item import (
 )
 from .outline_queries import QUERIES
 from .skeleton import SKELETONS
+
+OUTLINE_MAX_BYTES = 50 * 1024 * 1024
+"""Files larger than this get no outline (callers report it as skipped): the
+seeds' line between files parsed whole and files streamed."""
+
+SKELETON_MIN_BYTES = 1024 * 1024
+"""Above this size function bodies are elided before parsing (and Markdown
+headings are scanned, not parsed): tree-sitter's time and memory grow with
+the text it parses."""
+
+MAX_FUNCTION_NESTING = 2
+"""How many functions deep a nested function may sit and still be listed:
+deeper ones are closures, not what an outline is read for."""
+
+MAX_START_DEPTH = 512
+"""Syntax-tree depth below which the outline's query starts no match: the
+definitions of real code sit 20 levels deep or less (typescript.js: 18), and
+tree-sitter's query cursor took 104 s on 150,000 nested functions (0.01 s with
+this bound)."""
+
+MATCH_LIMIT = 4096
+"""Matches the outline's query cursor may have in progress at once: far above
+what real code needs, a bound on the cursor's memory on hostile input; past it
+the outline says that some definitions may be missing."""
+
+TIME_BUDGET = 10.0
+"""Seconds one outline's parse and queries may take: the 9 MB typescript.js
+takes about 0.5 s; past it the outline stops where it got to and says so."""
+
+QUERY_SLICE_BYTES = 128 * 1024
+"""Bytes of source the outline's query covers in one call: tree-sitter holds the
+interpreter for the whole call (512 KB of minified code: 0.4 s under load);
+between calls other threads run and the time budget is checked."""
+
+PARSE_PIECE_BYTES = 256 * 1024
+"""Bytes handed to the parser at a time: its progress callback, which checks
+the time budget and lets other threads run, comes between steps of the parse."""
+
+MAX_INDENT_CHARS = 256
+"""Lines indented this many whitespace characters deep are blanked before a
+Python parse: tree-sitter-python's scanner overflows its saved state (and the
+process dies) on a string inside 512 levels of indentation, and a line under
+256 characters and 32 tabs (PYTHON_MAX_INDENT_TABS, a tab counting 8 columns
+to it) sits at most 472 columns, so 472 levels, deep."""
+
+MAX_INDENT_TABS = 32
+"""Lines indented this many tabs deep are blanked before a Python parse (see
+PYTHON_MAX_INDENT_CHARS)."""
+
+OUTLINES_CACHED = 16
+"""Outlines of file versions kept (by path and fingerprint)."""
+
 
 __all__ = [
     "OUTLINE_MAX_BYTES",
@@ -388,7 +426,7 @@ def _c_function_name(node: Any) -> Any | None:
 def _nest(
     entries: list[_Entry], method_parents: frozenset[str], cut: list[str]
 ) -> list[OutlineItem]:
-    """The entries as a tree of items, in file order; those nested more than MAX_DEPTH
+    """The entries as a tree of items, in file order; those nested more than OUTLINE_MAX_DEPTH
     deep are left out (``cut`` says from where, unless a skeleton said it first)."""
     entries.sort(key=lambda e: (e.start_byte, -e.end_byte, e.pattern))
     deep_noted = any(reason.startswith(_TOO_DEEP) for reason in cut)
@@ -411,7 +449,7 @@ def _nest(
         if (entry.local_only and depth > 0) or (is_callable and depth >= MAX_FUNCTION_NESTING + 1):
             stack.append((entry.end_byte, None, depth))
             continue
-        if len(stack) >= MAX_DEPTH:
+        if len(stack) >= OUTLINE_MAX_DEPTH:
             stack.append((entry.end_byte, None, depth))
             if not deep_noted:
                 cut.append(f"{_TOO_DEEP} (from line {entry.line_number})")
@@ -433,7 +471,7 @@ def _nest(
     return roots
 
 
-_TOO_DEEP = f"definitions nested more than {MAX_DEPTH} deep are left out"
+_TOO_DEEP = f"definitions nested more than {OUTLINE_MAX_DEPTH} deep are left out"
 
 _cache: OrderedDict[tuple[str, Hashable], tuple[list[OutlineItem], tuple[str, ...]]] = OrderedDict()
 _cache_lock = threading.Lock()

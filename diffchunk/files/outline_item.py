@@ -16,7 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..limits import OUTLINE_NAME_CHARS as MAX_NAME_CHARS
+MAX_NAME_CHARS = 200
+"""Outline names longer than this are cut (with an ellipsis): a C++ template
+or a Markdown heading can run on for a line."""
+
 
 CALLABLE_TYPES = frozenset({"function", "method", "constructor"})
 CLASS_LIKE_TYPES = frozenset(

@@ -3,7 +3,7 @@
 Every definition is reachable, whatever the outline's size:
 
 - **Pages.**  The outline is read in file order, parents before their
-  children (pre-order), and a page is :data:`PAGE_ITEMS` consecutive items of
+  children (pre-order), and a page is :data:`OUTLINE_PAGE_ITEMS` consecutive items of
   that order, nested as in the file: a class keeps its members, the next
   page goes on where this one stops (``next_offset``).  An item whose
   parent is on an earlier page names that parent (``"parent"``: its
@@ -27,10 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidArgument
-from ..limits import OUTLINE_PAGE_ITEMS as PAGE_ITEMS
-from ..limits import SYMBOL_QUERY_CHARS as MAX_QUERY_CHARS
-from ..limits import SYMBOL_QUERY_MATCHES as MAX_MATCHES
+from ..limits import OUTLINE_PAGE_ITEMS
 from .outline_item import OutlineItem, qualified_name
+
+MAX_MATCHES = 200
+"""Definitions a ``symbol`` query lists (the total is given beside them)."""
+
+MAX_QUERY_CHARS = 500
+"""A symbol query longer than any definition name could be is refused."""
 
 
 def preorder(outline: Sequence[OutlineItem]) -> Iterator[tuple[list[OutlineItem], OutlineItem]]:
@@ -62,7 +66,7 @@ class OutlinePage:
 
 
 def outline_page(
-    outline: Sequence[OutlineItem], offset: int, size: int = PAGE_ITEMS
+    outline: Sequence[OutlineItem], offset: int, size: int = OUTLINE_PAGE_ITEMS
 ) -> OutlinePage:
     """Items ``offset .. offset + size - 1`` of the outline in pre-order, nested."""
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:

@@ -5,7 +5,7 @@ only.  A text file gets its line count (``wc -l`` for large files, see
 :meth:`.FileVersion.line_count`), its encoding and dominant line ending,
 long-line statistics (exact up to :data:`LONG_LINE_SAMPLE_ABOVE` bytes,
 sampled beyond), its outline marked against git HEAD (:mod:`.changed_symbols`;
-paged in file order, :data:`MAX_OUTLINE_ITEMS` items a page, or the
+paged in file order, :data:`OUTLINE_PAGE_ITEMS` items a page, or the
 definitions a ``symbol`` query names at any depth: :mod:`.outline_page`) and
 searches worth trying next.  Trouble with git or the parser becomes a warning, never
 an error.
@@ -19,20 +19,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..limits import (
-    COUNT_ONLY_HINT_ABOVE,
-    LONG_LINE_PIECE_BYTES,
-    LONG_LINE_SAMPLE_ABOVE,
-    LONG_LINE_SAMPLE_BYTES,
-    LONG_LINE_SAMPLES,
-    OVERVIEW_MARKER_SCAN_BYTES,
-    OVERVIEW_SYMBOL_HINTS,
-)
-from ..limits import OUTLINE_PAGE_ITEMS as MAX_OUTLINE_ITEMS
+from ..limits import LONG_LINE_PIECE_BYTES, OUTLINE_PAGE_ITEMS
 from ..snapshots import snapshot_of
 from .access import FileVersion, open_version
 from .byte_reader import LongLine, Window
-from .line_reads import LONG_LINE_CHARS
+from .line_reads import long_line_chars
 from .longline import content_end
 from .outline_item import count_items
 from .outline_page import SymbolMatches, find_symbols, outline_page
@@ -40,6 +31,28 @@ from .version_outline import outline_cut, outline_of, skip_reason
 
 if TYPE_CHECKING:
     from .outline_item import OutlineItem
+
+OVERVIEW_SYMBOL_HINTS = 8
+"""Top-level symbols an overview suggests as searches."""
+
+OVERVIEW_MARKER_SCAN_BYTES = 64 * 1024 * 1024
+"""Bytes of a file looked at for TODO/FIXME and log markers to suggest as
+searches: a hint must not cost a scan of a huge file."""
+
+COUNT_ONLY_HINT_ABOVE = 50 * 1024 * 1024
+"""Above this size an overview suggests count_only=True before a search (the
+seeds' 50 MB line between files read whole and files streamed)."""
+
+LONG_LINE_SAMPLE_ABOVE = 200 * 1024 * 1024
+"""Long-line statistics of an overview are sampled (not exact) for files larger
+than this..."""
+
+LONG_LINE_SAMPLES = 16
+"""...in this many windows spread over the file..."""
+
+LONG_LINE_SAMPLE_BYTES = 4 * 1024 * 1024
+"""...of this many bytes each (64 MiB read in all, whatever the size)."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +157,7 @@ def get_overview(
             is_binary=True,
             binary_hint=version.binary_hint,
             line_ending=None,
-            long_lines=LongLines(False, 0, 0, LONG_LINE_CHARS),
+            long_lines=LongLines(False, 0, 0, long_line_chars()),
             outline=(),
             changed_symbols=0,
             search_hints=(),
@@ -202,7 +215,7 @@ def _outline_view(
                 "pass a narrower symbol."
             )
         return _OutlineView((), count_items(outline), None, found)
-    page = outline_page(outline, offset, MAX_OUTLINE_ITEMS)
+    page = outline_page(outline, offset, OUTLINE_PAGE_ITEMS)
     if page.total > page.shown:
         following = (
             f"; the next page: outline_offset={page.next_offset}" if page.next_offset else ""
@@ -268,14 +281,15 @@ def _sample_windows(version: FileVersion) -> tuple[list[tuple[int, int]], bool]:
     return ranges, True
 
 
-def long_line_stats(version: FileVersion, threshold: int = LONG_LINE_CHARS) -> LongLines:
+def long_line_stats(version: FileVersion, threshold: int | None = None) -> LongLines:
     """Lines longer than ``threshold`` characters: count and the longest length
     (memoised on the version).
 
     A regex finds line breaks followed by at least ``threshold`` bytes
     before the next one (C speed, no per-line object); only those lines are
-    decoded to count characters.
+    decoded to count characters.  ``threshold`` defaults to :func:`long_line_chars`.
     """
+    threshold = long_line_chars() if threshold is None else threshold
     key = f"long_lines:{threshold}"
     cached = version.cache.get(key)
     if isinstance(cached, LongLines):

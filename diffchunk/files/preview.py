@@ -16,16 +16,32 @@ from __future__ import annotations
 
 import difflib
 
-from ..limits import MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES
-from ..limits import PREVIEW_AROUND_CHANGE_BYTES as _AROUND
-from ..limits import PREVIEW_CONTEXT_LINES as CONTEXT_LINES
-from ..limits import PREVIEW_LONG_LINE_BYTES as _LONG
 from .byte_reader import Reader
-from .edit_snapshot import Snapshot
+from .edit_snapshot import EditSnapshot
 from .locate import Located
 
+CONTEXT_LINES = 3
+"""Context lines around each change in an edit's preview: git's default."""
 
-def preview(snap: Snapshot, located: list[Located]) -> str:
+MAX_PREVIEW_LINES = 400
+"""An edit's preview stops after this many lines, with a note of how many more
+there were: about 12k tokens at 120 characters a line."""
+
+MAX_PREVIEW_LINE_CHARS = 400
+"""Lines of a preview longer than this are cut."""
+
+_LONG = 4 * MAX_PREVIEW_LINE_CHARS
+"""A line of a preview's region longer than this is read in excerpts (around
+its changes, else its start), never whole: in UTF-8 a character is at most
+four bytes, so a shorter line is cut by MAX_PREVIEW_LINE_CHARS anyway, and a
+gigabyte line no longer costs gigabytes (a 1 GB one-line file took 6.2 GB)."""
+
+_AROUND = MAX_PREVIEW_LINE_CHARS // 4
+"""Bytes shown on each side of a change in such a line: the change stays in
+the first MAX_PREVIEW_LINE_CHARS characters shown, with context around it."""
+
+
+def preview(snap: EditSnapshot, located: list[Located]) -> str:
     """The unified diff that applying ``located`` to ``snap`` would make."""
     source = snap.source
     bounds, regions = _regions(source, located)

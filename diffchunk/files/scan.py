@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..limits import MAX_OCCURRENCES
 from .byte_reader import Reader
+
+MAX_OCCURRENCES = 1000
+"""Occurrences of one needle recorded before the exact scan stops looking for
+it (an edit's search text that occurs more often is ambiguous anyway)."""
 
 
 @dataclass(frozen=True, slots=True)

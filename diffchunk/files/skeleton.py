@@ -21,10 +21,10 @@ of two outlines does not take a definition hidden in one of them for one
 removed or added.
 
 The work is bounded: a block kept open (a class, a big body holding
-definitions) inside :data:`MAX_DEPTH` others is elided whatever it holds,
+definitions) inside :data:`OUTLINE_MAX_DEPTH` others is elided whatever it holds,
 and ``cut`` (a list) is told where that first happened; each block's end is
 searched once per block kept around it, so a file is scanned at most
-``MAX_DEPTH + 1`` times whatever its nesting, and every scan here is linear
+``OUTLINE_MAX_DEPTH + 1`` times whatever its nesting, and every scan here is linear
 in the text it reads (no pattern backtracks over a line).
 """
 
@@ -34,9 +34,22 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TypeAlias
 
-from ..limits import BLOCK_END_PATTERNS_KEPT, SKELETON_KEEP_BODY_BYTES
-from ..limits import OUTLINE_MAX_DEPTH as MAX_DEPTH
-from ..limits import SKELETON_SCAN_FACTOR as SCAN_FACTOR
+from ..limits import OUTLINE_MAX_DEPTH
+
+SKELETON_KEEP_BODY_BYTES = 64 * 1024
+"""Function bodies larger than this are outlined inside even in a skeleton
+(a file that is one huge function keeps its inner definitions)."""
+
+BLOCK_END_PATTERNS_KEPT = 256
+"""Compiled block-end patterns of the skeleton kept (one per indentation)."""
+
+SCAN_FACTOR = 8
+"""Bytes a skeleton's searches for block ends may scan, as a multiple of the
+file's size: each search scans the block it ends, and nested blocks are
+scanned again by each one around them (2,400 nested Python functions: 86 s of
+scanning); past it the skeleton elides nothing more and the parser reads the
+rest whole."""
+
 
 _CLASS_LIKE_HEADER = re.compile(
     rb"\b(?:class|interface|namespace|module|enum|struct|trait|impl|union|record|object|extern)\b"
@@ -124,10 +137,10 @@ class _Walk:
         self._budget = SCAN_FACTOR * max(len(text), 1)
 
     def full(self, pos: int) -> bool:
-        """Whether a block starting at ``pos`` sits inside MAX_DEPTH kept ones."""
+        """Whether a block starting at ``pos`` sits inside OUTLINE_MAX_DEPTH kept ones."""
         while self._ends and self._ends[-1] <= pos:
             self._ends.pop()
-        return len(self._ends) >= MAX_DEPTH
+        return len(self._ends) >= OUTLINE_MAX_DEPTH
 
     def keep(self, end: int) -> None:
         self._ends.append(end)
@@ -137,7 +150,7 @@ class _Walk:
         if self._cut is not None:
             line = self._text.count(b"\n", 0, pos) + 1
             self._cut.append(
-                f"definitions nested more than {MAX_DEPTH} deep are left out (from line {line})"
+                f"definitions nested more than {OUTLINE_MAX_DEPTH} deep are left out (from line {line})"
             )
             self._cut = None
 

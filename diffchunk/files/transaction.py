@@ -53,10 +53,22 @@ from typing import TypeVar
 from .. import paths
 from ..errors import EditConflict, FileToolError
 from ..fdio import copy_range, pread_exact
-from ..limits import EDIT_CARRY_ROUNDS, TEMP_STEM_BYTES, WRITERS_WAIT
+from ..limits import WRITERS_WAIT
 from .edit_target import EditTarget
 from .late_writes import LateWrite, keep_late
 from .writers import wait_for_writers
+
+TEMP_STEM_BYTES = 150
+"""Bytes of the edited file's name kept in its temporary sibling's name
+(``.<name>.diffchunk-XXXXXXXX.tmp``): the whole stays under the 255-byte limit
+of file names.  Stale temporaries of longer names are left alone, as their
+stem could be another file's."""
+
+EDIT_CARRY_ROUNDS = 8
+"""Rounds of copying the lines another program appended during an edit into the
+new version before it is renamed over the file: each round copies what came
+during the one before (microseconds); an appender that outpaces eight rounds
+is an EditConflict (the edit is made again from a fresh read)."""
 
 
 class ChangedMeanwhile(EditConflict):

@@ -39,7 +39,14 @@ import signal
 import time
 from dataclasses import dataclass
 
-from ..limits import WRITERS_POLL_FIRST, WRITERS_POLL_MAX
+WRITERS_POLL_FIRST = 0.002
+"""Seconds between the first looks for such writers (2 ms), doubling..."""
+
+WRITERS_POLL_MAX = 0.05
+"""...up to 50 ms: where the lease probe cannot tell, each look reads every
+descriptor of the user's processes in ``/proc`` (about 12 us each: 0.25 s
+for 20,000 descriptors), so a long wait looks about 40 times, not 1,000."""
+
 
 _PROC = "/proc"
 

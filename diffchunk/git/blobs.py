@@ -18,9 +18,8 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ..errors import GitError
-from ..limits import OBJECT_ID_MIN_DIGITS
+from ..limits import GIT_STREAM_BLOCK, OBJECT_ID_MIN_DIGITS
 from .repo import Repo
-from .runner import STREAM_BLOCK
 
 _FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -79,7 +78,7 @@ def stream_blob(repo: Repo, blob: str, fd: int) -> Iterator[bytes]:
     if not _FULL_ID.fullmatch(blob):
         raise GitError(f"Not a blob id: {blob!r}.")
     stream = repo.git.start_into(
-        ["cat-file", "blob", blob], fd, block_size=STREAM_BLOCK, what="git cat-file"
+        ["cat-file", "blob", blob], fd, block_size=GIT_STREAM_BLOCK, what="git cat-file"
     )
     yield from stream.blocks()
 

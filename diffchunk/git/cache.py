@@ -27,10 +27,26 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
-from ..limits import CACHE_MAX_BYTES as MAX_BYTES
-from ..limits import CACHE_MAX_ENTRIES as MAX_ENTRIES
-from ..limits import DISK_FULL_BELOW, STALE_TEMP_SECONDS, TEMP_NAME_TRIES, UNLOCKED_TEMP_SECONDS
+from ..fdio import prune_newest_first
+from ..limits import STALE_TEMP_SECONDS, TEMP_NAME_TRIES
 from ..paths import cache_dir
+
+MAX_ENTRIES = 200
+"""Diffs kept in the cache of git ranges (least recently used pruned first): a
+bound on the cache directory; a review whose entry was pruned runs git again."""
+
+MAX_BYTES = 2 * 1024**3
+"""Bytes kept in the cache of git ranges (2 GiB), so that the cache never fills
+a disk by itself."""
+
+UNLOCKED_TEMP_SECONDS = 10
+"""A temporary cache file that no process holds locked is garbage after this
+long (its writer locks it right after creating it)."""
+
+DISK_FULL_BELOW = 1 << 20
+"""Free space below which a failed write into the cache is taken for a full
+disk (and said so) rather than git's own failure."""
+
 
 SUFFIX = ".diff"
 _TMP_PREFIX = ".tmp-"
@@ -200,18 +216,22 @@ class DiffCache:
     def prune(self, keep: Path | None = None) -> int:
         """Remove least recently used entries beyond the bounds; returns how many."""
         entries = sorted(self._entries(), key=lambda e: e[1].st_mtime_ns, reverse=True)
-        total = 0
-        removed = 0
-        names: list[str] | None = None
-        for count, (path, st) in enumerate(entries, 1):
-            total += st.st_size
-            over = count > self.max_entries or total > self.max_bytes
-            if over and path != keep:
-                if names is None:
-                    names = self._names()
-                removed += self._remove(path, names)
-                total -= st.st_size
-        return removed
+        names: list[str] = []
+
+        def remove(path: Path) -> bool:
+            if not names:
+                names.extend(self._names())
+            return self._remove(path, names)
+
+        return len(
+            prune_newest_first(
+                ((st.st_size, path) for path, st in entries),
+                remove,
+                max_count=self.max_entries,
+                max_bytes=self.max_bytes,
+                spare=() if keep is None else (keep,),
+            )
+        )
 
     def clear(self) -> int:
         """Remove every entry; returns how many."""

@@ -12,10 +12,10 @@ a line git would refuse is refused here (``bad config line N``).
 
 :func:`read_files` reads config files with their ``include.path`` files
 (relative to the including file, ``~`` expanded, missing ones skipped, at
-most :data:`~diffchunk.limits.GIT_CONFIG_INCLUDE_DEPTH` deep, as git).  Each
+most :data:`GIT_CONFIG_INCLUDE_DEPTH` deep, as git).  Each
 file is opened by :func:`~diffchunk.fdio.read_small_file`: a named pipe or a
 device (which would block git forever) is refused, and so is a file larger
-than :data:`~diffchunk.limits.GIT_CONFIG_MAX_BYTES`.  A file the repository
+than :data:`GIT_CONFIG_MAX_BYTES`.  A file the repository
 names (its own config's includes) must lie in the allowed roots
 (:func:`~diffchunk.paths.check_in_roots`).  Conditional includes
 (``includeIf.<condition>.path``) are not followed: what diffchunk takes from
@@ -36,9 +36,24 @@ from typing import NamedTuple
 
 from ..errors import GitError, UnsafeRepository
 from ..fdio import FileTooLarge, NotAFile, read_small_file
-from ..limits import GIT_CONFIG_FILES_KEPT, GIT_CONFIG_INCLUDE_DEPTH, GIT_CONFIG_MAX_BYTES
 from ..paths import Fingerprint, check_in_roots, fingerprint
 
+GIT_CONFIG_MAX_BYTES = 4 << 20
+"""The largest git config file diffchunk reads (a repository's, the user's, an
+included one): a real config is a few kB; a larger one is refused, never read
+into memory whole."""
+
+GIT_CONFIG_FILES_KEPT = 64
+"""Parsed git config files kept (with their stat) so that the next discovery of
+a repository does not parse them again: a repository's, its includes, the
+user's global and system files; a server meets a few dozen repositories."""
+
+GIT_CONFIG_INCLUDE_DEPTH = 10
+"""Includes followed within includes: git's own limit (``MAX_INCLUDE_DEPTH``),
+past which git refuses the config too."""
+
+
+# Line ends as git's config parser reads them (syntax, not bounds):
 _NL = 0x0A
 _CR = 0x0D
 _SPACE = b" \t\n\v\f\r"

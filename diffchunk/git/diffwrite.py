@@ -34,14 +34,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import GitError
-from ..limits import FILE_CLOCK_MARGIN_NS as _CLOCK_MARGIN_NS
-from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
+from ..limits import GIT_STREAM_BLOCK, SHORT_ID
 from ..paths import fingerprint
 from .cache import DiffCache, PendingEntry
 from .config import parse
 from .repo import Repo
 from .revisions import ResolvedRange
 from .runner import GitStream
+
+_CLOCK_MARGIN_NS = 20_000_000
+"""File times come from a coarse clock (at most a tick, 10 ms at HZ=100,
+behind the wall clock): a file changed within this margin of a git run is
+taken as changed while git ran."""
+
 
 DIFF_OPTIONS: tuple[str, ...] = (
     "--no-color",
@@ -113,7 +118,7 @@ def start_diff(
     try:
         args = ["diff", *DIFF_OPTIONS, *resolved.diff_args(), "--", *paths]
         git = repo.git.with_options("--literal-pathspecs") if paths else repo.git
-        stream = git.start_into(args, entry.fd, block_size=STREAM_BLOCK, what="git diff")
+        stream = git.start_into(args, entry.fd, block_size=GIT_STREAM_BLOCK, what="git diff")
     except BaseException:
         entry.abort()
         raise
@@ -146,8 +151,8 @@ def cache_name(repo: Repo, resolved: ResolvedRange, paths: Sequence[str] = ()) -
     if paths:
         parts = (*parts, limit)
     key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-    base = resolved.base[:12] if resolved.base else "root"
-    return f"{base}..{resolved.head[:12]}-{key[:16]}"
+    base = resolved.base[:SHORT_ID] if resolved.base else "root"
+    return f"{base}..{resolved.head[:SHORT_ID]}-{key[:16]}"
 
 
 def _shaping(repo: Repo) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ Invariants:
   before git could block on it;
 * every directory git would read, the work tree, the git directory, the
   common directory, the object directory and each alternate (followed as git
-  follows them, :data:`~diffchunk.limits.GIT_ALTERNATES_DEPTH` deep), is a real
+  follows them, :data:`GIT_ALTERNATES_DEPTH` deep), is a real
   path checked against the roots in force
   (:func:`~diffchunk.paths.check_in_roots`) before anything in it is read;
 * the ownership check git makes of a discovered repository
@@ -40,9 +40,17 @@ from typing import NamedTuple
 
 from ..errors import GitError, NotARange, PathError, UnsafeRepository
 from ..fdio import FileTooLarge, NotAFile, read_small_file
-from ..limits import GIT_ALTERNATES_DEPTH, GIT_SMALL_FILE_BYTES
 from ..paths import check_in_roots, expand, policy_in_force, within
 from .config import ConfigItem, as_bool, last, parsed_file
+
+GIT_SMALL_FILE_BYTES = 1 << 20
+"""The largest small file of a repository read to find it (``HEAD``, a ``.git``
+file, ``commondir``, ``objects/info/alternates``): git's own bound for a
+``.git`` file; real ones are a line or a few."""
+
+GIT_ALTERNATES_DEPTH = 5
+"""Alternates of alternates followed: git stops at this depth too (it ignores
+deeper ones with an error)."""
 
 
 class Location(NamedTuple):

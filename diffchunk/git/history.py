@@ -25,11 +25,15 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..errors import GitError
-from ..limits import GIT_PATHS_PER_RUN as PATHS_PER_RUN
 from .diffwrite import DIFF_OPTIONS
 from .process import command_failed
 from .repo import Repo
 from .runner import split_z
+
+PATHS_PER_RUN = 1000
+"""Paths per git run: far below the argument size limit of any system (a path
+is rarely over 200 bytes; Linux allows 2 MB of arguments)."""
+
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 

@@ -30,6 +30,7 @@ class LoggedCommit(NamedTuple):
     date: str  # ISO 8601, the author date
     subject: str
     files: tuple[str, ...]
+    body: str | None = None  # the whole message (%B), when asked for
 
 
 def range_commits(
@@ -40,10 +41,12 @@ def range_commits(
     *,
     limit: int,
     exclude: Sequence[str] = (),
+    include_body: bool = False,
 ) -> list[LoggedCommit]:
     """The commits of ``base..head`` (every ancestor of ``head`` when ``base`` is None)
     touching ``paths`` (any, when empty), but those ``exclude`` commits reach (``^id``:
-    a reviewed head leaves out the commits it held); at most ``limit``."""
+    a reviewed head leaves out the commits it held); at most ``limit``.
+    ``include_body``: each commit's whole message too, as ``git log --format=%B``."""
     for commit in (base, head, *exclude):
         if commit is not None and not _FULL_ID.fullmatch(commit):
             raise GitError(f"Not a commit id: {commit!r}.")
@@ -55,7 +58,7 @@ def range_commits(
         "--no-ext-diff",
         "--no-textconv",
         f"--max-count={limit}",
-        f"--format={_RECORD}%H%x00%an%x00%aI%x00%s",
+        f"--format={_RECORD}%H%x00%an%x00%aI%x00%s" + ("%x00%B" if include_body else ""),
         "--name-only",
         "-z",
         head if base is None else f"{base}..{head}",
@@ -70,8 +73,12 @@ def range_commits(
         fields = record.split("\0")
         if len(fields) < 4:
             continue
-        names = [n.lstrip("\n") for n in fields[4:]]
+        first = 5 if include_body else 4
+        names = [n.lstrip("\n") for n in fields[first:]]
+        body = fields[4] if include_body and len(fields) > 4 else None
         commits.append(
-            LoggedCommit(fields[0], fields[1], fields[2], fields[3], tuple(n for n in names if n))
+            LoggedCommit(
+                fields[0], fields[1], fields[2], fields[3], tuple(n for n in names if n), body
+            )
         )
     return commits

@@ -19,9 +19,15 @@ import posixpath
 from collections.abc import Sequence
 
 from ..errors import InvalidArgument
-from ..limits import MAX_RANGE_PATH_CHARS as MAX_PATH_CHARS
-from ..limits import MAX_RANGE_PATHS as MAX_PATHS
 from .repo import Repo
+
+MAX_PATHS = 1000
+"""Paths a range review may be limited to: more than any review needs (a
+command line holds about this many)."""
+
+MAX_PATH_CHARS = 4096
+"""Longest path a range may be limited to: Linux's PATH_MAX; a longer one names
+no file, and its text would fill the answers that repeat it."""
 
 
 def _refused(path: str, why: str) -> InvalidArgument:

@@ -36,7 +36,18 @@ from typing import IO
 
 from ..cancellation import current_call
 from ..errors import CallCancelled, DiffchunkError, GitError, GitTimeout
-from ..limits import GIT_ERROR_LINES, GIT_TAIL_WAIT, GIT_TAIL_WAIT_MAX
+
+GIT_TAIL_WAIT = 0.002
+"""Seconds GitStream.blocks first waits when it has read all git wrote so far
+(2 ms), twice as long each time git still has written nothing more..."""
+
+GIT_TAIL_WAIT_MAX = 0.05
+"""...up to 50 ms: git may think for seconds before it writes (on renames, for
+instance), and a reader polling faster would only burn a core."""
+
+GIT_ERROR_LINES = 6
+"""Lines of git's error output kept in an error message: git says what is
+wrong first; its hints follow."""
 
 
 class _Watchdog:

@@ -20,7 +20,7 @@ import re
 from urllib.parse import urlsplit, urlunsplit
 
 from ..fdio import read_small_file
-from ..limits import GIT_SMALL_FILE_BYTES
+from .discovery import GIT_SMALL_FILE_BYTES
 from .repo import Repo
 
 _SCP = re.compile(r"^(?:[^@/:]+@)?([^/:]+):(?!//)(.+)$")

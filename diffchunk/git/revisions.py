@@ -27,8 +27,24 @@ from typing import NamedTuple
 
 from ..errors import GitError, NotARange, RefusedRange
 from ..fdio import read_small_file
-from ..limits import SHALLOW_FILE_BYTES
+from ..limits import SHORT_ID
 from .repo import Repo
+
+REVISION_HINT_REFS = 200
+"""Branches and tags read (newest first) when a revision is unknown, to offer
+the names closest to it: a repository's recent releases and branches."""
+
+REVISION_HINT_CLOSE = 3
+"""Names close to an unknown revision offered first (``8.4.2`` for ``v8.4.2``)."""
+
+REVISION_HINT_NAMES = 8
+"""Names an unknown revision's hint offers in all: enough to spot the right one
+in a line."""
+
+SHALLOW_FILE_BYTES = 16 << 20
+"""The largest ``shallow`` file read to tell where a shallow clone's history is
+cut off: one commit id a line, so 400,000 boundary commits; past it the
+boundary is not told apart (a commit then shows as having no parent)."""
 
 
 class Mode(str, Enum):
@@ -177,13 +193,13 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
         parents = repo.git.text(["rev-list", "--parents", "-n", "1", head, "--"]).split()[1:]
         if not parents and _shallow_boundary(repo, head):
             raise GitError(
-                f"{request.label!r}: the parents of commit {head[:12]} are not in this "
+                f"{request.label!r}: the parents of commit {head[:SHORT_ID]} are not in this "
                 "shallow clone, so its changes cannot be shown.",
                 suggestion="Fetch more history first, e.g. `git fetch --deepen=1`.",
             )
         if request.parent > max(len(parents), 1):
             raise GitError(
-                f"{request.label!r}: commit {head[:12]} has {len(parents)} parent(s), "
+                f"{request.label!r}: commit {head[:SHORT_ID]} has {len(parents)} parent(s), "
                 f"not {request.parent}.",
             )
         # A root commit (no parent) is compared with the empty tree.
@@ -273,7 +289,7 @@ def _commit_of(
         )
     raise NotARange(
         f"Unknown revision {rev!r} in {label!r}: it does not name a commit in {repo.path}.",
-        suggestion=_revision_hint(repo),
+        suggestion=_revision_hint(repo, rev),
     )
 
 
@@ -286,12 +302,17 @@ def _head_is_unborn(repo: Repo) -> bool:
     return check.returncode != 0
 
 
-def _revision_hint(repo: Repo) -> str:
+def _revision_hint(repo: Repo, rev: str) -> str:
+    """Where to find valid names: the branches and tags closest to ``rev`` (a typo such
+    as ``v8.4.2`` for ``8.4.2``), then the most recently made ones.
+
+    Sorted by ``creatordate``: ``committerdate`` is empty for an annotated tag, which
+    then sorted last (the oldest were offered first)."""
     proc = repo.git.run(
         [
             "for-each-ref",
-            "--count=8",
-            "--sort=-committerdate",
+            f"--count={REVISION_HINT_REFS}",
+            "--sort=-creatordate",
             "--format=%(refname:short)",
             "refs/heads",
             "refs/tags",
@@ -300,9 +321,16 @@ def _revision_hint(repo: Repo) -> str:
     )
     names = proc.stdout.decode("utf-8", "replace").split() if proc.returncode == 0 else []
     hint = "Run `git log --oneline` or `git branch -a` to find valid names"
-    if names:
-        return f"{hint}; recent branches and tags: {', '.join(names)}."
-    return hint + "."
+    if not names:
+        return hint + "."
+    import difflib  # only for this error: a diff's load does not pay for it
+
+    close = difflib.get_close_matches(rev, names, n=REVISION_HINT_CLOSE, cutoff=0.6)
+    recent = [n for n in names if n not in close][: REVISION_HINT_NAMES - len(close)]
+    shown = ", ".join(recent)
+    if close:
+        return f"{hint}; closest names: {', '.join(close)}; recent branches and tags: {shown}."
+    return f"{hint}; recent branches and tags: {shown}."
 
 
 def _shallow_boundary(repo: Repo, commit: str) -> bool:

@@ -65,13 +65,20 @@ from typing import NamedTuple
 
 from ..cancellation import current_call
 from ..errors import GitError
-from ..limits import GIT_RUN_TIME_LIMIT, GIT_STREAM_TIME_LIMIT
-from ..limits import GIT_STREAM_BLOCK as STREAM_BLOCK
+from ..limits import GIT_STREAM_BLOCK, GIT_STREAM_TIME_LIMIT
 from ..log import LazyLogger
 from ..paths import check_in_roots
 from ..termination import Held
 from .process import GitProcess, GitStream, decoded
 from .sandbox import git_home
+
+GIT_RUN_TIME_LIMIT = 300.0
+"""Seconds a git command that answers (``rev-parse``, ``cat-file``, ``check-attr``,
+``log``...) may run before it is stopped with its children: far more than any
+of them takes on a large repository (seconds), so that a git waiting on
+something that never comes (a named pipe where git expects a file) cannot
+hold a worker thread for good."""
+
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -314,7 +321,7 @@ class GitCommand(NamedTuple):
         args: Sequence[str],
         fd: int,
         *,
-        block_size: int = STREAM_BLOCK,
+        block_size: int = GIT_STREAM_BLOCK,
         what: str | None = None,
     ) -> GitStream:
         """Start git writing its stdout into the file open at ``fd``.

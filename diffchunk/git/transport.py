@@ -25,7 +25,7 @@ What keeps it apart:
   contract in ``pyproject.toml``): no MCP tool touches the network.
 
 Each git is bounded in time as any other
-(:data:`~diffchunk.limits.SYNC_GIT_TIME_LIMIT`).
+(:data:`SYNC_GIT_TIME_LIMIT`).
 """
 
 from __future__ import annotations
@@ -36,10 +36,13 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from ..limits import SYNC_GIT_TIME_LIMIT
 from ..paths import state_dir
 from .process import GitProcess
 from .runner import GitCommand
+
+SYNC_GIT_TIME_LIMIT = 300.0
+"""How long one git of ``diffchunk sync`` may run (a push or fetch over a slow
+network, a credential prompt answered by a person): minutes, not forever."""
 
 # The user's GIT_* variables a transport reads, kept as git push would see them.
 _TRANSPORT_ENV = frozenset(

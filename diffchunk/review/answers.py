@@ -13,8 +13,16 @@ holds.
 
 from __future__ import annotations
 
-from ..limits import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS
-from ..limits import SHORTENED_LINE_CHARS as LONG_LINE_CHARS
+from ..limits import CHARS_PER_TOKEN, RESPONSE_TOKENS
+
+PART_BYTES = RESPONSE_TOKENS * CHARS_PER_TOKEN - 2_000
+"""A part of a raw chunk too large for one answer fills an answer but the few
+lines of its header (2,000 characters of room)."""
+
+LONG_LINE_CHARS = 2_000
+"""Lines longer than this are shortened in a view too large for one answer:
+one minified line must not take the whole answer."""
+
 
 __all__ = [
     "CHARS_PER_TOKEN",

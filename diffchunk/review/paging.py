@@ -14,7 +14,11 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ..errors import InvalidArgument
-from ..limits import PAGE_SEPARATOR_CHARS as SEPARATOR_CHARS
+
+SEPARATOR_CHARS = 2
+"""What a page costs per entry besides the entry's own JSON text: ``, `` between
+entries of indented answers (1 in compact JSON, which callers pass)."""
+
 
 T = TypeVar("T")
 

@@ -40,13 +40,21 @@ from ..fdio import replace_file
 from ..git.cache import DiffCache
 from ..git.repo import Repo, discover
 from ..git.revisions import Mode, ResolvedRange, empty_tree
-from ..limits import HOOK_MARKER_BYTES
-from ..limits import HOOK_MAX_NEW_COMMITS as MAX_NEW_COMMITS
+from ..limits import SHORT_ID
 
 if TYPE_CHECKING:
     from .ranges.load import GitDiff
     from .record.pushed import PushRecord, RecordSettings
     from .results import ChunkListing, LoadSummary
+
+MAX_NEW_COMMITS = 500
+"""A new branch with no merge base is reviewed over its last commits, at most
+this many: the hook must not review a whole history before a push."""
+
+HOOK_MARKER_BYTES = 4096
+"""Bytes of a pre-push hook read for diffchunk's marker: the marker sits in the
+first lines of our own hook script."""
+
 
 HOOK_NAME = "pre-push"
 LEGACY_SUFFIX = ".legacy"
@@ -317,7 +325,7 @@ def review_push(
         if base == ref.local_sha:
             reviews.append(RefReview(ref, note="no new commits"))
             continue
-        label = f"{(base or 'root')[:12]}..{ref.local_sha[:12]}"
+        label = f"{(base or 'root')[:SHORT_ID]}..{ref.local_sha[:SHORT_ID]}"
         resolved = ResolvedRange(label, Mode.COMMITS, base, ref.local_sha, base or empty_tree(repo))
         diff = review_resolved(repo, resolved, cache)
         summary = load_diff(diff.diff_path)

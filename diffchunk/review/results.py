@@ -9,14 +9,20 @@ do not apply, never sent as null).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..diff.options import LoadOptions
 
-if TYPE_CHECKING:
-    from .record.since import SinceReview
-    from .sessions.excluded import ExcludedSummary
-    from .tools.symbols import SymbolChange
+
+class SinceReview(Protocol):
+    """What changed since a review's reviewed revision, as a load reports it: the
+    record's :class:`~diffchunk.review.record.since.SinceReview`, which a result
+    only carries and sends."""
+
+    @property
+    def full_diff(self) -> str | None: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,26 @@ class ExcludedFile:
         if self.commit is not None:
             entry["commit"] = self.commit
         return entry
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedSummary:
+    """How many files were left out, by reason and by top directory."""
+
+    total: int
+    by_reason: tuple[tuple[str, int], ...]
+    by_dir: tuple[tuple[str, int], ...]  # the largest (:mod:`.sessions.excluded`)
+    other_dirs: int = 0  # files in the directories not named
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "total": self.total,
+            "by_reason": dict(self.by_reason),
+            "by_dir": dict(self.by_dir),
+        }
+        if self.other_dirs:
+            result["other_dirs"] = self.other_dirs
+        return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +155,28 @@ class RangeSummary:
                 f"review_id={first})) or `diffchunk review RANGE --review {first}`."
             )
         return result
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolChange:
+    """One definition a change touches."""
+
+    name: str
+    change: str  # added, modified, removed
+    kind: str | None = None  # function, method, class... (None from function context)
+    lines: tuple[int, int] | None = None  # new-side lines (old-side for a removed one)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "kind", "change", "lines"}``, e.g. ``{"name": "Parser.run", "kind":
+        "method", "change": "modified", "lines": [12, 40]}`` (a removed one's lines are
+        its old lines); a function-context line has no kind and no lines."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.kind is not None:
+            out["kind"] = self.kind
+        out["change"] = self.change
+        if self.lines is not None:
+            out["lines"] = list(self.lines)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +331,7 @@ class LoadedDiff:
 
 
 @dataclass(frozen=True, slots=True)
-class Overview:
+class CurrentOverview:
     """``get_current_overview``: every diff loaded in this process."""
 
     loaded_diffs: tuple[LoadedDiff, ...] = field(default_factory=tuple)

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import PathError
 from ..paths import ROOTS_ENV, PathPolicy
 from . import code_tools, diff_tools, export_tools, file_tools, git_tools, record_tools
@@ -50,7 +50,7 @@ def startup_policy(allow_roots: Sequence[str] = ()) -> PathPolicy | None:
 
 def serve(allow_roots: Sequence[str] = ()) -> None:
     """Serve the tools over stdio until the client disconnects."""
-    level = logging.DEBUG if os.environ.get("DIFFCHUNK_DEBUG") else logging.WARNING
+    level = logging.DEBUG if settings.flag("DIFFCHUNK_DEBUG") else logging.WARNING
     logging.getLogger("diffchunk").setLevel(level)
     try:
         configure_policy(startup_policy(allow_roots))

@@ -36,7 +36,6 @@ from .. import __version__
 from ..cancellation import CallToken, call_in_force
 from ..diff.options import Progress
 from ..errors import PathError
-from ..limits import ROOTS_TIMEOUT_SECONDS, TOOL_THREADS
 from ..paths import PathPolicy, expand, roots_in_force, within
 from ..snapshots import snapshot_of
 from .errors import (
@@ -49,6 +48,18 @@ from .errors import (
     validation_error,
 )
 from .sdk import can_send_request, connection_key, on_notification, tool_schema
+
+TOOL_THREADS = 32
+"""Worker threads the MCP tools run in, a pool of their own: the SDK's stdio
+transport reads and writes each message through a thread of anyio's default
+pool (40 threads), so tools sharing it could take every thread (45 calls
+waiting on git did) and leave the server unable to read even the client's
+cancellations.  32 calls at work at once is more than any client makes."""
+
+ROOTS_TIMEOUT_SECONDS = 10.0
+"""Seconds to wait for the client's answer to roots/list: a client that never
+answers must not hold every tool call."""
+
 
 INSTRUCTIONS = """\
 diffchunk reviews changes too large for your context, and large files, for fewer

@@ -1,17 +1,22 @@
 """MCP tools for the code around a change (thin wrappers over :mod:`diffchunk.review`).
 
-``open_file_version`` (a file at either side of a diff, as a read-only
-snapshot the file tools read), ``search_diff`` and ``list_commits``.  Each
+``open_file_version`` (any file at either side of a diff, as a read-only
+snapshot the file tools read), ``search_diff``, ``list_commits``,
+``search_code`` and ``find_references`` (the whole tree at one side of a
+range), ``list_symbols`` (every definition a file's change touches).  Each
 returns the JSON of the core's typed result; errors come back in the one
 shape of every tool (:mod:`diffchunk.server.errors`).
 """
 
 from __future__ import annotations
 
-from ..limits import COMMITS_PAGE_DEFAULT, DIFF_SEARCH_DEFAULT_RESULTS
+from ..limits import CODE_SEARCH_DEFAULT_RESULTS, COMMITS_PAGE_DEFAULT, DIFF_SEARCH_DEFAULT_RESULTS
+from ..review.tools.code_search import find_references as core_find_references
+from ..review.tools.code_search import search_code as core_search_code
 from ..review.tools.commits import list_commits as core_list_commits
 from ..review.tools.diff_search import search_diff as core_search_diff
 from ..review.tools.file_versions import open_file_version as core_open_file_version
+from ..review.tools.symbol_list import list_symbols as core_list_symbols
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 
@@ -23,8 +28,9 @@ def open_file_version(
     side: str = "new",
     absolute_repo_path: str | None = None,
 ) -> str:
-    """A file of the diff at side "new" or "old", as a read-only snapshot whose "path"
-    the file tools read. A diff file needs absolute_repo_path."""
+    """Any file of the repository at side "new" or "old" (not only the diff's), as a
+    read-only snapshot whose "path" the file tools read. A diff file needs
+    absolute_repo_path."""
     with tool_errors():
         found = core_open_file_version(absolute_file_path, file_path, side, absolute_repo_path)
         return to_json(found.to_dict())
@@ -65,9 +71,59 @@ def list_commits(
     file_path: str | None = None,
     offset: int = 0,
     limit: int = COMMITS_PAGE_DEFAULT,
+    include_body: bool = False,
 ) -> str:
     """The diff's commits: id, subject, author, date, files; file_path: only those
-    touching it."""
+    touching it; include_body: each whole message."""
     with tool_errors():
-        found = core_list_commits(absolute_file_path, file_path, offset, limit)
+        found = core_list_commits(absolute_file_path, file_path, offset, limit, include_body)
         return to_json(found.to_dict())
+
+
+@app.tool(annotations=READ_ONLY, structured_output=False)
+def search_code(
+    absolute_file_path: str,
+    pattern: str,
+    side: str = "new",
+    regex: bool = False,
+    case_sensitive: bool = True,
+    file_pattern: str | None = None,
+    max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
+    offset: int = 0,
+) -> str:
+    """Search every file of a range's tree at side "new" or "old" (as git grep): path,
+    line, text, "in_diff". regex: Python syntax; file_pattern: globs."""
+    with tool_errors():
+        found = core_search_code(
+            absolute_file_path,
+            pattern,
+            side,
+            regex,
+            case_sensitive,
+            file_pattern,
+            max_results,
+            offset,
+        )
+        return to_json(found.to_dict())
+
+
+@app.tool(annotations=READ_ONLY, structured_output=False)
+def find_references(
+    absolute_file_path: str,
+    symbol: str,
+    side: str = "new",
+    max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
+    offset: int = 0,
+) -> str:
+    """Callers of a name across a range's tree at one side, each line with the
+    definition it sits in ("in"); textual plus outline, not a type checker."""
+    with tool_errors():
+        found = core_find_references(absolute_file_path, symbol, side, max_results, offset)
+        return to_json(found.to_dict())
+
+
+@app.tool(annotations=READ_ONLY, structured_output=False)
+def list_symbols(absolute_file_path: str, file_path: str, offset: int = 0) -> str:
+    """Every definition one file's change touches (listings show 5)."""
+    with tool_errors():
+        return to_json(core_list_symbols(absolute_file_path, file_path, offset).to_dict())

@@ -20,7 +20,19 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from ..errors import DiffchunkError
-from ..limits import ERROR_TEXT_CHARS, SHOWN_INPUT_CHARS, SHOWN_SCHEMA_ERRORS
+
+SHOWN_INPUT_CHARS = 60
+"""Characters of a rejected argument's value repeated in an error: enough to
+recognise it, not a pasted file echoed back."""
+
+ERROR_TEXT_CHARS = 2_000
+"""Characters of an error's message or suggestion in a tool's answer: the
+longest real message is a few hundred; one that repeats a user's text of
+100,000 characters (a pattern, a range) is cut in the middle, not sent whole."""
+
+SHOWN_SCHEMA_ERRORS = 5
+"""Problems of a call that fails the input schema named at most, one line
+each."""
 
 
 def printable(text: str) -> str:

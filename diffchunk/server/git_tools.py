@@ -42,15 +42,7 @@ async def load_git_diff(
     """
 
     with tool_errors():
-        options = LoadOptions(
-            max_chunk_lines=max_chunk_lines,
-            skip_trivial=skip_trivial,
-            skip_generated=skip_generated,
-            include_patterns=include_patterns,
-            exclude_patterns=exclude_patterns,
-            context_lines=context_lines,
-            order=order,
-        )
+        options = LoadOptions.of(locals())
 
         def work(progress: Progress) -> str | list[TextContent]:
             summary = core_load_git_diff(

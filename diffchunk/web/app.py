@@ -50,7 +50,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import DiffchunkError, InvalidArgument, RecordUnavailable
-from ..limits import PAGE_REQUEST_BYTES
+
+PAGE_REQUEST_BYTES = 1_048_576
+"""Largest request body the page's server reads: a finding's message and
+suggestion fit many times over."""
+
 
 logger = logging.getLogger(__name__)
 

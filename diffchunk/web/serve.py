@@ -2,7 +2,7 @@
 
 The socket is bound here, on ``127.0.0.1`` only (port 0: a free port the
 system picks), before uvicorn starts, so the printed URL names the port
-actually served.  The token is :data:`~diffchunk.limits.PAGE_TOKEN_BYTES`
+actually served.  The token is :data:`PAGE_TOKEN_BYTES`
 random bytes (``secrets``), in the URL only: the page sends it back in a
 header (see :mod:`.guard`).  uvicorn trusts no proxy header, sends no
 ``Server`` header and logs no request (the URL holds the token).
@@ -15,9 +15,15 @@ import socket
 import webbrowser
 from collections.abc import Callable
 
-from ..limits import PAGE_SHUTDOWN_SECONDS, PAGE_TOKEN_BYTES
 from .app import PageConfig, build_app
 from .guard import Guard
+
+PAGE_TOKEN_BYTES = 32
+"""Random bytes of the page's secret token (256 bits), as in the printed URL."""
+
+PAGE_SHUTDOWN_SECONDS = 5
+"""Seconds the page's server waits for open requests when it is stopped."""
+
 
 LOOPBACK = "127.0.0.1"
 

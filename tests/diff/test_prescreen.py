@@ -140,7 +140,7 @@ def test_verdicts_made_for_other_file_objects_are_not_used() -> None:
 def test_git_review_judges_files_while_git_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(diffwrite, "STREAM_BLOCK", 2048)  # many blocks for a small diff
+    monkeypatch.setattr(diffwrite, "GIT_STREAM_BLOCK", 2048)  # many blocks for a small diff
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))

@@ -247,10 +247,12 @@ def test_a_tail_cut_to_fit_a_reply_still_ends_at_the_last_line(
 
     path = tmp_path / "wide.log"
     path.write_text("".join(f"{i:04d} " + "x" * 95 + "\n" for i in range(1, 2001)))
-    monkeypatch.setattr(content_read, "MAX_CONTENT_CHARS", 10_000)
+    monkeypatch.setattr(content_read, "READ_MAX_CONTENT_CHARS", 10_000)
     result = read_content(str(path), mode="tail", limit=500).to_dict()
     assert result["end_line"] == result["total_lines"] == 2000
     assert result["content"].endswith("2000 " + "x" * 95)
     assert result["start_line"] == 2000 - result["lines_returned"] + 1 > 1500
-    assert result["truncated"] is False
+    # Fewer lines than asked (the 720 of 1,000): truncated says so.
+    assert result["lines_returned"] < 500
+    assert result["truncated"] is True
     assert any("Output stopped" in w for w in result["warnings"])

@@ -317,7 +317,7 @@ def test_a_long_matched_line_read_in_pieces_gives_what_the_whole_line_gives(
     assert whole, "the pattern must match something for the comparison to mean anything"
     monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
     for piece, overlap in ((61, 45), (97, 41), (120, 50), (256, 64), (1000, 300)):
-        monkeypatch.setattr(longline, "_PIECE_BYTES", piece)
+        monkeypatch.setattr(longline, "LONG_LINE_PIECE_BYTES", piece)
         monkeypatch.setattr(longline, "_OVERLAP_CHARS", overlap)
         assert _search_results(path, pattern, **options) == whole, (piece, overlap)
 
@@ -330,7 +330,7 @@ def test_a_long_matched_line_is_never_decoded_whole(
     path = tmp_path / "one-line.log"
     path.write_bytes(b"a" * 300_000 + b"NEEDLE" + b"b" * 300_000 + b"\n")
     monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 1 << 16)
-    monkeypatch.setattr(longline, "_PIECE_BYTES", 1 << 16)
+    monkeypatch.setattr(longline, "LONG_LINE_PIECE_BYTES", 1 << 16)
     decoded: list[int] = []
     real = longline.codecs.getincrementaldecoder
 
@@ -420,7 +420,7 @@ def test_a_long_line_without_the_literal_shows_its_best_fuzzy_place(
     best = fuzz.partial_ratio_alignment(pattern.lower(), line.lower())
     assert best is not None
     monkeypatch.setattr(content_search, "PIECEWISE_LINE_BYTES", 64)
-    monkeypatch.setattr(longline, "_PIECE_BYTES", 700)
+    monkeypatch.setattr(longline, "LONG_LINE_PIECE_BYTES", 700)
     monkeypatch.setattr(longline, "_OVERLAP_CHARS", 50)
     (hit,) = [r for r in _search_results(path, pattern, fuzzy=True) if r["line_number"] == 2]
     [span] = hit["submatches"]

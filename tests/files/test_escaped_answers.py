@@ -90,7 +90,7 @@ def test_a_tail_cut_to_fit_still_ends_at_the_last_line(escaped: Path) -> None:
     result = read_content(str(escaped), limit=100_000, mode="tail")
     assert LIMIT - 2_000 < len(_sent(result)) <= LIMIT
     lines = _file_lines(escaped)
-    assert result.end_line == len(lines) and result.truncated is False
+    assert result.end_line == len(lines) and result.truncated is True  # fewer lines than asked
     assert result.content == "\n".join(lines[result.start_line - 1 :])  # type: ignore[operator]
     assert f"before line {result.start_line} are left out" in result.warnings[-1]
 
@@ -101,7 +101,7 @@ def test_a_line_larger_than_the_room_is_cut_inside(
 ) -> None:
     path = tmp_path / "quotes.txt"
     path.write_text('"' * 900 + "\n" + '"' * 900 + "\n")
-    monkeypatch.setattr(content_read, "MAX_CONTENT_CHARS", 1_500)
+    monkeypatch.setattr(content_read, "READ_MAX_CONTENT_CHARS", 1_500)
     result = read_content(str(path), limit=2, mode=mode)
     assert len(_sent(result)) <= 1_500
     assert result.lines_returned == 1 and 300 < len(result.content) < 750

@@ -105,8 +105,8 @@ def test_long_lines_read_in_pieces_answer_as_whole_ones(
 
     monkeypatch.setattr(access, "SMALL_FILE", 0)  # read through the file, not from memory
     whole = _answers(mixed)
-    monkeypatch.setattr(byte_reader, "WINDOW", 256)  # most lines of é€x are long lines now
-    monkeypatch.setattr(line_reads, "WINDOW", 256)  # reads go line by line
+    monkeypatch.setattr(byte_reader, "LINE_WINDOW", 256)  # most lines of é€x are long lines now
+    monkeypatch.setattr(line_reads, "LINE_WINDOW", 256)  # reads go line by line
     assert _answers(mixed) == whole
 
 

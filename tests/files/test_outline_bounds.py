@@ -116,9 +116,9 @@ def test_classes_nested_too_deep_are_left_out_and_the_answer_says_so(tmp_path: P
     # Every walk of the outline recursed past Python's limit: get_overview failed.
     answer = _overview(tmp_path, "Nested.java", nested_classes_java(150_000))
     assert answer == {
-        "outline_total": outline.MAX_DEPTH,
-        "outline_cut": f"definitions nested more than {outline.MAX_DEPTH} deep are left out "
-        f"(from line {outline.MAX_DEPTH + 1})",
+        "outline_total": outline.OUTLINE_MAX_DEPTH,
+        "outline_cut": f"definitions nested more than {outline.OUTLINE_MAX_DEPTH} deep are left out "
+        f"(from line {outline.OUTLINE_MAX_DEPTH + 1})",
     }
 
 
@@ -172,7 +172,7 @@ def test_a_cut_outline_is_not_compared_and_the_answers_say_so(
 ) -> None:
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
     repo = init_repo(tmp_path / "repo")
-    depth = outline.MAX_DEPTH + 4
+    depth = outline.OUTLINE_MAX_DEPTH + 4
     commit(repo, {"deep.py": _nested_classes_py(depth, "1"), "flat.py": "def f():\n    return 1\n"})
     commit(repo, {"deep.py": _nested_classes_py(depth, "2"), "flat.py": "def f():\n    return 2\n"})
     store = SessionStore()
@@ -184,6 +184,6 @@ def test_a_cut_outline_is_not_compared_and_the_answers_say_so(
     assert "symbols_from" not in details["flat.py"]  # from the outline
     widened = diff_tools.get_file_diff(diff, "deep.py", context="symbol", store=store)
     assert (
-        f"the outline of deep.py is cut (definitions nested more than {outline.MAX_DEPTH} deep "
-        f"are left out (from line {outline.MAX_DEPTH + 1})): hunks there are as they are"
+        f"the outline of deep.py is cut (definitions nested more than {outline.OUTLINE_MAX_DEPTH} deep "
+        f"are left out (from line {outline.OUTLINE_MAX_DEPTH + 1})): hunks there are as they are"
     ) in widened

@@ -13,7 +13,7 @@ from diffchunk.cli import main as cli
 from diffchunk.errors import InvalidArgument
 from diffchunk.files.access import clear_cache
 from diffchunk.files.outline import build_outline, describe_context
-from diffchunk.files.overview import MAX_OUTLINE_ITEMS, get_overview
+from diffchunk.files.overview import OUTLINE_PAGE_ITEMS, get_overview
 from tests.support.test_data import typescript_bundle
 
 
@@ -60,7 +60,7 @@ def test_pages_reach_every_definition_with_classes_keeping_their_members(tmp_pat
         overview = get_overview(str(path), outline_offset=offset).to_dict()
         assert overview["outline_total"] == 1051
         nodes = _nodes(overview["outline"])
-        assert len(nodes) == min(MAX_OUTLINE_ITEMS, 1051 - offset)
+        assert len(nodes) == min(OUTLINE_PAGE_ITEMS, 1051 - offset)
         seen.extend(nodes)
         offset = overview.get("outline_next_offset")
         pages += 1
@@ -110,14 +110,14 @@ def test_typescript_bundle_every_definition_is_reachable() -> None:
     bundle = str(typescript_bundle())
     overview = get_overview(bundle).to_dict()
     assert overview["line_count"] > 200_000 and overview["outline_total"] > 9_000
-    assert overview["outline_next_offset"] == MAX_OUTLINE_ITEMS
+    assert overview["outline_next_offset"] == OUTLINE_PAGE_ITEMS
     found = get_overview(bundle, symbol="createProgram").to_dict()
     [program] = found["symbols"]
     with open(bundle, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
     assert "function createProgram(" in lines[program["line_number"] - 1]
     assert program["end_line"] - program["line_number"] > 500
-    last_page = overview["outline_total"] // MAX_OUTLINE_ITEMS * MAX_OUTLINE_ITEMS
+    last_page = overview["outline_total"] // OUTLINE_PAGE_ITEMS * OUTLINE_PAGE_ITEMS
     tail = get_overview(bundle, outline_offset=last_page).to_dict()
     assert "outline_next_offset" not in tail
     assert _nodes(tail["outline"])[-1]["line_number"] > 0.9 * overview["line_count"]

@@ -187,14 +187,33 @@ def test_a_cached_diff_of_a_repository_outside_the_roots_runs_no_git_there(
             "open_file_version", **diff, file_path="a.py", side="old"
         )
         answers["list_commits"] = await c.raw("list_commits", **diff)
+        answers["open_file_version any file"] = await c.raw(
+            "open_file_version", **diff, file_path="other.py"
+        )
+        answers["search_code"] = await c.raw("search_code", **diff, pattern="return")
+        answers["find_references"] = await c.raw("find_references", **diff, symbol="f")
+        answers["list_commits bodies"] = await c.raw("list_commits", **diff, include_body=True)
+        answers["list_symbols"] = await c.json("list_symbols", **diff, file_path="a.py")
 
     serve(tmp_path, read, "--allow-root", str(root), env=env)
     started = log.read_text().splitlines() if log.exists() else []
     assert not [line for line in started if str(outside) in line], started
     (entry,) = answers["list_chunks"]["chunks"]  # listed, without symbols: git would run there
     assert entry["files"] == ["a.py"] and "symbols" not in entry["file_details"][0]
-    for tool in ("get_file_diff", "open_file_version", "list_commits"):
+    for tool in (
+        "get_file_diff",
+        "open_file_version",
+        "list_commits",
+        "open_file_version any file",
+        "search_code",
+        "find_references",
+        "list_commits bodies",
+    ):
         assert answers[tool].is_error, tool
+        text = answers[tool].content[0].text
+        assert "root" in text, (tool, text)
+    # Every changed symbol, from the hunks: the outlines' blobs would need git there.
+    assert answers["list_symbols"]["symbols_from"] == "hunks"
 
 
 # --------------------------------------------------------------------------

@@ -181,6 +181,9 @@ EXPECTED_TOOLS = {
     "open_file_version",
     "search_diff",
     "list_commits",
+    "search_code",
+    "find_references",
+    "list_symbols",
 }
 RECORD_TOOLS = (
     "mark_reviewed",
@@ -199,6 +202,9 @@ DIFF_TOOLS = (
     "open_file_version",
     "search_diff",
     "list_commits",
+    "search_code",
+    "find_references",
+    "list_symbols",
     *RECORD_TOOLS,
 )
 FILE_TOOLS = ("get_overview", "search_content", "read_content", "edit_content", "revert_edit")
@@ -247,6 +253,9 @@ def valid_args(tool: str) -> dict[str, Any]:
         },
         "search_diff": {"absolute_file_path": "{diff}", "pattern": "return"},
         "list_commits": {"absolute_file_path": "{diff}"},
+        "search_code": {"absolute_file_path": "{diff}", "pattern": "return"},
+        "find_references": {"absolute_file_path": "{diff}", "symbol": "main"},
+        "list_symbols": {"absolute_file_path": "{diff}", "file_path": "src/app.py"},
     }
     return dict(base[tool])
 

@@ -18,11 +18,15 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.hunk import Hunk
 from diffchunk.diff.model import LookAhead, Piece
 
-from ...limits import CUT_KEEP_CONTEXT
+CUT_KEEP_CONTEXT = 3
+"""Context lines kept before a change when a long run of context is cut: git's
+default context, so that a piece reads like the hunks git writes."""
+
 
 __all__ = ["HunkLines", "SubHunk"]
 
 
+# The bytes a diff line starts or ends with (diff syntax, not bounds):
 _NL = 0x0A
 _SPACE = 0x20
 _PLUS = 0x2B

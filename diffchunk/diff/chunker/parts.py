@@ -15,17 +15,36 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.hunk import Hunk, LazyHunks, format_hunk_header, header_tail
 from diffchunk.diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, ParsedDiff, Piece
 
-from ...limits import (
-    CUT_OVERHEAD_BYTES,
-    CUT_OVERHEAD_LINES,
-    HUNK_HEADER_BYTES,
-    MIN_ROOM_DIVISOR,
-    MIN_ROOM_LINES,
-    MIN_SLACK,
-    SLACK_DIVISOR,
-)
 from .cuts import HunkLines, SubHunk
 from .pieces import Budget, piece_lines, span_lines
+
+CUT_OVERHEAD_LINES = 3
+"""What a part may add to its share of a file's lines when a hunk is cut in it:
+a written ``@@`` header and two borrowed context lines..."""
+
+CUT_OVERHEAD_BYTES = 256
+"""...and their bytes."""
+
+SLACK_DIVISOR = 20
+"""Even parts of a cut file get a twentieth more than their exact share (at
+least MIN_SLACK lines): cuts land at hunk and context boundaries, rarely right
+at the share, and without the slack the rest would make one more, small, part."""
+
+MIN_SLACK = 2
+"""The least slack of an even part, in lines."""
+
+MIN_ROOM_DIVISOR = 5
+"""A hunk is cut into the part being filled only when at least a fifth of the
+part's room is left (MIN_ROOM_LINES at least): a smaller piece would be mostly
+its header and borrowed lines.  Otherwise the part is closed first."""
+
+MIN_ROOM_LINES = 6
+"""The least room, in lines, worth cutting a hunk into."""
+
+HUNK_HEADER_BYTES = 24
+"""The bytes of a written ``@@ -a,b +c,d @@`` beyond its tail, for numbers of a
+few digits each."""
+
 
 __all__ = ["FileSplitter"]
 

@@ -14,8 +14,15 @@ from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import BYTES_PER_TOKEN, Piece
 from diffchunk.errors import InvalidArgument
 
-from ...limits import CHUNK_MAX_TOKENS as DEFAULT_MAX_TOKENS
-from ...limits import CHUNK_TARGET_FRACTION as TARGET_FRACTION
+from ...limits import RESPONSE_TOKENS
+
+TARGET_FRACTION = 0.8
+"""The share of the budget a chunk aims at: the rest leaves room for a file
+that does not quite fit, so most files are not cut (the spec: aim at 80%)."""
+
+DEFAULT_MAX_TOKENS = RESPONSE_TOKENS
+"""A chunk fits one tool answer: answers stay under about 20k tokens."""
+
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -28,7 +35,7 @@ __all__ = [
 ]
 
 
-_NL = 0x0A
+_NL = 0x0A  # the byte b'\n' (diff syntax, not a bound)
 
 
 @dataclass(frozen=True, slots=True)

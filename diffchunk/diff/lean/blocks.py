@@ -15,24 +15,47 @@ added line), which only holds when the block is one run of shown lines.
 
 from __future__ import annotations
 
-from ...limits import LEAN_LONG_LINE_CHARS as LONG_LINE_CHARS
-from ...limits import LEAN_LONG_LINE_HEAD as LONG_LINE_HEAD
-from ...limits import (
-    MAX_ECHO_CANDIDATES,
-    MIN_ECHO_CHARS,
-    MIN_ECHO_LINES,
-    MIN_REINDENTED,
-    MIN_REMOVED_LINES,
-    MIN_REPLACED_LINES,
-    REINDENT_WINDOW,
-    REPLACED_RATIO,
-)
 from . import markers as mk
 from .matching import Move
 from .reading import Block, Line
 from .summaries import definition_name, place, places, removed_names, short_names
 from .view import ViewWriter
 from .words import pair_lines
+
+LONG_LINE_CHARS = 1000
+"""Lines longer than this are cut in the lean format..."""
+
+LONG_LINE_HEAD = 300
+"""...to their first characters, this many (a fold says what was left out)."""
+
+MIN_REINDENTED = 2
+"""A block is folded as re-indented when at least this many of its lines, and
+most of them, come back only re-indented..."""
+
+REINDENT_WINDOW = 4
+"""...found among this many next added lines."""
+
+MIN_ECHO_LINES = 3
+"""A run of added lines shown again folds when it is at least this long..."""
+
+MIN_ECHO_CHARS = 120
+"""...and this many characters (a fold line costs about 40)..."""
+
+MAX_ECHO_CANDIDATES = 16
+"""...and a line is looked for in this many earlier places at most."""
+
+MIN_REMOVED_LINES = 6
+"""A run of removed lines folds when it is at least this long: a shorter one
+costs less to show than a reader's call for its lines at the old side (about
+1,000 characters, measured by ``make bench-review``)..."""
+
+MIN_REPLACED_LINES = 8
+"""...and, in a block that also adds lines, at least this long..."""
+
+REPLACED_RATIO = 4
+"""...and this many times longer than what the block adds (a rewrite shows
+both sides)."""
+
 
 __all__ = ["BlockWriter", "write_line"]
 

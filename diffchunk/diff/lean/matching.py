@@ -20,9 +20,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...limits import MAX_MOVE_CANDIDATES as MAX_CANDIDATES
-from ...limits import MIN_MOVED_CHARS, MIN_MOVED_LINES, MIN_REPEATED_CHARS
 from .reading import Block, Line
+
+MIN_MOVED_LINES = 3
+"""A moved run is at least this many lines..."""
+
+MIN_MOVED_CHARS = 80
+"""...holding at least this many characters besides whitespace (git's
+--color-moved asks for 20 alphanumeric characters; a fold line costs ~40)."""
+
+MIN_REPEATED_CHARS = 40
+"""A repeated edit is looked at when its lines hold at least this many
+characters: a fold line costs about 40."""
+
+MAX_CANDIDATES = 32
+"""Places a common line (a closing brace, a blank line) is looked for at most,
+so that moves are found in linear time."""
+
 
 __all__ = ["Move", "find_moves", "find_repeats"]
 

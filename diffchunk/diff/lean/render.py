@@ -8,7 +8,6 @@ from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
 
-from ...limits import SHOWN_CONTEXT_CHARS
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
@@ -33,10 +32,17 @@ from .summaries import (
 )
 from .view import LeanView, ViewWriter
 
+SHOWN_CONTEXT_CHARS = 12
+"""An unchanged line between two changes of a hunk is shown (not folded) when
+it is at most this long: a "⋯ N" line would cost about as much."""
+
+
 __all__ = ["render_lean"]
 
 
 _SIGNATURE = re.compile(rb"(?:\s*\n)*-- \r?\n[^\n]*\n?\s*\Z")
+_HEADER_END = re.compile(rb"\n\r?\n")
+_MESSAGE_END = re.compile(rb"^---\r?\n", re.MULTILINE)
 _SUBJECT = re.compile(rb"^Subject: ?([^\n]*(?:\n[ \t][^\n]*)*)", re.M)
 _FILES_CHANGED = re.compile(rb"\d+ files? changed")
 _PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
@@ -232,9 +238,9 @@ def _commit(out: ViewWriter, item: Verbatim) -> None:
     """A commit: its header lines in one line, its message as it is, a mail's diffstat
     folded (the files' heads give their counts)."""
     raw = item.raw
-    blank = raw.find(b"\n\n")
-    head = raw if blank < 0 else raw[: blank + 2]
-    rest = b"" if blank < 0 else raw[blank + 2 :]
+    blank = _HEADER_END.search(raw)  # a mail saved with CRLF lines too
+    head = raw if blank is None else raw[: blank.end()]
+    rest = b"" if blank is None else raw[blank.end() :]
     subject = None
     stat = b""
     if raw.startswith(b"From "):
@@ -243,9 +249,9 @@ def _commit(out: ViewWriter, item: Verbatim) -> None:
             text = b" ".join(part.strip() for part in m.group(1).split(b"\n"))
             subject = _PATCH_TAG.sub("", text.decode("utf-8", "replace"), count=1).strip()
         # git am reads the message up to the first "---" line
-        at = 0 if rest.startswith(b"---\n") else rest.find(b"\n---\n") + 1
-        if at > 0 or rest.startswith(b"---\n"):
-            rest, stat = rest[:at], rest[at:]
+        separator = _MESSAGE_END.search(rest)
+        if separator is not None:
+            rest, stat = rest[: separator.start()], rest[separator.start() :]
     out.fold(mk.FILE + commit_head(head, item.note, subject), head, mk.COMMITS)
     lines = split_lines(rest)
     last = len(lines)

@@ -16,8 +16,17 @@ from diffchunk.diff import syntax as sx
 from diffchunk.diff.model import FileDiff, FileStatus, mode_change
 from diffchunk.diff.paths import encode_path, quote_git_path
 
-from ...limits import FOLD_MAX_NAMES as MAX_NAMES
-from ...limits import HEADING_TITLE_CHARS, MAX_SECTION_CHARS
+from ...limits import SHORT_ID
+
+MAX_NAMES = 6
+"""Names of removed definitions a fold line lists at most."""
+
+MAX_SECTION_CHARS = 50
+"""A hunk's function context is cut to this many characters in its head."""
+
+HEADING_TITLE_CHARS = 40
+"""A Markdown heading named in a summary is cut to this many characters."""
+
 
 __all__ = [
     "binary_summary",
@@ -230,7 +239,7 @@ def commit_head(header: bytes, sha: str, subject: str | None) -> str:
     about = ", ".join(
         m.group(1).decode("utf-8", "replace").strip('"') for m in (author, date) if m is not None
     )
-    text = f"commit {sha[:12]}" if sha else "commit"
+    text = f"commit {sha[:SHORT_ID]}" if sha else "commit"
     if about:
         text += f" ({about})"
     if subject:

@@ -19,10 +19,32 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
-from ...limits import MAX_CHANGED_SHARE, MAX_CHANGED_SHORT, MAX_PAIR_CHARS, PAIR_WINDOW
-from ...limits import PAIR_MAX_COMPARISONS as MAX_COMPARISONS
-from ...limits import PAIR_MIN_SAVING as MIN_SAVING
-from ...limits import WORD_MAX_CHANGES as MAX_CHANGES
+MAX_CHANGES = 3
+"""Lines are paired word by word for "a few words" changed: at most this many
+changed places in a line..."""
+
+MAX_CHANGED_SHARE = 0.5
+"""...touching at most this share of the longer line's characters (whitespace
+aside)..."""
+
+MAX_CHANGED_SHORT = 16
+"""...or this many characters in a short line."""
+
+MAX_PAIR_CHARS = 1000
+"""Longer lines are not compared word by word (the comparison is quadratic in
+the words of a line, and such lines are cut anyway)."""
+
+MIN_SAVING = 8
+"""A pair line must save at least this many characters over the two lines."""
+
+MAX_COMPARISONS = 2500
+"""Lines of a change block compared pairwise at most (removed x added): beyond,
+only lines at the same position in the block are paired."""
+
+PAIR_WINDOW = 8
+"""A removed line is looked for among this many added lines after the last
+pair."""
+
 
 __all__ = ["MARKS", "pair_line", "pair_lines", "sides"]
 

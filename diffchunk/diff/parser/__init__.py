@@ -11,6 +11,8 @@ grammar it reads in its docstring:
 
 - :mod:`.reader`: the buffer as a whole, section after section, and what
   lies between sections (:class:`~.reader.SectionReader`, :func:`parse_diff`);
+- :mod:`.cursor`: where a parse stands, below every grammar (its lines, the
+  next section start, the gaps, a checkpoint to undo a section);
 - :mod:`.git`: ``diff --git`` and ``diff --cc`` sections and their extended
   header lines; :mod:`.git_paths`: the two names on a ``diff --git`` line;
 - :mod:`.unified`: plain unified sections (``---``/``+++``, ``Index:``,

@@ -17,24 +17,20 @@ name on every side.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.hunk import Hunk
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.paths import decode_path, is_quoted, quote_git_path, unquote_git_path
 
+from .cursor import Cursor
 from .hunks import HunkRun
-
-if TYPE_CHECKING:
-    from .reader import SectionReader
 
 __all__ = ["combined_paths", "read_combined_hunks"]
 
 _ADDED, _DELETED = FileStatus.ADDED, FileStatus.DELETED
 
 
-def read_combined_hunks(r: SectionReader, pos: int) -> HunkRun:
+def read_combined_hunks(r: Cursor, pos: int) -> HunkRun:
     """Every combined hunk from ``pos`` on (grammar in the module doc)."""
     data = r.data
     hunks: list[Hunk] = []
@@ -52,7 +48,7 @@ def read_combined_hunks(r: SectionReader, pos: int) -> HunkRun:
     return HunkRun(hunks, pos, added, removed, None)
 
 
-def _combined_hunk(r: SectionReader, s: int) -> tuple[Hunk | None, str | None]:
+def _combined_hunk(r: Cursor, s: int) -> tuple[Hunk | None, str | None]:
     """The combined hunk at ``s`` and what is wrong with it (None, None: nothing)."""
     data = r.data
     n = r.limit

@@ -18,19 +18,16 @@ sections after it belong to it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import Commit, Segment, SegmentKind
 
-if TYPE_CHECKING:
-    from .reader import SectionReader
+from .cursor import Cursor
 
 __all__ = ["read_commit"]
 
 
-def read_commit(r: SectionReader, s: int, kind: str) -> int:
+def read_commit(r: Cursor, s: int, kind: str) -> int:
     """Read the commit header and message at ``s`` (``kind``: ``commit`` for
     ``git log``, ``mbox`` for format-patch); returns its end."""
     data = r.data

@@ -29,21 +29,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.hunk import Hunk, LazyHunks
 from diffchunk.diff.model import DiffKind, FileStatus, new_file_diff
 from diffchunk.diff.paths import decode_path, unquote_git_path
 
-from ...limits import SUBMODULE_BODY_BYTES
 from .combined import combined_paths, read_combined_hunks
+from .cursor import Cursor
 from .git_paths import git_paths
 from .hunks import check_hunks, read_hunks
 from .unified import strip_cr, strip_stamp
 
-if TYPE_CHECKING:
-    from .reader import SectionReader
+SUBMODULE_BODY_BYTES = 200
+"""Bodies of at most this many bytes are looked at for ``Subproject commit``
+lines: a gitlink's one hunk holds two such lines, about 110 bytes."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ _MODIFIED, _ADDED, _DELETED, _RENAMED, _COPIED = (
 _KIND_GIT, _KIND_COMBINED = DiffKind.GIT, DiffKind.COMBINED
 
 
-def read_plain_git_section(r: SectionReader, s: int) -> int:
+def read_plain_git_section(r: Cursor, s: int) -> int:
     """The most common section, in one go: returns its end, or -1 to use
     :func:`read_git_section`.
 
@@ -169,7 +170,7 @@ class _Header:
         self.malformed: str | None = None
 
 
-def read_git_section(r: SectionReader, s: int, *, combined: bool) -> int:
+def read_git_section(r: Cursor, s: int, *, combined: bool) -> int:
     """Read the ``diff --git`` (or, ``combined``, ``diff --cc``) section at ``s``
     (grammar in the module doc); returns its end."""
     r.gap(s)
@@ -232,7 +233,7 @@ def read_git_section(r: SectionReader, s: int, *, combined: bool) -> int:
 
 
 def _read_hunks(
-    r: SectionReader, s: int, pos: int, combined: bool
+    r: Cursor, s: int, pos: int, combined: bool
 ) -> tuple[Sequence[Hunk], int, int, int, int, str | None]:
     """The hunks of the section at ``s`` from ``pos`` on: ``(hunks, end, added,
     removed, lines, problem)``, ``lines`` those of the whole section.
@@ -252,7 +253,7 @@ def _read_hunks(
     return tuple(run.hunks), run.end, run.added, run.removed, lines, run.problem
 
 
-def _read_header(r: SectionReader, s: int, pos: int, combined: bool) -> _Header:
+def _read_header(r: Cursor, s: int, pos: int, combined: bool) -> _Header:
     """The extended header lines and ``---``/``+++`` lines from ``pos`` on.
 
     The usual modified-file header (``index``, ``---``, ``+++``) is matched
@@ -334,7 +335,7 @@ def _extended_line(h: _Header, line: bytes, combined: bool) -> bool:
     return True
 
 
-def _binary_payload(r: SectionReader, pos: int) -> tuple[int, str | None]:
+def _binary_payload(r: Cursor, pos: int) -> tuple[int, str | None]:
     """Consume ``literal``/``delta`` blocks, each ending at a blank line."""
     data = r.data
     blocks = 0
@@ -349,7 +350,7 @@ def _binary_payload(r: SectionReader, pos: int) -> tuple[int, str | None]:
     return pos, None
 
 
-def _submodule_body(r: SectionReader, hunks: Sequence[Hunk]) -> bool:
+def _submodule_body(r: Cursor, hunks: Sequence[Hunk]) -> bool:
     """Whether the one hunk of ``hunks`` is a gitlink's ``Subproject commit`` change."""
     if len(hunks) != 1:
         return False

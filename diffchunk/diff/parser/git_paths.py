@@ -25,7 +25,10 @@ from diffchunk.diff.paths import (
     unquote_git_path,
 )
 
-from ...limits import GIT_NAME_SPLITS
+GIT_NAME_SPLITS = 64
+"""Splits of a ``diff --git`` line tried at most: a real line has a few spaces,
+a crafted one with thousands would make the searches quadratic."""
+
 
 __all__ = ["GitPaths", "any_git_paths", "git_paths", "split_git_names"]
 

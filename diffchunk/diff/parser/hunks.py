@@ -17,14 +17,13 @@ the counts still expect lines on both sides.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffBuffer, DiffData
 from diffchunk.diff.hunk import Hunk, LazyHunks, new_hunk, read_hunk_header, section_text
 
-if TYPE_CHECKING:
-    from .reader import SectionReader
+from .cursor import Cursor
 
 __all__ = ["HunkRun", "check_hunks", "read_hunks"]
 
@@ -43,7 +42,7 @@ class HunkRun(NamedTuple):
 _Measured = tuple[int, int, int, "str | None"]
 
 
-def read_hunks(r: SectionReader, pos: int) -> HunkRun:
+def read_hunks(r: Cursor, pos: int) -> HunkRun:
     """Every two-way hunk from ``pos`` on, each measured by its header counts.
 
     Fast path per hunk: the span up to the first line that cannot be hunk
@@ -103,7 +102,7 @@ def read_hunks(r: SectionReader, pos: int) -> HunkRun:
     return HunkRun(hunks, pos, total_added, total_removed, None)
 
 
-def _measure(r: SectionReader, pos: int, old: int, new: int) -> _Measured:
+def _measure(r: Cursor, pos: int, old: int, new: int) -> _Measured:
     """Where a two-way hunk body starting at ``pos`` ends, for ``old`` and ``new``
     lines: span by span (each up to a line that cannot be hunk content), an empty
     line between two spans being a stripped context line, then line by line
@@ -152,7 +151,7 @@ def _measure(r: SectionReader, pos: int, old: int, new: int) -> _Measured:
 
 
 def _walk(
-    r: SectionReader,
+    r: Cursor,
     pos: int,
     old_left: int,
     new_left: int,
@@ -203,14 +202,14 @@ def _walk(
 
 
 def _body(
-    r: SectionReader, end: int, added: int, removed: int, problem: str | None, stripped: bool
+    r: Cursor, end: int, added: int, removed: int, problem: str | None, stripped: bool
 ) -> _Measured:
     if stripped:
         r.stripped_hunks += 1
     return end, added, removed, problem
 
 
-def check_hunks(r: SectionReader, pos: int) -> tuple[LazyHunks, int, int, int, int] | None:
+def check_hunks(r: Cursor, pos: int) -> tuple[LazyHunks, int, int, int, int] | None:
     """Check the hunks from ``pos`` on without building them: ``(hunks, end, added,
     removed, lines)``, or None when :func:`read_hunks` must decide.
 

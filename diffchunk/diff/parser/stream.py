@@ -10,8 +10,13 @@ from diffchunk.diff.hunk import LazyHunks
 from diffchunk.diff.model import FileDiff, ParsedDiff
 from diffchunk.fdio import pread_exact
 
-from ...limits import PARSE_MIN_STEP
 from .reader import SectionKind, SectionReader
+
+PARSE_MIN_STEP = 1 << 20
+"""Bytes of complete sections that make a step of the streaming parse by
+default (a range review passes GIT_STREAM_BLOCK): a step's setup is paid per
+step, not per section."""
+
 
 logger = logging.getLogger(__name__)
 

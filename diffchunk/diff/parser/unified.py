@@ -19,7 +19,6 @@ A side named ``/dev/null``, or dated at the epoch (``diff -N``) or
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.hunk import Hunk
@@ -27,10 +26,8 @@ from diffchunk.diff.model import DiffKind, FileStatus, new_file_diff
 from diffchunk.diff.paths import decode_path, split_prefixes, split_quoted, strip_prefix
 from diffchunk.diff.paths import unquote_git_path as unquote
 
+from .cursor import Cursor
 from .hunks import read_hunks
-
-if TYPE_CHECKING:
-    from .reader import SectionReader
 
 __all__ = ["read_unified_section", "split_stamp", "strip_cr", "strip_stamp"]
 
@@ -38,7 +35,7 @@ _MODIFIED, _ADDED, _DELETED = FileStatus.MODIFIED, FileStatus.ADDED, FileStatus.
 _KIND_UNIFIED = DiffKind.UNIFIED
 
 
-def read_unified_section(r: SectionReader, s: int, kind: str) -> int:
+def read_unified_section(r: Cursor, s: int, kind: str) -> int:
     """Read the unified section at ``s`` (grammar in the module doc); returns its end.
 
     ``kind`` is what its first line opens: ``cmd``, ``binary``, ``index`` or
@@ -111,7 +108,7 @@ def read_unified_section(r: SectionReader, s: int, kind: str) -> int:
     )
 
 
-def _read_opener(r: SectionReader, s: int, kind: str) -> tuple[int, tuple[bytes, bytes] | None]:
+def _read_opener(r: Cursor, s: int, kind: str) -> tuple[int, tuple[bytes, bytes] | None]:
     """Where the file lines after the opener at ``s`` start, and the names the
     opener gives (None for a ``pair`` section, which has no opener)."""
     if kind == "cmd":

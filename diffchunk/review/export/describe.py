@@ -11,6 +11,7 @@ import posixpath
 from typing import Any
 
 from ...diff.paths import encode_path
+from ...limits import SHORT_ID
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, Source
 
 #: Fence info strings by file extension (the names GitHub's highlighter knows).
@@ -80,7 +81,7 @@ def language(path: str) -> str:
 
 
 def short_sha(sha: str | None) -> str:
-    return sha[:12] if sha else "none"
+    return sha[:SHORT_ID] if sha else "none"
 
 
 def range_text(text: str) -> str:
@@ -194,7 +195,7 @@ def status_note(finding: ExportFinding) -> str:
     if finding.status == "outdated":
         note = "outdated: its lines changed after it was written; the lines shown are as they were"
         if finding.anchor_head:
-            note += f" at commit {finding.anchor_head[:12]}"
+            note += f" at commit {finding.anchor_head[:SHORT_ID]}"
         return note
     notes = [finding.status] if finding.status in ("resolved", "dismissed") else []
     if not finding.current and finding.line is not None:
@@ -205,7 +206,7 @@ def status_note(finding: ExportFinding) -> str:
 def elsewhere_text(finding: ExportFinding) -> str:
     """Where the lines of a finding anchored in another revision than the exported one
     are: ``new line 30 at commit 1a2b3c4d5e6f, not as numbered in this export``."""
-    at = f"at commit {finding.anchor_head[:12]}" if finding.anchor_head else "of another diff"
+    at = f"at commit {finding.anchor_head[:SHORT_ID]}" if finding.anchor_head else "of another diff"
     return f"{lines_text(finding)} {at}, not as numbered in this export"
 
 

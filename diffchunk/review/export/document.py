@@ -84,9 +84,10 @@ from typing import Any
 from ...diff.hunk import HunkRange
 from ...errors import ExportDocumentError
 from ..record import model as record_model
+from ..record.results import FindingsSummary
 
 FORMAT = "diffchunk-review"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the export document's format: raised when its keys change meaning
 
 # The record's words: a document holds what the record holds.
 SEVERITIES = record_model.SEVERITIES
@@ -200,14 +201,6 @@ class Coverage:
     changed: int
     excluded: int
     excluded_by_reason: Mapping[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class FindingsSummary:
-    open: Mapping[str, int]
-    resolved: int
-    dismissed: int
-    outdated: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...limits import GITHUB_MAX_BODY_CHARS as MAX_BODY
-from ...limits import GITHUB_TRAILER_ROOM as _TRAILER_ROOM
 from . import describe, jsontext, markdown
 from .document import ExportFile, ExportFinding, ReviewExport, load_document
+
+MAX_BODY = 65_536
+"""GitHub refuses a review or comment body longer than this (characters): a
+limit of its REST API."""
+
+_TRAILER_ROOM = 1_000
+"""Characters of a review body kept for the line that says how much was cut and
+where the rest is."""
+
 
 SIDES = {"new": "RIGHT", "old": "LEFT"}
 

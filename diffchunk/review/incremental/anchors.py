@@ -15,13 +15,13 @@ import sqlite3
 from ...diff.paths import encode_path
 from ...git.history import read_files
 from ...git.repo import Repo
-from ..record.changes import LoadedDiff
+from ..record.changes import RecordedDiff
 from ..record.reanchor import Outcome, Runs, apply, file_now, side_exists, stale_findings
 from ..record.store import RecordStore
 
 
 def _wanted(
-    rows: list[sqlite3.Row], loaded: LoadedDiff, base: str | None, head: str
+    rows: list[sqlite3.Row], loaded: RecordedDiff, base: str | None, head: str
 ) -> list[tuple[int, str, bytes]]:
     """``(finding id, commit, path)`` of the file text each line finding needs."""
     wanted = []
@@ -40,7 +40,7 @@ def _wanted(
 
 
 def file_texts(
-    repo: Repo, rows: list[sqlite3.Row], loaded: LoadedDiff, base: str | None, head: str
+    repo: Repo, rows: list[sqlite3.Row], loaded: RecordedDiff, base: str | None, head: str
 ) -> dict[int, Runs | None]:
     """Per line finding, its file's lines on its side in ``base``/``head`` (one run
     from line 1; no run when the commit has no such file; None when the path
@@ -61,7 +61,7 @@ def reanchor(
     record: RecordStore,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     repo: Repo | None = None,
     base: str | None = None,
     head: str | None = None,

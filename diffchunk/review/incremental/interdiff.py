@@ -42,7 +42,11 @@ from collections.abc import Sequence
 from ...diff.buffer import DiffData
 from ...diff.model import FileDiff
 from ...diff.paths import encode_path, quote_git_path
-from ...limits import INTERDIFF_CONTEXT_LINES as CONTEXT
+
+CONTEXT = 3
+"""Context lines of an interdiff hunk: git's default (-U3), so it reads like the
+diffs around it."""
+
 
 MARK = b"interdiff: the change as reviewed (-) and now (+)"
 OLD_LABEL = b"\tthe branch's change as reviewed (interdiff)"

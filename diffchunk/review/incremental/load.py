@@ -44,10 +44,10 @@ from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
 from ...git.cache import DiffCache
 from ...git.repo import Repo, discover
 from ...limits import RECORD_SIDE_WRITE_SECONDS, STATUS_CHANGED_LISTED
-from ..ranges.load import load_git_diff as load_range
+from ..ranges import load
 from ..record import identity
 from ..record import since as kept
-from ..record.model import Review, Revision
+from ..record.model import RecordedReview, Revision
 from ..record.since import SinceReview
 from ..record.store import RecordStore, default_record
 from ..results import RangeSummary
@@ -57,7 +57,7 @@ from ..sessions.store import SessionStore
 from ..sessions.views import is_view_path, read_view
 
 if TYPE_CHECKING:
-    from ..record.changes import LoadedDiff
+    from ..record.changes import RecordedDiff
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ NO_EARLIER = (
 
 @dataclass(frozen=True, slots=True)
 class _Recorded:
-    review: Review
+    review: RecordedReview
     revision: Revision
     reviewed: Revision | None
     stale: bool  # open findings anchored in another revision
@@ -126,7 +126,7 @@ def load_git_diff(
             suggestion="Leave paths out (the since-review diff is small), or narrow the result "
             "with include_patterns.",
         )
-    full = load_range(
+    full = load.load_git_diff(
         absolute_repo_path,
         revision_range,
         staged,
@@ -174,7 +174,7 @@ def load_git_diff(
         reuse = since_diff.cached(
             cache, since_diff.entry_name(repo, since.revision, full.base, full.head)
         )
-    old: LoadedDiff | None = None
+    old: RecordedDiff | None = None
     if since is None or (since_review and reuse is None and since.comparison is not None):
         since, old = since_review_of(repo, recorded, full, now, cache, store)
         _keep(target, recorded.revision.id, since)
@@ -207,10 +207,10 @@ def since_review_of(
     repo: Repo,
     recorded: _Recorded,
     full: RangeSummary,
-    now: LoadedDiff,
+    now: RecordedDiff,
     cache: DiffCache,
     store: SessionStore | None,
-) -> tuple[SinceReview, LoadedDiff | None]:
+) -> tuple[SinceReview, RecordedDiff | None]:
     from .summary import since_review
 
     assert recorded.reviewed is not None and full.head is not None
@@ -223,7 +223,7 @@ def since_review_of(
 def _reanchor(
     target: RecordStore,
     recorded: _Recorded,
-    now: LoadedDiff,
+    now: RecordedDiff,
     repo: Repo | None,
     full: RangeSummary,
 ) -> dict[str, Any] | None:
@@ -286,8 +286,8 @@ def _since_load(
     repo: Repo,
     recorded: _Recorded,
     full: RangeSummary,
-    now: LoadedDiff,
-    old: LoadedDiff | None,
+    now: RecordedDiff,
+    old: RecordedDiff | None,
     since: SinceReview,
     cache: DiffCache,
     options: LoadOptions,

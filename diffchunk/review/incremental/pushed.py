@@ -23,22 +23,27 @@ from ...errors import DiffchunkError
 from ...git.cache import DiffCache
 from ...git.repo import Repo
 from ...git.revisions import Mode, parse_range, resolve_range
-from ...limits import HOOK_REVIEWS_RESOLVED as LOOKED_AT
 from ..ranges.load import write_range
 from ..record import changes, identity
-from ..record.model import COMMITS_PREFIX, Review, Revision
+from ..record.model import COMMITS_PREFIX, RecordedReview, Revision
 from ..record.pushed import MovedReview
 from ..record.since import reviewed_revision
 from ..record.store import RecordStore, default_record
 from ..sessions.store import SessionStore
 from .summary import since_review
 
+LOOKED_AT = 20
+"""Reviews of one repository (most recently loaded first) whose ranges the hook
+resolves on a push: each costs a git run or two, and a repository rarely has
+more live reviews."""
+
+
 logger = logging.getLogger(__name__)
 
 
 def _candidates(
     conn: sqlite3.Connection, common_dir: str, head: str
-) -> list[tuple[Review, Revision]]:
+) -> list[tuple[RecordedReview, Revision]]:
     """The repository's reviews of commit ranges whose latest revision is at another
     head, the most recently loaded first."""
     rows = conn.execute(
@@ -89,7 +94,7 @@ def moved_reviews(
 def _moved(
     repo: Repo,
     head: str,
-    review: Review,
+    review: RecordedReview,
     latest: Revision,
     target: RecordStore,
     cache: DiffCache,

@@ -43,7 +43,7 @@ from ...git.diffwrite import cache_name
 from ...git.history import changed_paths, diff_commits
 from ...git.repo import Repo
 from ...git.revisions import empty_tree
-from ..record.changes import LoadedDiff
+from ..record.changes import RecordedDiff
 from ..record.model import Revision
 from ..record.since import Comparison
 from ..sessions.sidecar import write_sidecar
@@ -81,7 +81,7 @@ def _raw(paths: Iterable[str | None]) -> list[bytes]:
     return [encode_path(p) for p in dict.fromkeys(p for p in paths if p)]
 
 
-def _source(loaded: LoadedDiff, path: str) -> str:
+def _source(loaded: RecordedDiff, path: str) -> str:
     """The path a file of ``loaded`` comes from in its base (a renamed file's old path)."""
     return loaded.file(path).old_path or path
 
@@ -90,8 +90,8 @@ def _plain_paths(
     repo: Repo,
     old: Revision,
     base: str | None,
-    old_diff: LoadedDiff,
-    now: LoadedDiff,
+    old_diff: RecordedDiff,
+    now: RecordedDiff,
     changed: Sequence[str],
 ) -> set[str]:
     """The changed files whose base holds the same file in both revisions."""
@@ -109,8 +109,8 @@ def build(
     old: Revision,
     base: str | None,
     head: str,
-    old_diff: LoadedDiff,
-    now: LoadedDiff,
+    old_diff: RecordedDiff,
+    now: RecordedDiff,
     comparison: Comparison,
 ) -> tuple[bytes, dict[str, SinceFile]]:
     """The since-review diff's text and what each of its files shows (see the module doc)."""

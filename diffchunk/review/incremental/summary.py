@@ -31,9 +31,10 @@ from ...git.cache import DiffCache
 from ...git.history import is_ancestor, missing_commits
 from ...git.repo import Repo
 from ...git.revisions import Mode, ResolvedRange, empty_tree
+from ...limits import SHORT_ID
 from ..ranges.load import write_range
 from ..record import changes
-from ..record.changes import LoadedDiff
+from ..record.changes import RecordedDiff
 from ..record.model import Revision
 from ..record.since import (
     HISTORY_BASE_MOVED,
@@ -52,7 +53,7 @@ class Compared:
     commits are gone)."""
 
     since: SinceReview
-    old: LoadedDiff | None
+    old: RecordedDiff | None
 
 
 def history(repo: Repo, old: Revision, base: str | None, head: str) -> str:
@@ -68,13 +69,13 @@ def history(repo: Repo, old: Revision, base: str | None, head: str) -> str:
 
 def range_of(repo: Repo, base: str | None, head: str) -> ResolvedRange:
     """The commit range ``base..head`` (``base`` None: from the empty tree)."""
-    label = f"{(base or 'root')[:12]}..{head[:12]}"
+    label = f"{(base or 'root')[:SHORT_ID]}..{head[:SHORT_ID]}"
     return ResolvedRange(label, Mode.COMMITS, base, head, base or empty_tree(repo))
 
 
 def revision_diff(
     repo: Repo, revision: Revision, cache: DiffCache, store: SessionStore | None
-) -> LoadedDiff:
+) -> RecordedDiff:
     """The loaded diff of a revision's range (its commits must be in the repository)."""
     assert revision.head is not None
     diff = write_range(repo, range_of(repo, revision.base, revision.head), cache, None, store=store)
@@ -87,7 +88,7 @@ def since_review(
     reviewed: Revision,
     base: str | None,
     head: str,
-    now: LoadedDiff,
+    now: RecordedDiff,
     cache: DiffCache,
     store: SessionStore | None,
 ) -> Compared:

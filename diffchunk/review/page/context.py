@@ -9,7 +9,7 @@ says how much).  Between two hunks, and before the first and after the last,
 a line is the same on both sides (only its number differs), so the page asks
 for the new side and gives the old side's numbers as a fallback: when the new
 side cannot be read (a work-tree file changed since the load, a since-review
-diff), the old side is.  At most :data:`~diffchunk.limits.PAGE_CONTEXT_LINES`
+diff), the old side is.  At most :data:`PAGE_CONTEXT_LINES`
 lines are read per call.
 """
 
@@ -21,10 +21,13 @@ from typing import Any
 from ...errors import DiffchunkError, InvalidArgument
 from ...files.access import open_version
 from ...files.line_reads import read_lines
-from ...limits import PAGE_CONTEXT_LINES
 from ..sessions.store import SessionStore
 from ..tools.file_versions import open_file_version
 from .highlight import Budget, Span, lexer_for, tokens_of_lines, visible
+
+PAGE_CONTEXT_LINES = 1_000
+"""Lines of a file one request for more context may read (expanding a gap
+larger than this takes several clicks)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,11 @@ serves it) is read as rows (:class:`Row`), whose ``kind`` is:
 
 ``diff --git``, ``index``, ``---`` and ``+++`` lines are not rows: the page
 shows the file's path and status above them.  Rows are served
-:data:`~diffchunk.limits.PAGE_ROWS` at a time from ``offset``
+:data:`PAGE_ROWS` at a time from ``offset``
 (``next_offset``: where the next answer starts), so a file of a million
 lines opens at once; each answer is coloured on its own
 (:mod:`diffchunk.review.page.highlight`).  A line longer than
-:data:`~diffchunk.limits.PAGE_LINE_CHARS` characters is cut, and ``cut`` says
+:data:`PAGE_LINE_CHARS` characters is cut, and ``cut`` says
 how many characters are left out.  Opening a file (its first rows) notes it
 as *seen* in the review record, as ``get_file_diff`` does.
 """
@@ -36,10 +36,18 @@ from typing import Any
 
 from ...diff.hunk import number_lines, read_hunk_header
 from ...errors import InvalidArgument
-from ...limits import PAGE_LINE_CHARS, PAGE_ROWS
 from ..sessions.store import SessionStore
 from ..tools.file_diffs import get_file_diff_bytes
 from .highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for, visible
+
+PAGE_LINE_CHARS = 10_000
+"""Characters of one diff or file line the page shows; the rest is left out
+with a note saying how many characters (the diff tools serve the line whole)."""
+
+PAGE_ROWS = 1_000
+"""Rows of one file's diff sent at once; the page asks for the next rows as the
+reader scrolls to them, so a file of a million lines opens at once."""
+
 
 #: Header lines shown as ``meta`` rows.
 META = (

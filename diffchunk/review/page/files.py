@@ -19,7 +19,7 @@ from typing import Any
 from ..record import changes, coverage, since
 from ..record.context import Context, in_review
 from ..record.findings import findings_summary
-from ..record.model import Review, Revision, review_dict
+from ..record.model import RecordedReview, Revision, review_dict
 from ..record.results import FindingsSummary, SinceStatus, Totals
 from ..record.store import RecordStore
 from ..sessions.loading import session
@@ -64,7 +64,7 @@ class PageFile:
 class ReviewFiles:
     """The tree of a loaded diff and where its review stands."""
 
-    review: Review
+    review: RecordedReview
     revision: Revision
     files: tuple[PageFile, ...]
     totals: Totals

@@ -37,12 +37,25 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from ...limits import (
-    HIGHLIGHT_LINE_CHARS,
-    HIGHLIGHT_PAGE_CHARS,
-    WORD_PAIR_COMPARISONS,
-    WORD_PAIR_SIMILARITY,
-)
+HIGHLIGHT_LINE_CHARS = 2_000
+"""Lines longer than this are shown without syntax colours or word marks: a
+minified line of a megabyte would take the lexer seconds for colours nobody
+reads."""
+
+HIGHLIGHT_PAGE_CHARS = 100_000
+"""Characters the lexer colours for one answer of the page: Pygments lexes
+Python at about 100,000 characters a second here (``make bench-web``), so an
+answer waits at most about a second for its colours; the lines after them in
+that answer are shown plain."""
+
+WORD_PAIR_COMPARISONS = 10_000
+"""Removed x added lines of one change block compared to pair them for word
+marks; a larger block pairs its lines in order (the i-th with the i-th)."""
+
+WORD_PAIR_SIMILARITY = 0.5
+"""Share of their words two lines must have in common to be shown as a pair
+with word marks: below it they are different lines, shown whole."""
+
 
 _CONTROL = {c: 0x2400 + c for c in range(32) if c != 9}
 _CONTROL[127] = 0x2421

@@ -29,7 +29,6 @@ from ...git.diffwrite import DiffWriting, cache_name, nested_attributes_changed,
 from ...git.pathspecs import check_paths
 from ...git.repo import Repo, discover
 from ...git.revisions import Kind, Mode, ResolvedRange, parse_range, range_refs, resolve_range
-from ...limits import GIT_PROGRESS_EVERY as _PROGRESS_EVERY
 from ...log import LazyLogger
 from ..record.continuity import BranchKey
 from ..results import RangeSummary
@@ -51,6 +50,11 @@ from . import early_start
 if TYPE_CHECKING:
     from ..record.continuity import Overlap
     from .stream import StreamedDiff
+
+_PROGRESS_EVERY = 0.1
+"""Seconds between two reports of git diff's progress: often enough for a
+progress bar, rarely enough not to flood an MCP client."""
+
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 

@@ -105,7 +105,7 @@ class _Reader:
         self.repo = repo
         self.writing = writing
         self.attributes = attributes
-        self.parser = StreamParser(min_step=diffwrite.STREAM_BLOCK, growing=writing.entry.fd)
+        self.parser = StreamParser(min_step=diffwrite.GIT_STREAM_BLOCK, growing=writing.entry.fd)
         self.prescreen = Prescreen()
         self.hasher = hashlib.sha256()
         self.told = 0  # files told to the attributes and the prescreen

@@ -2,7 +2,7 @@
 
 Everything the record knows of a diff — its files, each file's change id and
 hunk ranges, its chunks and their parts, the text of the lines a finding
-points at — comes from :class:`LoadedDiff`, built once per session of the
+points at — comes from :class:`RecordedDiff`, built once per session of the
 session store (:mod:`diffchunk.review.sessions.store`) and kept in its cache.  When
 the diff model changes, this module is the one to re-point.
 
@@ -149,7 +149,7 @@ def _part_key(path: str, number: int, text: bytes) -> str:
     return digest.hexdigest()
 
 
-class LoadedDiff:
+class RecordedDiff:
     """The record's view of one loaded diff (one session): built lazily, then kept.
 
     ``path`` is the diff file's real path, ``sha256`` its content's digest.
@@ -387,23 +387,23 @@ class LoadedDiff:
 
 
 # --------------------------------------------------------------------------
-# From a diff file path to its LoadedDiff
+# From a diff file path to its RecordedDiff
 # --------------------------------------------------------------------------
 
 _CACHE_KEY = "record.loaded"
 
 
-def of_session(session: Session) -> LoadedDiff:
+def of_session(session: Session) -> RecordedDiff:
     """The record's view of a session (made once per session, kept in its cache)."""
     cached = session.cache.get(_CACHE_KEY)
-    if not isinstance(cached, LoadedDiff):
+    if not isinstance(cached, RecordedDiff):
         since = read_since(session.path)
-        cached = LoadedDiff(session.path, session.digest, session.review, since)
+        cached = RecordedDiff(session.path, session.digest, session.review, since)
         session.cache[_CACHE_KEY] = cached
     return cached
 
 
-def loaded(absolute_file_path: str, store: SessionStore | None = None) -> LoadedDiff:
+def loaded(absolute_file_path: str, store: SessionStore | None = None) -> RecordedDiff:
     """The loaded diff at ``absolute_file_path`` (loaded now with the defaults if it is
     not yet; a loaded one keeps its options), as the diff tools see it."""
     from ..sessions.loading import session as loaded_session

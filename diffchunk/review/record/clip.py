@@ -14,10 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...limits import CLIP_HEAD_CHARS as _HEAD_CHARS
-from ...limits import CLIP_HEAD_LINES as HEAD_LINES
-from ...limits import CLIP_MAX_CHARS as MAX_CHARS
-from ...limits import CLIP_TAIL_LINES as TAIL_LINES
+HEAD_LINES = 20
+"""First lines of a finding's long lines or suggestion shown in an answer: enough
+to check that it points where it was meant to."""
+
+TAIL_LINES = 5
+"""Last lines shown with CLIP_HEAD_LINES: where the finding's lines end."""
+
+MAX_CHARS = 4_000
+"""Characters of a clipped text in an answer: a finding of 100,000 lines answered
+1.19 MB before clipping; a page holds about twenty clipped findings."""
+
+_HEAD_CHARS = 3_000
+"""Of CLIP_MAX_CHARS, the characters for the head; the rest for the tail."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from . import changes, identity
-from .changes import LoadedDiff
-from .model import Review, Revision
+from .changes import RecordedDiff
+from .model import RecordedReview, Revision
 from .store import RecordStore, default_record
 
 if TYPE_CHECKING:
@@ -30,9 +30,9 @@ T = TypeVar("T")
 class Context:
     """One tool call's review, revision and loaded diff."""
 
-    review: Review
+    review: RecordedReview
     revision: Revision
-    loaded: LoadedDiff
+    loaded: RecordedDiff
 
 
 def in_review(
@@ -41,7 +41,7 @@ def in_review(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
-    loaded: LoadedDiff | None = None,
+    loaded: RecordedDiff | None = None,
     writes: bool = True,
 ) -> T:
     """Run ``work(conn, context)`` for the review of the diff at ``absolute_file_path``

@@ -36,8 +36,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InvalidArgument
-from ...limits import OVERLAPPING_REVIEWS_LISTED
-from .model import Review, ReviewSource
+from .model import RecordedReview, ReviewSource
+
+OVERLAPPING_REVIEWS_LISTED = 5
+"""Earlier reviews a load names when it cannot tell which one it continues (the
+latest first): enough to choose from; more are counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +97,14 @@ def attach(conn: sqlite3.Connection, review_id: int, wanted: Sequence[str], *, t
     )
 
 
-def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> Review:
+def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> RecordedReview:
     """The review a load names, checked: a review of a commit range of this repository."""
     if isinstance(review_id, bool) or not isinstance(review_id, int):
         raise InvalidArgument(f"review_id must be an integer, got {review_id!r}.")
     row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
-    review = None if row is None else Review(int(row["id"]), _source(row), row["created_at"])
+    review = (
+        None if row is None else RecordedReview(int(row["id"]), _source(row), row["created_at"])
+    )
     if review is None or review.source.kind != "git" or review.source.repository != repository:
         raise InvalidArgument(
             f"The review record has no review {review_id} of a range of this repository.",

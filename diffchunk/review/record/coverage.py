@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .changes import FileChange, LoadedDiff, PartRef
-from .model import Review
+from .changes import FileChange, PartRef, RecordedDiff
+from .model import RecordedReview
 from .results import ChunkStatus, Totals
 from .store import now
 
@@ -76,7 +76,7 @@ def load_marks(conn: sqlite3.Connection, review_ids: Sequence[int]) -> Marks:
     return marks
 
 
-def review_marks(conn: sqlite3.Connection, review: Review) -> Marks:
+def review_marks(conn: sqlite3.Connection, review: RecordedReview) -> Marks:
     """The marks of ``review``, with the reviewed file marks of the other reviews of its
     repository (``Marks.elsewhere``): a file whose change is identical to one reviewed
     in another review of the repository is reviewed here too, by that reviewer."""
@@ -112,7 +112,7 @@ def is_reviewed(marks: Marks, change: FileChange) -> bool:
 
 
 def by_reviewer(
-    conn: sqlite3.Connection, review_id: int, loaded: LoadedDiff
+    conn: sqlite3.Connection, review_id: int, loaded: RecordedDiff
 ) -> dict[str, dict[str, int]]:
     """Each author's share of the review: the files of this load whose current change
     they marked reviewed, and the findings they wrote (``''``: before authors were
@@ -176,7 +176,7 @@ def totals(states: Iterable[tuple[FileChange, str]]) -> Totals:
     )
 
 
-def _share_state(marks: Marks, loaded: LoadedDiff, ref: PartRef) -> tuple[bool, bool]:
+def _share_state(marks: Marks, loaded: RecordedDiff, ref: PartRef) -> tuple[bool, bool]:
     """``(reviewed, seen)`` of one file's share of a chunk."""
     change = loaded.file(ref.path)
     reviewed = is_reviewed(marks, change) or (
@@ -190,7 +190,7 @@ def _share_state(marks: Marks, loaded: LoadedDiff, ref: PartRef) -> tuple[bool, 
     return reviewed, seen
 
 
-def chunk_status(marks: Marks, loaded: LoadedDiff, number: int) -> ChunkStatus:
+def chunk_status(marks: Marks, loaded: RecordedDiff, number: int) -> ChunkStatus:
     refs = loaded.chunk_parts(number)
     shares = [_share_state(marks, loaded, ref) for ref in refs]
     if shares and all(r for r, _ in shares):
@@ -205,7 +205,7 @@ def chunk_status(marks: Marks, loaded: LoadedDiff, number: int) -> ChunkStatus:
     return ChunkStatus(chunk=number, status=status, files=files)
 
 
-def next_chunk(marks: Marks, loaded: LoadedDiff) -> int | None:
+def next_chunk(marks: Marks, loaded: RecordedDiff) -> int | None:
     """The first chunk not wholly reviewed (None when every chunk is)."""
     for number in loaded.chunk_numbers():
         if chunk_status(marks, loaded, number).status != "reviewed":
@@ -260,7 +260,7 @@ def add_marks(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
     kind: str,
     author: str = "",
@@ -290,7 +290,7 @@ def remove_reviewed(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     refs: Iterable[PartRef],
     author: str = "",
 ) -> None:

@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any
 from ... import __version__
 from ...errors import DiffchunkError, FileNotInDiff
 from . import changes, coverage
-from .changes import FileChange, LoadedDiff
+from .changes import FileChange, RecordedDiff
 from .context import Context, in_review
 from .findings import findings_summary, in_order, threads
 from .identity import full_diffs, revision_of_row, same_lines
-from .model import Review, Revision, review_dict
+from .model import RecordedReview, Revision, review_dict
 from .public import repository_name
 from .results import Finding, FindingsSummary, Totals
 from .store import RecordStore, default_record, now
@@ -54,12 +54,12 @@ if TYPE_CHECKING:
     from ..sessions.store import SessionStore
 
 FORMAT = "diffchunk-review"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the record document's format: raised when its keys change meaning
 
 
 @dataclass(frozen=True, slots=True)
 class ExportDocument:
-    review: Review
+    review: RecordedReview
     revision: Revision
     coverage: Totals
     findings_summary: FindingsSummary
@@ -163,7 +163,7 @@ def _with_threads(conn: sqlite3.Connection, found: list[Finding]) -> tuple[Findi
     )
 
 
-def _full_diff(since: LoadedDiff, record: RecordStore, store: SessionStore | None) -> str:
+def _full_diff(since: RecordedDiff, record: RecordStore, store: SessionStore | None) -> str:
     """The full diff of the revision the since-review diff ``since`` leads to."""
     for path in record.read(lambda conn: full_diffs(conn, since.path)):
         try:

@@ -6,7 +6,7 @@ hunk.  For a range of two commits the file is read whole from the commit of
 that side (the head for ``new``, the base for ``old``: its old path for a
 rename), with ``git cat-file`` through the repository the diff's sidecar names
 (in a bare repository too); the finding keeps the lines' text and up to
-:data:`~diffchunk.limits.FINDING_CONTEXT_LINES` lines around them, as one inside a
+:data:`~.hunk_lines.CONTEXT_LINES` lines around them, as one inside a
 hunk does, so it is re-anchored by content as any other.  A diff file, the
 working tree and the index offer no such lines (None: the caller says to point
 inside a hunk).
@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from ...diff.paths import encode_path
 from ...errors import InvalidArgument
-from ...limits import FINDING_CONTEXT_LINES as CONTEXT_LINES
+from ...limits import SHORT_ID
 from ..sessions.sidecar import range_of
-from .changes import LoadedDiff
-from .hunk_lines import Located
+from .changes import RecordedDiff
+from .hunk_lines import CONTEXT_LINES, Located
 
 OUTSIDE = -1  # the offset of lines that are in no hunk of the diff
 
 
-def side_lines(loaded: LoadedDiff, path: str, side: str) -> tuple[str, list[str]] | None:
+def side_lines(loaded: RecordedDiff, path: str, side: str) -> tuple[str, list[str]] | None:
     """``(commit, lines)`` of ``path`` on ``side`` of a range of commits; None for another
     diff, or when that commit has no such file."""
     if loaded.since is not None or not loaded.has(path):
@@ -47,7 +47,7 @@ def side_lines(loaded: LoadedDiff, path: str, side: str) -> tuple[str, list[str]
 
 
 def outside_hunks(
-    loaded: LoadedDiff, path: str, side: str, line: int, end_line: int
+    loaded: RecordedDiff, path: str, side: str, line: int, end_line: int
 ) -> Located | None:
     """Lines ``line``..``end_line`` of ``path`` as the commit of ``side`` has them, when
     the diff is a range of commits that has the file on that side; else None."""
@@ -57,7 +57,7 @@ def outside_hunks(
     commit, lines = found
     if end_line > len(lines):
         raise InvalidArgument(
-            f"{path} has {len(lines)} lines on the {side} side (commit {commit[:12]}); "
+            f"{path} has {len(lines)} lines on the {side} side (commit {commit[:SHORT_ID]}); "
             f"line {end_line} is past its end.",
             suggestion="Point at lines of the file as it is on that side, or omit line for a "
             "finding on the whole file.",
@@ -73,7 +73,9 @@ def outside_hunks(
     )
 
 
-def where_now(loaded: LoadedDiff, path: str, side: str, text: str | None) -> tuple[int, int] | None:
+def where_now(
+    loaded: RecordedDiff, path: str, side: str, text: str | None
+) -> tuple[int, int] | None:
     """Where the lines ``text`` are in ``path`` on ``side`` of this diff's commits (the
     first place, trailing whitespace aside); None when nowhere or unknown."""
     wanted = [line.rstrip() for line in (text or "").splitlines()]

@@ -45,14 +45,16 @@ from typing import TYPE_CHECKING, Any
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import CLIP_MIN_CHARS, RECORD_RESPONSE_CHARS
-from ...limits import FINDING_COMMENT_CHARS as MAX_COMMENT_CHARS
-from ...limits import FINDING_MESSAGE_CHARS as MAX_MESSAGE_CHARS
-from ...limits import FINDING_SUGGESTION_CHARS as MAX_SUGGESTION_CHARS
-from ...limits import RECORD_IDS_PER_QUERY as _IDS_PER_QUERY
+from ...limits import (
+    FINDING_COMMENT_CHARS,
+    FINDING_MESSAGE_CHARS,
+    FINDING_SUGGESTION_CHARS,
+    RECORD_RESPONSE_CHARS,
+    SHORT_ID,
+)
 from ..paging import check_page, fill_page
 from . import arguments, changes, clip, memory, merge
-from .changes import LoadedDiff
+from .changes import RecordedDiff
 from .context import Context, in_review
 from .file_lines import OUTSIDE, outside_hunks, where_now
 from .hunk_lines import Located
@@ -64,6 +66,15 @@ from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions.store import SessionStore
+
+_IDS_PER_QUERY = 500
+"""Ids one record query names at once (``IN (?, ...)``): SQLite builds before 3.32
+accept at most 999 parameters in a statement."""
+
+CLIP_MIN_CHARS = 100
+"""The least a text is cut to when a page has little room left: a line or two
+to recognise it."""
+
 
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 
@@ -122,14 +133,14 @@ def author_of(ctx: Context) -> str:
     return reviewer(source.repository_path if source.kind == "git" else None)
 
 
-def chunk_of(loaded: LoadedDiff, path: str, side: str, line: int | None) -> int | None:
+def chunk_of(loaded: RecordedDiff, path: str, side: str, line: int | None) -> int | None:
     """The chunk of the current load holding ``line`` of ``path`` on ``side``."""
     if line is None or not loaded.has(path) or loaded.file(path).excluded_reason is not None:
         return None
     return loaded.chunk_at(path, side, line)
 
 
-def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
+def sort_key(loaded: RecordedDiff, finding: Finding) -> tuple[Any, ...]:
     """Diff order, then side (new first), line (whole file first), id."""
     order = loaded.file(finding.file_path).order if loaded.has(finding.file_path) else None
     return (
@@ -143,7 +154,7 @@ def sort_key(loaded: LoadedDiff, finding: Finding) -> tuple[Any, ...]:
     )
 
 
-def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revisions: Container[int]) -> int | None:
+def row_chunk(loaded: RecordedDiff, row: sqlite3.Row, revisions: Container[int]) -> int | None:
     """The chunk of the finding ``row`` in ``loaded``, the diff of a revision whose line
     numbers are those of ``revisions`` (:func:`.identity.same_lines`): None when its
     lines are numbered in another revision (not this diff's lines)."""
@@ -153,7 +164,7 @@ def row_chunk(loaded: LoadedDiff, row: sqlite3.Row, revisions: Container[int]) -
 
 
 def in_order(
-    loaded: LoadedDiff, rows: Iterable[sqlite3.Row], revisions: Container[int]
+    loaded: RecordedDiff, rows: Iterable[sqlite3.Row], revisions: Container[int]
 ) -> list[Finding]:
     """Findings of ``rows`` with their chunks in ``loaded`` (see :func:`row_chunk`), in
     diff order."""
@@ -191,7 +202,7 @@ def _ranges(spans: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
-def _check_lines(loaded: LoadedDiff, path: str, side: str, line: int, end_line: int) -> Located:
+def _check_lines(loaded: RecordedDiff, path: str, side: str, line: int, end_line: int) -> Located:
     change = loaded.file(path)
     if not change.hunks:
         raise InvalidArgument(
@@ -272,7 +283,7 @@ def add_finding(
         raise InvalidArgument(f"force must be true or false, got {force!r}.")
     side = arguments.choice("side", side, SIDES)
     severity = arguments.choice("severity", severity, SEVERITIES)
-    message = arguments.text("message", message, MAX_MESSAGE_CHARS)
+    message = arguments.text("message", message, FINDING_MESSAGE_CHARS)
     if line is None and end_line is not None:
         raise InvalidArgument("end_line needs line: pass the first line too.")
     if line is not None:
@@ -281,7 +292,9 @@ def add_finding(
         if end_line < line:
             raise InvalidArgument(f"end_line ({end_line}) is before line ({line}).")
     if suggestion is not None:
-        suggestion = arguments.text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
+        suggestion = arguments.text(
+            "suggestion", suggestion, FINDING_SUGGESTION_CHARS, empty_ok=True
+        )
         if side == "old":
             raise InvalidArgument(
                 "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
@@ -369,9 +382,9 @@ def _wanted(
     if severity is not None:
         wanted["severity"] = arguments.choice("severity", severity, SEVERITIES)
     if message is not None:
-        wanted["message"] = arguments.text("message", message, MAX_MESSAGE_CHARS)
+        wanted["message"] = arguments.text("message", message, FINDING_MESSAGE_CHARS)
     if comment is not None:
-        wanted["comment"] = arguments.text("comment", comment, MAX_COMMENT_CHARS)
+        wanted["comment"] = arguments.text("comment", comment, FINDING_COMMENT_CHARS)
     if not wanted:
         raise InvalidArgument(
             "Nothing to change: pass status, severity, message or comment.",
@@ -450,7 +463,7 @@ def _reopened(conn: sqlite3.Connection, finding_id: int, ctx: Context | None) ->
         "ON v.id = f.revision_id WHERE f.id = ?",
         (finding_id,),
     ).fetchone()
-    at = f"commit {row['rev_head'][:12]}" if row["rev_head"] else "another revision"
+    at = f"commit {row['rev_head'][:SHORT_ID]}" if row["rev_head"] else "another revision"
     if row["line"] is None:
         return f"Reopened: it was written on {at}, on the whole of {row['file_path']}."
     if ctx is None:

@@ -22,7 +22,11 @@ from dataclasses import dataclass
 
 from ...diff.buffer import DiffData
 from ...diff.hunk import Hunk, number_lines
-from ...limits import FINDING_CONTEXT_LINES as CONTEXT_LINES
+
+CONTEXT_LINES = 3
+"""Lines kept on each side of a finding's lines, for re-anchoring it when the
+branch moves: git's default context, enough to place a line that moved."""
+
 
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
 

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ...git.revisions import Mode, parse_range
-from .model import COMMITS_PREFIX, Review, ReviewSource, Revision
+from .model import COMMITS_PREFIX, RecordedReview, ReviewSource, Revision
 from .store import now
 
 if TYPE_CHECKING:
@@ -94,8 +94,8 @@ def file_source(diff_path: str) -> ReviewSource:
 # --------------------------------------------------------------------------
 
 
-def _review(row: sqlite3.Row) -> Review:
-    return Review(
+def _review(row: sqlite3.Row) -> RecordedReview:
+    return RecordedReview(
         id=int(row["id"]),
         source=ReviewSource(
             kind=row["kind"],
@@ -130,12 +130,12 @@ def _paths(text: str | None) -> tuple[str, ...] | None:
     return tuple(str(p) for p in value) if isinstance(value, list) else None
 
 
-def review_by_id(conn: sqlite3.Connection, review_id: int) -> Review | None:
+def review_by_id(conn: sqlite3.Connection, review_id: int) -> RecordedReview | None:
     row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
     return _review(row) if row is not None else None
 
 
-def ensure_review(conn: sqlite3.Connection, source: ReviewSource) -> Review:
+def ensure_review(conn: sqlite3.Connection, source: ReviewSource) -> RecordedReview:
     """The review of ``source``, created if the record has none (inside a write)."""
     row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (source.identity,)).fetchone()
     if row is not None:
@@ -246,7 +246,7 @@ def record_load(
     *,
     branch: BranchKey | None = None,
     review_id: int | None = None,
-) -> tuple[Review, Revision, list[Overlap]]:
+) -> tuple[RecordedReview, Revision, list[Overlap]]:
     """Record a range load: its review, its revision, and the diff file as their handle
     (``paths``: those the range was limited to).  A commit range's review is found by
     its keys (:mod:`.continuity`; ``branch``: the head's branch, ``review_id``: the
@@ -269,7 +269,9 @@ def record_load(
     return review, revision, overlaps
 
 
-def _respelled(conn: sqlite3.Connection, review: Review, source: ReviewSource) -> Review:
+def _respelled(
+    conn: sqlite3.Connection, review: RecordedReview, source: ReviewSource
+) -> RecordedReview:
     """``review`` as last loaded: its range as this load spelled it (what the review page
     and ``diffchunk status`` show and load again)."""
     if review.source.range == source.range:
@@ -285,7 +287,7 @@ def _commits_review(
     head: str,
     branch: BranchKey | None,
     review_id: int | None,
-) -> tuple[Review, list[Overlap]]:
+) -> tuple[RecordedReview, list[Overlap]]:
     """The review a load of commits continues (see :mod:`.continuity`), created when
     none, with the earlier reviews it overlaps when it is new."""
     from . import continuity  # a range's load only
@@ -315,7 +317,11 @@ def _commits_review(
 
 
 def record_since_handle(
-    conn: sqlite3.Connection, diff_path: str, review: Review, revision: Revision, since_id: int
+    conn: sqlite3.Connection,
+    diff_path: str,
+    review: RecordedReview,
+    revision: Revision,
+    since_id: int,
 ) -> None:
     """Record a since-review diff (the changes from revision ``since_id`` to ``revision``)
     as a handle of ``review`` at ``revision``: the tools called with its path work on
@@ -359,7 +365,9 @@ def full_diffs(conn: sqlite3.Connection, since_path: str) -> list[str]:
     ]
 
 
-def find(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision] | None:
+def find(
+    conn: sqlite3.Connection, diff_path: str, sha256: str
+) -> tuple[RecordedReview, Revision] | None:
     """What :func:`resolve` gives, when the record holds it already; None when it would
     have to write (a review or revision not recorded yet).  Writes nothing."""
     handle = handle_of(conn, diff_path)
@@ -383,7 +391,9 @@ def find(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review,
     return (review, revision) if revision is not None else None
 
 
-def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Review, Revision]:
+def resolve(
+    conn: sqlite3.Connection, diff_path: str, sha256: str
+) -> tuple[RecordedReview, Revision]:
     """The review and revision of the diff file ``diff_path`` (real path) whose content
     has the digest ``sha256``, created as needed (inside a write; :func:`find` is the
     read).  A since-review diff's handle names its revision itself (its content is
@@ -401,7 +411,7 @@ def resolve(conn: sqlite3.Connection, diff_path: str, sha256: str) -> tuple[Revi
 
 def reviews_with_head(
     conn: sqlite3.Connection, common_dir: str, heads: Iterable[str]
-) -> list[tuple[Review, Revision, list[str]]]:
+) -> list[tuple[RecordedReview, Revision, list[str]]]:
     """The reviews of a repository whose current revision has one of ``heads`` as its head,
     each with its current revision and the diff files that hold that revision."""
     wanted = set(heads)

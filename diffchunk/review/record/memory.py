@@ -11,7 +11,7 @@ matches the new one (:func:`earlier_match`):
 - a **similar** message (:func:`similar`): the messages' words (lowercased,
   letters and digits only) are equal, one holds all the other's words, or
   ``difflib``'s ratio of the two word sequences reaches
-  :data:`~diffchunk.limits.SIMILAR_MESSAGE_RATIO`.  A rewording of one
+  :data:`SIMILAR_MESSAGE_RATIO`.  A rewording of one
   problem keeps most of its words; two problems on one line share few.
 
 The latest such finding is answered instead of a new one, with its status and
@@ -25,10 +25,15 @@ import difflib
 import re
 import sqlite3
 
-from ...limits import SIMILAR_MESSAGE_RATIO
-from .model import Review
+from .model import RecordedReview
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+SIMILAR_MESSAGE_RATIO = 0.6
+"""Two findings' messages are similar (dismissal memory) when difflib's ratio of
+their normalised words reaches this: a rewording keeps most words (measured on
+rephrasings an assistant writes of one problem: 0.62-0.9), two problems on one
+line share few (0.1-0.4)."""
 
 
 def words(message: str) -> list[str]:
@@ -56,7 +61,7 @@ def _same_lines(one: str | None, other: str | None) -> bool:
 
 def earlier_match(
     conn: sqlite3.Connection,
-    review: Review,
+    review: RecordedReview,
     path: str,
     side: str,
     lines: str | None,

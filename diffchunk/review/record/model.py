@@ -62,7 +62,7 @@ class ReviewSource:
 
 
 @dataclass(frozen=True, slots=True)
-class Review:
+class RecordedReview:
     id: int
     source: ReviewSource
     created_at: str
@@ -94,7 +94,7 @@ class Revision:
         return result
 
 
-def review_dict(review: Review, revision: Revision) -> dict[str, Any]:
+def review_dict(review: RecordedReview, revision: Revision) -> dict[str, Any]:
     """``{"id", "source", "revision"}`` as the status and the export document show it."""
     src = review.source
     if src.kind == "git":

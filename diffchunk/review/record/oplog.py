@@ -62,19 +62,32 @@ from ...limits import (
     FINDING_MESSAGE_CHARS,
     FINDING_SUGGESTION_CHARS,
     REVIEWER_CHARS,
-    SYNC_CLOCK_MAX,
     SYNC_LOG_MAX_BYTES,
-    SYNC_LOG_MAX_LINES,
-    SYNC_OP_MAX_CHARS,
-    SYNC_TEXT_CHARS,
 )
 from .model import SEVERITIES, SIDES, STATUSES
 from .store import now
 
 FORMAT = "diffchunk-record"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the review log's format: a reader refuses a log of another version
 KINDS = ("review", "finding", "update", "comment", "mark")
 _HEX = re.compile(r"[0-9a-f]{8,64}")
+
+SYNC_LOG_MAX_LINES = 1_000_000
+"""Most operations read from one log: an order above any team's record (the
+2,000-finding benchmark writes about 9,000)."""
+
+SYNC_OP_MAX_CHARS = 1 << 20
+"""Longest operation (one JSON line) accepted: a finding with the longest message
+and suggestion the record takes (FINDING_MESSAGE_CHARS + FINDING_SUGGESTION_CHARS),
+its lines and context, JSON-escaped."""
+
+SYNC_CLOCK_MAX = 2**53
+"""Largest Lamport clock or line number an operation may carry: JSON readers in
+other languages keep integers exactly up to here."""
+
+SYNC_TEXT_CHARS = 4096
+"""Longest path, range or key part in an operation: git's own paths stop at
+PATH_MAX (4,096 bytes on Linux)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 The reviewer is, first that is set:
 
-1. ``DIFFCHUNK_REVIEWER`` (read here and nowhere else), as written;
+1. the setting ``DIFFCHUNK_REVIEWER`` (:mod:`diffchunk.settings`), as written;
 2. the repository's ``user.name`` and ``user.email`` (``Ada <ada@example.org>``,
    or either alone), read through the repository's config as diffchunk's git
    layer parses it (:attr:`diffchunk.git.repo.Repo.settings`): git is never run
@@ -19,20 +19,19 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 
+from ... import settings
 from ...limits import REVIEWER_CHARS
 
 logger = logging.getLogger(__name__)
 
-REVIEWER_ENV = "DIFFCHUNK_REVIEWER"
 UNKNOWN = "unknown"
 
 
 def reviewer(repository_path: str | None = None) -> str:
     """The author of what is written now in a review of ``repository_path`` (a work
     tree or a bare repository; None for a diff file)."""
-    named = os.environ.get(REVIEWER_ENV, "").strip()
+    named = settings.text("DIFFCHUNK_REVIEWER")
     if named:
         return clean(named)
     if repository_path is not None:

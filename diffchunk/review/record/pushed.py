@@ -40,12 +40,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...errors import DiffchunkError, GitError
-from ...limits import HOOK_MESSAGE_CHARS
-from ...limits import HOOK_PATHS_LISTED as LISTED
+from ...limits import SHORT_ID
 from . import changes, coverage, identity
-from .changes import LoadedDiff
+from .changes import RecordedDiff
 from .findings import finding_of
-from .model import SEVERITIES, Review, Revision
+from .model import SEVERITIES, RecordedReview, Revision
 from .results import Finding, Totals
 from .since import SinceReview, stored
 from .store import RecordStore, default_record
@@ -53,6 +52,15 @@ from .store import RecordStore, default_record
 if TYPE_CHECKING:
     from ...git.repo import Repo
     from ..sessions.store import SessionStore
+
+LISTED = 10
+"""Paths of each kind the pre-push hook prints under a refused push: a terminal's
+worth, with the rest counted; diffchunk status lists them all."""
+
+HOOK_MESSAGE_CHARS = 100
+"""Characters of a finding's first line the pre-push hook prints: one terminal
+line per finding."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -99,9 +107,9 @@ class MovedReview:
     its range's diff now, and what changed since its reviewed revision (None when it
     has no other revision to compare with)."""
 
-    review: Review
+    review: RecordedReview
     revision: Revision
-    now: LoadedDiff
+    now: RecordedDiff
     since: SinceReview | None
 
 
@@ -109,8 +117,8 @@ class MovedReview:
 class PushRecord:
     """The record's report on one pushed ref."""
 
-    reviews: tuple[tuple[Review, Revision], ...] = ()
-    since: tuple[tuple[Review, SinceReview], ...] = ()  # what changed since each review
+    reviews: tuple[tuple[RecordedReview, Revision], ...] = ()
+    since: tuple[tuple[RecordedReview, SinceReview], ...] = ()  # what changed since each review
     totals: Totals | None = None
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, state) of required files
     open_findings: dict[str, int] = field(default_factory=dict)
@@ -125,11 +133,11 @@ class PushRecord:
 
 def _review_states(
     conn: sqlite3.Connection,
-    review: Review,
+    review: RecordedReview,
     paths: list[str],
     sha256: str,
     store: SessionStore | None,
-) -> tuple[LoadedDiff | None, coverage.Marks]:
+) -> tuple[RecordedDiff | None, coverage.Marks]:
     """The review's own loaded diff (its first diff file still holding the revision)."""
     marks = coverage.load_marks(conn, [review.id])
     for path in paths:
@@ -144,8 +152,8 @@ def _review_states(
 
 def _pushed_states(
     conn: sqlite3.Connection,
-    pushed: LoadedDiff,
-    found: list[tuple[Review, Revision, list[str]]],
+    pushed: RecordedDiff,
+    found: list[tuple[RecordedReview, Revision, list[str]]],
     store: SessionStore | None,
     moved: tuple[MovedReview, ...] = (),
 ) -> list[tuple[changes.FileChange, str]]:
@@ -199,8 +207,8 @@ def push_report(
 
 def _report(
     conn: sqlite3.Connection,
-    pushed: LoadedDiff,
-    found: list[tuple[Review, Revision, list[str]]],
+    pushed: RecordedDiff,
+    found: list[tuple[RecordedReview, Revision, list[str]]],
     settings: RecordSettings,
     store: SessionStore | None,
     moved: tuple[MovedReview, ...] = (),
@@ -271,10 +279,10 @@ def record_lines(report: PushRecord) -> list[str]:
     return lines
 
 
-def _since_lines(review: Review, since: SinceReview) -> list[str]:
+def _since_lines(review: RecordedReview, since: SinceReview) -> list[str]:
     """What changed in review ``review``'s range since its reviewed revision."""
     rev = since.revision
-    shown = f"{(rev.base or 'empty tree')[:12]}..{(rev.head or '')[:12]}"
+    shown = f"{(rev.base or 'empty tree')[:SHORT_ID]}..{(rev.head or '')[:SHORT_ID]}"
     head = f"since review #{review.id}'s last review ({shown}, {rev.loaded_at}): "
     c = since.comparison
     if c is None:

@@ -37,7 +37,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .changes import LoadedDiff
+from .changes import RecordedDiff
 from .hunk_lines import CONTEXT_LINES
 from .store import now
 
@@ -131,7 +131,7 @@ def stale_findings(conn: sqlite3.Connection, review_id: int, revision_id: int) -
     ).fetchall()
 
 
-def file_now(loaded: LoadedDiff, path: str) -> str | None:
+def file_now(loaded: RecordedDiff, path: str) -> str | None:
     """The path of the new diff that ``path`` (a finding's file) is now: itself, else a
     file renamed from it; None when the diff no longer holds it."""
     if loaded.has(path):
@@ -142,7 +142,7 @@ def file_now(loaded: LoadedDiff, path: str) -> str | None:
     return None
 
 
-def side_exists(loaded: LoadedDiff, path: str, side: str) -> bool:
+def side_exists(loaded: RecordedDiff, path: str, side: str) -> bool:
     """Whether the file ``path`` of the diff has a ``side`` at all (an added file has
     no old side, a deleted one no new side)."""
     status = loaded.file(path).status
@@ -153,7 +153,7 @@ def apply(
     conn: sqlite3.Connection,
     review_id: int,
     revision_id: int,
-    loaded: LoadedDiff,
+    loaded: RecordedDiff,
     texts: Mapping[int, Runs | None],
 ) -> Outcome:
     """Re-anchor every open finding of the review not anchored in ``revision_id``

@@ -13,9 +13,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...limits import FINDING_COMMENTS_SHOWN, STATUS_CHANGED_LISTED, WRITE_ANSWER_LINE_CHARS
+from ...limits import STATUS_CHANGED_LISTED
 from .clip import clip
-from .model import SEVERITIES, Review, Revision, review_dict
+from .model import SEVERITIES, RecordedReview, Revision, review_dict
+
+WRITE_ANSWER_LINE_CHARS = 160
+"""Characters of the anchored line a write tool's one-line answer quotes
+(``add_finding``): enough to tell the line meant from its neighbours; the finding
+itself is not sent back (21 acknowledgements of whole findings cost a review
+as much as a file's diff)."""
+
+FINDING_COMMENTS_SHOWN = 20
+"""Replies of a thread a finding carries in an answer (the latest): a discussion
+longer than that is read in the export, whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +118,7 @@ class Comment:
 class Finding:
     """A finding as stored; ``chunk`` is filled in for the load it is shown with;
     ``author``: who wrote it ('' before authors were recorded); ``thread``: its
-    replies, oldest first (the latest :data:`~diffchunk.limits.FINDING_COMMENTS_SHOWN`
+    replies, oldest first (the latest :data:`FINDING_COMMENTS_SHOWN`
     in a tool's answer, all of them in the export document); ``thread_total``:
     how many it has."""
 
@@ -261,8 +271,8 @@ class FindingAdded:
         """The answer in a line (the MCP tool's): the id, where it sits
         (``path:line``, ``path:first-last``, ``(old)`` for the old side, the path
         alone for the whole file) and the first line it anchored to, cut to
-        :data:`~diffchunk.limits.WRITE_ANSWER_LINE_CHARS`; a finding not added again
-        (``earlier``) answers as :meth:`to_dict` does."""
+        :data:`WRITE_ANSWER_LINE_CHARS`; a finding not added again (``earlier``)
+        answers as :meth:`to_dict` does."""
         if self.earlier:
             return self.to_dict()
         f = self.finding
@@ -330,7 +340,7 @@ class SinceStatus:
 
 @dataclass(frozen=True, slots=True)
 class ReviewStatus:
-    review: Review
+    review: RecordedReview
     revision: Revision
     totals: Totals
     chunks: Sequence[ChunkStatus]

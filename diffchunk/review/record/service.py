@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import RECORD_RESPONSE_CHARS as RESPONSE_CHARS
-from ...limits import STATUS_CHANGED_LISTED as CHANGED_LISTED
+from ...limits import RECORD_RESPONSE_CHARS, STATUS_CHANGED_LISTED
 from ..paging import check_page, fill_page
 from . import changes, coverage, since
-from .changes import LoadedDiff, PartRef
+from .changes import PartRef, RecordedDiff
 from .context import Context, in_review
 from .findings import author_of, findings_summary
 from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
@@ -42,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 
 def _shares(
-    loaded: LoadedDiff, chunk_number: int | None, file_pattern: str | None
+    loaded: RecordedDiff, chunk_number: int | None, file_pattern: str | None
 ) -> list[PartRef]:
     if chunk_number is not None:
         return loaded.chunk_parts(chunk_number)
@@ -124,7 +123,7 @@ def review_status(
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
-    max_chars: int | None = RESPONSE_CHARS,
+    max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> ReviewStatus:
     """The review's coverage of the loaded diff: totals, each chunk's status (paged like
     list_chunks), findings by status and severity, and the next chunk to review."""
@@ -162,7 +161,7 @@ def review_status(
             findings=findings_summary(conn, ctx.review.id),
             next_chunk=coverage.next_chunk(marks, loaded),
             next_offset=stop if stop < total else None,
-            changed_files=changed[:CHANGED_LISTED],
+            changed_files=changed[:STATUS_CHANGED_LISTED],
             since_review=against,
             reviewers=coverage.by_reviewer(conn, ctx.review.id, loaded),
             reviewed_elsewhere=tuple(elsewhere),
@@ -206,7 +205,7 @@ def _since_status(
             history=kept.history,
             changed=tuple(p for p, s in labelled.items() if s == since.LABELS["changed"]),
             new=tuple(p for p, s in labelled.items() if s == since.LABELS["new"]),
-            listed=CHANGED_LISTED,
+            listed=STATUS_CHANGED_LISTED,
             files=kept.file_counts(),
         ),
         labelled,

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from ...errors import InvalidArgument
 from ...limits import RECORD_SIDE_WRITE_SECONDS
-from ...limits import SEEN_MEMORY_ENTRIES as _SEEN_KEPT
 from . import identity
 from .store import RecordStore, default_record
 
@@ -29,6 +28,11 @@ if TYPE_CHECKING:
     from ..sessions.store import Session, SessionStore
     from .changes import PartRef
     from .continuity import BranchKey, Overlap
+
+_SEEN_KEPT = 4_096
+"""Shares this process remembers having recorded as seen, so a chunk read again
+writes nothing: a few hundred bytes each, far more than one review reads."""
+
 
 logger = logging.getLogger(__name__)
 

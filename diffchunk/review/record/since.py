@@ -34,12 +34,17 @@ import sqlite3
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ...limits import SINCE_PATHS_LISTED as LISTED
+from ...limits import SHORT_ID
 from .identity import revision_of_row
 from .model import Revision
 
 if TYPE_CHECKING:
-    from .changes import LoadedDiff
+    from .changes import RecordedDiff
+
+LISTED = 50
+"""Paths of each kind (changed, new, no longer changed, interdiff) a since-review
+summary lists; the counts are always whole and the diff itself has them all."""
+
 
 HISTORY_FAST_FORWARD = "fast-forward"  # new commits on top, same base
 HISTORY_BASE_MOVED = "base moved"  # new commits on top, the base moved forward
@@ -65,7 +70,7 @@ class Comparison:
         return states
 
 
-def compare(old: LoadedDiff, new: LoadedDiff) -> Comparison:
+def compare(old: RecordedDiff, new: RecordedDiff) -> Comparison:
     """Compare every path of two loaded diffs by change id (see the module doc)."""
     old_ids = {path: old.file(path).change_id for path in old.paths()}
     unchanged = 0
@@ -149,8 +154,8 @@ class SinceReview:
 
 
 def gone_note(revision: Revision) -> str:
-    base = (revision.base or "the empty tree")[:12]
-    head = (revision.head or "?")[:12]
+    base = (revision.base or "the empty tree")[:SHORT_ID]
+    head = (revision.head or "?")[:SHORT_ID]
     return (
         f"The reviewed revision's commits ({base}..{head}) are no longer in the repository "
         "(pruned after a force-push?): what changed since cannot be told."

@@ -40,11 +40,26 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from ...errors import RecordUnavailable
-from ...limits import RECORD_BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
-from ...limits import RECORD_RETRY_FIRST_PAUSE_SECONDS, RECORD_RETRY_MAX_PAUSE_SECONDS
-from ...limits import RECORD_WRITE_WAIT_SECONDS as WRITE_WAIT_SECONDS
 from ...paths import STATE_ENV, state_dir
 from .migrations import MIGRATIONS
+
+BUSY_TIMEOUT_MS = 5_000
+"""How long one attempt waits for the record's write lock (SQLite's busy
+handler), in milliseconds; the attempt is retried until RECORD_WRITE_WAIT_SECONDS."""
+
+WRITE_WAIT_SECONDS = 30.0
+"""How long a record tool's write is retried in all before the record is reported
+unavailable (a CLI, the server and the hook share the file; writes take
+milliseconds, so 30 s means another process is stuck)."""
+
+RECORD_RETRY_FIRST_PAUSE_SECONDS = 0.005
+"""The first pause before a write is tried again while another process holds the
+record's lock; doubled at each try (with jitter) up to RECORD_RETRY_MAX_PAUSE_SECONDS."""
+
+RECORD_RETRY_MAX_PAUSE_SECONDS = 0.1
+"""The longest pause between tries: a lock is held for milliseconds, so a waiter
+tries again at least ten times a second."""
+
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ repository, :func:`actor`): a commit whose tree holds one file,
 1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
    sync repository, :mod:`diffchunk.git.transport`: never the user's);
 2. reads each other log that moved since it was last applied, bounded and checked (:func:`_read_log`: at most
-   :data:`~diffchunk.limits.SYNC_LOGS_MAX` logs, each at most
+   :data:`SYNC_LOGS_MAX` logs, each at most
    :data:`~diffchunk.limits.SYNC_LOG_MAX_BYTES`; a log that is not valid is
    refused whole and named in the answer, the others are applied);
 3. applies their new operations (:mod:`.merge`) and writes this record's own
@@ -43,7 +43,7 @@ from ...errors import GitError, RecordLogRefused
 from ...git.remotes import default_remote, public_url, remote_url
 from ...git.repo import Repo, discover
 from ...git.transport import TransportCommand, transport_command
-from ...limits import SYNC_LOG_MAX_BYTES, SYNC_LOGS_MAX
+from ...limits import SYNC_LOG_MAX_BYTES
 from . import merge, oplog
 from .public import repository_name
 from .store import RecordStore, default_record
@@ -60,6 +60,9 @@ _COMMITTER = {
     "GIT_COMMITTER_NAME": "diffchunk",
     "GIT_COMMITTER_EMAIL": "diffchunk@localhost",
 }
+
+SYNC_LOGS_MAX = 1_000
+"""Most reviewers' logs fetched from one remote: more is a remote filled to hurt."""
 
 
 @dataclass(frozen=True, slots=True)

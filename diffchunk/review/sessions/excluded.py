@@ -16,9 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...limits import EXCLUDED_LISTED_CHARS as LISTED_CHARS
-from ...limits import EXCLUDED_SUMMARY_DIRS as SUMMARY_DIRS
-from ..results import ExcludedFile
+from ..results import ExcludedFile, ExcludedSummary
+
+LISTED_CHARS = 2_000
+"""Excluded files listed beside the chunks, in characters of JSON (about 20
+entries): the summary counts them all; ``excluded=True`` pages the whole list."""
+
+SUMMARY_DIRS = 10
+"""Top directories named in a summary of excluded files (the rest are counted
+together): a release range excludes thousands of files in a few trees."""
 
 
 def _size(value: Any) -> int:
@@ -29,26 +35,6 @@ def top_directory(path: str) -> str:
     """The first component of ``path`` (``"."`` for a file at the top)."""
     head, sep, _ = path.partition("/")
     return head if sep else "."
-
-
-@dataclass(frozen=True, slots=True)
-class ExcludedSummary:
-    """How many files were left out, by reason and by top directory."""
-
-    total: int
-    by_reason: tuple[tuple[str, int], ...]
-    by_dir: tuple[tuple[str, int], ...]  # the :data:`SUMMARY_DIRS` largest
-    other_dirs: int = 0  # files in the directories not named
-
-    def to_dict(self) -> dict[str, Any]:
-        result: dict[str, Any] = {
-            "total": self.total,
-            "by_reason": dict(self.by_reason),
-            "by_dir": dict(self.by_dir),
-        }
-        if self.other_dirs:
-            result["other_dirs"] = self.other_dirs
-        return result
 
 
 def summarise(excluded: Sequence[ExcludedFile]) -> ExcludedSummary | None:

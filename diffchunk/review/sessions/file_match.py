@@ -9,7 +9,10 @@ from collections.abc import Iterable
 from ...diff.patterns import PathPatterns
 from ...diff.pipeline import Review
 from ...errors import FileNotInDiff, InvalidArgument
-from ...limits import FILE_MATCH_CANDIDATES as MAX_CANDIDATES
+
+MAX_CANDIDATES = 20
+"""Candidate paths an error names when a file is not in the diff: enough to
+spot a typo, short enough for an error message."""
 
 
 def _all_paths(review: Review) -> list[str]:
@@ -35,6 +38,23 @@ def _closest(query: str, paths: Iterable[str]) -> list[str]:
 
 
 def match_file(review: Review, file_path: str) -> str:
+    """The one path of the diff ``file_path`` names (see the module docstring)."""
+    found = find_file(review, file_path)
+    if found is None:
+        query, paths = file_path.strip(), _all_paths(review)
+        raise FileNotInDiff(
+            f"No file of the diff matches {query!r}. "
+            f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
+            suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
+            cli_suggestion="Pass an exact path as `diffchunk review` lists it, or a glob such "
+            "as '*name*'.",
+        )
+    return found
+
+
+def find_file(review: Review, file_path: str) -> str | None:
+    """The one path of the diff ``file_path`` names; None when it names none (several,
+    or an empty query, raise)."""
     if not isinstance(file_path, str) or not file_path.strip():
         raise InvalidArgument(
             "file_path is empty.",
@@ -66,10 +86,4 @@ def match_file(review: Review, file_path: str) -> str:
                 f"{query!r} matches {len(candidates)} files of the diff: {', '.join(shown)}{more}.",
                 suggestion="Pass one exact path, or a more specific glob.",
             )
-    raise FileNotInDiff(
-        f"No file of the diff matches {query!r}. "
-        f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
-        suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
-        cli_suggestion="Pass an exact path as `diffchunk review` lists it, or a glob such as "
-        "'*name*'.",
-    )
+    return None

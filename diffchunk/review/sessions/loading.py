@@ -17,13 +17,34 @@ from ...diff.options import LoadOptions, Progress
 from ...diff.parser import parse_diff
 from ...diff.pipeline import Review
 from ...errors import NotADiffError, PathError
-from ...limits import LOAD_EXCLUDED_LISTED, SNIFF_ABOVE, SNIFF_BYTES, SNIFFED_KEPT
-from ...limits import LOAD_MAX_WARNINGS as MAX_WARNINGS
+from ...limits import SHORT_ID
 from ...paths import fingerprint, resolve_regular_file
 from ..results import ExcludedFile, LoadSummary
 from .excluded import listed_part, summarise
 from .store import Session, SessionStore, default_store
 from .views import is_view_path, read_view, view_for
+
+LOAD_EXCLUDED_LISTED = 50
+"""Excluded files a load summary lists at most (within EXCLUDED_LISTED_CHARS
+of JSON); its excluded_summary counts them all, list_chunks(excluded=True)
+pages them."""
+
+MAX_WARNINGS = 20
+"""Parser warnings a load summary carries: a malformed diff can warn on every
+section, and the first ones say what is wrong."""
+
+SNIFF_ABOVE = 64 * 1024 * 1024
+"""A diff file this large is only read whole once its first SNIFF_BYTES hold a
+diff or a commit: a sparse 2 GB file that is not a diff was read whole."""
+
+SNIFF_BYTES = 1024 * 1024
+"""What is read of a large file to see that it is a diff: any diff has a
+header within its first MiB."""
+
+SNIFFED_KEPT = 64
+"""Large files remembered as already seen to be diffs (by path and stat), so
+that a reload does not read their head again."""
+
 
 _sniffed: OrderedDict[tuple[str, tuple[int, int, int, int, int]], None] = OrderedDict()
 _sniffed_lock = threading.Lock()
@@ -96,7 +117,7 @@ def commit_label(review: Review, file_index: int) -> str | None:
     if commit is None:
         return None
     info = parsed.commits[commit]
-    return info.sha[:12] if info.sha else info.subject
+    return info.sha[:SHORT_ID] if info.sha else info.subject
 
 
 def excluded_file(review: Review, ex: Excluded) -> ExcludedFile:

@@ -37,38 +37,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import settings
 from ...diff.buffer import DiffBuffer, DiffData, map_copy, map_file, map_threshold, release
 from ...diff.options import LoadOptions, Progress
 from ...diff.pipeline import Review, build_review
 from ...errors import FileToolError, PathError
 from ...fdio import BackgroundHash
 from ...git.cache import default_cache_dir, is_private_entry
-from ...limits import (
-    DEFAULT_MAX_SESSION_BYTES,
-    DEFAULT_MAX_SESSIONS,
-    MAP_COPY_KEEP_FREE,
-    THREADED_HASH_BYTES,
-)
 from ...paths import Fingerprint, expand, fingerprint, resolve_regular_file
 from .sidecar import attributes_for_diff
 from .views import is_view_path, read_view
 
+MAP_COPY_KEEP_FREE = 256 << 20
+"""A private copy of a large diff must leave this much free space in the cache
+directory; otherwise the diff is read into memory: the copy must not be what
+fills a disk."""
+
+THREADED_HASH_BYTES = 1 << 20
+"""Below this size a diff is hashed in the loading thread: a second thread
+costs more than the hashing it overlaps."""
+
+
 logger = logging.getLogger(__name__)
-
-
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        logger.warning("Ignoring %s=%r (not an integer); using %d.", name, raw, default)
-        return default
-    if value < 1:
-        logger.warning("Ignoring %s=%r (must be at least 1); using %d.", name, raw, default)
-        return default
-    return value
 
 
 def read_file(path: str) -> tuple[DiffData, Fingerprint]:
@@ -183,14 +173,10 @@ class SessionStore:
         reader: Callable[[str], tuple[DiffData, Fingerprint]] = read_file,
     ) -> None:
         self.max_sessions = (
-            max_sessions
-            if max_sessions is not None
-            else _env_int("DIFFCHUNK_MAX_SESSIONS", DEFAULT_MAX_SESSIONS)
+            max_sessions if max_sessions is not None else settings.count("DIFFCHUNK_MAX_SESSIONS")
         )
         self.max_bytes = (
-            max_bytes
-            if max_bytes is not None
-            else _env_int("DIFFCHUNK_MAX_SESSION_BYTES", DEFAULT_MAX_SESSION_BYTES)
+            max_bytes if max_bytes is not None else settings.count("DIFFCHUNK_MAX_SESSION_BYTES")
         )
         self._reader = reader
         self._lock = threading.Lock()

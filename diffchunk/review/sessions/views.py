@@ -31,10 +31,25 @@ from pathlib import Path
 
 from ...diff.options import LoadOptions
 from ...errors import InvalidArgument, PathError
-from ...fdio import replace_file
+from ...fdio import prune_newest_first, replace_file
 from ...git.cache import default_cache_dir
-from ...limits import MAX_VIEWS, VIEW_HANDLE_MAX_BYTES, VIEW_NAME_STEM_CHARS, VIEW_ORPHAN_SECONDS
 from ...paths import expand
+
+MAX_VIEWS = 500
+"""View handles kept in the cache (each is a few hundred bytes)."""
+
+VIEW_ORPHAN_SECONDS = 24 * 3600
+"""A view handle whose diff is gone is removed after this long: its diff may
+come back for a moment, as a working-tree diff is written anew."""
+
+VIEW_HANDLE_MAX_BYTES = 64 * 1024
+"""Larger files are not view handles (a handle is a few hundred bytes): a large
+file is never parsed as one."""
+
+VIEW_NAME_STEM_CHARS = 60
+"""Characters of the diff's file name kept in a view handle's name: with the
+key and suffix, the name stays far below the 255-byte limit of file names."""
+
 
 FORMAT = "diffchunk-view/1"
 SUFFIX = ".diffview"
@@ -147,13 +162,26 @@ def _prune(directory: Path, keep: Path) -> None:
             with contextlib.suppress(OSError):
                 entries.append((entry.stat().st_mtime, Path(entry.path)))
     entries.sort(reverse=True)
-    for rank, (mtime, path) in enumerate(entries):
-        if path == keep:
-            continue
-        orphan = now - mtime > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
-        if rank >= MAX_VIEWS or orphan:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    mtimes = {path: mtime for mtime, path in entries}
+
+    def orphan(path: Path) -> bool:
+        return now - mtimes[path] > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
+
+    prune_newest_first(
+        ((0, path) for _, path in entries),
+        _unlink,
+        max_count=MAX_VIEWS,
+        spare=(keep,),
+        stale=orphan,
+    )
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _diff_exists(handle: Path) -> bool:

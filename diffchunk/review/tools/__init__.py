@@ -7,8 +7,11 @@
 ``get_file_diff`` (:mod:`.file_diffs`, ``context="symbol"`` in
 :mod:`.symbol_context`), ``search_diff`` (:mod:`.diff_search`),
 ``list_commits`` (:mod:`.commits`), ``open_file_version``
-(:mod:`.file_versions`, a work tree's file in :mod:`.work_tree_file`) and
-``export_review`` (:mod:`.exporting`).  ``load_diff`` is the sessions'
+(:mod:`.file_versions`, a work tree's file in :mod:`.work_tree_file`),
+``search_code`` and ``find_references`` (:mod:`.code_search`, the tree it
+searches and its hits in :mod:`.search_tree`, the definition around each hit
+in :mod:`.references`), ``list_symbols`` (:mod:`.symbol_list`)
+and ``export_review`` (:mod:`.exporting`).  ``load_diff`` is the sessions'
 (:mod:`diffchunk.review.sessions.loading`); the plan a load answers with
 (files by kind, facts, the whole change when small) is :mod:`.plan`.
 

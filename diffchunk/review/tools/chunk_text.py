@@ -17,11 +17,14 @@ from ...diff.formatter import format_chunk, normalize_format
 from ...diff.model import Chunk
 from ...diff.pipeline import Review
 from ...errors import ChunkNotFound, InvalidArgument
-from ...limits import BANNER_FILES
 from ..answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
 from ..sessions.loading import session, store_of
 from ..sessions.store import Session, SessionStore
 from ..sessions.views import describe, other_views
+
+BANNER_FILES = 20
+"""File names the banner of a chunk lists (the rest are counted): a chunk of
+many small files would otherwise open with a page of names."""
 
 
 def get_chunk_bytes(

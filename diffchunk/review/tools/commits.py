@@ -20,7 +20,9 @@
 
 Pages of ``limit`` commits (newest first, as git lists them; a stream in its
 own order) from ``offset``, fewer when they would not fit one response; each commit lists at most :data:`FILES_LISTED`
-files, with their total.  The list is read once per session and query.
+files, with their total; ``include_body``: each commit's whole message
+(``body``, as ``git log --format=%B`` gives it; a stream's from its header),
+cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list is read once per session and query.
 """
 
 from __future__ import annotations
@@ -37,10 +39,7 @@ from ...git.history import missing_commits
 from ...git.log import LoggedCommit, range_commits
 from ...git.repo import discover
 from ...git.revisions import resolve_commit
-from ...limits import COMMIT_FILES_LISTED as FILES_LISTED
-from ...limits import COMMITS_PAGE_DEFAULT as DEFAULT_LIMIT
-from ...limits import COMMITS_PAGE_MAX as MAX_LIMIT
-from ...limits import MAX_COMMITS_READ as MAX_COMMITS
+from ...limits import COMMITS_PAGE_DEFAULT, SHORT_ID
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
 from ..sessions.sidecar import range_of
@@ -48,9 +47,28 @@ from ..sessions.since_sidecar import SinceRecord, read_since
 from ..sessions.store import Session, SessionStore
 from .listing import CHARS_PER_TOKEN, RESPONSE_TOKENS, json_size
 
+BODY_CHARS = 8_000
+"""Characters of a commit's message list_commits gives with include_body (the
+rest is counted, ``body_cut``): a generated message of megabytes must not take
+the answer; a review's messages are a few paragraphs."""
+
+FILES_LISTED = 20
+"""Files listed per commit by list_commits (the rest are counted): a merge or
+a rename sweep touches thousands."""
+
+MAX_LIMIT = 200
+"""Commits a list_commits page holds at most: 200 entries of a few files each
+stay under one answer's ~20k tokens."""
+
+MAX_COMMITS = 5000
+"""Commits read from a range at most: a review of a release range has
+hundreds; more is a range mistyped, not a review."""
+
+
 logger = logging.getLogger(__name__)
 
 _AUTHOR = re.compile(rb"^(?:Author|From): *([^\n<]*?) *(?:<[^\n>]*>)?[ \t]*\r?$", re.MULTILINE)
+_BLANK = re.compile(rb"\n\r?\n")  # the end of a commit's header (a mail's lines may end in CRLF)
 _DATE = re.compile(rb"^(?:Date|AuthorDate): *([^\n]*?)[ \t]*\r?$", re.MULTILINE)
 
 
@@ -63,6 +81,7 @@ class CommitEntry:
     author: str | None
     date: str | None
     files: tuple[str, ...]
+    body: str | None = None  # the whole message, when asked for
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {}
@@ -76,6 +95,10 @@ class CommitEntry:
         entry["files"] = list(self.files[:FILES_LISTED])
         if len(self.files) > FILES_LISTED:
             entry["files_total"] = len(self.files)
+        if self.body is not None:
+            entry["body"] = self.body[:BODY_CHARS]
+            if len(self.body) > BODY_CHARS:
+                entry["body_cut"] = len(self.body) - BODY_CHARS
         return entry
 
 
@@ -135,7 +158,25 @@ def _header_field(pattern: re.Pattern[bytes], data: DiffData, start: int, end: i
     return m.group(1).decode("utf-8", "replace").strip() or None if m else None
 
 
-def _stream_commits(loaded: Session, wanted: set[str] | None) -> list[CommitEntry]:
+def _stream_body(data: DiffData, start: int, end: int, stop: int, subject: str) -> str:
+    """The whole message of a stream's commit, whose header runs from ``start`` to the
+    blank line at ``end`` and its segment to ``stop``: a ``git log`` message (its
+    four-space indent taken off), or a mail's subject and the text before its ``---``
+    line; as ``git log --format=%B`` gives it (subject, blank line, body, line break)."""
+    text = bytes(data[end:stop]).decode("utf-8", "replace").replace("\r\n", "\n")
+    if bytes(data[start : start + 5]) == b"From ":
+        lines = text.split("\n")
+        if "---" in lines:
+            lines = lines[: lines.index("---")]
+        body = "\n".join(lines).strip("\n")
+        return f"{subject}\n\n{body}\n" if body else f"{subject}\n"
+    lines = [line.removeprefix("    ") for line in text.split("\n")]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def _stream_commits(
+    loaded: Session, wanted: set[str] | None, include_body: bool
+) -> list[CommitEntry]:
     parsed = loaded.review.parsed
     files: dict[int, list[str]] = {}
     for fd in parsed.files:
@@ -148,8 +189,8 @@ def _stream_commits(loaded: Session, wanted: set[str] | None) -> list[CommitEntr
             continue
         segment = parsed.segments[commit.segment]
         # The header runs to the first blank line (the message follows).
-        blank = parsed.data.find(b"\n\n", segment.start, segment.end)
-        end = segment.end if blank < 0 else blank
+        blank = _BLANK.search(parsed.data, segment.start, segment.end)
+        end = segment.end if blank is None else blank.start()
         out.append(
             CommitEntry(
                 commit.sha,
@@ -157,6 +198,9 @@ def _stream_commits(loaded: Session, wanted: set[str] | None) -> list[CommitEntr
                 _header_field(_AUTHOR, parsed.data, segment.start, end),
                 _header_field(_DATE, parsed.data, segment.start, end),
                 paths,
+                _stream_body(parsed.data, segment.start, end, segment.end, commit.subject)
+                if include_body
+                else None,
             )
         )
     return out
@@ -168,7 +212,7 @@ Found = tuple[list[CommitEntry], str, str | None, SinceCommits | None]
 
 
 def _entries(logged: list[LoggedCommit]) -> list[CommitEntry]:
-    return [CommitEntry(c.id, c.subject, c.author, c.date, c.files) for c in logged]
+    return [CommitEntry(c.id, c.subject, c.author, c.date, c.files, c.body) for c in logged]
 
 
 def _full_diff(since_path: str) -> str | None:
@@ -185,7 +229,9 @@ def _full_diff(since_path: str) -> str | None:
     return next((path for path in found if os.path.exists(path)), None)
 
 
-def _since_commits(loaded: Session, since: SinceRecord, wanted: tuple[str, ...] | None) -> Found:
+def _since_commits(
+    loaded: Session, since: SinceRecord, wanted: tuple[str, ...] | None, body: bool
+) -> Found:
     """The commits of a since-review diff: those of the range now that its reviewed
     head did not hold (new since the review, or rewritten by an amend or a rebase),
     touching ``wanted`` when given; the range's whole list when that head is gone."""
@@ -209,18 +255,20 @@ def _since_commits(loaded: Session, since: SinceRecord, wanted: tuple[str, ...] 
         )
     repo = discover(recorded.repo)
     found = SinceCommits(old, base, head, full)
-    range_label = f"{(base or 'root')[:12]}..{head[:12]}"
+    range_label = f"{(base or 'root')[:SHORT_ID]}..{head[:SHORT_ID]}"
     if missing_commits(repo, [old]):
-        logged = range_commits(repo, base, head, wanted or (), limit=MAX_COMMITS)
+        logged = range_commits(repo, base, head, wanted or (), limit=MAX_COMMITS, include_body=body)
         note = (
-            f"The reviewed head {old[:12]} is no longer in the repository: these are all "
+            f"The reviewed head {old[:SHORT_ID]} is no longer in the repository: these are all "
             f"the commits of the range {range_label}."
         )
         return _entries(logged), f"{base or 'root'}..{head}", note, found
-    logged = range_commits(repo, base, head, wanted or (), limit=MAX_COMMITS, exclude=[old])
+    logged = range_commits(
+        repo, base, head, wanted or (), limit=MAX_COMMITS, exclude=[old], include_body=body
+    )
     note = (
         f"A since-review diff: the commits of {range_label} that the reviewed head "
-        f"{old[:12]} did not hold (new since the review, or rewritten by an amend or a "
+        f"{old[:SHORT_ID]} did not hold (new since the review, or rewritten by an amend or a "
         "rebase). All the range's commits: list_commits on since_review.full_file_path."
     )
     if len(logged) == MAX_COMMITS:
@@ -228,12 +276,12 @@ def _since_commits(loaded: Session, since: SinceRecord, wanted: tuple[str, ...] 
     return _entries(logged), f"since review {old}: {base or 'root'}..{head}", note, found
 
 
-def _range_commits(loaded: Session, wanted: tuple[str, ...] | None) -> Found | None:
+def _range_commits(loaded: Session, wanted: tuple[str, ...] | None, body: bool) -> Found | None:
     """The commits of the range the diff shows, its label and a note; None for a diff
     not written from a range."""
     since = read_since(loaded.path)
     if since is not None:
-        return _since_commits(loaded, since, wanted)
+        return _since_commits(loaded, since, wanted, body)
     recorded = range_of(loaded.path)
     if recorded is None:
         return None
@@ -249,9 +297,9 @@ def _range_commits(loaded: Session, wanted: tuple[str, ...] | None) -> Found | N
         where = "index" if recorded.staged else "working tree"
         note = f"The {where}'s uncommitted changes are part of the diff but no commit."
         if head is None or head == recorded.base:
-            return [], f"{where} vs {(recorded.base or 'empty tree')[:12]}", note, None
+            return [], f"{where} vs {(recorded.base or 'empty tree')[:SHORT_ID]}", note, None
     paths = wanted if wanted is not None else recorded.paths
-    logged = range_commits(repo, recorded.base, head, paths, limit=MAX_COMMITS)
+    logged = range_commits(repo, recorded.base, head, paths, limit=MAX_COMMITS, include_body=body)
     label = f"{recorded.base or 'root'}..{head}"
     if len(logged) == MAX_COMMITS:
         note = f"Only the newest {MAX_COMMITS} commits are listed."
@@ -261,17 +309,17 @@ def _range_commits(loaded: Session, wanted: tuple[str, ...] | None) -> Found | N
 def commits_of(loaded: Session) -> list[CommitEntry]:
     """Every commit the diff shows, as :func:`list_commits` finds and keeps them with
     the session; [] for a diff that shows none or whose commits cannot be read."""
-    key = f"commits:{None}"
+    key = f"commits:{None}:{False}"  # list_commits' key for the same list
     cached = loaded.cache.get(key)
     if cached is None:
         try:
-            cached = _range_commits(loaded, None)
+            cached = _range_commits(loaded, None, False)
         except DiffchunkError:
             return []
         if cached is None:
             if not loaded.review.parsed.commits:
                 return []
-            cached = (_stream_commits(loaded, None), "stream", None, None)
+            cached = (_stream_commits(loaded, None, False), "stream", None, None)
         loaded.cache[key] = cached
     return list(cached[0])
 
@@ -290,7 +338,8 @@ def list_commits(
     absolute_file_path: str,
     file_path: str | None = None,
     offset: int = 0,
-    limit: int = DEFAULT_LIMIT,
+    limit: int = COMMITS_PAGE_DEFAULT,
+    include_body: bool = False,
     *,
     store: SessionStore | None = None,
 ) -> CommitListing:
@@ -307,12 +356,14 @@ def list_commits(
         path = match_file(loaded.review, file_path)
         olds = {fd.old_path for fd in loaded.review.parsed.files if fd.path == path}
         wanted = tuple(dict.fromkeys([path, *(p for p in olds if p)]))
-    key = f"commits:{wanted}"
+    if not isinstance(include_body, bool):
+        raise InvalidArgument(f"include_body must be true or false, got {include_body!r}.")
+    key = f"commits:{wanted}:{include_body}"
     cached = loaded.cache.get(key)
     if cached is None:
-        cached = _range_commits(loaded, wanted)
+        cached = _range_commits(loaded, wanted, include_body)
         if cached is None and loaded.review.parsed.commits:
-            stream = _stream_commits(loaded, set(wanted) if wanted else None)
+            stream = _stream_commits(loaded, set(wanted) if wanted else None, include_body)
             cached = (stream, "stream", None, None)
         if cached is None:
             raise InvalidArgument(

@@ -45,13 +45,27 @@ from ...diff.pipeline import Review
 from ...errors import InvalidArgument
 from ...files.matchers import TextMatcher, window_hits
 from ...limits import DIFF_SEARCH_DEFAULT_RESULTS
-from ...limits import DIFF_SEARCH_MAX_PATTERN_CHARS as MAX_PATTERN_CHARS
-from ...limits import DIFF_SEARCH_MAX_RESULTS as MAX_RESULTS
-from ...limits import DIFF_SEARCH_TEXT_CHARS as TEXT_CHARS
-from ...limits import DIFF_SEARCH_TIME_BUDGET as TIME_BUDGET
 from ...regex import Pattern, compile_literal, compile_regex
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
+
+TEXT_CHARS = 200
+"""Characters of a search_diff hit's line shown (around the match when the
+line is longer)."""
+
+MAX_RESULTS = 200
+"""Hits a search_diff page holds at most: about 80 characters each plus their
+text, at most DIFF_SEARCH_TEXT_CHARS, so 200 hits stay under the ~20k tokens
+of one answer."""
+
+TIME_BUDGET = 5.0
+"""Seconds a search_diff may take before it is stopped: a regex that
+backtracks must not hold the server."""
+
+MAX_PATTERN_CHARS = 1000
+"""Longest search_diff pattern: a pattern is matched against single lines, so
+a longer one is a pasted block (refused with a message) or a hostile regex."""
+
 
 SIDES = ("both", "new", "old")
 
@@ -139,6 +153,24 @@ def _lines(review: Review, fd: FileDiff) -> Iterator[_Line]:
                 yield _Line(kind, None if combined else old, new, text, start)
                 old += 1
                 new += 1
+
+
+def changed_lines(review: Review, side: str) -> dict[str, set[int]]:
+    """The numbers of the lines each file's diff changes on ``side``: the ``+`` lines'
+    new numbers (``new``), or the ``-`` lines' old numbers (``old``), by the file's path
+    on that side."""
+    kind = "+" if side == "new" else "-"
+    found: dict[str, set[int]] = {}
+    for fd in review.parsed.files:
+        path = fd.new_path if side == "new" else fd.old_path
+        if path is None or fd.kind is DiffKind.COMBINED:
+            continue
+        numbers = found.setdefault(path, set())
+        for line in _lines(review, fd):
+            number = line.new if side == "new" else line.old
+            if line.kind == kind and number is not None:
+                numbers.add(number)
+    return found
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:

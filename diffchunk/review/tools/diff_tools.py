@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results import LoadedDiff, Overview
+from ..results import CurrentOverview, LoadedDiff
 from ..sessions.loading import load_diff, store_of
 from ..sessions.loading import session as loaded_session
 from ..sessions.store import Session, SessionStore
@@ -124,7 +124,7 @@ def record_seen(session: Session, **shown: Any) -> None:
     record(session, **shown)
 
 
-def get_current_overview(*, store: SessionStore | None = None) -> Overview:
+def get_current_overview(*, store: SessionStore | None = None) -> CurrentOverview:
     """Every loaded diff with its counts and load options."""
     loaded = []
     for session in store_of(store).sessions():
@@ -142,4 +142,4 @@ def get_current_overview(*, store: SessionStore | None = None) -> Overview:
                 view_of=session.path if session.view is not None else None,
             )
         )
-    return Overview(tuple(loaded))
+    return CurrentOverview(tuple(loaded))

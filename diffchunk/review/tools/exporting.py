@@ -18,14 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArgument, PathError
-from ...fdio import replace_file
+from ...fdio import prune_newest_first, replace_file
 from ...git.cache import default_cache_dir
-from ...limits import EXPORTS_KEPT
+from ...limits import SHORT_ID
 from ..export import EXTENSIONS, normalize_format, render
 from ..record.document import export_document
 from ..record.store import RecordStore
 from ..sessions.loading import session
 from ..sessions.store import SessionStore
+
+EXPORTS_KEPT = 50
+"""Exports too large for one answer kept in the cache (``exports/``), the most
+recently written: each is one review in one format, made again by asking again."""
+
 
 #: The values of ``status``.
 STATUSES = ("open", "all")
@@ -105,7 +110,7 @@ def exports_dir() -> Path:
 
 
 def _prune(directory: Path, keep: Path) -> None:
-    """Remove the exports beyond :data:`~diffchunk.limits.EXPORTS_KEPT`, oldest first."""
+    """Remove the exports beyond :data:`EXPORTS_KEPT`, oldest first."""
     found: list[tuple[float, Path]] = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
@@ -113,10 +118,17 @@ def _prune(directory: Path, keep: Path) -> None:
                 if entry.is_file(follow_symlinks=False):
                     found.append((entry.stat().st_mtime, Path(entry.path)))
     found.sort(reverse=True)
-    for _, path in found[EXPORTS_KEPT:]:
-        if path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
+    prune_newest_first(
+        ((0, path) for _, path in found), _unlink, max_count=EXPORTS_KEPT, spare=(keep,)
+    )
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, Any]:
@@ -133,7 +145,7 @@ def export_file_note(exported: Exported, absolute_file_path: str) -> dict[str, A
     # One file per diff, format and status: the diff's name alone can repeat
     # (two repositories), and github and json share an extension.
     stem = Path(absolute_file_path).name.removesuffix(".diff")
-    key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:12]
+    key = hashlib.sha256(os.fsencode(os.path.realpath(absolute_file_path))).hexdigest()[:SHORT_ID]
     out = directory / f"{stem}-{key}-{exported.format}-{exported.status}{exported.extension}"
     write_export(exported, out, _CACHE_ADVICE)
     _prune(directory, keep=out)

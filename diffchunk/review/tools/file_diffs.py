@@ -21,12 +21,18 @@ from ...diff.patterns import PathQuery
 from ...diff.pipeline import Review
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import FIND_CHUNKS_PAGE_CHARS as PAGE_CHARS
+from ...limits import RESPONSE_TOKENS
 from ..answers import CHARS_PER_TOKEN, fit_response
 from ..paging import check_page, fill_page
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
+
+PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
+"""A page of find_chunks_for_files, in characters of JSON: the bound of any answer
+(pattern "*" over SQLAlchemy's rel_1_4_0..rel_2_0_0 answered 85,425 characters
+unpaged; with 10-line chunks, 323,356 of them, 26,321,519).  Most queries fit one
+page and are answered as the plain list."""
 
 
 def _query(pattern: str) -> PathQuery:

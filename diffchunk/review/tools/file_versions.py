@@ -27,6 +27,15 @@ numbers.  Where its bytes come from:
   never compared by prefix.  Without a repository, or without ``index``
   lines, the error says what to pass.
 
+**Any file the diff does not show** (a path of the repository's tree, relative
+to its top: no ``..``, ``.git`` or absolute path), of a range: the blob of the
+path in the base (``old``), or in the head commit, the index, or for the
+working tree the base (``new``: the diff shows every change of the work tree,
+so a file it leaves out is the base's; outside the paths a range was limited
+to, refused); the answer says ``in_diff: false`` and whether both sides hold
+the same blob (``unchanged``).  A diff file's other files are at no known
+revision: its error is the diff's.
+
 A work tree's file is read by :mod:`~diffchunk.review.tools.work_tree_file`:
 confined to the work tree and the allowed roots by construction, read once,
 hashed as read.  Every snapshot's size is checked before it is written
@@ -46,9 +55,9 @@ from ...diff.syntax import INDEX_LINE
 from ...errors import FileNotInDiff, FileToolError, InvalidArgument
 from ...git.blobs import ObjectInfo, blob_at, object_info, stream_blob
 from ...git.repo import Repo, discover
-from ...limits import OBJECT_ID_MIN_DIGITS
+from ...limits import OBJECT_ID_MIN_DIGITS, SHORT_ID
 from ...snapshots import Snapshot, SnapshotWriter, check_size, existing
-from ..sessions.file_match import match_file
+from ..sessions.file_match import find_file, match_file
 from ..sessions.loading import session
 from ..sessions.sidecar import range_of
 from ..sessions.store import Session, SessionStore
@@ -71,6 +80,7 @@ class OpenedVersion:
     file_path: str  # the file's path in the repository on that side
     side: str
     binary: bool = False
+    unchanged: bool | None = None  # a file the diff does not show: same on both sides?
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -84,6 +94,9 @@ class OpenedVersion:
         }
         if self.binary:
             result["binary"] = True
+        if self.unchanged is not None:
+            result["in_diff"] = False
+            result["unchanged"] = self.unchanged
         return result
 
 
@@ -95,6 +108,35 @@ class _Where:
     kind: str  # "commits", "index", "worktree" (a range's), or "file" (a diff file's)
     base: str | None
     head: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SideSource:
+    """Where a range's sides are: its repository, what its new side is (``kind``:
+    ``commits``, ``index`` or ``worktree``), its base and head commits, and the new
+    side's revision as the answers name it."""
+
+    repo: Repo
+    kind: str
+    base: str | None
+    head: str | None
+    new_revision: str | None
+
+
+def side_source(loaded: Session) -> SideSource:
+    """The sides of a range loaded with ``load_git_diff``; a diff file is refused (its
+    files other than the diff's are at no known revision)."""
+    recorded = range_of(loaded.path)
+    if recorded is None:
+        raise InvalidArgument(
+            f"{loaded.path} is a diff file, not a range loaded from a repository: the "
+            "tree at its sides is not known.",
+            suggestion="Review the range itself with load_git_diff, then pass its file_path.",
+        )
+    where = _where(loaded, None)
+    return SideSource(
+        where.repo, where.kind, where.base, where.head, _revision(loaded, where, None, "new")
+    )
 
 
 def index_ids(data: bytes | Any, fd: FileDiff) -> tuple[str | None, str | None]:
@@ -166,8 +208,8 @@ def _disk_name(path: str) -> str:
     return os.fsdecode(encode_path(path)) if is_escaped_path(path) else path
 
 
-def _revision(loaded: Session, where: _Where, fd: FileDiff, side: str) -> str | None:
-    if where.kind == "file":
+def _revision(loaded: Session, where: _Where, fd: FileDiff | None, side: str) -> str | None:
+    if where.kind == "file" and fd is not None:
         commits = loaded.review.parsed.commits
         sha = commits[fd.commit].sha if fd.commit is not None and commits else None
         return None if sha is None else (sha if side == "new" else f"{sha}^")
@@ -186,6 +228,8 @@ def open_file_version(
 ) -> OpenedVersion:
     """Snapshot ``file_path`` as it is on ``side`` of the diff (see the module docstring)."""
     loaded = session(absolute_file_path, store)
+    if side in SIDES and find_file(loaded.review, file_path) is None:
+        return _outside_diff(loaded, _where(loaded, absolute_repo_path), file_path.strip(), side)
     _, fd, on_side = _section(loaded, file_path, side)
     where = _where(loaded, absolute_repo_path)
     old_id, new_id = index_ids(loaded.review.parsed.data, fd)
@@ -323,7 +367,7 @@ def _from_object_store(
         return found
     check_size(
         blob.size,
-        f"The blob {blob.id[:12]} of {shown}",
+        f"The blob {blob.id[:SHORT_ID]} of {shown}",
         f"Page through it where it is: read_content on the file in a work tree that has "
         f"this version, or git -C {repo.path} cat-file blob {blob.id}",
     )
@@ -337,3 +381,88 @@ def _from_object_store(
         writer.abort()
         raise
     return writer.commit(source)
+
+
+def _tree_path(file_path: str) -> str:
+    """``file_path`` as a path of the repository's tree (relative to its top)."""
+    names = file_path.removeprefix("./").split("/")
+    if (
+        "\n" in file_path
+        or "\0" in file_path
+        or any(n in ("", ".", "..") or n.lower() == ".git" for n in names)
+    ):
+        raise InvalidArgument(
+            f"{file_path!r} is no path of the repository's tree.",
+            suggestion="Pass the path relative to the repository's top, e.g. 'src/app.py'.",
+        )
+    return "/".join(names)
+
+
+def _outside_diff(loaded: Session, where: _Where, file_path: str, side: str) -> OpenedVersion:
+    """A file the diff does not show, at the range's base (``old``) or at its head,
+    index or work tree (``new``): read from the object store (the work tree's side of
+    a file the diff leaves out is its base's blob, unchanged since), and said to be
+    unchanged when both sides hold the same blob."""
+    if where.kind == "file":
+        match_file(loaded.review, file_path)  # the diff file's error: no revision is known
+    path = _tree_path(file_path)
+    recorded = range_of(loaded.path)
+    limited = recorded is not None and recorded.paths and not _under(path, recorded.paths)
+    if where.kind == "worktree" and limited:
+        raise FileNotInDiff(
+            f"{path} is outside the paths this range was limited to: its working-tree "
+            "version is not known from the diff.",
+            suggestion="Open side='old' (the base), or load the range without paths.",
+        )
+    old = None if where.base is None else blob_at(where.repo, where.base, path)
+    if where.kind == "commits":
+        new = blob_at(where.repo, where.head, path)
+    else:  # the index; the work tree, the base's blob (unchanged since)
+        new = blob_at(where.repo, None, path) if where.kind == "index" else old
+    found = old if side == "old" else new
+    revision = where.base if side == "old" else _revision(loaded, where, None, side)
+    if found is None:
+        other = new if side == "old" else old
+        raise FileNotInDiff(
+            f"{path} is neither in the diff nor in {revision or 'the empty tree'} "
+            f"({side} side) of {where.repo.path}.",
+            suggestion=(
+                f"It exists on the other side: open side='{'new' if side == 'old' else 'old'}'."
+                if other is not None
+                else "Pass a path relative to the repository's top; search_code finds "
+                "files by their content, list_chunks lists the diff's."
+            ),
+        )
+    kind = object_info(where.repo, found).type
+    if kind in ("tree", "commit"):
+        what = "a directory" if kind == "tree" else "a submodule (a commit of another repository)"
+        raise FileNotInDiff(
+            f"{path} is {what} in {revision} ({side} side), not a file.",
+            suggestion=f"Open one of its files; search_code with file_pattern='{path}/**' "
+            "finds them.",
+        )
+    info = _lookup(where, side, path, found)
+    assert info is not None  # a full id from the object store
+    name = os.path.basename(path)
+    source = {
+        "repo": where.repo.path,
+        "root": where.repo.root,
+        "path": path,
+        "revision": revision,
+        "side": side,
+    }
+    snap = _from_object_store(where.repo, info, name, source, f"{path} ({side} side)")
+    return OpenedVersion(
+        path=snap.path,
+        revision=revision,
+        blob=info.id,
+        line_count=snap.line_count,
+        size=snap.size,
+        file_path=path,
+        side=side,
+        unchanged=old == new,
+    )
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/") for p in prefixes)

@@ -21,7 +21,6 @@ from ...diff.formatter import format_chunk, normalize_format
 from ...diff.model import Chunk
 from ...diff.pipeline import Review
 from ...files.answer_size import json_size
-from ...limits import LISTING_PAGE_TOKENS as PAGE_TOKENS
 from ..answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, shortened
 from ..paging import check_page, fill_page
 from ..results import ChunkEntry, ChunkListing, ExcludedFile
@@ -32,6 +31,11 @@ from .file_details import file_detail, part_counts, part_text
 
 if TYPE_CHECKING:  # the symbols are computed for pages of the MCP listing only
     from .symbols import FileSymbols
+
+PAGE_TOKENS = 6_000
+"""A page of list_chunks: small enough to read whole (about 24,000
+characters), so that a model reads a listing before it asks for chunks."""
+
 
 __all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
 

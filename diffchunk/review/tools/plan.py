@@ -11,17 +11,17 @@ A load's answer (``load_diff``, ``load_git_diff``) carries:
   the few things that change the plan: renames, deletions, and a commit whose
   subject says version, release or bump but which changes code; ``commits``,
   how many the diff shows, and ``log``, each one's short id and subject when
-  they are few (:data:`~diffchunk.limits.PLAN_COMMITS`).  Excluded
+  they are few (:data:`PLAN_COMMITS`).  Excluded
   files are not repeated (the load lists them).  The lists are cut to
-  :data:`~diffchunk.limits.PLAN_CHARS` in all, each cut kind saying how many
+  :data:`PLAN_CHARS` in all, each cut kind saying how many
   files it leaves out (``more``).
 - ``change``: the whole change in lean when it fits
-  :data:`~diffchunk.limits.LOAD_CHANGE_CHARS` (about 6,000 tokens), so a small
+  :data:`LOAD_CHANGE_CHARS` (about 6,000 tokens), so a small
   review is one call: the files as lean shows them, then code files (those
   that cost the fewest characters more first) widened to the definitions around
   their changes
   (``get_file_diff(context="symbol")``, their unchanged lines shown) while the
-  whole fits :data:`~diffchunk.limits.LOAD_WIDENED_CHARS`; ``change_widened`` names those.
+  whole fits :data:`LOAD_WIDENED_CHARS`; ``change_widened`` names those.
   The text is the answer's second block (``"change": "below"`` in the first):
   lean as it is, not escaped as a JSON string (a tenth more characters).  The plan's kinds then
   give their counts alone (the change's ``##`` lines list the files).
@@ -42,16 +42,36 @@ from ...diff.lean import render_lean
 from ...diff.model import FileDiff, FileStatus
 from ...diff.review_order import CODE, category
 from ...errors import DiffchunkError
-from ...limits import (
-    LOAD_CHANGE_CHARS,
-    LOAD_WIDENED_CHARS,
-    PLAN_CHARS,
-    PLAN_COMMITS,
-    PLAN_FACTS,
-)
+from ...limits import SHORT_ID
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
 from .commits import CommitEntry, commits_of
+
+LOAD_CHANGE_CHARS = 24_000
+"""A load's answer includes the whole change in lean when it fits this (about
+6,000 tokens): a small review is then one call, and costs less than the
+tool calls that would read it file by file."""
+
+LOAD_WIDENED_CHARS = 32_000
+"""With a change that fits LOAD_CHANGE_CHARS, its code files are widened to the
+definitions around their changes while the whole fits this (about 8,000
+tokens): those definitions are what a reviewer reads next, and cost a call
+each otherwise (on pydantic v2.13.3..v2.13.4, 8,761 characters for one)."""
+
+PLAN_CHARS = 3_000
+"""The characters a load's plan gives its file lists (``"path +A -R"`` by kind):
+a 50-file change is listed whole; a larger one says how many each kind leaves
+out, which ``list_chunks`` pages."""
+
+PLAN_COMMITS = 20
+"""A plan lists the commits (short id and subject) when there are at most this
+many: a short log is part of what a reviewer plans with, and costs a fifth of
+list_commits' answer; a longer one is paged there."""
+
+PLAN_FACTS = 8
+"""Facts a plan states (renames, deletions, release commits that change code):
+the few that change a plan; more are counted."""
+
 
 __all__ = ["KINDS", "ReviewPlan", "load_plan"]
 
@@ -158,10 +178,10 @@ def _kinds(
 
 def _log(commits: list[CommitEntry]) -> tuple[str, ...]:
     """``"id subject"`` of each commit (ids cut to 12 characters), when there are at
-    most :data:`~diffchunk.limits.PLAN_COMMITS`; else none (list_commits pages them)."""
+    most :data:`PLAN_COMMITS`; else none (list_commits pages them)."""
     if len(commits) > PLAN_COMMITS:
         return ()
-    return tuple(f"{c.id[:12]} {c.subject}" if c.id else c.subject for c in commits)
+    return tuple(f"{c.id[:SHORT_ID]} {c.subject}" if c.id else c.subject for c in commits)
 
 
 def _facts(files: list[tuple[str, list[FileDiff]]], commits: list[CommitEntry]) -> tuple[str, ...]:
@@ -178,7 +198,7 @@ def _facts(files: list[tuple[str, list[FileDiff]]], commits: list[CommitEntry]) 
             continue
         changed = [p for p in commit.files if p in code]
         if changed:
-            head = f"{commit.id[:12]} " if commit.id else ""
+            head = f"{commit.id[:SHORT_ID]} " if commit.id else ""
             facts.append(
                 f"commit {head}{commit.subject!r} says release or version but changes code: "
                 + ", ".join(changed[:PLAN_FACTS])
@@ -192,11 +212,11 @@ def _change(
     loaded: Session, files: list[tuple[str, list[FileDiff]]], store: SessionStore | None
 ) -> tuple[str, tuple[str, ...]] | None:
     """The whole change in lean and the code files shown widened to their definitions,
-    or None when lean does not fit :data:`~diffchunk.limits.LOAD_CHANGE_CHARS`.
+    or None when lean does not fit :data:`LOAD_CHANGE_CHARS`.
 
     Each file is first rendered as lean shows it; then code files are widened (their
     unchanged lines shown), those that add the fewest characters first, while the
-    whole fits :data:`~diffchunk.limits.LOAD_WIDENED_CHARS`."""
+    whole fits :data:`LOAD_WIDENED_CHARS`."""
     parsed = loaded.review.parsed
     texts = [render_lean(b"".join(parsed.raw(fd) for fd in sections)).text for _, sections in files]
     used = sum(map(len, texts))

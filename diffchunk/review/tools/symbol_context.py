@@ -21,9 +21,13 @@ from ...diff.model import DiffKind
 from ...diff.widen import changed_new_lines, split_lines, widen_hunks
 from ...errors import DiffchunkError
 from ...files.outline import OutlineItem, enclosing_path, outline_for_file
-from ...limits import MAX_SYMBOL_LINES
 from ..sessions.store import Session, SessionStore
 from .file_versions import open_file_version
+
+MAX_SYMBOL_LINES = 400
+"""A definition longer than this is not shown whole around a hunk
+(get_file_diff with context="symbol"): about 20k tokens of an answer hold
+1,500 lines of code, and several hunks may widen."""
 
 
 def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:

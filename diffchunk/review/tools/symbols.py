@@ -37,25 +37,53 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...diff.hunk import hunks_once
 from ...diff.model import ChunkPart, DiffKind, FileDiff
 from ...errors import DiffchunkError
 from ...limits import LANGUAGE_SNIFF_BYTES
-from ...limits import SYMBOL_CONTEXT_NAME_CHARS as MAX_NAME_CHARS
-from ...limits import SYMBOL_NAME_CHARS as MAX_QUALIFIED_CHARS
-from ...limits import SYMBOLS_LISTED as MAX_LISTED
-from ...limits import SYMBOLS_MAX_BLOB_BYTES as MAX_BLOB_BYTES
-from ...limits import SYMBOLS_MAX_PAGE_BYTES as MAX_PAGE_BYTES
-from ...limits import SYMBOLS_OUTLINES_KEPT as OUTLINES_KEPT
-from ...limits import SYMBOLS_SKELETON_ABOVE as SKELETON_ABOVE
 from ...log import LazyLogger
+from ..results import SymbolChange
 
 if TYPE_CHECKING:  # the outline modules load when symbols are first computed
     from ...files.outline import OutlineItem
     from ...git.repo import Repo
     from ..sessions.store import Session
+
+MAX_LISTED = 5
+"""Definitions a listing names per file (the rest are counted): a page of
+list_chunks stays small."""
+
+MAX_BLOB_BYTES = 1 << 20
+"""Blobs larger than this get the hunks' function context instead of outlines
+in a listing: an outline of a 1 MB file takes tens of milliseconds, and a page
+holds hundreds of files."""
+
+MAX_PAGE_BYTES = 32 << 20
+"""Blob bytes read for one listing page at most (the files beyond get the hunks'
+function context): a page's outlines stay bounded whatever its files."""
+
+MAX_NAME_CHARS = 60
+"""Characters of a hunk's function-context line kept as a name in a listing
+(``@@ ... @@ def name(...)`` lines run on with arguments)."""
+
+MAX_QUALIFIED_CHARS = 100
+"""Characters of a definition's qualified name in a listing (``Outer.method.inner``,
+every enclosing definition): longer ones keep their own name, the outermost and the
+nearest enclosing names that fit, ``…`` for the rest.  A release range's Python
+methods and their nested functions run to 60-90 characters; a name of 200 (a C++
+template's, OUTLINE_NAME_CHARS) at each of a few levels would not."""
+
+SKELETON_ABOVE = 16 * 1024
+"""Files above this are outlined from a skeleton for a listing (function bodies
+elided, lines kept): 3-4 times faster on a release's Python files, and nested
+closures are not what a listing needs."""
+
+OUTLINES_KEPT = 512
+"""Outlines kept by blob id, so that another view (or page) of the same diff,
+or a blob both sides share, is outlined once."""
+
 
 logger = LazyLogger(__name__)  # see diffchunk.log
 
@@ -64,28 +92,6 @@ _outlines_lock = threading.Lock()
 _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 _SECTION = re.compile(rb"^@@ -[0-9,]+ \+[0-9,]+ @@([^\n]*)", re.MULTILINE)
 _CACHE = "symbols"
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolChange:
-    """One definition a change touches."""
-
-    name: str
-    change: str  # added, modified, removed
-    kind: str | None = None  # function, method, class... (None from function context)
-    lines: tuple[int, int] | None = None  # new-side lines (old-side for a removed one)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"name", "kind", "change", "lines"}``, e.g. ``{"name": "Parser.run", "kind":
-        "method", "change": "modified", "lines": [12, 40]}`` (a removed one's lines are
-        its old lines); a function-context line has no kind and no lines."""
-        out: dict[str, Any] = {"name": self.name}
-        if self.kind is not None:
-            out["kind"] = self.kind
-        out["change"] = self.change
-        if self.lines is not None:
-            out["lines"] = list(self.lines)
-        return out
 
 
 @dataclass(frozen=True, slots=True)

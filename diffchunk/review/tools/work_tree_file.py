@@ -38,7 +38,7 @@ from ...errors import FileToolError
 from ...fdio import open_directory_beneath
 from ...git.blobs import cleaned_blob_id
 from ...git.repo import Repo
-from ...limits import SNAPSHOT_READ_BLOCK
+from ...limits import SHORT_ID, SNAPSHOT_READ_BLOCK
 from ...paths import check_allowed_path
 from ...snapshots import Snapshot, SnapshotWriter, check_size
 
@@ -185,7 +185,7 @@ class _WorkTreeFile:
             )
         return FileToolError(
             f"{self.on_side} changed since the diff was loaded: the work tree's file is not "
-            f"the blob {self.expected[:12]} the diff shows, so its lines would not be the "
+            f"the blob {self.expected[:SHORT_ID]} the diff shows, so its lines would not be the "
             "diff's.",
             suggestion=reload_advice(self.repo),
         )

@@ -184,7 +184,7 @@ def stream_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     from gitrepo import commit, git, init_repo, settle_file_times
 
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(diffwrite, "STREAM_BLOCK", 4096)  # many blocks even for a small diff
+    monkeypatch.setattr(diffwrite, "GIT_STREAM_BLOCK", 4096)  # many blocks even for a small diff
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))

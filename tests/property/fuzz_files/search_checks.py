@@ -29,12 +29,20 @@ def search_mode(mode: str) -> Iterator[None]:
     saved_env = os.environ.get("DIFFCHUNK_NO_GREP")
     windows = access.FileVersion.windows
     saved_defaults = windows.__defaults__
-    saved_pieces = (longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES)
+    saved_pieces = (
+        longline.LONG_LINE_PIECE_BYTES,
+        longline._OVERLAP_CHARS,
+        fuzzy.LONG_LINE_PIECE_BYTES,
+    )
     try:
         if mode in ("smallwin", "tinypieces"):
             windows.__defaults__ = (None, None, 64)
         if mode == "tinypieces":
-            longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES = 8, 64, 8
+            longline.LONG_LINE_PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy.LONG_LINE_PIECE_BYTES = (
+                8,
+                64,
+                8,
+            )
         if mode in ("grep", "nogrep"):
             grep.GREP_MIN_BYTES = 0
         if mode == "nogrep":
@@ -44,7 +52,9 @@ def search_mode(mode: str) -> Iterator[None]:
         yield
     finally:
         windows.__defaults__ = saved_defaults
-        longline._PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy._PIECE_BYTES = saved_pieces
+        longline.LONG_LINE_PIECE_BYTES, longline._OVERLAP_CHARS, fuzzy.LONG_LINE_PIECE_BYTES = (
+            saved_pieces
+        )
         grep.GREP_MIN_BYTES = saved_min
         if saved_env is None:
             os.environ.pop("DIFFCHUNK_NO_GREP", None)

@@ -14,11 +14,11 @@ from recordkit import feature_repo, numbered
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.diff.pipeline import build_review
-from diffchunk.review.record.changes import LoadedDiff
+from diffchunk.review.record.changes import RecordedDiff
 
 
-def _loaded(data: bytes, **options: object) -> LoadedDiff:
-    return LoadedDiff("/x.diff", "sha", build_review(data, LoadOptions(**options)))  # type: ignore[arg-type]
+def _loaded(data: bytes, **options: object) -> RecordedDiff:
+    return RecordedDiff("/x.diff", "sha", build_review(data, LoadOptions(**options)))  # type: ignore[arg-type]
 
 
 def _ids(data: bytes, **options: object) -> dict[str, str]:

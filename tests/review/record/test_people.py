@@ -15,7 +15,9 @@ from recordkit import run_cli
 from diffchunk.errors import InvalidArgument
 from diffchunk.review import record as core
 from diffchunk.review.record import memory
-from diffchunk.review.record.people import REVIEWER_ENV, reviewer
+from diffchunk.review.record.people import reviewer
+
+REVIEWER_ENV = "DIFFCHUNK_REVIEWER"
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from gitrepo import commit, git, init_repo
 from mcp import types
 from mcpkit import Caller, RunningServer, running_server
 
-from diffchunk.limits import LOAD_CHANGE_CHARS, PLAN_COMMITS
+from diffchunk.review.tools.plan import LOAD_CHANGE_CHARS, PLAN_COMMITS
 
 
 @pytest.fixture(scope="module")

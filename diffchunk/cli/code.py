@@ -1,0 +1,133 @@
+"""``diffchunk search-code``, ``diffchunk refs``, ``diffchunk show``, ``diffchunk symbols``:
+the code at either side of a range, beyond the diff.
+
+Each takes ``[RANGE|DIFF_FILE]`` as ``diffchunk review`` does and calls the
+tool of the same meaning (``search_code``, ``find_references``,
+``open_file_version``, ``list_symbols``); human output by default
+(:mod:`.output`), JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .output import echo_json, render_code_hits
+from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+_SIDE = click.Choice(("new", "old"))
+
+
+def _load(params: dict[str, Any]) -> str:
+    path, _ = load_target({name: params.pop(name) for name in TARGET_PARAMETERS})
+    return path
+
+
+@click.command("search-code", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
+@click.option("--pattern", "-e", required=True, help="The text (or --regex) to look for.")
+@target_options
+@click.option("--side", type=_SIDE, default="new", show_default=True, help="Which revision.")
+@click.option("--regex", is_flag=True, help="PATTERN is a regex (Python syntax, run by RE2).")
+@click.option("-i", "--ignore-case", is_flag=True, help="Ignore case.")
+@click.option("--files", "file_pattern", metavar="GLOBS", help="Only files matching these globs.")
+@click.option("--max-results", type=int, default=50, show_default=True, help="Hits per page.")
+@click.option("--offset", type=int, default=0, help="Skip this many hits (paging).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def search_code(
+    pattern: str,
+    side: str,
+    regex: bool,
+    ignore_case: bool,
+    file_pattern: str | None,
+    max_results: int,
+    offset: int,
+    as_json: bool,
+    **params: Any,
+) -> None:
+    """Search every file of a range's tree at one side, as `git grep` at that revision.
+
+    \b
+    Examples:
+      diffchunk search-code -e parse_args main..feature
+      diffchunk search-code -e 'def \\w+_pager' --regex --side old main..feature
+    """
+    from ..review.tools.code_search import search_code as core
+
+    path = _load(params)
+    found = core(
+        path, pattern, side, regex, not ignore_case, file_pattern, max_results, offset
+    ).to_dict()
+    echo_json(found) if as_json else click.echo(render_code_hits(found), nl=False)
+
+
+@click.command("refs", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
+@click.option("--symbol", "-s", required=True, help="The name whose uses to find.")
+@target_options
+@click.option("--side", type=_SIDE, default="new", show_default=True, help="Which revision.")
+@click.option("--max-results", type=int, default=50, show_default=True, help="Hits per page.")
+@click.option("--offset", type=int, default=0, help="Skip this many hits (paging).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def refs(
+    symbol: str, side: str, max_results: int, offset: int, as_json: bool, **params: Any
+) -> None:
+    """Where a name is used across a range's tree, each line with the definition it sits in.
+
+    Textual plus syntax-aware (whole words, the outline), not a type checker.
+
+    \b
+    Examples:
+      diffchunk refs -s echo_via_pager 8.4.2..8.5.0
+    """
+    from ..review.tools.code_search import find_references
+
+    path = _load(params)
+    found = find_references(path, symbol, side, max_results, offset).to_dict()
+    echo_json(found) if as_json else click.echo(render_code_hits(found), nl=False)
+
+
+@click.command("show", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
+@click.option("--path", "file_path", required=True, help="The file, from the repository's top.")
+@target_options
+@click.option("--side", type=_SIDE, default="new", show_default=True, help="Which revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the snapshot's details, not its text.")
+def show(file_path: str, side: str, as_json: bool, **params: Any) -> None:
+    """Print any file of the repository at one side of a range (as `git show REV:PATH`).
+
+    \b
+    Examples:
+      diffchunk show --path src/click/parser.py 8.4.2..8.5.0 --side old
+    """
+    from ..review.tools.file_versions import open_file_version
+
+    path = _load(params)
+    opened = open_file_version(path, file_path, side)
+    if as_json:
+        echo_json(opened.to_dict())
+        return
+    with open(opened.path, "rb") as handle:
+        sys.stdout.buffer.write(handle.read())
+    sys.stdout.flush()
+
+
+@click.command("symbols", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
+@click.option("--path", "file_path", required=True, help="The file of the diff.")
+@target_options
+@click.option("--offset", type=int, default=0, help="Skip this many (paging).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def symbols(file_path: str, offset: int, as_json: bool, **params: Any) -> None:
+    """List every definition one file's change touches."""
+    from ..review.tools.symbol_list import list_symbols
+
+    path = _load(params)
+    found = list_symbols(path, file_path, offset).to_dict()
+    if as_json:
+        echo_json(found)
+        return
+    for item in found["symbols"]:
+        lines = "-".join(str(n) for n in item.get("lines", ()))
+        click.echo(f"{item['change']:9} {item.get('kind', ''):9} {item['name']} {lines}".rstrip())
+    if found.get("next_offset") is not None:
+        click.echo(f"{found['total']} in all; more with --offset {found['next_offset']}")

@@ -1,0 +1,466 @@
+"""``search_code`` and ``find_references``: every file of the tree at one side of a range.
+
+The tree searched is that side's, read from the object store through git,
+never a checkout (:mod:`diffchunk.git.trees`):
+
+- ``old``: the range's base commit (nothing when the range starts at the root);
+- ``new``: the head commit of a commit range; the index of a staged review;
+  for a review of the working tree, the base's tree with the diff's files as
+  the work tree has them (each read as ``open_file_version`` reads it:
+  confined, hashed, checked against the diff), deleted ones left out.  The
+  work tree's other files are the base's (the diff shows every change).
+
+A diff file (not a range) has no tree: the error says to load the range.
+
+Lines are split at ``\\n``; a pattern is matched against each line without its
+line ending as ``re.search(pattern, line)`` does (``regex``: Python's syntax,
+run by RE2 in linear time, :mod:`diffchunk.regex`; else the text as it is), so
+a line counts once however many times it matches and ``total`` agrees with
+``git grep -c`` at that revision (binary files included, as git counts them;
+a CRLF line's CR is not part of it, so ``$`` matches before it).  A fixed
+string is first looked for by ``git grep -l -F`` (files holding it; ASCII
+text, or case kept); a user's regex never reaches git grep's engine.
+
+Bounds: at most :data:`MAX_RESULTS` hits a page from ``offset`` (fewer when they
+would not fit one answer), each line cut to :data:`TEXT_CHARS` characters around
+its match; :data:`KEPT_HITS` hits kept
+for paging (``total`` counts every one); files over :data:`MAX_FILE_BYTES`
+are not searched and a tree past :data:`MAX_TREE_BYTES` is searched in part
+(the answer names what was left out); :data:`TIME_BUDGET` seconds, checked
+between files.  The last search of a session is kept, so paging does not
+search again.
+
+``find_references`` is ``search_code`` for the whole word ``symbol`` (its
+last dotted part; ``\\b`` as ``git grep -w`` sees words), each hit with the
+innermost definition it sits in (``in``, from the file's outline at that side),
+the lines where a definition of that name starts left out.  Textual plus
+syntax-aware: no type checker, so a same-named attribute of another class,
+a string or a comment are hits too.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...diff.model import DiffKind
+from ...diff.patterns import PathQuery
+from ...errors import FileToolError, InvalidArgument
+from ...files.answer_size import json_size
+from ...files.matchers import TextMatcher, window_hits
+from ...git.trees import TreeFile, files_with, read_tree_blobs, tree_files
+from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS
+from ...regex import Pattern, compile_literal, compile_regex
+from ..sessions.loading import session
+from ..sessions.store import Session, SessionStore
+from .diff_search import changed_lines
+from .file_versions import open_file_version, side_source
+from .search_tree import CodeHit, SearchTree
+
+_BINARY_PROBE = 8_000
+"""Bytes at the start of a blob looked at for a NUL to call it binary: git's own
+probe (``buffer_is_binary``), so a hit is shown as git grep would show it."""
+
+_LISTED = 10
+"""Files named when some are left out of a search (too large): the rest are
+counted."""
+
+FRAME_CHARS = 4_000
+"""Characters of a search_code answer besides its hits (totals, notes naming
+files left out, the references note): the hits fill the answer but this."""
+
+KEPT_HITS = 20_000
+"""Hits kept for paging (the rest are counted): a pattern such as ``e`` in a
+large tree must not hold millions of lines in memory; the total still counts
+every one."""
+
+MAX_FILE_BYTES = 32 << 20
+"""A blob larger than this is not searched (and the answer names it): one
+generated file must not hold the search."""
+
+MAX_PATTERN_CHARS = 1_000
+"""The longest pattern searched across a tree: as search_diff's bound."""
+
+MAX_RESULTS = 500
+"""The most hits one page holds; each is cut to CODE_SEARCH_TEXT_CHARS, so a
+page stays within an answer (500 x ~250 characters)."""
+
+MAX_TREE_BYTES = 1 << 30
+"""The most bytes of blobs one search reads: a tree larger than this is searched
+in part, and the answer says so (file_pattern narrows it)."""
+
+TEXT_CHARS = 200
+"""A hit's text is cut to this many characters around the match: a minified
+line must not fill the page."""
+
+TIME_BUDGET = 60.0
+"""Seconds one tree-wide search may take, checked between files; past it the
+search stops with an error saying to narrow it.  A regex runs in linear time
+(RE2), so this bounds the size of the tree, not the pattern."""
+
+OUTLINE_FILES = 200
+"""Files outlined to say in which definition each reference sits; past it the
+hits keep their lines without ``in`` (outlines cost a parse each)."""
+
+SIDES = ("new", "old")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+REFERENCES_NOTE = (
+    "Textual plus syntax-aware: every whole-word occurrence of the name in the tree at "
+    "that side, each with the definition it sits in (from the file's outline), the "
+    "definition lines of that name left out; not a type checker (same-named attributes, "
+    "strings and comments are hits too)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeSearch:
+    """One page of ``search_code`` or ``find_references``."""
+
+    hits: tuple[CodeHit, ...]
+    total: int
+    files_matched: int
+    files_searched: int
+    side: str
+    revision: str | None
+    next_offset: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "hits": [h.to_dict() for h in self.hits],
+            "total": self.total,
+            "files_matched": self.files_matched,
+            "files_searched": self.files_searched,
+            "side": self.side,
+            "revision": self.revision,
+        }
+        if self.next_offset is not None:
+            result["next_offset"] = self.next_offset
+        if self.notes:
+            result["notes"] = list(self.notes)
+        return result
+
+
+@dataclass(slots=True)
+class _Found:
+    """What one search found (kept with the session for paging)."""
+
+    hits: list[CodeHit] = field(default_factory=list)
+    total: int = 0
+    files_matched: int = 0
+    files_searched: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _check(side: str, max_results: int, offset: int) -> None:
+    if side not in SIDES:
+        raise InvalidArgument(f"side must be 'new' or 'old', got {side!r}.")
+    for name, value, low in (("max_results", max_results, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
+    if max_results > MAX_RESULTS:
+        raise InvalidArgument(
+            f"max_results={max_results} is more than a page holds ({MAX_RESULTS}).",
+            suggestion="Page with offset=next_offset instead.",
+        )
+
+
+def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
+    if not isinstance(pattern, str) or pattern == "":
+        raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
+    if "\n" in pattern or "\r" in pattern or "\0" in pattern:
+        raise InvalidArgument(
+            "The pattern holds a line break or a NUL: lines are searched one at a time.",
+            suggestion="Search for one line of it.",
+        )
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
+    if regex:
+        return compile_regex(pattern, case_sensitive=case_sensitive)
+    return compile_literal(pattern, case_sensitive=case_sensitive)
+
+
+def _tree(loaded: Session, side: str) -> SearchTree:
+    """The files of ``side`` (kept with the session)."""
+    key = f"code_search.tree:{side}"
+    cached = loaded.cache.get(key)
+    if isinstance(cached, SearchTree):
+        return cached
+    source = side_source(loaded)
+    # The tree listed (None: the index): the base's for the old side and for the work
+    # tree (its files the diff leaves out are the base's), else the head or the index.
+    treeish = source.head if side == "new" and source.kind == "commits" else source.base
+    if side == "new" and source.kind == "index":
+        files = tree_files(source.repo, None)
+    elif treeish is None:
+        files = []  # the range starts at the root (or an unborn branch): nothing before it
+    else:
+        files = tree_files(source.repo, treeish)
+    local: dict[str, str] = {}
+    if side == "new" and source.kind == "worktree":
+        files, local = _work_tree_side(loaded, files)
+    revision = source.base if side == "old" else source.new_revision
+    tree = SearchTree(source.repo, treeish, files, local, revision)
+    loaded.cache[key] = tree
+    return tree
+
+
+def _work_tree_side(loaded: Session, base: list[TreeFile]) -> tuple[list[TreeFile], dict[str, str]]:
+    """The base's files, those the diff changes replaced by the work tree's versions."""
+    parsed = loaded.review.parsed
+    gone = {fd.old_path for fd in parsed.files if fd.old_path}
+    local: dict[str, str] = {}
+    for fd in parsed.files:
+        if fd.new_path is None or fd.is_submodule or fd.kind is DiffKind.COMBINED:
+            continue
+        local[fd.new_path] = open_file_version(loaded.path, fd.path, "new").path
+    kept = [f for f in base if f.path not in gone and f.path not in local]
+    return kept, local
+
+
+def _in_diff(loaded: Session, side: str) -> dict[str, set[int]]:
+    key = f"code_search.in_diff:{side}"
+    cached = loaded.cache.get(key)
+    if not isinstance(cached, dict):
+        cached = loaded.cache[key] = changed_lines(loaded.review, side)
+    return cached
+
+
+def _shown(text: str, match: tuple[int, int] | None) -> str:
+    if len(text) <= TEXT_CHARS:
+        return text
+    at = 0 if match is None else match[0]
+    start = max(0, min(at - TEXT_CHARS // 4, len(text) - TEXT_CHARS))
+    cut = text[start : start + TEXT_CHARS]
+    return ("…" if start else "") + cut + ("…" if start + TEXT_CHARS < len(text) else "")
+
+
+def _lines(data: bytes, compiled: Pattern) -> Iterator[tuple[int, bytes]]:
+    """The numbers and bytes of the lines of ``data`` the pattern matches."""
+    number, counted = 0, 0
+    for start, end in window_hits(TextMatcher(compiled, "utf-8", "regex"), data, len(data)):
+        number += data.count(b"\n", counted, start)
+        counted = start
+        yield number + 1, data[start:end]
+
+
+class _Search:
+    """One tree-wide search, file by file, within its bounds."""
+
+    def __init__(self, loaded: Session, side: str, compiled: Pattern) -> None:
+        self.loaded = loaded
+        self.side = side
+        self.compiled = compiled
+        self.changed = _in_diff(loaded, side)
+        self.found = _Found()
+        self.deadline = time.monotonic() + TIME_BUDGET
+        self.matched: set[str] = set()
+
+    def file(self, path: str, data: bytes) -> Iterator[CodeHit]:
+        if time.monotonic() > self.deadline:
+            raise FileToolError(
+                f"The search stopped after {TIME_BUDGET:g} s, at {path}: the tree is too "
+                "large to search whole.",
+                suggestion="Narrow it with file_pattern (e.g. 'src/**/*.py').",
+            )
+        self.found.files_searched += 1
+        binary = b"\0" in data[:_BINARY_PROBE]
+        changed = self.changed.get(path, set())
+        for number, raw in _lines(data, self.compiled):
+            self.matched.add(path)
+            text = None
+            if not binary:
+                line = codecs.decode(raw.removesuffix(b"\r"), "utf-8", "replace")
+                text = _shown(line, self.compiled.search_text(line))
+            yield CodeHit(path, number, text, number in changed)
+
+
+def _candidates(
+    tree: SearchTree, files: PathQuery | None, prefilter: set[str] | None, notes: list[str]
+) -> list[TreeFile]:
+    """The object store's files to read, within the size bounds (notes say what is left)."""
+    chosen = [
+        f
+        for f in tree.files
+        if (files is None or files.matches(f.path)) and (prefilter is None or f.path in prefilter)
+    ]
+    large = [f.path for f in chosen if f.size > MAX_FILE_BYTES]
+    if large:
+        notes.append(
+            f"{len(large)} file(s) over {MAX_FILE_BYTES >> 20} MiB not searched: "
+            + ", ".join(large[:_LISTED])
+        )
+    kept: list[TreeFile] = []
+    held = 0
+    for f in chosen:
+        if f.size > MAX_FILE_BYTES:
+            continue
+        if held + f.size > MAX_TREE_BYTES:
+            notes.append(
+                f"The tree holds more than {MAX_TREE_BYTES >> 20} MiB: {len(chosen) - len(kept)} "
+                "file(s) not searched; narrow the search with file_pattern."
+            )
+            break
+        kept.append(f)
+        held += f.size
+    return kept
+
+
+def _run(
+    loaded: Session,
+    side: str,
+    compiled: Pattern,
+    files: PathQuery | None,
+    literal: tuple[str, bool] | None,
+) -> _Found:
+    tree = _tree(loaded, side)
+    search = _Search(loaded, side, compiled)
+    found = search.found
+    prefilter = None
+    # (files listed with no tree: the index's, which git grep --cached reads)
+    if literal is not None and tree.files and (literal[1] or literal[0].isascii()):
+        prefilter = files_with(tree.repo, tree.treeish, literal[0], case_sensitive=literal[1])
+        if side == "new" and tree.local and prefilter is not None:
+            prefilter |= set(tree.local)
+    stored = _candidates(tree, files, prefilter, found.notes)
+    local = sorted(p for p in tree.local if files is None or files.matches(p))
+    sources = _merged(stored, local, tree)
+    for path, data in sources:
+        for hit in search.file(path, data):
+            found.total += 1
+            if len(found.hits) < KEPT_HITS:
+                found.hits.append(hit)
+    if found.total > len(found.hits):
+        found.notes.append(
+            f"Only the first {KEPT_HITS} hits can be paged ({found.total} in all): narrow "
+            "the search."
+        )
+    found.files_matched = len(search.matched)
+    return found
+
+
+def _merged(
+    stored: list[TreeFile], local: list[str], tree: SearchTree
+) -> Iterator[tuple[str, bytes]]:
+    """The object store's files and the work tree's, in path order (as git grep lists)."""
+    pending = list(local)
+    for file, data in read_tree_blobs(tree.repo, stored):
+        while pending and pending[0] < file.path:
+            path = pending.pop(0)
+            yield path, tree.local_content(path)
+        yield file.path, data
+    for path in pending:
+        yield path, tree.local_content(path)
+
+
+def _fitting(hits: list[CodeHit]) -> list[CodeHit]:
+    """As many of ``hits`` as one answer holds (at least one; the rest of the answer,
+    notes included, is counted as :data:`FRAME_CHARS`)."""
+    used = FRAME_CHARS
+    for count, hit in enumerate(hits):
+        used += json_size(hit.to_dict()) + 1
+        if count and used > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+            return hits[:count]
+    return hits
+
+
+def _page(found: _Found, tree: SearchTree, side: str, max_results: int, offset: int) -> CodeSearch:
+    hits = _fitting(found.hits[offset : offset + max_results])
+    following = offset + len(hits)
+    return CodeSearch(
+        tuple(hits),
+        found.total,
+        found.files_matched,
+        found.files_searched,
+        side,
+        tree.revision,
+        following if following < min(found.total, len(found.hits)) else None,
+        tuple(found.notes),
+    )
+
+
+def _remembered(loaded: Session, key: tuple[Any, ...], make: Any) -> _Found:
+    """The last search of the session when it is this one, else a new one (kept)."""
+    last = loaded.cache.get("code_search.last")
+    if isinstance(last, tuple) and last[0] == key:
+        found: _Found = last[1]
+        return found
+    found = make()
+    loaded.cache["code_search.last"] = (key, found)
+    return found
+
+
+def search_code(
+    absolute_file_path: str,
+    pattern: str,
+    side: str = "new",
+    regex: bool = False,
+    case_sensitive: bool = True,
+    file_pattern: str | None = None,
+    max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
+    offset: int = 0,
+    *,
+    store: SessionStore | None = None,
+) -> CodeSearch:
+    """The lines of every file of the tree at ``side`` that match (see the module docstring)."""
+    _check(side, max_results, offset)
+    compiled = _compiled(pattern, regex, case_sensitive)
+    loaded = session(absolute_file_path, store)
+    files = PathQuery(file_pattern, name="file_pattern") if file_pattern else None
+    literal = None if regex else (pattern, case_sensitive)
+    key = ("search", side, pattern, regex, case_sensitive, file_pattern)
+    found = _remembered(loaded, key, lambda: _run(loaded, side, compiled, files, literal))
+    return _page(found, _tree(loaded, side), side, max_results, offset)
+
+
+def find_references(
+    absolute_file_path: str,
+    symbol: str,
+    side: str = "new",
+    max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
+    offset: int = 0,
+    *,
+    store: SessionStore | None = None,
+) -> CodeSearch:
+    """Where ``symbol`` is used across the tree at ``side`` (see the module docstring)."""
+    _check(side, max_results, offset)
+    if not isinstance(symbol, str) or not symbol.strip():
+        raise InvalidArgument("symbol is empty.", suggestion="Pass a name, e.g. 'parse_args'.")
+    name = symbol.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    if not _IDENTIFIER.fullmatch(name) or len(name) > MAX_PATTERN_CHARS:
+        raise InvalidArgument(
+            f"{symbol!r} is not a name: find_references takes an identifier "
+            "(or a dotted name, whose last part is looked for).",
+            suggestion="Pass a function, class or variable name; search_code finds any text.",
+        )
+    loaded = session(absolute_file_path, store)
+    key = ("references", side, name)
+    found = _remembered(loaded, key, lambda: _references(loaded, side, name))
+    page = _page(found, _tree(loaded, side), side, max_results, offset)
+    return CodeSearch(
+        page.hits,
+        page.total,
+        page.files_matched,
+        page.files_searched,
+        side,
+        page.revision,
+        page.next_offset,
+        (REFERENCES_NOTE, *page.notes),
+    )
+
+
+def _references(loaded: Session, side: str, name: str) -> _Found:
+    compiled = compile_regex(r"\b" + re.escape(name) + r"\b")
+    found = _run(loaded, side, compiled, None, (name, True))
+    from .references import place_hits
+
+    found.hits, left_out = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)
+    found.total -= left_out
+    if found.total == len(found.hits):
+        found.files_matched = len({hit.path for hit in found.hits})
+    return found

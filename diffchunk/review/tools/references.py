@@ -1,0 +1,93 @@
+"""Where a reference sits: the innermost definition around each hit of
+``find_references``, from the outline of its file at that side.
+
+A hit on the line where a definition of the name itself starts (``def
+name``, ``class name``: the outline item of that name whose first line it is,
+or whose decorators precede that line) is the definition, not a reference:
+it is left out.  Files are outlined up to a bound
+(:data:`~diffchunk.review.tools.code_search.OUTLINE_FILES`); past it, hits keep their
+lines without ``in``.  A file type without a grammar, or an outline its bounds
+cut, gives hits without ``in`` too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+from ...files.languages import language_for_path
+from ...files.outline_item import OutlineItem, qualified_parts
+from ...git.trees import read_tree_blobs
+from ...limits import LANGUAGE_SNIFF_BYTES
+from .search_tree import CodeHit, SearchTree
+from .symbols import _outline, listed_name
+
+
+def _innermost(items: list[OutlineItem], line: int) -> list[OutlineItem]:
+    """The definitions around ``line``, outermost first."""
+    path: list[OutlineItem] = []
+    level = items
+    while True:
+        inside = [i for i in level if i.line_number <= line <= i.end_line]
+        if not inside:
+            return path
+        path.append(inside[-1])
+        level = inside[-1].children
+
+
+def _contents(tree: SearchTree, paths: list[str]) -> dict[str, tuple[str, bytes]]:
+    """``{path: (key, content)}`` of ``paths``: the work tree's, else the object store's."""
+    found = {}
+    for path in paths:
+        if path in tree.local:
+            data = tree.local_content(path)
+            found[path] = ("wt:" + hashlib.sha256(data).hexdigest(), data)
+    wanted = set(paths) - set(found)
+    stored = [f for f in tree.files if f.path in wanted]
+    for file, data in read_tree_blobs(tree.repo, stored):
+        found[file.path] = (file.id, data)
+    return found
+
+
+def _is_definition(around: list[OutlineItem], line: int, text: str | None, name: str) -> bool:
+    """Whether ``line`` starts a definition called ``name`` (its header, decorators aside)."""
+    for item in reversed(around):
+        if item.name.rsplit(".", 1)[-1] != name:
+            continue
+        if item.line_number == line:
+            return True
+        # A decorated definition may start at its first decorator: its header is the
+        # first line naming it.
+        if text is not None and item.line_number < line <= item.end_line:
+            stripped = text.lstrip()
+            if not stripped.startswith("@") and name in stripped.split("(")[0]:
+                return any(stripped.startswith(k) for k in _DEFINING)
+    return False
+
+
+_DEFINING = ("def ", "async def ", "class ", "function ", "fn ", "func ", "pub fn ", "struct ")
+
+
+def place_hits(
+    tree: SearchTree, hits: list[CodeHit], name: str, max_files: int
+) -> tuple[list[CodeHit], int]:
+    """The hits with the definition each sits in, the definitions of ``name`` left
+    out; and how many were left out."""
+    paths = list(dict.fromkeys(h.path for h in hits))[:max_files]
+    contents = _contents(tree, paths)
+    outlines: dict[str, list[OutlineItem] | None] = {}
+    for path, (key, data) in contents.items():
+        known = language_for_path(path, data[:LANGUAGE_SNIFF_BYTES]) is not None
+        outlines[path] = _outline(key, data, path) if known else None
+    kept: list[CodeHit] = []
+    for hit in hits:
+        outline = outlines.get(hit.path)
+        if outline is None:
+            kept.append(hit)
+            continue
+        around = _innermost(outline, hit.line)
+        if _is_definition(around, hit.line, hit.text, name):
+            continue
+        where = listed_name(qualified_parts(around)) if around else "(module level)"
+        kept.append(replace(hit, definition=where))
+    return kept, len(hits) - len(kept)
