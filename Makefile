@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -110,8 +110,6 @@ bench-export: $(STAMP)
 bench-record-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_record_export
 
-# A second review after a small amend of a large reviewed branch (a release range of a local
-# mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
 # diffchunk sync of a 2,000-finding, 5,000-mark record both ways: time and bytes on the remote.
 bench-sync: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_sync
@@ -121,8 +119,17 @@ bench-sync: $(STAMP)
 bench-second-review: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_second_review
 
+# A second review after a small amend of a large reviewed branch (a release range of a local
+# mirror of a real project): every chunk again, the chunks not reviewed, or since_review.
 bench-incremental: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_incremental
+
+# Issue 23's resource cases, a fresh interpreter each: the time and peak memory of every
+# tool on a diff of a million small files, and of the HTML export of a 3.76M-line diff.
+# BASELINE=DIR (a diffchunk package, e.g. `git archive main diffchunk | tar -x -C DIR`)
+# runs them there too, side by side.
+bench-resources: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_resources $(if $(BASELINE),--baseline $(BASELINE))
 
 # What a whole review costs through diffchunk against plain git, in characters: a small and a
 # medium release of real projects (bare clones in $DIFFCHUNK_BENCH_REPOS, default bench-out/repos).

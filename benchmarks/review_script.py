@@ -5,9 +5,7 @@ installed ``diffchunk-mcp``.
 A path is a list of steps (:data:`PATHS`); each step is a coroutine that
 makes tool calls on a :class:`Review` and records, as a *gap*, what today's
 tools cannot read and the plain git commands that read it instead.  To
-measure a new tool, change a step or add one: when ``find_references`` lists
-callers, ``callers`` calls it instead of recording a gap; when
-``list_commits(include_body=True)`` gives bodies, ``log`` asks for them.
+measure a new tool, change a step or add one.
 
 ``plan`` is the path the instructions lead along (the default of the
 benchmark's report):
@@ -27,9 +25,9 @@ benchmark's report):
   and ``read_content`` of each run;
 - ``definitions`` (:func:`unseen_definitions`): the enclosing definitions no
   answer showed whole, ``open_file_version`` and ``read_content``;
-- ``callers``: no tool searches the tree at a revision: a gap per name;
-- ``log`` (:func:`plan_log`): the plan's log when it lists every commit,
-  else ``list_commits`` (every page); the bodies are a gap.
+- ``callers``: ``find_references`` of each changed definition at the head, as
+  many hits as plain git's ``git grep -w | head`` shows;
+- ``log`` (:func:`plan_log`): ``list_commits(include_body=True)``, every page.
 
 ``chunks`` is the earlier flow (``load_git_diff(order="review")``, every page
 of ``list_chunks(format="lean")``, each chunk in lean and ``mark_reviewed``,
@@ -52,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.review_calls import Call, Gap, Reading, normal, seen_lines
-from benchmarks.review_plain import caller_call, caller_names, log_call
+from benchmarks.review_plain import GREP_LINES, caller_names
 from benchmarks.review_reading import ChangedFile, RangeReading, kind_of
 
 
@@ -245,19 +243,21 @@ async def definitions(rv: Review) -> None:
 
 
 async def callers(rv: Review) -> None:
-    """The callers of each changed definition: a gap until a tool lists them."""
+    """The references of each changed definition at the head, as many lines as plain
+    git's ``git grep -w | head`` shows: ``find_references`` (each hit with the
+    definition it sits in)."""
     for name in caller_names(rv.reading):
-        rv.gap("callers", f"callers of {name}: no tool searches the tree at a revision",
-               caller_call(rv.reading, name))  # fmt: skip
+        await rv.call("callers", "find_references", absolute_file_path=rv.file_path,
+                      symbol=name, side="new", max_results=GREP_LINES)  # fmt: skip
 
 
 async def log(rv: Review) -> None:
-    """The commits: every page of ``list_commits``; their bodies a gap."""
+    """The commits with their bodies: every page of ``list_commits(include_body=True)``."""
     offset: int | None = 0
     while offset is not None:
-        page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path, offset=offset)
+        page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path,
+                             offset=offset, include_body=True)  # fmt: skip
         offset = page.get("next_offset") if page else None
-    rv.gap("log", "commit bodies: list_commits gives subjects only", log_call(rv.reading))
 
 
 _HEADING = re.compile(r"^## (?P<path>.+?) \((?:[^()]|\([^()]*\))*\)$", re.M)
@@ -354,12 +354,9 @@ async def unseen_definitions(rv: Review) -> None:
 
 
 async def plan_log(rv: Review) -> None:
-    """The commits: the load's plan lists them when they are few; else every page of
-    ``list_commits``.  Their bodies are a gap."""
-    if rv.log is None:
-        await log(rv)
-        return
-    rv.gap("log", "commit bodies: list_commits gives subjects only", log_call(rv.reading))
+    """The commits' bodies: the plan lists the subjects, so the bodies are read with
+    ``list_commits(include_body=True)`` (every page), as without a plan."""
+    await log(rv)
 
 
 #: The paths an assistant takes, each a list of steps in order.

@@ -19,7 +19,7 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from .errors import FileToolError
@@ -237,6 +237,17 @@ def replace_file(
     companion files): a crash may leave it empty, never half-replaced by another
     name.  OSError on failure.
     """
+    with replacing(target, mode=mode, durable=durable) as write:
+        write(data)
+
+
+@contextlib.contextmanager
+def replacing(
+    target: str | os.PathLike[str], *, mode: int | None = None, durable: bool = True
+) -> Iterator[Callable[[bytes], None]]:
+    """:func:`replace_file` for content written in pieces: the ``write`` given appends
+    to the temporary file; leaving the block normally renames it over ``target``,
+    leaving it by an exception removes it (``target`` stays as it was)."""
     path = os.fspath(target)
     directory = os.path.dirname(path) or "."
     if mode is None:
@@ -257,7 +268,7 @@ def replace_file(
         raise FileExistsError(f"no free temporary name beside {path}")
     try:
         try:
-            write_all(fd, data)
+            yield lambda data: write_all(fd, data)
             os.fchmod(fd, mode)
             if durable:
                 os.fsync(fd)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..review.export import FORMATS
+from ..review.export import DIFF_TEXTS, FORMATS
 from .params import CONTEXT_SETTINGS, SafePath
 from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
 
@@ -31,12 +31,20 @@ from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_optio
     help="Which findings: the open ones, or all of them.",
 )
 @click.option(
+    "--diff-text",
+    type=click.Choice(DIFF_TEXTS),
+    default="all",
+    show_default=True,
+    help="html: every file's diff, or only those of the files with findings (the others "
+    "listed by name).",
+)
+@click.option(
     "--out",
     type=SafePath(dir_okay=False, path_type=Path, writes=True),
     metavar="FILE",
     help="Write to FILE (atomically) instead of standard output.",
 )
-def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
+def export(fmt: str, status: str, diff_text: str, out: Path | None, **params: Any) -> None:
     """Export the recorded review of a diff file or a git range.
 
     The review is the one `diffchunk status` shows for the same target and
@@ -47,20 +55,27 @@ def export(fmt: str, status: str, out: Path | None, **params: Any) -> None:
     Examples:
       diffchunk export main..feature > review.md
       diffchunk export main..feature --format html --out review.html
+      diffchunk export main..feature --format html --diff-text findings --out review.html
       diffchunk export main..feature --format github --out review.json
       gh api repos/OWNER/REPO/pulls/N/reviews --input review.json
       diffchunk export changes.diff --format sarif --status all --out review.sarif
     """
-    from ..review.tools.exporting import export_review, write_export
+    from ..review.tools.exporting import export_to_file, write_review
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
     diff_path, _ = load_target(target)
-    exported = export_review(diff_path, fmt, status)
     if out is not None:
-        write_export(exported, out)
-        click.echo(f"Wrote {exported.format} ({exported.findings} finding(s)) to {out}", err=True)
+        written = export_to_file(diff_path, out, fmt, status, diff_text=diff_text)
+        click.echo(f"Wrote {written.format} ({written.findings} finding(s)) to {out}", err=True)
         return
     if sys.stdout is not None:
-        sys.stdout.write(exported.text)
-        if not exported.text.endswith("\n"):
-            sys.stdout.write("\n")
+        stdout = sys.stdout
+        last: list[str] = ["\n"]
+
+        def write(text: str) -> None:
+            stdout.write(text)
+            last[0] = text[-1:] or last[0]
+
+        write_review(diff_path, write, fmt, status, diff_text=diff_text)
+        if last[0] != "\n":
+            stdout.write("\n")

@@ -186,7 +186,8 @@ def mark(
         echo_json(result)
         return
     verb = "Marked reviewed" if not undo else "Unmarked"
-    click.echo(f"{verb}: {', '.join(result['marked'])}")
+    more = result.get("marked_total", len(result["marked"])) - len(result["marked"])
+    click.echo(f"{verb}: {', '.join(result['marked'])}" + (f" and {more} more" if more else ""))
     for path in result.get("partly", []):
         click.echo(f"  {path}: other parts of this file are not marked yet")
     t = result["totals"]

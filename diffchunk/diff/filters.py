@@ -31,7 +31,8 @@ Steps, first decision wins:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -48,6 +49,7 @@ from .model import (
     ParsedDiff,
 )
 from .patterns import PathPatterns
+from .table import ExcludedFiles, FileTable, FileView, table_of
 
 # Enum members bound once (a lookup on the class costs about 0.1 us per file).
 _COMBINED = DiffKind.COMBINED
@@ -66,8 +68,9 @@ _NONBLANK_NEW = re.compile(rb"^[ +]([ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c\n].*)", re.M
 
 @dataclass(frozen=True, slots=True)
 class FilterResult:
-    kept: tuple[FileDiff, ...]
-    excluded: tuple[Excluded, ...]
+    # Sequences of the parse's sections: a FileView and ExcludedFiles from filter_files.
+    kept: Sequence[FileDiff]
+    excluded: Sequence[Excluded]
     files_excluded_by_pattern: int = 0
     # Paths of kept files that ``.gitattributes`` marks ``-diff`` or ``binary``
     # (git would show them as binary; list_chunks says so).
@@ -196,35 +199,69 @@ class Prescreen:
     A git review feeds it each file section as soon as the section is parsed,
     while ``git diff`` still writes the rest, so that :func:`filter_files`
     finds the path and content heuristics and the whitespace check done.
-    A verdict is used only for the very file object it was made for: a
-    section parsed again (or a diff whose context was reduced) is judged anew.
+    The verdicts belong to the sections of one table (the parse's
+    :class:`~diffchunk.diff.table.FileTable`) and are used only for a section
+    of that table at the same place: a diff parsed again (or whose context was
+    reduced) is judged anew.  Kept compact: a span and a flag per section, and
+    the heuristics that say something.
     """
 
-    __slots__ = ("_detector", "_known")
+    __slots__ = ("_detector", "_flagged", "_known", "_spans", "_table", "_whitespace")
 
     def __init__(self) -> None:
         self._detector = GeneratedFileDetector(None)
-        self._known: dict[int, tuple[FileDiff, Heuristics, bool]] = {}
+        self._table: Sequence[FileDiff] | None = None
+        self._spans = array("q")  # start and end of each section judged (-1: not judged)
+        self._whitespace = bytearray()
+        self._flagged: dict[int, Heuristics] = {}  # verdicts other than "neither"
+        self._known = 0
 
-    def add(self, files: Iterable[FileDiff], data: DiffData | bytearray) -> None:
-        """Judge ``files``, whose sections ``data`` holds at their recorded offsets."""
-        detector = self._detector
+    def add(
+        self,
+        files: Iterable[FileDiff],
+        data: DiffData | bytearray,
+        *,
+        table: Sequence[FileDiff] | None = None,
+    ) -> None:
+        """Judge ``files``, sections of ``table`` (default: ``files`` itself, a parse's
+        table) whose text ``data`` holds at their recorded offsets."""
+        owner = table if table is not None else files
+        if not isinstance(owner, FileTable):
+            raise TypeError("Prescreen.add: name the table the files are sections of")
+        if self._table is None:
+            self._table = owner
+        elif owner is not self._table:
+            raise ValueError("Prescreen.add: the files of another parse")
+        detector, spans = self._detector, self._spans
         for file in files:
-            self._known[file.index] = (
-                file,
-                detector.heuristics(file, data),
-                is_whitespace_only(file, data),
-            )
+            i = file.index
+            if 2 * i + 1 >= len(spans):
+                spans.extend([-1] * (2 * (i + 1) - len(spans)))
+                self._whitespace.extend(bytes(i + 1 - len(self._whitespace)))
+            if spans[2 * i] < 0:
+                self._known += 1
+            spans[2 * i], spans[2 * i + 1] = file.start, file.end
+            heuristics = detector.heuristics(file, data)
+            if heuristics.verdict() is not None:
+                self._flagged[i] = heuristics
+            else:
+                self._flagged.pop(i, None)
+            self._whitespace[i] = is_whitespace_only(file, data)
 
-    def get(self, file: FileDiff) -> tuple[Heuristics, bool] | None:
-        """``(heuristics, whitespace_only)`` made for ``file``, or None."""
-        known = self._known.get(file.index)
-        if known is None or known[0] is not file:
+    def get(self, file: FileDiff, table: Sequence[FileDiff]) -> tuple[Heuristics, bool] | None:
+        """``(heuristics, whitespace_only)`` made for ``file`` of ``table``, or None."""
+        i, spans = file.index, self._spans
+        if table is not self._table or 2 * i + 1 >= len(spans):
             return None
-        return known[1], known[2]
+        if (spans[2 * i], spans[2 * i + 1]) != (file.start, file.end):
+            return None
+        return self._flagged.get(i, _NEITHER), bool(self._whitespace[i])
 
     def __len__(self) -> int:
-        return len(self._known)
+        return self._known
+
+
+_NEITHER = Heuristics(None, None)
 
 
 def _patterns(value: str | None, name: str) -> PathPatterns | None:
@@ -235,11 +272,12 @@ def _patterns(value: str | None, name: str) -> PathPatterns | None:
 
 
 def _pattern_verdict(
-    file: FileDiff, include: PathPatterns | None, exclude: PathPatterns | None
+    files: FileTable, i: int, include: PathPatterns | None, exclude: PathPatterns | None
 ) -> str | None:
-    paths = [file.new_path]
-    if file.old_path is not None and file.old_path != file.new_path:
-        paths.append(file.old_path)
+    new_path, old_path = files.new_path(i), files.old_path(i)
+    paths = [new_path]
+    if old_path is not None and old_path != new_path:
+        paths.append(old_path)
     if exclude is not None:
         hit = exclude.matches_any(paths)
         if hit is not None:
@@ -263,51 +301,57 @@ def filter_files(
 
     Bad patterns raise :class:`~diffchunk.errors.InvalidArgument`.  With an
     attribute source, its ``lookup`` is called once, for all remaining paths.
-    ``prescreen`` holds verdicts already made for some of the files.
+    ``prescreen`` holds verdicts already made for some of the files.  Each
+    file's FileDiff is built once, for the content checks (the patterns read
+    the paths from the table).
     """
     include = _patterns(include_patterns, "include_patterns")
     exclude = _patterns(exclude_patterns, "exclude_patterns")
-    kept: list[FileDiff] = []
-    excluded: list[Excluded] = []
+    files = table_of(parsed.files, parsed.data)
+    kept = array("q")
+    excluded = ExcludedFiles(files)
     by_pattern = 0
 
-    candidates: list[FileDiff] = []
-    for file in parsed.files:
-        detail = None
-        if include is not None or exclude is not None:
-            detail = _pattern_verdict(file, include, exclude)
-        if detail is not None:
-            excluded.append(Excluded(file.path, ExcludeReason.PATTERN, file.index, detail))
-            by_pattern += 1
-        else:
-            candidates.append(file)
+    candidates: Iterable[int] = range(len(files))
+    if include is not None or exclude is not None:
+        left = array("q")
+        for i in candidates:
+            detail = _pattern_verdict(files, i, include, exclude)
+            if detail is not None:
+                excluded.add(i, ExcludeReason.PATTERN, detail)
+                by_pattern += 1
+            else:
+                left.append(i)
+        candidates = left
 
     detector = GeneratedFileDetector(attributes)
-    if attributes is not None and candidates:
-        detector.prefetch([f.path for f in candidates])
+    if attributes is not None:
+        detector.prefetch([files.path(i) for i in candidates])
 
+    binary: set[str] = set()
     trim = trimmer(parsed.data)
-    for file in candidates:
+    for i in candidates:
+        file = files[i]
         if trim is not None:
             trim(file.start)
-        known = prescreen.get(file) if prescreen is not None else None
+        known = prescreen.get(file, parsed.files) if prescreen is not None else None
         if skip_generated:
             verdict = detector.classify(file, parsed, None if known is None else known[0])
             if verdict is not None:
-                excluded.append(Excluded(file.path, verdict[0], file.index, verdict[1]))
+                excluded.add(i, verdict[0], verdict[1])
                 continue
         if skip_trivial and (is_whitespace_only(file, parsed.data) if known is None else known[1]):
-            excluded.append(
-                Excluded(file.path, ExcludeReason.TRIVIAL, file.index, "whitespace-only change")
-            )
+            excluded.add(i, ExcludeReason.TRIVIAL, "whitespace-only change")
             continue
-        kept.append(file)
+        kept.append(i)
+        if attributes is not None and detector.is_binary(file):
+            binary.add(file.path)
 
-    binary = frozenset(f.path for f in kept if detector.is_binary(f))
-    excluded.sort(key=lambda e: e.file_index)
+    if by_pattern:
+        excluded.sort()
     return FilterResult(
-        kept=tuple(kept),
-        excluded=tuple(excluded),
+        kept=FileView(files, kept),
+        excluded=excluded,
         files_excluded_by_pattern=by_pattern,
-        binary_by_attributes=binary,
+        binary_by_attributes=frozenset(binary),
     )

@@ -4,13 +4,14 @@ The one speed trick of the diff model, and where it is used: a frozen
 dataclass's ``__init__`` sets every field through ``object.__setattr__``,
 which costs more than the rest of making the object.  Measured on CPython
 3.11 (``timeit``, per object): ``FileDiff`` 2.5 -> 1.5 us, ``Hunk`` 1.2 ->
-0.6 us, ``ChunkPart`` 0.70 -> 0.39 us.  The parser makes a ``FileDiff``
-per file section and a ``Hunk`` per hunk it builds, the chunker a
-``ChunkPart`` per file: loading the generated 1M-line diff (8,557 files)
-takes 6 to 8 ms more with the classes' own constructors (CPU time, best of
-9 loads: 377-384 against 371-378 ms).  So those three are made with
-constructors that write the slots directly; everything else uses the
-classes themselves.
+0.6 us, ``ChunkPart`` 0.70 -> 0.39 us.  A ``FileDiff`` is made for each
+file section the parser reads in full and each one a file table builds
+again (:mod:`diffchunk.diff.table`), a ``Hunk`` per hunk built, a
+``ChunkPart`` per part a part store gives back (:mod:`diffchunk.diff.chunk_parts`):
+loading the generated 1M-line diff (8,557 files) took 6 to 8 ms more with
+the classes' own constructors (CPU time, best of 9 loads: 377-384 against
+371-378 ms).  So those three are made with constructors that write the
+slots directly; everything else uses the classes themselves.
 """
 
 from __future__ import annotations

@@ -360,6 +360,12 @@ class LazyHunks(Sequence[Hunk]):
         return self.with_line_counts()[0]
 
     @property
+    def marks(self) -> int:
+        """``\\`` marker lines in the section (what :class:`~diffchunk.diff.table.FileTable`
+        keeps, with the count, to build the hunks again)."""
+        return self._marks
+
+    @property
     def materialised(self) -> bool:
         return self._items is not None
 

@@ -7,6 +7,10 @@ malformed text).  ``b"".join(section bytes)`` is the input, byte for byte.
 
 Hunks are spans too (:mod:`diffchunk.diff.hunk`); nothing holds a Python
 object per diff line, so a million-line diff costs a few objects per hunk.
+Nor one per file: the parser keeps the file sections in the columns of a
+:class:`~diffchunk.diff.table.FileTable` (``ParsedDiff.files``), which builds
+a :class:`FileDiff` when one is asked for, and a review's chunk parts are
+positions in a :class:`~diffchunk.diff.chunk_parts.PartStore`.
 """
 
 from __future__ import annotations
@@ -169,7 +173,8 @@ class ParsedDiff:
     """A parsed diff: the buffer and the sections that tile it."""
 
     data: DiffData
-    files: tuple[FileDiff, ...]
+    # A FileTable (diffchunk.diff.table) from the parser; any sequence of its sections.
+    files: Sequence[FileDiff]
     segments: tuple[Segment, ...]
     commits: tuple[Commit, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
@@ -234,7 +239,8 @@ class ChunkPart:
 @dataclass(frozen=True, slots=True)
 class Chunk:
     number: int  # 1-based
-    parts: tuple[ChunkPart, ...]
+    # A tuple, or a range of the review's PartStore (diffchunk.diff.chunk_parts).
+    parts: Sequence[ChunkPart]
     line_count: int
     char_count: int  # bytes of chunk text; token_count is char_count // BYTES_PER_TOKEN
     parent_file: str | None = None  # set when the chunk holds one part of a split file

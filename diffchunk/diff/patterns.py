@@ -227,6 +227,11 @@ class PathQuery:
     def matches(self, path: str) -> bool:
         return self._globs.matches(path) or self._globs.names(path) or self._whole.names(path)
 
+    def matches_everything(self) -> bool:
+        """Whether the query is a glob that matches every path (``*``, ``**``, ``**/*``):
+        a caller may take every path without asking about each."""
+        return self.text in ("*", "**", "**/*")
+
     def select(
         self, paths: Iterable[str], renamed_from: Mapping[str, str] | None = None
     ) -> list[str]:

@@ -17,12 +17,14 @@ from types import MappingProxyType
 from ..errors import ChunkNotFound
 from .attributes import AttributeSource
 from .buffer import DiffData, release
+from .chunk_parts import FileChunks
 from .chunker import chunk_files, look_ahead_lines, render_chunk
 from .context import reduce_context
 from .filters import Prescreen, filter_files
 from .model import Chunk, Excluded, FileDiff, ParsedDiff
 from .options import LoadOptions, Progress
 from .parser import parse_diff
+from .table import FileView, table_of
 
 logger = logging.getLogger(__name__)
 
@@ -37,11 +39,17 @@ class ReviewStats:
 
 @dataclass(frozen=True, slots=True)
 class Review:
-    """A chunked diff, ready to serve."""
+    """A chunked diff, ready to serve.
+
+    Its per-file parts are compact (see :mod:`diffchunk.diff.table` and
+    :mod:`diffchunk.diff.chunk_parts`): ``kept`` and ``excluded`` are
+    sequences over the parse's table, each chunk's ``parts`` a range of one
+    part store, and ``file_to_chunks`` a :class:`~diffchunk.diff.chunk_parts.FileChunks`.
+    """
 
     parsed: ParsedDiff
-    kept: tuple[FileDiff, ...]
-    excluded: tuple[Excluded, ...]
+    kept: Sequence[FileDiff]
+    excluded: Sequence[Excluded]
     chunks: tuple[Chunk, ...]
     stats: ReviewStats
     options: LoadOptions
@@ -109,11 +117,13 @@ def _total_lines(parsed: ParsedDiff) -> int:
     so their line counts add up to the buffer's.
     """
     data = parsed.data
+    files = table_of(parsed.files, data)
     total = 0
-    for fd in parsed.files:
-        if fd.line_count is None:
+    for i in range(len(files)):
+        count = files.line_count(i)
+        if count is None:
             return _count_lines(data)
-        total += fd.line_count
+        total += count
     for seg in parsed.segments:
         if seg.end > seg.start:
             total += data.count(b"\n", seg.start, seg.end) + (data[seg.end - 1] != 0x0A)
@@ -190,6 +200,7 @@ def _build_review(
     if options.context_lines is not None and parsed.files:
         report("reducing context", 0.35)
         parsed = parse_diff(reduce_context(parsed, options.context_lines))
+        prescreen = None  # its verdicts are of the sections before
     if attributes is None:
         attributes = _load_attributes(options)
     report("filtering", 0.55)
@@ -208,13 +219,9 @@ def _build_review(
         from .review_order import review_order  # only for this order: nothing at import
 
         kept = review_order(kept)
+        if not isinstance(kept, FileView):
+            kept = FileView(table_of(parsed.files, parsed.data), (fd.index for fd in kept))
     chunks = chunk_files(parsed, kept, max_lines=options.max_chunk_lines)
-    mapping: dict[str, list[int]] = {}
-    for chunk in chunks:
-        for part in chunk.parts:
-            numbers = mapping.setdefault(part.path, [])
-            if not numbers or numbers[-1] != chunk.number:
-                numbers.append(chunk.number)
     stats = ReviewStats(
         total_files=len(parsed.files),
         total_lines=_total_lines(parsed),
@@ -224,11 +231,11 @@ def _build_review(
     report("done", 1.0)
     return Review(
         parsed=parsed,
-        kept=tuple(kept),
-        excluded=tuple(result.excluded),
-        chunks=tuple(chunks),
+        kept=kept,
+        excluded=result.excluded,
+        chunks=chunks,
         stats=stats,
         options=options,
-        file_to_chunks=MappingProxyType({k: tuple(v) for k, v in mapping.items()}),
+        file_to_chunks=FileChunks(table_of(parsed.files, parsed.data), chunks),
         binary_by_attributes=result.binary_by_attributes,
     )

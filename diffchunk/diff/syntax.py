@@ -109,6 +109,13 @@ _COUNT = rb"(?:,(\d{1,18}))?"
 HUNK_HEADER = re.compile(
     rb"@@ -(" + _START + rb")" + _COUNT + rb" \+(" + _START + rb")" + _COUNT + rb" @@([^\n]*)"
 )
+#: Every two-way hunk header of a region, its four numbers (a count is empty when the
+#: header leaves it out): the ranges of a section whose hunks the parser checked,
+#: where every line starting with ``@`` is such a header.
+HUNK_RANGES = re.compile(
+    rb"^@@ -(" + _START + rb")" + _COUNT + rb" \+(" + _START + rb")" + _COUNT + rb" @@",
+    re.MULTILINE,
+)
 #: The same header read only up to the new start (groups 1 and 3 as above):
 #: enough for a header known to be well-formed, and a quarter faster.
 HUNK_HEADER_START = re.compile(rb"@@ -(" + _START + rb")" + _COUNT + rb" \+(" + _START + rb")")

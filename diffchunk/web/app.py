@@ -169,10 +169,10 @@ def _static(name: str) -> bytes:
 def build_app(config: PageConfig) -> Starlette:
     """The page's app (wrapped by :class:`~diffchunk.web.guard.Guard` in :mod:`.serve`)."""
     from ..review import record
+    from ..review.export.highlight import style_css
     from ..review.page.context import context_lines
     from ..review.page.file_view import file_rows
     from ..review.page.files import review_files
-    from ..review.page.highlight import style_css
     from ..review.record.version import RecordVersion
 
     views = _Views(config)

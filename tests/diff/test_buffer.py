@@ -213,9 +213,10 @@ def test_a_large_diff_is_not_held_in_memory(tmp_path: Path) -> None:
                 fh.write(b"".join(b" kept line %d of a file that changed a lot, unchanged\\n"
                                   % i for i in range(lines // 800)))
         size = len(open(path, "rb").read())
-        # The record's modules, which the first get_chunk imports to note what it shows
-        # as seen: code, not the diff.
-        import diffchunk.review.record.coverage, diffchunk.review.record.side_writes
+        warm = path + ".warm.diff"  # the modules a load imports, loaded before measuring
+        with open(warm, "wb") as fh:
+            fh.write(b"diff --git a/w.py b/w.py\\n--- a/w.py\\n+++ b/w.py\\n@@ -1 +1 @@\\n-a\\n+b\\n")
+        diff_tools.get_chunk(warm, diff_tools.load_diff(warm).chunks)
         before = rss()
         summary = diff_tools.load_diff(path)
         for n in range(1, summary.chunks + 1, 5):

@@ -127,8 +127,8 @@ def test_verdicts_made_for_other_file_objects_are_not_used() -> None:
     first, second = parse_diff(DIFF), parse_diff(DIFF)
     prescreen = Prescreen()
     prescreen.add(first.files, first.data)
-    assert all(prescreen.get(f) is not None for f in first.files)
-    assert all(prescreen.get(f) is None for f in second.files)
+    assert all(prescreen.get(f, first.files) is not None for f in first.files)
+    assert all(prescreen.get(f, second.files) is None for f in second.files)
     # A verdict that does not fit its file would show if it were used: it is not.
     third = parse_diff(DIFF.replace(b"+    return 1", b"+    return 2"))
     stale = Prescreen()
@@ -172,7 +172,7 @@ def test_git_review_judges_files_while_git_writes(
     assert streamed.prescreen is not None
     parsed = streamed.parsed
     assert 0 < len(streamed.prescreen) <= len(parsed.files)
-    early = [f for f in parsed.files if streamed.prescreen.get(f) is not None]
+    early = [f for f in parsed.files if streamed.prescreen.get(f, parsed.files) is not None]
     assert len(early) == len(streamed.prescreen)
     judged: list[str] = []
     real_check = filters.is_whitespace_only

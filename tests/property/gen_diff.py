@@ -6,6 +6,9 @@ Used by the load runs and their tests (``tests/property/load_mcp``,
 that many lines (about 33 bytes a line) made of many files with several hunks
 each: modifications, additions, deletions and renames, with consistent
 ``@@`` counts.  The same seed always gives the same bytes.
+
+:func:`small_files` writes the other shape of a large diff: very many files of a
+few lines each (``--files N``), as a mass rename or a generated tree gives.
 """
 
 from __future__ import annotations
@@ -102,15 +105,54 @@ def generate(target_lines: int, seed: int = 20261121) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
+def small_files(count: int, seed: int = 20261121) -> bytes:
+    """A diff of ``count`` small files: each a one-hunk change of a few lines (one in ten
+    added, one in twenty deleted), about 230 bytes a file, in paths of 1,000 files a
+    directory."""
+    rng = random.Random(seed)
+    out: list[bytes] = []
+    for n in range(count):
+        path = f"tree/d{n // 1000:04d}/file_{n:07d}.py"
+        kind = rng.random()
+        if kind < 0.1:
+            lines = [b"+" + _code_line(rng) for _ in range(rng.randrange(1, 4))]
+            out.append(
+                b"diff --git a/%s b/%s\nnew file mode 100644\nindex 0000000..1111111\n"
+                b"--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n"
+                % (path.encode(), path.encode(), path.encode(), len(lines))
+            )
+        elif kind < 0.15:
+            lines = [b"-" + _code_line(rng) for _ in range(rng.randrange(1, 4))]
+            out.append(
+                b"diff --git a/%s b/%s\ndeleted file mode 100644\nindex 2222222..0000000\n"
+                b"--- a/%s\n+++ /dev/null\n@@ -1,%d +0,0 @@\n"
+                % (path.encode(), path.encode(), path.encode(), len(lines))
+            )
+        else:
+            start = rng.randrange(1, 200)
+            lines = [b" " + _code_line(rng), b"-" + _code_line(rng), b"+" + _code_line(rng)]
+            lines.append(b" " + _code_line(rng))
+            out.append(
+                b"diff --git a/%s b/%s\nindex 3333333..4444444 100644\n--- a/%s\n+++ b/%s\n"
+                b"@@ -%d,3 +%d,3 @@\n" % (*(path.encode(),) * 4, start, start)
+            )
+        out.append(b"\n".join(lines) + b"\n")
+    return b"".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m tests.property.gen_diff", description=__doc__.splitlines()[0]
     )
     parser.add_argument("out", type=Path)
     parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--files", type=int, help="write small_files(N) instead")
     parser.add_argument("--seed", type=int, default=20261121)
     args = parser.parse_args()
-    data = generate(args.lines, args.seed)
+    if args.files:
+        data = small_files(args.files, args.seed)
+    else:
+        data = generate(args.lines, args.seed)
     args.out.write_bytes(data)
     lines = data.count(b"\n")
     print(f"wrote {args.out}: {lines} lines, {len(data) / 1e6:.1f} MB")

@@ -17,6 +17,7 @@ metacharacters.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -349,3 +350,9 @@ def sample_review(source: dict[str, Any] | None = None) -> DocumentBuilder:
         },
     ]
     return b
+
+
+def uncoloured(page: str) -> str:
+    """An html export's text without its spans (the colours of its diff lines, and its
+    badges): the rows as a reader reads them."""
+    return re.sub(r"<span class=(?:'[^']*'|[\w-]+)>|</span>", "", page)

@@ -11,9 +11,10 @@ chunk (see the rules in :mod:`diffchunk.diff.chunker`).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from diffchunk.diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, ParsedDiff
+from diffchunk.diff.model import DiffKind, FileDiff, FileStatus, ParsedDiff
+from diffchunk.diff.table import FileTable, FileView
 
 __all__ = [
     "MOVES",
@@ -24,6 +25,43 @@ __all__ = [
 ]
 
 
+class _Columns:
+    """The fields of ``files`` the reorderings read, by position: from the table's
+    columns for a :class:`~diffchunk.diff.table.FileView` (no FileDiff built), else
+    from the files."""
+
+    def __init__(self, files: Sequence[FileDiff]) -> None:
+        if isinstance(files, FileTable | FileView):
+            table = files.table if isinstance(files, FileView) else files
+            at: Callable[[int], int] = (
+                files.indices.__getitem__ if isinstance(files, FileView) else int
+            )
+            self.status: Callable[[int], FileStatus] = lambda k: table.status(at(k))
+            self.old_path: Callable[[int], str | None] = lambda k: table.old_path(at(k))
+            self.new_path: Callable[[int], str | None] = lambda k: table.new_path(at(k))
+            self.commit: Callable[[int], int | None] = lambda k: table.commit(at(k))
+            self.index: Callable[[int], int] = at
+        else:
+            self.status = lambda k: files[k].status
+            self.old_path = lambda k: files[k].old_path
+            self.new_path = lambda k: files[k].new_path
+            self.commit = lambda k: files[k].commit
+            self.index = lambda k: files[k].index
+        self._files = files
+
+    def having(self, statuses: tuple[FileStatus, ...]) -> Iterator[int]:
+        """The positions of the files of one of ``statuses``, in order (read from the
+        table's status column when there is one)."""
+        files = self._files
+        if isinstance(files, FileTable | FileView):
+            table = files.table if isinstance(files, FileView) else files
+            status = table.status
+            if isinstance(files, FileView):
+                return (k for k, i in enumerate(files.indices) if status(i) in statuses)
+            return (i for i in range(len(table)) if status(i) in statuses)
+        return (k for k, fd in enumerate(files) if fd.status in statuses)
+
+
 def copies_first(files: Sequence[FileDiff]) -> Sequence[FileDiff]:
     """``files`` with every copy moved before the first change of its source.
 
@@ -31,7 +69,7 @@ def copies_first(files: Sequence[FileDiff]) -> Sequence[FileDiff]:
     read the tree its parent left.  Other files keep their order.
     """
     copied = FileStatus.COPIED
-    if not any(fd.status is copied for fd in files):
+    if not any(True for _ in _Columns(files).having((copied,))):
         return files
     first: dict[tuple[int | None, str], int] = {}  # (commit, path) -> position in out
     out: list[FileDiff] = []
@@ -65,20 +103,23 @@ def replaced_directories_emptied_first(files: Sequence[FileDiff]) -> Sequence[Fi
     a copy stays before every section that changes its source (see
     :func:`copies_first`): moved past one, it would copy the changed file.
     """
+    col = _Columns(files)
     below: dict[tuple[int | None, str], list[int]] = {}  # (commit, directory) -> removals
-    for pos, fd in enumerate(files):
-        if fd.status in _VACATES and fd.old_path is not None:
-            directory = fd.old_path
+    for pos in col.having(_VACATES):
+        old_path = col.old_path(pos)
+        if old_path is not None:
+            directory = old_path
             while "/" in directory:
                 directory = directory.rsplit("/", 1)[0]
-                below.setdefault((fd.commit, directory), []).append(pos)
+                below.setdefault((col.commit(pos), directory), []).append(pos)
     if not below:
         return files
     after: dict[int, list[int]] = {}  # removal -> the creations that must follow it
     waiting = [0] * len(files)  # removals each section must follow
-    for pos, fd in enumerate(files):
-        if fd.status in _CREATES and fd.new_path is not None:
-            for removal in below.get((fd.commit, fd.new_path), ()):
+    for pos in col.having(_CREATES):
+        new_path = col.new_path(pos)
+        if new_path is not None:
+            for removal in below.get((col.commit(pos), new_path), ()):
                 if removal > pos:
                     after.setdefault(removal, []).append(pos)
                     waiting[pos] += 1
@@ -115,19 +156,18 @@ _CREATES = (FileStatus.ADDED, FileStatus.RENAMED, FileStatus.COPIED)
 MOVES = (FileStatus.RENAMED, FileStatus.COPIED, FileStatus.DELETED)
 
 
-def source_changed_before(parsed: ParsedDiff, parts: Sequence[ChunkPart], fd: FileDiff) -> bool:
-    """Whether a part of an earlier commit touches the old path of ``fd``.
+def source_changed_before(files: FileTable, earlier: Sequence[int], i: int) -> bool:
+    """Whether a section of an earlier commit among ``earlier`` (positions in ``files``)
+    touches the old path of section ``i``.
 
     One ``git apply`` reads every rename and copy source from the tree before
     the whole patch, and silently keeps a file that the same patch changes and
     then deletes; so a rename, copy or deletion of a path changed by an
     earlier commit of the chunk being filled must start a new chunk.
     """
-    source = fd.old_path
-    files = parsed.files
-    for part in parts:
-        other = files[part.file_index]
-        if other.commit != fd.commit and source in (other.old_path, other.new_path):
+    source, commit = files.old_path(i), files.commit(i)
+    for k in earlier:
+        if files.commit(k) != commit and source in (files.old_path(k), files.new_path(k)):
             return True
     return False
 
@@ -139,14 +179,16 @@ def commit_heads(parsed: ParsedDiff, files: Sequence[FileDiff]) -> dict[int, tup
         return heads
     by_index = {c.index: c for c in parsed.commits}
     seen: set[int] = set()
-    for fd in files:
-        if fd.commit is None or fd.commit in seen:
+    col = _Columns(files)
+    for pos in range(len(files)):
+        commit_index = col.commit(pos)
+        if commit_index is None or commit_index in seen:
             continue
-        seen.add(fd.commit)
-        commit = by_index.get(fd.commit)
+        seen.add(commit_index)
+        commit = by_index.get(commit_index)
         if commit is None or not 0 <= commit.segment < len(parsed.segments):
             continue
         seg = parsed.segments[commit.segment]
         if seg.end > seg.start:
-            heads[fd.index] = (seg.start, seg.end)
+            heads[col.index(pos)] = (seg.start, seg.end)
     return heads

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffData
 from diffchunk.diff.model import Commit, FileDiff, Segment, SegmentKind
+from diffchunk.diff.table import FileTable
 
 __all__ = ["Checkpoint", "Cursor", "SectionKind"]
 
@@ -61,9 +62,10 @@ class Cursor:
     - ``not_lazy``: where the whole-file hunk check last failed (the general
       git section reader need not check those hunks again).
 
-    Everything the reader keeps from its input is ``bytes`` (or refers to
-    ``data`` through offsets, as :class:`~diffchunk.diff.hunk.LazyHunks`
-    do), also when ``data`` is a ``bytearray`` that grows meanwhile.
+    The file sections go to a :class:`~diffchunk.diff.table.FileTable`, which
+    keeps them in columns.  Everything the reader keeps from its input is
+    ``bytes`` or offsets into ``data`` (lazy hunks, path tokens), also when
+    ``data`` is a ``bytearray`` that grows meanwhile.
     """
 
     __slots__ = (
@@ -84,7 +86,7 @@ class Cursor:
         self.data = data
         self.limit = len(data)  # the input ends here (a cut, while a stream is read)
         self.lazy = lazy
-        self.files: list[FileDiff] = []
+        self.files = FileTable(data)
         self.segments: list[Segment] = []
         self.commits: list[Commit] = []
         self.gap_start = 0
@@ -102,6 +104,7 @@ class Cursor:
         """
         self.data = data
         self.limit = limit
+        self.files.rebind(data)
 
     def checkpoint(self) -> Checkpoint:
         """What the next section may change, to undo it with :meth:`rollback`."""
@@ -129,7 +132,8 @@ class Cursor:
 
     def malformed_since(self, mark: Checkpoint) -> bool:
         """Whether a file section or a gap read since ``mark`` was flagged malformed."""
-        return any(f.malformed is not None for f in self.files[mark.files :]) or any(
+        files = self.files
+        return any(files.malformed(i) is not None for i in range(mark.files, len(files))) or any(
             seg.kind is SEG_MALFORMED for seg in self.segments[mark.segments :]
         )
 

@@ -100,29 +100,21 @@ def read_plain_git_section(r: Cursor, s: int) -> int:
     r.gap(s)
     mode = m.group(1).decode("ascii") if m.group(1) else None
     r.prefixes = (b"a/", b"b/")
-    path = decode_path(minus[2:])
     # What r.add_file does, inline on the path of most sections.
-    r.files.append(
-        new_file_diff(
-            index=len(r.files),
-            start=s,
-            header_end=pos,
-            end=end,
-            kind=_KIND_GIT,
-            status=_MODIFIED,
-            old_path=path,
-            new_path=path,
-            hunks=hunks,
-            added=added,
-            removed=removed,
-            old_mode=mode,
-            new_mode=mode,
-            is_submodule=mode == sx.SUBMODULE_MODE or _submodule_body(r, hunks),
-            commit=r.commit,
-            old_token=minus,
-            new_token=plus,
-            line_count=lines + 4,  # the four header lines the regex matched
-        )
+    r.files.add_plain(
+        start=s,
+        header_end=pos,
+        end=end,
+        path=decode_path(minus[2:]),
+        hunks=hunks,
+        added=added,
+        removed=removed,
+        mode=mode,
+        is_submodule=mode == sx.SUBMODULE_MODE or _submodule_body(r, hunks),
+        commit=r.commit,
+        minus=m.start(2),
+        token_length=len(minus),
+        line_count=lines + 4,  # the four header lines the regex matched
     )
     r.gap_start = end
     return end

@@ -114,13 +114,13 @@ class SectionReader(Cursor):
                 f"{self.stripped_hunks} hunk(s) contain empty lines read as context lines "
                 "whose leading space was stripped"
             )
-        bad = sum(1 for f in self.files if f.malformed)
+        bad = self.files.malformed_count()
         if bad:
             warnings.append(f"{bad} file section(s) look malformed; they are kept as written")
         warnings.extend(self._outside_sections())
         return ParsedDiff(
             data=data,
-            files=tuple(self.files),
+            files=self.files,
             segments=tuple(self.segments),
             commits=tuple(self.commits),
             warnings=tuple(warnings),

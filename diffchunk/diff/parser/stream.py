@@ -6,8 +6,8 @@ import logging
 
 from diffchunk.diff import syntax as sx
 from diffchunk.diff.buffer import DiffBuffer, DiffData, map_file
-from diffchunk.diff.hunk import LazyHunks
 from diffchunk.diff.model import FileDiff, ParsedDiff
+from diffchunk.diff.table import FileTable
 from diffchunk.fdio import pread_exact
 
 from .reader import SectionKind, SectionReader
@@ -48,8 +48,7 @@ class StreamParser:
       start), ``_size`` bytes of that file, read through ``_view``, a
       mapping made anew at each step: nothing of the input is held in
       memory.  ``_tail`` keeps the last bytes fed, as a ``diff --git`` line
-      may span two blocks; ``_viewing`` the files whose lazy hunks read the
-      current mapping;
+      may span two blocks;
     - ``_pos``: where the reader stopped (the sections before it are done);
       ``_cut``: the start of the last ``diff --git`` line seen; ``_scan``:
       where the search for the next one resumes;
@@ -61,7 +60,6 @@ class StreamParser:
         self._growing = growing
         self._size = 0
         self._view: DiffBuffer | None = None
-        self._viewing: list[FileDiff] = []
         self._tail = b""
         self._buf = bytearray()
         self._reader = SectionReader(b"")
@@ -85,14 +83,25 @@ class StreamParser:
         return self._buf
 
     @property
+    def table(self) -> FileTable:
+        """The table the file sections go to (the parse's ``files`` in the end)."""
+        return self._reader.files
+
+    @property
     def file_count(self) -> int:
         """File sections parsed so far."""
         return len(self._reader.files)
 
     def files_since(self, start: int) -> list[FileDiff]:
         """The file sections parsed so far from index ``start`` on (a later one may replace
-        the last of them: use them for early work such as prefetching, not as the result)."""
-        return self._reader.files[start:]
+        the last of them: use them for early work such as prefetching, not as the result;
+        their hunks read :attr:`buffer` as it is now)."""
+        files = self._reader.files
+        files.rebind(self.buffer)
+        try:
+            return files[start:]
+        finally:
+            files.rebind(b"")
 
     def feed(self, block: bytes) -> None:
         """Append ``block`` and parse the sections now complete."""
@@ -128,8 +137,8 @@ class StreamParser:
             self._advance(self._remap(), self._cut)
 
     def _remap(self) -> DiffBuffer | bytearray:
-        """A mapping of the growing file as far as fed; the files parsed on the
-        previous one let it go (finish() gives every file the final buffer)."""
+        """A mapping of the growing file as far as fed (the files parsed keep offsets
+        only: finish() gives them the final buffer)."""
         assert self._growing is not None
         try:
             view = map_file(self._growing, self._size, "")
@@ -138,10 +147,6 @@ class StreamParser:
             self._buf = bytearray(pread_exact(self._growing, 0, self._size))
             self._growing = None
             return self._buf
-        for f in self._viewing:
-            if isinstance(f.hunks, LazyHunks):
-                f.hunks.rebind(b"")
-        self._viewing = []
         self._view = view
         return view
 
@@ -149,7 +154,7 @@ class StreamParser:
         """Read the sections of ``data`` that end before ``limit`` (see the class doc)."""
         reader = self._reader
         # The reader reads the buffer in place (no copy per step); what it keeps
-        # from it is bytes, except LazyHunks.data, rebound in finish().
+        # from it is bytes or offsets, read from the buffer given in finish().
         reader.view(data, limit)
         pos = self._pos
         try:
@@ -170,8 +175,6 @@ class StreamParser:
                     reader.rollback(mark)
                     self._stalled = True
                     break
-                if self._growing is not None:
-                    self._viewing.extend(reader.files[mark.files :])
                 pos = end
         finally:
             reader.view(b"", 0)  # nothing may keep the partial input alive past finish()
@@ -196,11 +199,6 @@ class StreamParser:
         if len(data) != self.size:
             raise ValueError("StreamParser.finish: the mapped file is not what was fed")
         self._buf = bytearray()
-        self._viewing = []
         reader = self._reader
-        reader.view(data, len(data))
-        parsed = reader.read_to_end(self._pos)
-        for f in parsed.files:
-            if isinstance(f.hunks, LazyHunks):
-                f.hunks.rebind(data)  # not the growing buffer it was checked in
-        return parsed
+        reader.view(data, len(data))  # the files' hunks and tokens read it from now on
+        return reader.read_to_end(self._pos)

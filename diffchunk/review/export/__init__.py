@@ -15,7 +15,10 @@
 - ``json``: the export document itself.
 
 Every renderer is a pure function of the document (and, for ``html``, of the
-files' diff text): no I/O, no clock, the same input gives the same text.
+files' diff text): no I/O, no clock, the same input gives the same text.  Each
+writes its text to a :class:`~.sink.TextSink` a piece at a time
+(:func:`render_to`), so an export is written to its destination as it is
+made; :func:`render` collects it into a string.
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from typing import Any
 from ...errors import InvalidArgument
 from . import jsontext
 from .document import FORMAT, FORMAT_VERSION, ReviewExport, load_document
-from .github import render_github
-from .html import render_html
-from .markdown import render_markdown
-from .rdjson import render_rdjson
-from .sarif import render_sarif
+from .github import render_github, write_github
+from .html import DIFF_TEXTS, render_html, write_html
+from .markdown import render_markdown, write_markdown
+from .rdjson import render_rdjson, write_rdjson
+from .sarif import render_sarif, write_sarif
+from .sink import TextSink, collect
 
 __all__ = [
+    "DIFF_TEXTS",
     "FORMAT",
     "FORMATS",
     "FORMAT_VERSION",
@@ -46,6 +51,7 @@ __all__ = [
     "render_markdown",
     "render_rdjson",
     "render_sarif",
+    "render_to",
 ]
 
 #: The export formats, in the order the tools document them.
@@ -64,16 +70,21 @@ EXTENSIONS = {
 
 def render_json(document: Mapping[str, Any]) -> str:
     """The export document itself, checked, as indented JSON."""
+    return collect(lambda out: write_json(document, out))
+
+
+def write_json(document: Mapping[str, Any], out: TextSink) -> None:
+    """:func:`render_json`, written to ``out`` a file and a finding at a time."""
     load_document(document)
-    return jsontext.dumps(document, depth=2)
+    jsontext.write(document, 2, out)
 
 
-_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "markdown": render_markdown,
-    "sarif": render_sarif,
-    "rdjson": render_rdjson,
-    "github": render_github,
-    "json": render_json,
+_WRITERS: dict[str, Callable[[Mapping[str, Any], TextSink], None]] = {
+    "markdown": write_markdown,
+    "sarif": write_sarif,
+    "rdjson": write_rdjson,
+    "github": write_github,
+    "json": write_json,
 }
 
 
@@ -90,15 +101,35 @@ def normalize_format(fmt: str) -> str:
     return value
 
 
-def render(document: Mapping[str, Any], format: str, diffs: Mapping[str, str] | None = None) -> str:
+def render(
+    document: Mapping[str, Any],
+    format: str,
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+) -> str:
     """The review ``document`` rendered as ``format`` (one of :data:`FORMATS`).
 
-    ``diffs`` (path -> that file's raw diff text) is used by ``html`` only.
+    ``diffs`` (path -> that file's raw diff text) and ``diff_text`` (``all``, or
+    ``findings``: only the diffs of files with findings) are used by ``html`` only.
     Raises :class:`~diffchunk.errors.InvalidArgument` for an unknown format and
     :class:`~diffchunk.errors.ExportDocumentError` for a document that is not a
     review export of a version this diffchunk reads.
     """
+    return collect(lambda out: render_to(document, format, out, diffs, diff_text=diff_text))
+
+
+def render_to(
+    document: Mapping[str, Any],
+    format: str,
+    out: TextSink,
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+) -> None:
+    """:func:`render`, written to ``out`` as it is made (flush ``out`` after)."""
     fmt = normalize_format(format)
     if fmt == "html":
-        return render_html(document, diffs)
-    return _RENDERERS[fmt](document)
+        write_html(document, out, diffs, diff_text=diff_text)
+    else:
+        _WRITERS[fmt](document, out)

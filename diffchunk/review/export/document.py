@@ -72,12 +72,16 @@ Top level:
   lines (see :attr:`ExportFinding.on_lines`), and its ``chunk`` is null.
 
 :func:`load_document` checks a document and gives it typed
-(:class:`ReviewExport`); each error says what is wrong and what to do.
+(:class:`ReviewExport`); each error says what is wrong and what to do.  The
+files are typed as they are read (a review of a million files is never a
+million objects at once); a document's ``files`` may be any sequence, and one
+that can ``find(path)`` a file's position (the record's, built as it is
+written) lets the findings' files be looked up without a pass over all files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,11 +229,13 @@ class ReviewExport:
     revision: Revision
     coverage: Coverage
     summary: FindingsSummary
-    files: tuple[ExportFile, ...]
+    files: Sequence[ExportFile]  # typed as they are read
     findings: tuple[ExportFinding, ...]
+    # The files the findings name (the others are only read in order, from ``files``).
     _by_path: dict[str, ExportFile] = field(default_factory=dict, repr=False, compare=False)
 
     def file(self, path: str) -> ExportFile | None:
+        """The file ``path`` when a finding names it (None: not in the diff)."""
         return self._by_path.get(path)
 
     def by_file(self) -> list[FileFindings]:
@@ -237,11 +243,23 @@ class ReviewExport:
         groups: dict[str, list[ExportFinding]] = {}
         for finding in self.findings:
             groups.setdefault(finding.file_path, []).append(finding)
-        known = [f for f in self.files if f.path in groups]
+        known = sorted(
+            (f for f in map(self._by_path.get, groups) if f is not None), key=lambda f: f.index
+        )
         gone = [p for p in groups if p not in self._by_path]
         out = [FileFindings(f.path, f, tuple(groups[f.path])) for f in known]
         out.extend(FileFindings(p, None, tuple(groups[p])) for p in gone)
         return out
+
+    def file_states(self) -> Iterator[tuple[str, str]]:
+        """``(path, state)`` of every file in diff order (from the document's own
+        ``states()`` when it has them, without making each file's entry)."""
+        raw = self.document.get("files")
+        states = getattr(raw, "states", None)
+        if callable(states):
+            found: Iterator[tuple[str, str]] = states()
+            return found
+        return ((f.path, f.state) for f in self.files)
 
     def commit_id(self) -> str | None:
         """The head commit reviewed, when there is one (git ranges of commits)."""
@@ -273,16 +291,14 @@ def load_document(document: object) -> ReviewExport:
         )
     tool = _mapping(doc.get("tool"), "'tool'")
     review = _mapping(doc.get("review"), "'review'")
-    files = tuple(
-        _file(_mapping(f, f"files[{i}]"), i)
-        for i, f in enumerate(_list(doc, "files", "the document"))
-    )
-    by_path = {f.path: f for f in files}
+    raw_files = _list(doc, "files", "the document")
+    files = _Files(raw_files)
     revision = _revision(_mapping(review.get("revision"), "'review.revision'"))
     findings = tuple(
         _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision)
         for i, f in enumerate(_list(doc, "findings", "the document"))
     )
+    by_path = _named_files(raw_files, files, {f.file_path for f in findings})
     return ReviewExport(
         document=doc,
         tool_name=_str(tool, "name", "'tool'"),
@@ -299,6 +315,70 @@ def load_document(document: object) -> ReviewExport:
     )
 
 
+class _Files(Sequence[ExportFile]):
+    """A document's files, each checked and typed when it is read.  A sequence whose
+    ``checked`` attribute is true (the record's, which makes each entry from the
+    record as this module describes it) has its entries typed without the checks."""
+
+    __slots__ = ("_raw", "_typed")
+
+    def __init__(self, raw: Sequence[Any]) -> None:
+        self._raw = raw
+        self._typed = _checked_file if getattr(raw, "checked", False) is True else _any_file
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._raw)))]
+        if i < 0:
+            i += len(self._raw)
+        return self._typed(self._raw[i], i)
+
+    def __iter__(self) -> Iterator[ExportFile]:
+        typed = self._typed
+        for i, f in enumerate(self._raw):
+            yield typed(f, i)
+
+
+def _any_file(doc: object, index: int) -> ExportFile:
+    return _file(_mapping(doc, f"files[{index}]"), index)
+
+
+def _checked_file(doc: Any, index: int) -> ExportFile:
+    """A file entry known to be valid, typed as :func:`_file` would type it."""
+    return ExportFile(
+        index,
+        doc["path"],
+        doc["old_path"],
+        doc["status"],
+        doc["state"],
+        doc["excluded_reason"],
+        doc["added"],
+        doc["removed"],
+        bool(doc["binary"]),
+        tuple(
+            HunkRange(h["old_start"], h["old_count"], h["new_start"], h["new_count"])
+            for h in doc["hunks"]
+        ),
+    )
+
+
+def _named_files(raw: Sequence[Any], files: _Files, paths: set[str]) -> dict[str, ExportFile]:
+    """The files of ``paths``: found by the sequence's own ``find`` when it has one,
+    else by one pass over the files (which checks every one of them)."""
+    find = getattr(raw, "find", None)
+    if callable(find):
+        found = ((p, find(p)) for p in paths)
+        return {p: files[i] for p, i in found if i is not None}
+    named: dict[str, ExportFile] = {}
+    for file in files:
+        if file.path in paths:
+            named[file.path] = file
+    return named
+
+
 def _fail(where: str, what: str) -> ExportDocumentError:
     return ExportDocumentError(f"Invalid review export: {where} {what}.", suggestion=_AGAIN)
 
@@ -311,7 +391,7 @@ def _mapping(value: object, where: str) -> Mapping[str, Any]:
 
 def _list(doc: Mapping[str, Any], key: str, where: str) -> Sequence[Any]:
     value = doc.get(key)
-    if not isinstance(value, list | tuple):
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes | bytearray):
         raise _fail(where, f"needs '{key}' as a list")
     return value
 

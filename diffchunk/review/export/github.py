@@ -33,6 +33,7 @@ from typing import Any
 
 from . import describe, jsontext, markdown
 from .document import ExportFile, ExportFinding, ReviewExport, load_document
+from .sink import TextSink, collect
 
 MAX_BODY = 65_536
 """GitHub refuses a review or comment body longer than this (characters): a
@@ -48,6 +49,11 @@ SIDES = {"new": "RIGHT", "old": "LEFT"}
 
 def render_github(document: Mapping[str, Any]) -> str:
     """The create-review request body as JSON (see the module docstring)."""
+    return collect(lambda out: write_github(document, out))
+
+
+def write_github(document: Mapping[str, Any], out: TextSink) -> None:
+    """:func:`render_github`, written to ``out`` a comment at a time."""
     export = load_document(document)
     comments: list[dict[str, Any]] = []
     elsewhere: list[ExportFinding] = []
@@ -64,7 +70,7 @@ def render_github(document: Mapping[str, Any]) -> str:
     request["event"] = "COMMENT"
     request["body"] = review_body(export, elsewhere, len(comments))
     request["comments"] = comments
-    return jsontext.dumps(request, depth=2)
+    jsontext.write(request, 2, out)
 
 
 def _comment(finding: ExportFinding, file: ExportFile | None) -> dict[str, Any] | None:

@@ -13,8 +13,16 @@ even a page edited by hand cannot fetch anything.  Every piece of text from
 the review (paths, lines, messages, suggestions) is HTML-escaped; messages are
 shown as written, not rendered as Markdown.
 
+Each file's diff is coloured as the review page colours it (syntax by the
+file's name, the words a changed line changed), within a budget of characters
+for the whole page (:class:`~.html_diff.Colours`); the page says where the
+colours stop.
+
 ``diffs`` maps a file's path to its raw diff text (as ``get_file_diff`` serves
-it).  Without it, or for a file it lacks, each finding shows the lines it
+it).  ``diff_text="findings"`` leaves out the diff text of the files without
+findings: they are listed (by name, state and size) but have no section, and
+the page says how many were left out; the page then grows with the findings,
+not with the diff.  Without it, or for a file it lacks, each finding shows the lines it
 points at from the record instead.  A finding that cannot sit under a line of
 the shown diff (whole-file, outdated, numbered in another revision than the one
 exported, on a binary file, a line the diff lacks) is shown at the top of its
@@ -24,13 +32,15 @@ file, never left out.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...errors import InvalidArgument
 from . import describe
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
-from .html_diff import DiffRows, visible
+from .html_diff import Colours, DiffRows, Rows, visible
 from .html_style import style_sheet
+from .sink import TextSink, collect
 
 #: No script, no loading of anything; inline styles only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -40,13 +50,42 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_html(document: Mapping[str, Any], diffs: Mapping[str, str] | None = None) -> str:
+#: The values of ``diff_text``: every file's diff, or only those of files with findings.
+DIFF_TEXTS = ("all", "findings")
+
+
+def render_html(
+    document: Mapping[str, Any],
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+    colours: int | None = None,
+) -> str:
     """The review as one self-contained HTML page (see the module docstring)."""
+    return collect(
+        lambda out: write_html(document, out, diffs, diff_text=diff_text, colours=colours)
+    )
+
+
+def write_html(
+    document: Mapping[str, Any],
+    out: TextSink,
+    diffs: Mapping[str, str] | None = None,
+    *,
+    diff_text: str = "all",
+    colours: int | None = None,
+) -> None:
+    """:func:`render_html`, written to ``out`` as it is made: a file's rows at a time
+    (those of a file with findings are made twice, once to learn which findings sit
+    under a line, which the page says above the rows).  ``colours``: the characters
+    to colour (default :data:`~diffchunk.review.export.html_diff.EXPORT_HIGHLIGHT_CHARS`)."""
     export = load_document(document)
     groups = {g.path: g.findings for g in export.by_file()}
-    out: list[str] = [_head(export)]
+    shown = _shown_sections(export, groups, diffs, diff_text)
+    budget = Colours() if colours is None else Colours(colours)
+    out.append(_head(export))
     out.append(_summary(export))
-    out.append(_file_list(export, groups))
+    _file_list(export, groups, shown, out)
     out.append(_index(export))
     out.append("<section class=diffs><h2>Changes</h2>")
     if diffs is None:
@@ -54,22 +93,50 @@ def render_html(document: Mapping[str, Any], diffs: Mapping[str, str] | None = N
             "<p class=note>This page was exported without the diff text: each finding shows "
             "the lines it points at as they were when it was written.</p>"
         )
-    for file in export.files:
-        findings = groups.get(file.path, ())
-        if diffs is None and not findings:
-            continue
-        _file_section(
-            file, file.path, findings, None if diffs is None else diffs.get(file.path), out
+    elif diff_text == "findings":
+        left_out = len(export.files) - sum(1 for f in export.files if shown(f))
+        out.append(
+            f"<p class=note>The diff text of the {left_out} file(s) without findings is "
+            "left out of this page; they are listed under Files.</p>"
         )
+    for file in export.files:
+        if not shown(file):
+            continue
+        findings = groups.get(file.path, ())
+        text = None if diffs is None else diffs.get(file.path)
+        _file_section(file, file.path, findings, text, out, budget)
     for path, findings in groups.items():
         if export.file(path) is None:
-            _file_section(None, path, findings, None, out)
+            _file_section(None, path, findings, None, out, budget)
     out.append("</section>")
+    cut = (
+        " Syntax colours and word marks stop at the first hunk past the page's "
+        f"{budget.chars:,} characters of them; the hunks after it are plain."
+        if budget.cut
+        else ""
+    )
     out.append(
         f"<footer>Exported {_e(export.exported_at)} by {_e(export.tool_name)} "
-        f"{_e(export.tool_version)}.</footer></body></html>\n"
+        f"{_e(export.tool_version)}.{cut}</footer></body></html>\n"
     )
-    return "".join(out)
+
+
+def _shown_sections(
+    export: ReviewExport,
+    groups: Mapping[str, tuple[ExportFinding, ...]],
+    diffs: Mapping[str, str] | None,
+    diff_text: str,
+) -> Callable[[ExportFile], bool]:
+    """Whether a file gets a section on the page: with its diff (unless ``diff_text``
+    leaves it out), or for its findings."""
+    if diff_text not in DIFF_TEXTS:
+        raise InvalidArgument(
+            f"Unknown diff_text {diff_text!r}: valid values are {', '.join(DIFF_TEXTS)}.",
+            suggestion="Use 'all' for every file's diff, 'findings' for only the diffs of "
+            "the files with findings.",
+        )
+    with_diffs = diffs is not None and diff_text == "all"
+    return lambda file: with_diffs or file.path in groups
 
 
 def _head(export: ReviewExport) -> str:
@@ -123,6 +190,8 @@ def _summary(export: ReviewExport) -> str:
 
 
 def _counts(findings: tuple[ExportFinding, ...]) -> str:
+    if not findings:
+        return ""
     parts = []
     for severity in SEVERITIES:
         n = sum(1 for f in findings if f.severity == severity)
@@ -131,23 +200,30 @@ def _counts(findings: tuple[ExportFinding, ...]) -> str:
     return " ".join(parts)
 
 
-def _file_list(export: ReviewExport, groups: dict[str, tuple[ExportFinding, ...]]) -> str:
-    out = [
+def _file_list(
+    export: ReviewExport,
+    groups: dict[str, tuple[ExportFinding, ...]],
+    shown: Callable[[ExportFile], bool],
+    out: TextSink,
+) -> None:
+    out.append(
         f"<section><h2>Files ({len(export.files)})</h2><table class=files><tr><th>File</th>"
         "<th>Change</th><th>Review state</th><th>Lines</th><th>Findings</th></tr>"
-    ]
+    )
     for file in export.files:
         lines = "binary" if file.binary else f"+{file.added} −{file.removed}"
         state = _state(file.state)
         if file.excluded_reason:
             state += f" <span class=note>{_e(file.excluded_reason)}</span>"
+        name = f"<code>{_e(file.path)}</code>"
+        if shown(file):  # a link to its section (a file without one is named alone)
+            name = f"<a href='#file-{file.index}'>{name}</a>"
         out.append(
-            f"<tr><td><a href='#file-{file.index}'><code>{_e(file.path)}</code></a></td>"
+            f"<tr><td>{name}</td>"
             f"<td>{_e(_change(file))}</td><td>{state}</td><td class=num>{lines}</td>"
             f"<td>{_counts(groups.get(file.path, ()))}</td></tr>"
         )
     out.append("</table></section>\n")
-    return "".join(out)
 
 
 def _change(file: ExportFile) -> str:
@@ -177,7 +253,8 @@ def _file_section(
     path: str,
     findings: tuple[ExportFinding, ...],
     diff_text: str | None,
-    out: list[str],
+    out: TextSink,
+    colours: Colours,
 ) -> None:
     """One file: its summary line, findings not on a line, and its diff with findings inline."""
     anchor = f" id=file-{file.index}" if file is not None else ""
@@ -190,41 +267,55 @@ def _file_section(
         f"<details class=file{anchor}{opened}><summary><code>{_e(path)}</code> {facts} "
         f"{_counts(findings)}</summary><div class=file-body>"
     )
-    rows: list[str] | None = None
     placed: set[int] = set()
-    if diff_text:
-        on_lines = [f for f in findings if f.on_lines]
-        usable = on_lines if file is not None and not file.binary else []
-        rows, placed = _diff_rows(diff_text, usable, file)
+    usable: list[ExportFinding] = []
+    if diff_text and file is not None and not file.binary:
+        usable = [f for f in findings if f.on_lines]
+    if usable:  # which findings the rows take, known before the rows are written
+        placed = _diff_rows(diff_text or "", usable, file, _NOWHERE)
     loose = [f for f in findings if f.id not in placed]
     if loose:
         out.append("<div class=file-note>")
-        if rows is not None:
+        if diff_text:
             out.append("<div class=label>Findings not on a line of this diff</div>")
         out += [_card(f, file, with_lines=True, anchor=True) for f in loose]
         out.append("</div>")
-    if rows is not None:
+    if diff_text:
         out.append("<table class=diff>")
-        out += rows
+        _diff_rows(diff_text, usable, file, out, colours)
         out.append("</table>")
     elif not findings:
         out.append("<p class=file-note>No diff text for this file in the export.</p>")
     out.append("</div></details>\n")
 
 
+class _Nowhere:
+    """Rows written to nowhere (to learn which findings they place)."""
+
+    def append(self, text: str, /) -> None:
+        pass
+
+
+_NOWHERE = _Nowhere()
+
+
 def _diff_rows(
-    text: str, findings: list[ExportFinding], file: ExportFile | None
-) -> tuple[list[str], set[int]]:
-    """The diff's rows with ``findings`` under their last lines, and the ids placed."""
+    text: str,
+    findings: list[ExportFinding],
+    file: ExportFile | None,
+    out: Rows,
+    colours: Colours | None = None,
+) -> set[int]:
+    """Write the diff's rows with ``findings`` under their last lines to ``out``; the ids
+    placed."""
     new: dict[int, list[tuple[int, str]]] = {}
     old: dict[int, list[tuple[int, str]]] = {}
     for f in findings:
         target = new if f.side == "new" else old
         target.setdefault(f.end_line or 0, []).append((f.id, _finding_row(f, file)))
-    rows = DiffRows(new, old)
-    out: list[str] = []
+    rows = DiffRows(new, old, colours=colours, path=file.path if file is not None else "")
     rows.render(text, out)
-    return out, set(rows.placed)
+    return set(rows.placed)
 
 
 def _finding_row(finding: ExportFinding, file: ExportFile | None) -> str:

@@ -73,9 +73,32 @@ footer{margin-top:32px;color:#57606a;font-size:12px}
 """
 
 
+#: The background of the words a changed line changed (class ``chg``), as on the review page.
+WORD_COLOURS = {"a": "#abf2bc", "d": "#ff9c95"}
+
+
+def _syntax_rules() -> list[str]:
+    """Pygments' colours of its token classes on the spans of a diff table (the review
+    page's, :func:`diffchunk.review.export.highlight.style_css`), without its comments and its
+    rules for other elements."""
+    from .highlight import style_css
+
+    rules = []
+    for line in style_css("table.diff").splitlines():
+        if line.startswith("table.diff ."):
+            # On spans only: the rows' own classes (c, d, m, x...) are Pygments' too.
+            rule = line.split(" /*", 1)[0].replace(" { ", "{").replace(" }", "}")
+            rules.append("table.diff span." + rule.removeprefix("table.diff ."))
+    return rules
+
+
 def style_sheet() -> str:
-    """The page's CSS: the base rules plus a class per severity and per review state."""
+    """The page's CSS: the base rules, a class per severity and per review state, and
+    the syntax and word colours of the diff lines."""
     rules = [_BASE.strip()]
+    rules += _syntax_rules()
+    for row, colour in WORD_COLOURS.items():
+        rules.append(f"table.diff tr.{row} span.chg{{background:{colour};border-radius:2px}}")
     for severity, (strong, tint) in SEVERITY_COLOURS.items():
         rules.append(f".sev-{severity}{{background:{strong}}}")
         rules.append(f".card.sev-{severity}{{border-left-color:{strong};background:{tint}}}")

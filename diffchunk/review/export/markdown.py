@@ -26,11 +26,12 @@ Text rules (what a reader can rely on):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import describe
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
+from .sink import TextSink, collect
 
 _BACKTICKS = re.compile(r"`+")
 #: What Markdown could read as inline structure in prose (headings, lists and the
@@ -41,11 +42,43 @@ _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 def render_markdown(document: Mapping[str, Any]) -> str:
     """The review as Markdown (see the module docstring for the layout and rules)."""
+    return collect(lambda out: write_markdown(document, out))
+
+
+def write_markdown(document: Mapping[str, Any], out: TextSink) -> None:
+    """:func:`render_markdown`, written to ``out`` a line at a time."""
     export = load_document(document)
-    out = summary_markdown(export)
-    out += _findings_by_file(export)
-    out += _files_to_review(export)
-    return "\n".join(out).rstrip("\n") + "\n"
+    lines = _Lines(out)
+    lines.extend(summary_markdown(export))
+    lines.extend(_findings_by_file(export))
+    lines.extend(_files_to_review(export))
+    lines.end()
+
+
+class _Lines:
+    """Lines written as ``"\\n".join(lines).rstrip("\\n") + "\\n"`` would give them, as
+    they come: the line breaks that end the text so far wait for more text."""
+
+    __slots__ = ("_first", "_out", "_pending")
+
+    def __init__(self, out: TextSink) -> None:
+        self._out = out
+        self._first = True
+        self._pending = 0  # line breaks not written yet
+
+    def extend(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            text = line if self._first else "\n" + line
+            self._first = False
+            kept = text.rstrip("\n")
+            if kept:
+                self._out.append("\n" * self._pending + kept)
+                self._pending = len(text) - len(kept)
+            else:
+                self._pending += len(text)
+
+    def end(self) -> None:
+        self._out.append("\n")
 
 
 def summary_markdown(export: ReviewExport, heading: str = "#", public: bool = False) -> list[str]:
@@ -159,13 +192,20 @@ def finding_markdown(
     return out
 
 
-def _files_to_review(export: ReviewExport) -> list[str]:
-    pending = [f for f in export.files if f.state in ("unseen", "seen", "changed")]
-    if not pending:
-        return []
-    out = [f"## Files not reviewed yet ({len(pending)})", ""]
-    out += [f"- {code_span(f.path)} — {f.state}" for f in pending]
-    return [*out, ""]
+_PENDING = ("unseen", "seen", "changed")
+
+
+def _files_to_review(export: ReviewExport) -> Iterator[str]:
+    """The files not reviewed yet: counted, then listed (two reads of the files' states,
+    no list of them)."""
+    count = sum(1 for _, state in export.file_states() if state in _PENDING)
+    if not count:
+        return
+    yield from (f"## Files not reviewed yet ({count})", "")
+    for path, state in export.file_states():
+        if state in _PENDING:
+            yield f"- {code_span(path)} — {state}"
+    yield ""
 
 
 # ---------------------------------------------------------------------------
@@ -328,6 +368,10 @@ def _escape_inline(text: str) -> str:
             out.append("&lt;")
         elif token == "&":
             out.append("&amp;")
+        elif token in ("\\<", "\\&"):
+            # Shown as the escape shows it, and safe where a URL before it takes the
+            # backslash into its link (GitHub's autolinks do): then "<" would open a tag.
+            out.append("&lt;" if token[1] == "<" else "&amp;")
         else:
             out.append(token)  # a backslash escape, kept: it already shows its character
     out.append(text[pos:])

@@ -33,6 +33,7 @@ from typing import Any
 
 from . import describe, jsontext
 from .document import ExportFile, ExportFinding, ReviewExport, load_document
+from .sink import TextSink, collect
 
 SEVERITIES = {
     "blocker": "ERROR",
@@ -45,6 +46,11 @@ SEVERITIES = {
 
 def render_rdjson(document: Mapping[str, Any]) -> str:
     """The review as a reviewdog ``DiagnosticResult`` (see the module docstring)."""
+    return collect(lambda out: write_rdjson(document, out))
+
+
+def write_rdjson(document: Mapping[str, Any], out: TextSink) -> None:
+    """:func:`render_rdjson`, written to ``out`` a diagnostic at a time."""
     export = load_document(document)
     source = {"name": export.tool_name}
     result = {
@@ -52,7 +58,7 @@ def render_rdjson(document: Mapping[str, Any]) -> str:
         "diagnostics": [_diagnostic(export, f, source) for f in export.findings],
         "review": _review(export),
     }
-    return jsontext.dumps(result, depth=2)
+    jsontext.write(result, 2, out)
 
 
 def _diagnostic(

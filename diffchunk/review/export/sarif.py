@@ -37,6 +37,7 @@ from urllib.parse import quote
 
 from . import describe, jsontext
 from .document import SEVERITIES, ExportFile, ExportFinding, ReviewExport, load_document
+from .sink import TextSink, collect
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = (
@@ -65,9 +66,14 @@ def rule_id(severity: str) -> str:
 
 def render_sarif(document: Mapping[str, Any]) -> str:
     """The review as a SARIF 2.1.0 log (see the module docstring)."""
+    return collect(lambda out: write_sarif(document, out))
+
+
+def write_sarif(document: Mapping[str, Any], out: TextSink) -> None:
+    """:func:`render_sarif`, written to ``out`` a result at a time."""
     export = load_document(document)
     log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [_run(export)]}
-    return jsontext.dumps(log, depth=4)
+    jsontext.write(log, 4, out)
 
 
 def _run(export: ReviewExport) -> dict[str, Any]:

@@ -4,7 +4,7 @@ with typed results; the page's server (:mod:`diffchunk.web`) only renders them.
 - :mod:`.files`: every file of the loaded diff with its review state, findings
   and what changed since the last review (the file tree);
 - :mod:`.file_view`: one file's diff as rows, paged, coloured
-  (:mod:`diffchunk.review.page.highlight`), its opening noted as *seen*;
+  (:mod:`diffchunk.review.export.highlight`), its opening noted as *seen*;
 - :mod:`.context`: lines of a file at either revision, to expand the context
   around a hunk;
 - :mod:`.latest`: the repository's latest review, for a page started without

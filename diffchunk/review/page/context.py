@@ -21,9 +21,9 @@ from typing import Any
 from ...errors import DiffchunkError, InvalidArgument
 from ...files.access import open_version
 from ...files.line_reads import read_lines
+from ..export.highlight import Budget, Span, lexer_for, tokens_of_lines, visible
 from ..sessions.store import SessionStore
 from ..tools.file_versions import open_file_version
-from .highlight import Budget, Span, lexer_for, tokens_of_lines, visible
 
 PAGE_CONTEXT_LINES = 1_000
 """Lines of a file one request for more context may read (expanding a gap

@@ -21,7 +21,7 @@ shows the file's path and status above them.  Rows are served
 :data:`PAGE_ROWS` at a time from ``offset``
 (``next_offset``: where the next answer starts), so a file of a million
 lines opens at once; each answer is coloured on its own
-(:mod:`diffchunk.review.page.highlight`).  A line longer than
+(:mod:`diffchunk.review.export.highlight`).  A line longer than
 :data:`PAGE_LINE_CHARS` characters is cut, and ``cut`` says
 how many characters are left out.  Opening a file (its first rows) notes it
 as *seen* in the review record, as ``get_file_diff`` does.
@@ -36,9 +36,9 @@ from typing import Any
 
 from ...diff.hunk import number_lines, read_hunk_header
 from ...errors import InvalidArgument
+from ..export.highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for, visible
 from ..sessions.store import SessionStore
 from ..tools.file_diffs import get_file_diff_bytes
-from .highlight import Budget, DiffLine, Span, highlight_hunk, lexer_for, visible
 
 PAGE_LINE_CHARS = 10_000
 """Characters of one diff or file line the page shows; the rest is left out

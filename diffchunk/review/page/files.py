@@ -114,11 +114,11 @@ def review_files(
         ex.path: ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         for ex in session(absolute_file_path, store).review.excluded
     }
-    files = loaded.files()
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewFiles:
-        marks = coverage.review_marks(conn, ctx.review)
-        states = [(c, coverage.file_state(marks, c)) for c in files]
+        marks = coverage.review_marks(conn, ctx.review, loaded)
+        # loaded.files() comes in the order of the paths' ordinals, as marks.state takes them
+        states = [(c, marks.state(o)) for o, c in enumerate(loaded.files())]
         kept = since.stored(conn, ctx.review.id, ctx.revision.id)
         found = since.since_states(conn, ctx.revision.id) if kept is not None else {}
         labelled = {c.path: since.label(s, found.get(c.path)) for c, s in states}
@@ -143,7 +143,7 @@ def review_files(
             review=ctx.review,
             revision=ctx.revision,
             files=tree,
-            totals=coverage.totals(states),
+            totals=marks.totals(),
             findings=findings_summary(conn, ctx.review.id),
             since_review=_since(kept, labelled) if kept is not None else None,
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from ...diff.attributes import WANTED
@@ -121,8 +121,8 @@ class _Reader:
             files = parser.files_since(self.told)
             self.attributes.add(f.path for f in files)
             # The filter's own work on these files, done while git still writes.
-            self.prescreen.add(files, parser.buffer)
-            self._record(files)
+            self.prescreen.add(files, parser.buffer, table=parser.table)
+            self._record(_names(files))
             self.told = parser.file_count
 
     def finish(self) -> StreamedDiff:
@@ -131,8 +131,9 @@ class _Reader:
         digest = self.hasher.hexdigest()
         fd = self.writing.entry.fd
         parsed = self.parser.finish(_mapped(fd, self.parser.size, digest))
-        self.attributes.add(f.path for f in parsed.files[self.told :])
-        self._record(parsed.files)
+        table = self.parser.table  # the parse's files: read by column, none built
+        self.attributes.add(map(table.path, range(self.told, len(table))))
+        self._record((table.old_path(i), table.new_path(i)) for i in range(len(table)))
         st = os.fstat(fd)
         return StreamedDiff(
             parsed,
@@ -143,18 +144,22 @@ class _Reader:
             (st.st_dev, st.st_ino),
         )
 
-    def _record(self, files: Sequence[FileDiff]) -> None:
+    def _record(self, names: Iterable[tuple[str | None, str | None]]) -> None:
         if self.nested is not None:
-            record_attribute_dirs(self.repo, _disk_paths(files), self.nested, self.writing.since_ns)
+            record_attribute_dirs(self.repo, _disk_paths(names), self.nested, self.writing.since_ns)
 
 
-def _disk_paths(files: Iterable[FileDiff]) -> Iterator[str]:
-    """The paths of ``files`` as names on disk: a path shown with escapes (a name
-    that is not UTF-8, or holds a backslash: see
+def _names(files: Iterable[FileDiff]) -> Iterator[tuple[str | None, str | None]]:
+    return ((fd.old_path, fd.new_path) for fd in files)
+
+
+def _disk_paths(names: Iterable[tuple[str | None, str | None]]) -> Iterator[str]:
+    """The ``(old, new)`` paths of files as names on disk: a path shown with escapes
+    (a name that is not UTF-8, or holds a backslash: see
     :func:`~diffchunk.diff.paths.decode_path`) is given back with surrogate
     escapes, as ``os.fsdecode`` makes them."""
-    for fd in files:
-        for path in (fd.old_path, fd.new_path):
+    for pair in names:
+        for path in pair:
             if path is None:
                 continue
             yield os.fsdecode(encode_path(path)) if is_escaped_path(path) else path

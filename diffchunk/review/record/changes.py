@@ -28,8 +28,17 @@ apply.
 The one place this module reads diff text itself rather than the model's
 fields: a part's text is the chunker's pieces joined, and its hunks start at
 its first line that begins with ``@@`` (the lines before it are the part's
-file header).  No ``@@`` header is parsed for numbers here: hunk ranges come
-from :class:`~diffchunk.diff.model.Hunk`.
+file header).  Hunk ranges are read by the engine's header reader.
+
+**Memory.**  A diff of a million files is a million paths: nothing here holds
+an object per path.  Paths are numbered in diff order (*ordinals*: a path's
+position among the diff's distinct paths, its first section's position when
+no path repeats); a path's change id is computed when first needed and kept
+as 32 bytes in an array; a :class:`FileChange` is built when asked for (the
+last few are kept); only paths with several sections or chunk parts (a
+``git log -p`` stream, a file cut across chunks) have entries of their own.
+The sections' fields are read from the parse's
+:class:`~diffchunk.diff.table.FileTable` columns.
 """
 
 from __future__ import annotations
@@ -37,21 +46,20 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from array import array
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...diff.buffer import DiffData
+from ...diff import syntax as sx
+from ...diff.buffer import DiffData, trimmer
+from ...diff.chunk_parts import ChunkParts, FileChunks
 from ...diff.hunk import HunkRange, hunks_once
-from ...diff.model import (
-    ChunkPart,
-    DiffKind,
-    FileDiff,
-    FileStatus,
-    Hunk,
-    change_status,
-)
+from ...diff.model import ChunkPart, DiffKind, FileDiff, FileStatus, Hunk
 from ...diff.patterns import PathQuery
+from ...diff.table import ExcludedFiles, FileTable, table_of
 from ...errors import InvalidArgument
 from ..sessions.since_sidecar import SinceRecord, read_since
 from . import hunk_lines
@@ -60,6 +68,11 @@ from .hunk_lines import Located, SideIndex
 if TYPE_CHECKING:
     from ...diff.pipeline import Review
     from ..sessions.store import Session, SessionStore
+
+RECORD_CHANGES_KEPT = 1_024
+"""Files' changes a loaded diff keeps once built for the record (the last ones
+used): a page of a listing or a review's findings reuses them, and a diff of a
+million files never holds a million of them."""
 
 # A '+' or '-' line of a two-way hunk, with the '\ No newline' marker that may follow it.
 _CHANGE_LINE = re.compile(rb"^[+-][^\n]*\n?(?:\\[^\n]*\n?)?", re.MULTILINE)
@@ -97,10 +110,6 @@ class PartRef:
     key: str | None
 
 
-def _status(fd: FileDiff) -> str:
-    return change_status(fd)
-
-
 def _encode(text: str | None) -> bytes:
     return (text or "").encode("utf-8", "surrogateescape")
 
@@ -114,26 +123,80 @@ def _combined_changes(data: bytes, columns: int) -> Iterator[bytes]:
             yield line
 
 
-def change_id(data: DiffData, sections: Sequence[FileDiff]) -> str:
-    """The change id of one path from its sections (see the module docstring)."""
+_STATUS_BYTES = {s: s.value.encode() for s in FileStatus}
+_SURROGATE = b"\xed"  # how a lone surrogate starts in the table's pool (never in UTF-8 text)
+
+
+def _path_bytes(files: FileTable, i: int) -> tuple[bytes, bytes]:
+    """The old and new paths of section ``i`` as :func:`_encode` gives them (from the
+    table's pool: the same bytes unless a path holds a surrogate)."""
+    old, new = files.path_bytes(i)
+    if (old and _SURROGATE in old) or (new and _SURROGATE in new):
+        return _encode(files.old_path(i)), _encode(files.new_path(i))
+    return old or b"", new or b""
+
+
+def change_digest(data: DiffData, files: FileTable, sections: Sequence[int]) -> bytes:
+    """The change id (as 32 bytes) of one path from its sections, positions in ``files``
+    (see the module docstring); read from the table's columns (a FileDiff is built
+    for a combined diff's section only)."""
     digest = hashlib.sha256()
-    for fd in sections:
-        digest.update(
-            b"%s\0%s\0%s\0" % (_encode(fd.old_path), _encode(fd.new_path), _encode(fd.status.value))
-        )
-        if fd.hunks and fd.kind is DiffKind.COMBINED:
-            for hunk in fd.hunks:
+    for i in sections:
+        old, new = _path_bytes(files, i)
+        digest.update(b"%s\0%s\0%s\0" % (old, new, _STATUS_BYTES[files.status(i)]))
+        start, end = files.span(i)
+        if files.has_hunks(i) and files.kind(i) is DiffKind.COMBINED:
+            for hunk in files[i].hunks:
                 body = data[hunk.body_start : hunk.end]
                 digest.update(b"".join(_combined_changes(body, max(len(hunk.parents), 1))))
-        elif fd.hunks:
-            digest.update(b"".join(_CHANGE_LINE.findall(data[fd.header_end : fd.end])))
+        elif files.has_hunks(i):
+            digest.update(b"".join(_CHANGE_LINE.findall(data[files.header_end(i) : end])))
         else:
-            text = data[fd.start : fd.end]
+            text = data[start:end]
             if text.startswith(b"diff --git "):
                 text = text[text.find(b"\n") + 1 :] if b"\n" in text else b""
             digest.update(text)
         digest.update(b"\0")
-    return digest.hexdigest()
+    return digest.digest()
+
+
+def change_id(data: DiffData, sections: Sequence[FileDiff]) -> str:
+    """The change id of one path from its sections (see the module docstring)."""
+    files = FileTable(data, sections)
+    return change_digest(data, files, range(len(files))).hex()
+
+
+def _change_status(files: FileTable, i: int) -> str:
+    """:func:`~diffchunk.diff.model.change_status` of section ``i``, from the columns."""
+    status = files.status(i)
+    if status is not FileStatus.MODIFIED:
+        return status.value
+    if files.is_binary(i):
+        return "binary"
+    old_mode, new_mode = files.modes(i)
+    if not files.has_hunks(i) and old_mode and new_mode and old_mode != new_mode:
+        return "mode"
+    return "modified"
+
+
+def hunk_ranges(data: DiffData, files: FileTable, i: int) -> Iterator[HunkRange]:
+    """The ranges of section ``i``'s hunks: read from their ``@@`` lines when they are
+    lazy (no Hunk built), else from its hunks."""
+    count = files.lazy_hunks(i)
+    if count:
+        # Checked lazy hunks: every line of theirs that starts with '@' is a header.
+        found = sx.HUNK_RANGES.findall(data, files.header_end(i), files.end(i))
+        if len(found) == count:
+            for old_start, old_count, new_start, new_count in found:
+                yield HunkRange(
+                    int(old_start),
+                    int(old_count) if old_count else 1,
+                    int(new_start),
+                    int(new_count) if new_count else 1,
+                )
+            return
+    for h in hunks_once(files[i].hunks) if files.has_hunks(i) else ():
+        yield HunkRange(h.old_start, h.old_count, h.new_start, h.new_count)
 
 
 def _part_key(path: str, number: int, text: bytes) -> str:
@@ -149,6 +212,10 @@ def _part_key(path: str, number: int, text: bytes) -> str:
     return digest.hexdigest()
 
 
+_NO_REASON = 0xFF  # a section in a chunk (kept), in RecordedDiff._reasons
+_MOVES = (FileStatus.RENAMED, FileStatus.COPIED)  # a change with an old path of its own
+
+
 class RecordedDiff:
     """The record's view of one loaded diff (one session): built lazily, then kept.
 
@@ -156,6 +223,7 @@ class RecordedDiff:
     ``since``: the record of a since-review diff (:mod:`diffchunk.review.sessions.since_sidecar`),
     None for any other diff; a file of a since-review diff has the change id of
     its whole change in the range now, not that of its section.
+    Paths are numbered by their *ordinal* (see the module doc).
     Thread-safe: two threads may compute the same value; either is kept.
     """
 
@@ -166,12 +234,22 @@ class RecordedDiff:
         self.sha256 = sha256
         self.since = since
         self._review = review
+        self._data = review.parsed.data
+        # A mapped diff's pages go back as a pass over its files moves on (the change
+        # ids of a review's marks are read in the diff's order, most often).
+        self._trim = trimmer(self._data)
+        self._files = table_of(review.parsed.files, self._data)
+        chunks = review.file_to_chunks
+        self._chunks = chunks if isinstance(chunks, FileChunks) else None
         self._lock = threading.Lock()
-        self._sections: dict[str, list[FileDiff]] | None = None
-        self._order: dict[str, int] = {}
-        self._excluded: dict[str, str] | None = None
-        self._parts: dict[str, list[tuple[int, ChunkPart]]] | None = None
-        self._changes: dict[str, FileChange] = {}
+        self._firsts: Sequence[int] | None = None  # each path's first section, in order
+        self._repeated: dict[str, list[int]] = {}  # paths with several sections
+        self._reasons: bytearray | None = None  # per section: exclusion reason (index)
+        self._reason_names: list[str] = []
+        self._multi: dict[str, list[tuple[int, int]]] | None = None  # (chunk, part) per path
+        self._digests = bytearray()  # 32 bytes per ordinal, once known
+        self._known = bytearray()  # 1 per ordinal whose digest is known
+        self._changes: OrderedDict[str, FileChange] = OrderedDict()  # the last few built
         self._part_keys: dict[tuple[str, int], str] = {}
         self._indexes: dict[tuple[int, str], SideIndex] = {}  # (hunk offset, side)
 
@@ -181,44 +259,196 @@ class RecordedDiff:
     def total_chunks(self) -> int:
         return len(self._review.chunks)
 
-    def _by_path(self) -> dict[str, list[FileDiff]]:
-        sections = self._sections
-        if sections is None:
-            sections = {}
-            for fd in self._review.parsed.files:
-                sections.setdefault(fd.path, []).append(fd)
-            self._order = {path: i for i, path in enumerate(sections)}
-            self._sections = sections
-        return sections
+    @property
+    def review(self) -> Review:
+        return self._review
 
-    def _parts_by_path(self) -> dict[str, list[tuple[int, ChunkPart]]]:
-        parts = self._parts
-        if parts is None:
-            parts = {}
-            for chunk in self._review.chunks:
-                for part in chunk.parts:
-                    parts.setdefault(part.path, []).append((chunk.number, part))
-            self._parts = parts
-        return parts
+    def _first_sections(self) -> Sequence[int]:
+        firsts = self._firsts
+        if firsts is None:
+            with self._lock:  # once: the arrays below are written by every thread after
+                firsts = self._firsts
+                if firsts is None:
+                    files = self._files
+                    repeated = files.repeated()
+                    if repeated:
+                        later = {i for ids in repeated.values() for i in ids[1:]}
+                        firsts = array("q", (i for i in range(len(files)) if i not in later))
+                    else:
+                        firsts = range(len(files))
+                    self._repeated = repeated
+                    self._digests = bytearray(32 * len(firsts))
+                    self._known = bytearray(len(firsts))
+                    self._firsts = firsts
+        return firsts
+
+    def count(self) -> int:
+        """How many paths the diff has."""
+        return len(self._first_sections())
+
+    def path_of(self, ordinal: int) -> str:
+        return self._files.path(self._first_sections()[ordinal])
+
+    def ordinal(self, path: str) -> int | None:
+        """The ordinal of ``path`` (None: not a path of the diff)."""
+        found = self._files.indices_of(path) if isinstance(path, str) else []
+        if not found:
+            return None
+        firsts = self._first_sections()
+        if isinstance(firsts, range):
+            return found[0]
+        return bisect_left(firsts, found[0])
+
+    def ordinal_of_path(self, path: str) -> int:
+        """The ordinal of ``path``, a path of the diff (KeyError otherwise)."""
+        ordinal = self.ordinal(path)
+        if ordinal is None:
+            raise KeyError(path)
+        return ordinal
+
+    def ordinal_of_section(self, i: int) -> int:
+        """The ordinal of the path of section ``i``."""
+        firsts = self._first_sections()
+        if isinstance(firsts, range):
+            return i
+        if self._repeated:
+            path = self._files.path(i)
+            sections = self._repeated.get(path)
+            if sections is not None:
+                i = sections[0]
+        return bisect_left(firsts, i)
+
+    def sections(self, ordinal: int) -> Sequence[int]:
+        """The sections of the path ``ordinal``, in order."""
+        first = self._first_sections()[ordinal]
+        if self._repeated:
+            found = self._repeated.get(self._files.path(first))
+            if found is not None:
+                return found
+        return (first,)
 
     def paths(self) -> list[str]:
         """Every path of the diff (excluded ones too), in diff order."""
-        return list(self._by_path())
+        return list(self.iter_paths())
+
+    def iter_paths(self) -> Iterator[str]:
+        return map(self._files.path, self._first_sections())
 
     def has(self, path: str) -> bool:
-        return path in self._by_path()
+        return isinstance(path, str) and bool(self._files.indices_of(path))
+
+    # ------------------------------------------------------------- per path
+
+    def digest(self, ordinal: int) -> bytes:
+        """The change id of path ``ordinal`` as 32 bytes (computed once, then kept)."""
+        if self._firsts is None:
+            self._first_sections()
+        at = 32 * ordinal
+        if self._known[ordinal]:
+            return bytes(self._digests[at : at + 32])
+        entry = self.since.files.get(self.path_of(ordinal)) if self.since is not None else None
+        if entry is not None:
+            value = bytes.fromhex(entry.change_id)
+        else:
+            sections = self.sections(ordinal)
+            if self._trim is not None:
+                self._trim(self._files.start(sections[0]))
+            value = change_digest(self._data, self._files, sections)
+        self._digests[at : at + 32] = value
+        self._known[ordinal] = 1
+        return value
+
+    def change_hex(self, ordinal: int) -> str:
+        return self.digest(ordinal).hex()
+
+    def all_digests(self) -> None:
+        """Compute every path's change id now, in one pass over the diff (its pages go
+        back as the pass moves on)."""
+        trim = trimmer(self._data)
+        firsts = self._first_sections()
+        if self.since is not None or self._repeated:
+            for ordinal in range(len(firsts)):
+                if trim is not None:
+                    trim(self._files.start(firsts[ordinal]))
+                self.digest(ordinal)
+            return
+        data, files, known, digests = self._data, self._files, self._known, self._digests
+        for i in range(len(firsts)):  # a section a path: its position is its ordinal
+            if not known[i]:
+                if trim is not None:
+                    trim(files.start(i))
+                digests[32 * i : 32 * i + 32] = change_digest(data, files, (i,))
+                known[i] = 1
+
+    def excluded_reason(self, ordinal: int) -> str | None:
+        """Why path ``ordinal`` is in no chunk (None: it is in one)."""
+        one_each = self._firsts is not None and not self._repeated  # a path: one section
+        if one_each and self._chunks is not None and self._chunks.in_a_chunk(ordinal):
+            return None
+        sections = self.sections(ordinal)
+        if any(self._chunks_of_section(i) for i in sections):
+            return None
+        reasons = self._section_reasons()
+        for i in sections:
+            if reasons[i] != _NO_REASON:
+                return self._reason_names[reasons[i]]
+        return "excluded"
+
+    def _section_reasons(self) -> bytearray:
+        reasons = self._reasons
+        if reasons is None:
+            reasons = bytearray([_NO_REASON]) * len(self._files)
+            names: dict[str, int] = {}
+            excluded = self._review.excluded
+            if isinstance(excluded, ExcludedFiles):
+                items = ((excluded.file_index(k), excluded.reason(k)) for k in range(len(excluded)))
+            else:
+                items = ((ex.file_index, ex.reason) for ex in excluded)
+            for i, reason in items:
+                if 0 <= i < len(reasons) and reasons[i] == _NO_REASON:
+                    reasons[i] = names.setdefault(reason.value, len(names))
+            self._reason_names = list(names)
+            self._reasons = reasons
+        return reasons
+
+    def _chunks_of_section(self, i: int) -> tuple[int, ...]:
+        if self._chunks is not None:
+            return self._chunks.chunks_of(i)
+        return tuple(self._review.file_to_chunks.get(self._files.path(i), ()))
+
+    def chunks_of(self, ordinal: int) -> tuple[int, ...]:
+        """The chunks holding path ``ordinal``, in order."""
+        sections = self.sections(ordinal)
+        if len(sections) == 1:
+            return self._chunks_of_section(sections[0])
+        return tuple(sorted({n for i in sections for n in self._chunks_of_section(i)}))
 
     def file(self, path: str) -> FileChange:
         """The change of ``path`` (a path of :meth:`paths`)."""
         found = self._changes.get(path)
         if found is None:
-            found = self._build(path)
+            ordinal = self.ordinal(path)
+            if ordinal is None:
+                raise KeyError(path)
+            found = self._build(ordinal)
             with self._lock:
                 self._changes[path] = found
+                while len(self._changes) > RECORD_CHANGES_KEPT:
+                    self._changes.popitem(last=False)
         return found
 
-    def files(self) -> list[FileChange]:
-        return [self.file(path) for path in self.paths()]
+    def file_at(self, ordinal: int) -> FileChange:
+        """The change of path ``ordinal`` (built, not kept)."""
+        return self._build(ordinal)
+
+    def files(self) -> Iterator[FileChange]:
+        """Every path's change, in diff order, each built when reached."""
+        trim = trimmer(self._data)
+        firsts = self._first_sections()
+        for ordinal in range(len(firsts)):
+            if trim is not None:
+                trim(self._files.start(firsts[ordinal]))
+            yield self._build(ordinal)
 
     def since_section(self, path: str) -> str | None:
         """What the section of ``path`` shows in a since-review diff (``plain``,
@@ -228,77 +458,125 @@ class RecordedDiff:
         entry = self.since.files.get(path)
         return entry.section if entry is not None else None
 
-    def _build(self, path: str) -> FileChange:
-        sections = self._by_path()[path]
-        review = self._review
+    def _build(self, ordinal: int) -> FileChange:
+        files, data = self._files, self._data
+        sections = self.sections(ordinal)
         first = sections[0]
-        since = self.since.files.get(path) if self.since is not None else None
-        chunks = tuple(review.file_to_chunks.get(path, ()))
-        excluded = None
-        if not chunks:
-            if self._excluded is None:
-                reasons: dict[str, str] = {}
-                for ex in review.excluded:
-                    reasons.setdefault(ex.path, ex.reason.value)
-                self._excluded = reasons
-            excluded = self._excluded.get(path, "excluded")
-        parts = self._parts_by_path().get(path, [])
+        path = files.path(first)
+        status = files.status(first)
+        if len(sections) == 1:  # most paths: one section
+            added, removed = files.counts(first)
+            binary = files.is_binary(first)
+            combined = files.kind(first) is DiffKind.COMBINED
+            hunks = tuple(hunk_ranges(data, files, first))
+        else:
+            added = sum(files.counts(i)[0] for i in sections)
+            removed = sum(files.counts(i)[1] for i in sections)
+            binary = any(files.is_binary(i) for i in sections)
+            combined = any(files.kind(i) is DiffKind.COMBINED for i in sections)
+            hunks = tuple(h for i in sections for h in hunk_ranges(data, files, i))
+        parts = self._parts_by_path().get(path)
         keys = (
-            tuple(self._key_of(path, k + 1, part) for k, (_, part) in enumerate(parts))
-            if len(parts) > 1
+            tuple(self._key_of(path, k + 1, chunk, at) for k, (chunk, at) in enumerate(parts))
+            if parts
             else ()
         )
+        chunks = self.chunks_of(ordinal)
         return FileChange(
-            order=self._order[path],
+            order=ordinal,
             path=path,
-            old_path=first.old_path
-            if first.status in (FileStatus.RENAMED, FileStatus.COPIED)
-            else None,
-            status=_status(first),
-            change_id=since.change_id
-            if since is not None
-            else change_id(review.parsed.data, sections),
-            added=sum(fd.added for fd in sections),
-            removed=sum(fd.removed for fd in sections),
-            binary=any(fd.is_binary for fd in sections),
-            combined=any(fd.kind is DiffKind.COMBINED for fd in sections),
-            hunks=tuple(
-                HunkRange(h.old_start, h.old_count, h.new_start, h.new_count)
-                for fd in sections
-                for h in hunks_once(fd.hunks)
-            ),
+            old_path=files.old_path(first) if status in _MOVES else None,
+            status=_change_status(files, first),
+            change_id=self.change_hex(ordinal),
+            added=added,
+            removed=removed,
+            binary=binary,
+            combined=combined,
+            hunks=hunks,
             chunks=chunks,
-            excluded_reason=excluded,
+            excluded_reason=None if chunks else self.excluded_reason(ordinal),
             parts=keys,
         )
 
-    def _key_of(self, path: str, number: int, part: ChunkPart) -> str:
+    # ---------------------------------------------------------------- parts
+
+    def _parts_by_path(self) -> dict[str, list[tuple[int, int]]]:
+        """The paths whose text lies in several chunk parts, each with its parts as
+        ``(chunk number, position in the chunk's parts)``: the files cut across chunks
+        and the paths of several sections."""
+        multi = self._multi
+        if multi is None:
+            self._first_sections()
+            review, files = self._review, self._files
+            candidates: dict[str, set[int]] = {p: set(ids) for p, ids in self._repeated.items()}
+            if self._chunks is not None:
+                for i in self._chunks.split_sections():
+                    candidates.setdefault(files.path(i), set()).add(i)
+            else:
+                for path, held in review.file_to_chunks.items():
+                    if len(held) > 1:
+                        candidates.setdefault(path, set()).update(files.indices_of(path))
+            multi = {}
+            for path, sections in candidates.items():
+                chunks = sorted({n for i in sections for n in self._chunks_of_section(i)})
+                found = [
+                    (n, k)
+                    for n in chunks
+                    for k, part in enumerate(_part_files(review.chunk(n)))
+                    if part in sections
+                ]
+                if len(found) > 1:
+                    multi[path] = found
+            self._multi = multi
+        return multi
+
+    def _part(self, number: int, at: int) -> ChunkPart:
+        return self._review.chunk(number).parts[at]
+
+    def _key_of(self, path: str, number: int, chunk: int, at: int) -> str:
         cached = self._part_keys.get((path, number))
         if cached is None:
-            data = self._review.parsed.data
+            data = self._data
             text = b"".join(
                 piece if isinstance(piece, bytes) else data[piece[0] : piece[1]]
-                for piece in part.pieces
+                for piece in self._part(chunk, at).pieces
             )
             cached = _part_key(path, number, text)
             with self._lock:
                 self._part_keys[(path, number)] = cached
         return cached
 
+    def part_keys(self, path: str) -> tuple[str, ...]:
+        """The part keys of ``path`` (empty: its text is in one part)."""
+        parts = self._parts_by_path().get(path)
+        if not parts:
+            return ()
+        return tuple(self._key_of(path, k + 1, n, at) for k, (n, at) in enumerate(parts))
+
     def chunk_parts(self, number: int) -> list[PartRef]:
         """The files of chunk ``number`` (1-based, checked), each whole or as one part."""
         chunk = self._review.chunk(number)
-        refs: list[PartRef] = []
-        for part in chunk.parts:
-            parts = self._parts_by_path()[part.path]
-            if len(parts) == 1:
-                ref = PartRef(part.path, None)
+        multi = self._parts_by_path()
+        files = self._files
+        refs: dict[PartRef, None] = {}
+        for at, i in enumerate(_part_files(chunk)):
+            path = files.path(i)
+            parts = multi.get(path)
+            if parts is None:
+                ref = PartRef(path, None)
             else:
-                k = next(i for i, (_, p) in enumerate(parts) if p is part)
-                ref = PartRef(part.path, self._key_of(part.path, k + 1, part))
-            if ref not in refs:
-                refs.append(ref)
-        return refs
+                k = parts.index((number, at))
+                ref = PartRef(path, self._key_of(path, k + 1, number, at))
+            refs[ref] = None
+        return list(refs)
+
+    def chunk_sections(self, number: int) -> Iterator[int]:
+        """The sections of chunk ``number``'s parts, in order."""
+        return _part_files(self._review.chunk(number))
+
+    def multi_part(self, path: str) -> bool:
+        """Whether ``path``'s text lies in several chunk parts."""
+        return path in self._parts_by_path()
 
     def chunk_numbers(self) -> range:
         return range(1, self.total_chunks + 1)
@@ -308,20 +586,51 @@ class RecordedDiff:
     def matching(self, pattern: str) -> list[str]:
         """Paths (excluded ones too) that ``pattern`` selects: a path exactly as listed
         alone, else what its globs match (:meth:`PathQuery.select`)."""
+        return list(map(self.path_of, self.matching_ordinals(pattern)))
+
+    def matching_ordinals(self, pattern: str) -> Sequence[int]:
+        """The ordinals of :meth:`matching`'s paths, in diff order."""
         if not isinstance(pattern, str) or not pattern.strip():
             raise InvalidArgument(
                 "file_pattern is empty.",
                 suggestion="Pass a glob such as '*.py' or 'src/**', or a path as listed.",
             )
-        renamed = {c.old_path: c.path for c in self.files() if c.old_path}
-        return PathQuery(pattern, name="file_pattern").select(self.paths(), renamed)
+        query = PathQuery(pattern, name="file_pattern")
+        text = query.text
+        exact = self.ordinal(text)
+        if exact is not None:
+            return [exact]
+        if query.matches_everything():
+            return range(self.count())
+        # One pass, as PathQuery.select decides: the path case ignored, then a renamed
+        # file's old path exactly, then what the query matches.
+        files, firsts = self._files, self._first_sections()
+        lowered = text.lower()
+        folded: list[int] = []
+        renamed: int | None = None
+        found = array("q")
+        for ordinal, i in enumerate(firsts):
+            path = files.path(i)
+            if len(path) == len(text) and path.lower() == lowered:
+                folded.append(ordinal)
+            moved = files.status(i) in (FileStatus.RENAMED, FileStatus.COPIED)
+            if moved and files.old_path(i) == text:
+                renamed = ordinal
+            if query.matches(path):
+                found.append(ordinal)
+        if folded:
+            return folded
+        if renamed is not None:
+            return [renamed]
+        return found
 
     # ---------------------------------------------------------------- lines
 
     def _hunk_holding(self, path: str, side: str, line: int, end_line: int) -> Hunk | None:
         """The hunk of ``path`` whose ``side`` holds lines ``line..end_line`` (None: none)."""
-        for fd in self._by_path()[path]:
-            for hunk in fd.hunks:
+        ordinal = self.ordinal(path)
+        for i in self.sections(ordinal) if ordinal is not None else ():
+            for hunk in self._files[i].hunks:
                 start, count = (
                     (hunk.new_start, hunk.new_count)
                     if side == "new"
@@ -339,7 +648,7 @@ class RecordedDiff:
             with self._lock:
                 found = self._indexes.get(key)
                 if found is None:
-                    found = SideIndex(self._review.parsed.data, hunk, side)
+                    found = SideIndex(self._data, hunk, side)
                     self._indexes[key] = found
         return found
 
@@ -352,18 +661,34 @@ class RecordedDiff:
         """The lines of ``side`` of each hunk of ``path``: ``(first line number, texts)``,
         texts decoded as findings keep them (line ends included)."""
         runs = []
-        for fd in self._by_path().get(path, ()):
-            for hunk in fd.hunks:
+        ordinal = self.ordinal(path)
+        for i in self.sections(ordinal) if ordinal is not None else ():
+            for hunk in self._files[i].hunks:
                 index = self._index(hunk, side)
                 texts = hunk_lines.all_lines(index)
                 if texts:
                     runs.append((index.first, texts))
         return runs
 
+    def _parts_of(self, path: str) -> list[tuple[int, ChunkPart]]:
+        """``(chunk number, part)`` of every chunk part of ``path``, in order."""
+        multi = self._parts_by_path().get(path)
+        if multi is not None:
+            return [(n, self._part(n, at)) for n, at in multi]
+        ordinal = self.ordinal(path)
+        chunks = self.chunks_of(ordinal) if ordinal is not None else ()
+        if not chunks:
+            return []
+        number = chunks[0]
+        sections = set(self.sections(ordinal)) if ordinal is not None else set()
+        chunk = self._review.chunk(number)
+        at = next(k for k, i in enumerate(_part_files(chunk)) if i in sections)
+        return [(number, chunk.parts[at])]
+
     def chunk_of(self, path: str, offset: int | None) -> int | None:
         """The chunk holding the diff byte at ``offset`` of ``path`` (its first chunk when
         ``offset`` is None or lies in no part); None when the file is in no chunk."""
-        parts = self._parts_by_path().get(path)
+        parts = self._parts_of(path)
         if not parts:
             return None
         if offset is not None and len(parts) > 1:
@@ -377,13 +702,22 @@ class RecordedDiff:
         """The chunk holding ``line`` of ``path`` on ``side``; None when no hunk holds it
         or the file is in no chunk.  Only a file cut into several parts has its lines
         read (as far as ``line``), to tell which part holds it."""
-        parts = self._parts_by_path().get(path)
-        hunk = self._hunk_holding(path, side, line, line) if parts else None
-        if not parts or hunk is None:
+        ordinal = self.ordinal(path)
+        chunks = self.chunks_of(ordinal) if ordinal is not None else ()
+        hunk = self._hunk_holding(path, side, line, line) if chunks else None
+        if not chunks or hunk is None:
             return None
-        if len(parts) == 1:
-            return parts[0][0]
+        if not self.multi_part(path):
+            return chunks[0]
         return self.chunk_of(path, hunk_lines.offset_of(self._index(hunk, side), line))
+
+
+def _part_files(chunk: object) -> Iterator[int]:
+    """The sections of a chunk's parts, in order (without building the parts)."""
+    parts = getattr(chunk, "parts", ())
+    if isinstance(parts, ChunkParts):
+        return map(parts.store.file_index, parts.positions())
+    return (p.file_index for p in parts)
 
 
 # --------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -63,13 +63,19 @@ class ExportDocument:
     revision: Revision
     coverage: Totals
     findings_summary: FindingsSummary
-    files: tuple[tuple[FileChange, str], ...]  # each file of the load and its state
+    # Each file of the load and its state, built when reached (see StatedFiles).
+    files: Sequence[tuple[FileChange, str]]
     findings: tuple[Finding, ...]
     exported_at: str
     revisions: Mapping[int, Revision] = field(default_factory=dict)  # the review's, by id
     diff_path: str = ""  # the diff file exported (a since-review diff's full diff)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, lazy: bool = False) -> dict[str, Any]:
+        """The document; ``lazy``: its ``files`` a sequence whose entries are made as they
+        are read (for an export written as it is made), else a list."""
+        files: Sequence[dict[str, Any]] = (
+            FileDicts(self.files) if lazy else [_file_dict(c, s) for c, s in self.files]
+        )
         review = review_dict(self.review, self.revision)
         source = self.review.source
         if source.kind == "git" and source.repository_path is not None:
@@ -82,12 +88,84 @@ class ExportDocument:
             "review": review,
             "coverage": self.coverage.to_dict(),
             "findings_summary": self.findings_summary.to_dict(outdated=True),
-            "files": [_file_dict(change, state) for change, state in self.files],
+            "files": files,
             "findings": [
                 {**f.record_dict(), "anchor": _anchor(self.revisions.get(f.revision_id or 0))}
                 for f in self.findings
             ],
         }
+
+
+class StatedFiles(Sequence[tuple[FileChange, str]]):
+    """Every file of a load with its state in a review, each built when it is read (a
+    review of a million files is never a million objects)."""
+
+    __slots__ = ("marks",)
+
+    def __init__(self, marks: coverage.Coverage) -> None:
+        self.marks = marks
+
+    def __len__(self) -> int:
+        return len(self.marks.flags)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("file out of range")
+        return self.marks.loaded.file_at(i), self.marks.state(i)
+
+    def __iter__(self) -> Iterator[tuple[FileChange, str]]:
+        state = self.marks.state
+        for change in self.marks.loaded.files():
+            yield change, state(change.order)
+
+    def find(self, path: str) -> int | None:
+        """The position of ``path`` (None: not a file of the load)."""
+        return self.marks.loaded.ordinal(path)
+
+    def states(self) -> Iterator[tuple[str, str]]:
+        """``(path, state)`` of every file, without building the files."""
+        marks = self.marks
+        return ((marks.loaded.path_of(o), state) for o, state in marks.states())
+
+
+class FileDicts(Sequence[dict[str, Any]]):
+    """The document's ``files`` entries, each made when it is read (valid by
+    construction: ``checked``, see :mod:`diffchunk.review.export.document`)."""
+
+    __slots__ = ("_files",)
+    checked = True
+
+    def __init__(self, files: Sequence[tuple[FileChange, str]]) -> None:
+        self._files = files
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [_file_dict(c, s) for c, s in self._files[i]]
+        return _file_dict(*self._files[i])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (_file_dict(c, s) for c, s in self._files)
+
+    def find(self, path: str) -> int | None:
+        find = getattr(self._files, "find", None)
+        if callable(find):
+            found: int | None = find(path)
+            return found
+        return next((i for i, (c, _) in enumerate(self._files) if c.path == path), None)
+
+    def states(self) -> Iterator[tuple[str, str]]:
+        states = getattr(self._files, "states", None)
+        if callable(states):
+            found: Iterator[tuple[str, str]] = states()
+            return found
+        return ((c.path, s) for c, s in self._files)
 
 
 def _anchor(revision: Revision | None) -> dict[str, Any] | None:
@@ -126,17 +204,16 @@ def export_document(
         absolute_file_path = _full_diff(loaded, target, store)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ExportDocument:
-        marks = coverage.review_marks(conn, ctx.review)
-        states = tuple((c, coverage.file_state(marks, c)) for c in ctx.loaded.files())
+        marks = coverage.review_marks(conn, ctx.review, ctx.loaded)
         rows = conn.execute(
             "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
         ).fetchall()
         return ExportDocument(
             review=ctx.review,
             revision=ctx.revision,
-            coverage=coverage.totals(states),
+            coverage=marks.totals(),
             findings_summary=findings_summary(conn, ctx.review.id),
-            files=states,
+            files=StatedFiles(marks),
             findings=_with_threads(
                 conn, in_order(ctx.loaded, rows, same_lines(conn, ctx.revision))
             ),

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import continuity
-from .oplog import Op, emit, store
+from .oplog import Op, emit, new_uid, next_clock, shared_review, store
 from .store import now
 
 _ORDER = {"review": 0, "finding": 1, "update": 2, "comment": 2, "mark": 2}
@@ -326,20 +326,42 @@ def finding_changed(
             )
 
 
-def mark_changed(
+def shares_marks(conn: sqlite3.Connection, review_id: int) -> bool:
+    """Whether the reviewed marks of ``review_id`` go to the sync log (a shared review)."""
+    return shared_review(conn, review_id) is not None
+
+
+def marks_changed(
     conn: sqlite3.Connection,
     review_id: int,
-    path: str,
-    scope: str,
-    change: str,
-    author: str,
+    rows: Iterable[tuple[str, str, str, str]],
     on: bool,
 ) -> None:
-    """Write the ``mark`` operation of a reviewed mark made or taken back here."""
-    data = {"path": path, "scope": scope, "change_id": change, "on": on}
-    op = emit(conn, review_id, "mark", author, data)
-    if op is not None:
-        conn.execute(
-            "INSERT OR REPLACE INTO mark_stamps (key, clock, op) VALUES (?, ?, ?)",
-            (_mark_key(review_id, path, scope, change, author), op.clock, op.id),
-        )
+    """Write the ``mark`` operations of reviewed marks made or taken back here, one per
+    ``(path, scope, change id, author)`` of ``rows``, in bulk: one statement for the
+    operations (their clocks following one another), one for their stamps."""
+    shared = shared_review(conn, review_id)
+    if shared is None:
+        return
+    uid, repository = shared
+    first = next_clock(conn)
+    at = now()
+
+    def lines() -> Iterable[tuple[str, int, str, int, str]]:
+        for n, (path, scope, change, author) in enumerate(rows):
+            data = {"path": path, "scope": scope, "change_id": change, "on": on}
+            op = Op(new_uid(), first + n, "mark", uid, author, at, data)
+            yield op.id, op.clock, repository, 1, op.line()
+
+    conn.executemany(
+        "INSERT OR IGNORE INTO ops (id, clock, repository, local, body) VALUES (?, ?, ?, ?, ?)",
+        lines(),
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO mark_stamps (key, clock, op) SELECT ? || char(0) || "
+        "json_extract(body, '$.path') || char(0) || json_extract(body, '$.scope') || char(0) "
+        "|| json_extract(body, '$.change_id') || char(0) || json_extract(body, '$.author'), "
+        "clock, id FROM ops WHERE repository = ? AND local = 1 AND clock >= ? "
+        "AND json_extract(body, '$.op') = 'mark'",
+        (str(review_id), repository, first),
+    )

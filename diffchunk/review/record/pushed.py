@@ -137,17 +137,17 @@ def _review_states(
     paths: list[str],
     sha256: str,
     store: SessionStore | None,
-) -> tuple[RecordedDiff | None, coverage.Marks]:
-    """The review's own loaded diff (its first diff file still holding the revision)."""
-    marks = coverage.load_marks(conn, [review.id])
+) -> coverage.Coverage | None:
+    """The review's marks on its own loaded diff (its first diff file still holding the
+    revision; None when none does)."""
     for path in paths:
         try:
             loaded = changes.loaded(path, store)
         except DiffchunkError:
             continue
         if loaded.sha256 == sha256:
-            return loaded, marks
-    return None, marks
+            return coverage.load(conn, [review.id], loaded)
+    return None
 
 
 def _pushed_states(
@@ -158,20 +158,23 @@ def _pushed_states(
     moved: tuple[MovedReview, ...] = (),
 ) -> list[tuple[changes.FileChange, str]]:
     own = [_review_states(conn, r, paths, rev.sha256, store) for r, rev, paths in found]
-    own += [(m.now, coverage.load_marks(conn, [m.review.id])) for m in moved]
-    union = coverage.load_marks(conn, [r.id for r, _, _ in found] + [m.review.id for m in moved])
+    own += [coverage.load(conn, [m.review.id], m.now) for m in moved]
+    ids = [r.id for r, _, _ in found] + [m.review.id for m in moved]
+    union = coverage.load(conn, ids, pushed)
     states = []
     for change in pushed.files():
         if change.excluded_reason is not None:
             states.append((change, "excluded"))
             continue
         candidates = [
-            coverage.marked_state(marks, loaded.file(change.path))
-            for loaded, marks in own
-            if loaded is not None and loaded.has(change.path)
+            marks.marked_state(ordinal)
+            for marks in own
+            if marks is not None
+            for ordinal in (marks.loaded.ordinal(change.path),)
+            if ordinal is not None
         ]
         if not candidates:
-            candidates = [coverage.marked_state(union, change)]
+            candidates = [union.marked_state(change.order)]
         states.append((change, min(candidates, key=_STATE_RANK.__getitem__)))
     return states
 
@@ -249,7 +252,7 @@ def _report(
         reviews=tuple((r, rev) for r, rev, _ in found)
         + tuple((m.review, m.revision) for m in moved),
         since=tuple((r, s) for r, s in since if s is not None),
-        totals=coverage.totals(states),
+        totals=coverage.totals((c.excluded_reason, s) for c, s in states),
         not_reviewed=not_reviewed,
         open_findings=open_findings,
         blocking=blocking,

@@ -193,13 +193,16 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class MarkResult:
-    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after."""
+    """What ``mark_reviewed`` did: the paths marked (or unmarked) and the totals after;
+    ``marked_total`` counts them when ``marked`` names only the first few (a glob over
+    thousands of files)."""
 
     marked: tuple[str, ...]
     reviewed: bool
     totals: Totals
     next_chunk: int | None
     partly: tuple[str, ...] = ()  # files of which only some parts are now marked
+    marked_total: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -210,13 +213,15 @@ class MarkResult:
         }
         if self.partly:
             result["partly"] = list(self.partly)
+        if self.marked_total is not None:
+            result["marked_total"] = self.marked_total
         return result
 
     def line(self) -> dict[str, Any]:
         """The answer in a line (the MCP tool's): how many files it marked, how many of
         the diff's are reviewed, and the next chunk to read."""
         result: dict[str, Any] = {
-            "marked": len(self.marked),
+            "marked": len(self.marked) if self.marked_total is None else self.marked_total,
             "reviewed": self.totals.reviewed,
             "of": self.totals.files,
             "next_chunk": self.next_chunk,

@@ -16,6 +16,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
+from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from ...errors import FileNotInDiff, InvalidArgument
@@ -34,20 +36,19 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MARKED_LISTED = 100
+"""Files a mark_reviewed answer names (``marked``); a glob marking more has them
+counted (``marked_total``): the answer of '**' over a million files stays small."""
+
 
 # --------------------------------------------------------------------------
 # mark_reviewed
 # --------------------------------------------------------------------------
 
 
-def _shares(
-    loaded: RecordedDiff, chunk_number: int | None, file_pattern: str | None
-) -> list[PartRef]:
-    if chunk_number is not None:
-        return loaded.chunk_parts(chunk_number)
-    assert file_pattern is not None
-    paths = loaded.matching(file_pattern)
-    if not paths:
+def _matching(loaded: RecordedDiff, file_pattern: str) -> Sequence[int]:
+    ordinals = loaded.matching_ordinals(file_pattern)
+    if not ordinals:
         raise FileNotInDiff(
             f"No file of the diff matches {file_pattern!r}.",
             suggestion="Pass a glob such as '*.py' or 'src/**', or a path as list_chunks or "
@@ -55,7 +56,7 @@ def _shares(
             cli_suggestion="Pass a glob such as '*.py' or 'src/**', or a path as `diffchunk "
             "review` or `diffchunk status` lists it.",
         )
-    return [PartRef(path, None) for path in paths]
+    return ordinals
 
 
 def mark_reviewed(
@@ -68,7 +69,9 @@ def mark_reviewed(
     record: RecordStore | None = None,
 ) -> MarkResult:
     """Mark the files of a chunk, or the files matching a glob, as reviewed (or take the
-    mark back with ``reviewed=False``).  Idempotent."""
+    mark back with ``reviewed=False``).  Idempotent.  A glob's marks are written by one
+    statement over all its files, in the one transaction; the answer names the first
+    :data:`MARKED_LISTED` files marked and counts them all."""
     if (chunk_number is None) == (file_pattern is None):
         given = "both" if chunk_number is not None else "neither"
         raise InvalidArgument(
@@ -79,33 +82,57 @@ def mark_reviewed(
     if not isinstance(reviewed, bool):
         raise InvalidArgument(f"reviewed must be true or false, got {reviewed!r}.")
     loaded = changes.loaded(absolute_file_path, store)
-    shares = _shares(loaded, chunk_number, file_pattern)
+    shares: list[PartRef] = []
+    ordinals: Sequence[int] = ()
+    if chunk_number is not None:
+        shares = loaded.chunk_parts(chunk_number)
+    else:
+        assert file_pattern is not None
+        ordinals = _matching(loaded, file_pattern)
+        if len(ordinals) > 1:
+            loaded.all_digests()  # one pass over the diff rather than a read per file
 
     def work(conn: sqlite3.Connection, ctx: Context) -> MarkResult:
+        review_id, revision_id = ctx.review.id, ctx.revision.id
         author = author_of(ctx)
-        if reviewed:
-            coverage.add_marks(
-                conn, ctx.review.id, ctx.revision.id, loaded, shares, "reviewed", author
+        # The marks as they are, then what this write makes of them (one read).
+        marks = coverage.review_marks(conn, ctx.review, loaded)
+        if shares and reviewed:
+            coverage.add_marks(conn, review_id, revision_id, loaded, shares, "reviewed", author)
+        elif shares:
+            coverage.remove_reviewed(conn, review_id, revision_id, loaded, shares, author)
+        elif reviewed:
+            coverage.add_file_marks(
+                conn, review_id, revision_id, loaded, ordinals, "reviewed", author
             )
         else:
-            coverage.remove_reviewed(conn, ctx.review.id, ctx.revision.id, loaded, shares, author)
-        marks = coverage.review_marks(conn, ctx.review)
-        states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
+            coverage.remove_file_marks(conn, review_id, loaded, ordinals)
+        if shares:
+            marks.marked_shares(shares, reviewed)
+        else:
+            marks.marked_files(ordinals, reviewed)
         partly = tuple(
             dict.fromkeys(
                 s.path
                 for s in shares
                 if s.key is not None
                 and reviewed
-                and not coverage.is_reviewed(marks, loaded.file(s.path))
+                and not marks.is_reviewed(loaded.ordinal_of_path(s.path))
             )
         )
+        if shares:
+            marked = tuple(dict.fromkeys(s.path for s in shares))
+            total = len(marked)
+        else:
+            marked = tuple(loaded.path_of(o) for o in ordinals[:MARKED_LISTED])
+            total = len(ordinals)
         return MarkResult(
-            marked=tuple(dict.fromkeys(s.path for s in shares)),
+            marked=marked[:MARKED_LISTED],
             reviewed=reviewed,
-            totals=coverage.totals(states),
-            next_chunk=coverage.next_chunk(marks, loaded),
+            totals=marks.totals(),
+            next_chunk=marks.next_chunk(),
             partly=partly,
+            marked_total=total if total > MARKED_LISTED else None,
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded)
@@ -133,41 +160,50 @@ def review_status(
     end = total if limit is None else min(total, offset + limit)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewStatus:
-        marks = coverage.review_marks(conn, ctx.review)
-        states = [(c, coverage.file_state(marks, c)) for c in loaded.files()]
-        against, labels = _since_status(conn, ctx, states)
+        marks = coverage.review_marks(conn, ctx.review, loaded)
+        against, found = _since_status(conn, ctx, marks)
 
         def sized(i: int) -> tuple[ChunkStatus, int]:
-            status = coverage.chunk_status(marks, loaded, i + 1)
+            status = marks.chunk_status(i + 1)
             if against is not None:
-                status = dataclasses.replace(
-                    status, file_states=tuple((p, labels[p]) for p in status.files)
+                states = tuple(
+                    (p, since.label(marks.state(loaded.ordinal_of_path(p)), found.get(p)))
+                    for p in status.files
                 )
+                status = dataclasses.replace(status, file_states=states)
             return status, json_size(status.to_dict())
 
         page, stop = fill_page(sized, offset, end, max_chars, shorten=_shortened_status)
-        changed = tuple(c.path for c, s in states if s == "changed")
-        elsewhere = []
-        for c, s in states:
-            found = coverage.reviewed_elsewhere(marks, c) if s == "reviewed" else None
-            if found is not None:
-                elsewhere.append((c.path, found[0], found[1]))
+        elsewhere = tuple(
+            (loaded.path_of(o), *where)
+            for o in sorted(marks.elsewhere)
+            for where in (marks.reviewed_elsewhere(o),)
+            if where is not None
+        )
         return ReviewStatus(
             review=ctx.review,
             revision=ctx.revision,
-            totals=coverage.totals(states),
+            totals=marks.totals(),
             chunks=tuple(page),
             total_chunks=total,
             findings=findings_summary(conn, ctx.review.id),
-            next_chunk=coverage.next_chunk(marks, loaded),
+            next_chunk=marks.next_chunk(),
             next_offset=stop if stop < total else None,
-            changed_files=changed[:STATUS_CHANGED_LISTED],
+            changed_files=tuple(islice(_changed(marks), STATUS_CHANGED_LISTED)),
             since_review=against,
             reviewers=coverage.by_reviewer(conn, ctx.review.id, loaded),
-            reviewed_elsewhere=tuple(elsewhere),
+            reviewed_elsewhere=elsewhere,
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)
+
+
+def _changed(marks: coverage.Coverage) -> Iterator[str]:
+    """The paths reviewed, then changed, in diff order."""
+    loaded = marks.loaded
+    for ordinal, state in marks.states():
+        if state == "changed":
+            yield loaded.path_of(ordinal)
 
 
 def _shortened_status(status: ChunkStatus, size: int, room: int) -> tuple[ChunkStatus, int]:
@@ -189,24 +225,32 @@ def _shortened_status(status: ChunkStatus, size: int, room: int) -> tuple[ChunkS
 
 
 def _since_status(
-    conn: sqlite3.Connection, ctx: Context, states: list[tuple[changes.FileChange, str]]
+    conn: sqlite3.Connection, ctx: Context, marks: coverage.Coverage
 ) -> tuple[SinceStatus | None, dict[str, str]]:
     """The review's standing against the revision its load was compared with (None when
-    it was compared with none), and each file's state as said per file (``since.label``:
-    ``changed since review``, ``new since review``, or its coverage state)."""
+    it was compared with none), and what that comparison found per path (``changed``,
+    ``new``, ``gone``: ``since.label`` says each file's state with it)."""
     kept = since.stored(conn, ctx.review.id, ctx.revision.id)
     if kept is None:
-        return None, {c.path: s for c, s in states}
+        return None, {}
     found = since.since_states(conn, ctx.revision.id)
-    labelled = {c.path: since.label(s, found.get(c.path)) for c, s in states}
+    loaded = marks.loaded
+    changed, new = [], []
+    for ordinal, state in marks.states():
+        path = loaded.path_of(ordinal)
+        labelled = since.label(state, found.get(path))
+        if labelled == since.LABELS["changed"]:
+            changed.append(path)
+        elif labelled == since.LABELS["new"]:
+            new.append(path)
     return (
         SinceStatus(
             revision=kept.revision,
             history=kept.history,
-            changed=tuple(p for p, s in labelled.items() if s == since.LABELS["changed"]),
-            new=tuple(p for p, s in labelled.items() if s == since.LABELS["new"]),
+            changed=tuple(changed),
+            new=tuple(new),
             listed=STATUS_CHANGED_LISTED,
             files=kept.file_counts(),
         ),
-        labelled,
+        found,
     )

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from ...diff.patterns import PathPatterns
 from ...diff.pipeline import Review
+from ...diff.table import table_of
 from ...errors import FileNotInDiff, InvalidArgument
 
 MAX_CANDIDATES = 20
@@ -16,10 +17,7 @@ spot a typo, short enough for an error message."""
 
 
 def _all_paths(review: Review) -> list[str]:
-    seen: dict[str, None] = {}
-    for fd in review.parsed.files:
-        seen.setdefault(fd.path, None)
-    return list(seen)
+    return list(dict.fromkeys(table_of(review.parsed.files, review.parsed.data).paths()))
 
 
 def _closest(query: str, paths: Iterable[str]) -> list[str]:
@@ -64,8 +62,15 @@ def find_file(review: Review, file_path: str) -> str | None:
             "a glob matching exactly one file.",
         )
     query = file_path.strip()
+    files = table_of(review.parsed.files, review.parsed.data)
+    if files.indices_of(query):  # a path as listed: no look at the others
+        return query
     paths = _all_paths(review)
-    renamed_from = {fd.old_path: fd.path for fd in review.parsed.files if fd.old_path}
+    renamed_from: dict[str, str] = {}
+    for i in range(len(files)):
+        old = files.old_path(i)
+        if old:
+            renamed_from[old] = files.path(i)
     glob = PathPatterns([query], name="file_path")
     for candidates in (
         [p for p in paths if p == query],

@@ -11,11 +11,14 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ...diff.model import Excluded
 from ...diff.options import LoadOptions, Progress
 from ...diff.parser import parse_diff
 from ...diff.pipeline import Review
+from ...diff.table import table_of
 from ...errors import NotADiffError, PathError
 from ...limits import SHORT_ID
 from ...paths import fingerprint, resolve_regular_file
@@ -113,7 +116,7 @@ def commit_label(review: Review, file_index: int) -> str | None:
     parsed = review.parsed
     if len(parsed.commits) < 2 or not 0 <= file_index < len(parsed.files):
         return None
-    commit = parsed.files[file_index].commit
+    commit = table_of(parsed.files, parsed.data).commit(file_index)
     if commit is None:
         return None
     info = parsed.commits[commit]
@@ -126,12 +129,34 @@ def excluded_file(review: Review, ex: Excluded) -> ExcludedFile:
     )
 
 
+class ExcludedView(Sequence[ExcludedFile]):
+    """A review's excluded files as the tools list them, each made when it is read (a
+    diff may leave out a million vendored files)."""
+
+    __slots__ = ("_review",)
+
+    def __init__(self, review: Review) -> None:
+        self._review = review
+
+    def __len__(self) -> int:
+        return len(self._review.excluded)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return excluded_file(self._review, self._review.excluded[k])
+
+    def __iter__(self) -> Iterator[ExcludedFile]:
+        review = self._review
+        return (excluded_file(review, ex) for ex in review.excluded)
+
+
 def load_summary(session: Session) -> LoadSummary:
     """The summary of a loaded diff: its counts, and the excluded files summarised (and
     listed up to :data:`LOAD_EXCLUDED_LISTED` within ``excluded.LISTED_CHARS``)."""
     review = session.review
     stats = review.stats
-    every = [excluded_file(review, ex) for ex in review.excluded]
+    every = ExcludedView(review)
     excluded = listed_part(every[:LOAD_EXCLUDED_LISTED])[0]
     return LoadSummary(
         chunks=stats.chunks_count,

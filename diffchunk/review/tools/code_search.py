@@ -109,12 +109,7 @@ hits keep their lines without ``in`` (outlines cost a parse each)."""
 SIDES = ("new", "old")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
-REFERENCES_NOTE = (
-    "Textual plus syntax-aware: every whole-word occurrence of the name in the tree at "
-    "that side, each with the definition it sits in (from the file's outline), the "
-    "definition lines of that name left out; not a type checker (same-named attributes, "
-    "strings and comments are hits too)."
-)
+REFERENCES_NOTE = "Textual and syntax-aware (`in`: the outline's definition), not a type checker."
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diff.buffer import DiffData
+from ...diff.table import table_of
 from ...errors import DiffchunkError, InvalidArgument
 from ...git.history import missing_commits
 from ...git.log import LoggedCommit, range_commits
@@ -354,7 +355,10 @@ def list_commits(
     wanted: tuple[str, ...] | None = None
     if file_path is not None and file_path.strip():
         path = match_file(loaded.review, file_path)
-        olds = {fd.old_path for fd in loaded.review.parsed.files if fd.path == path}
+        parsed = loaded.review.parsed
+        olds = {
+            parsed.files[i].old_path for i in table_of(parsed.files, parsed.data).indices_of(path)
+        }
         wanted = tuple(dict.fromkeys([path, *(p for p in olds if p)]))
     if not isinstance(include_body, bool):
         raise InvalidArgument(f"include_body must be true or false, got {include_body!r}.")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...diff.model import ChunkPart, FileStatus, change_status
 from ...diff.pipeline import Review
+from ...diff.table import table_of
 from ..results import FileDetail
 
 if TYPE_CHECKING:
@@ -36,9 +37,8 @@ def part_text(review: Review, part: ChunkPart) -> bytes:
 
 def part_counts(review: Review, part: ChunkPart) -> tuple[int, int]:
     """``(added, removed)`` lines of one chunk part (see the module docstring)."""
-    fd = review.parsed.files[part.file_index]
     if part.parts is None:
-        return fd.added, fd.removed
+        return table_of(review.parsed.files, review.parsed.data).counts(part.file_index)
     text = part_text(review, part)
     first = _FIRST_HUNK.search(text)
     if first is None:

@@ -15,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...diff.chunk_parts import FileChunks
 from ...diff.formatter import format_chunk, normalize_format
-from ...diff.model import Excluded, FileDiff
+from ...diff.model import Excluded
 from ...diff.patterns import PathQuery
 from ...diff.pipeline import Review
+from ...diff.table import ExcludedFiles, table_of
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
 from ...limits import RESPONSE_TOKENS
@@ -44,8 +46,16 @@ def _query(pattern: str) -> PathQuery:
     return PathQuery(pattern, name="pattern")
 
 
-def _wanted(review: Review, pattern: str) -> set[str]:
-    """The paths of ``review``'s chunks that ``pattern`` selects.
+def _file_chunks(review: Review) -> FileChunks:
+    chunks = review.file_to_chunks
+    if isinstance(chunks, FileChunks):
+        return chunks
+    return FileChunks(table_of(review.parsed.files, review.parsed.data), review.chunks)
+
+
+def _wanted(review: Review, pattern: str) -> bytearray:
+    """The sections of ``review``'s chunks whose paths ``pattern`` selects, as a byte per
+    section (1: selected; a path's sections are all selected or none).
 
     A path as listed (case ignored, as in the globs) matches itself too, even
     where it reads differently as a glob (``app/[id]/page.tsx``, or a name
@@ -53,11 +63,19 @@ def _wanted(review: Review, pattern: str) -> set[str]:
     comma), or one of its comma-separated items (:meth:`PathQuery.matches`).
     """
     query = _query(pattern)
-    return {path for path in review.file_to_chunks if query.matches(path)}
+    files = table_of(review.parsed.files, review.parsed.data)
+    chunks = _file_chunks(review)
+    wanted = bytearray(len(files))
+    for i in range(len(files)):
+        if chunks.in_a_chunk(i) and query.matches(files.path(i)):
+            wanted[i] = 1
+    return wanted
 
 
-def _numbers(review: Review, wanted: set[str]) -> list[int]:
-    return sorted({n for path in wanted for n in review.file_to_chunks[path]})
+def _numbers(review: Review, wanted: bytearray) -> list[int]:
+    chunks = _file_chunks(review)
+    selected = (i for i, w in enumerate(wanted) if w)
+    return sorted({n for i in selected for n in chunks.chunks_of(i)})
 
 
 def find_chunks_for_files(
@@ -87,9 +105,12 @@ class ChunkFiles:
         return result
 
 
-def _chunk_files(review: Review, number: int, wanted: set[str]) -> ChunkFiles:
-    counts = review.chunks[number - 1].file_line_counts
-    return ChunkFiles(number, tuple((p, n) for p, n in counts.items() if p in wanted))
+def _chunk_files(review: Review, number: int, wanted: bytearray) -> ChunkFiles:
+    counts: dict[str, int] = {}
+    for part in review.chunks[number - 1].parts:
+        if wanted[part.file_index]:
+            counts[part.path] = counts.get(part.path, 0) + part.lines
+    return ChunkFiles(number, tuple(counts.items()))
 
 
 def find_chunks_with_files(
@@ -189,12 +210,24 @@ def get_file_diff_bytes(
     """The whole diff of one file (all its sections), even if split or excluded."""
     review = session(absolute_file_path, store).review
     path = match_file(review, file_path)
-    sections: list[FileDiff] = [fd for fd in review.parsed.files if fd.path == path]
-    data = b"".join(review.parsed.raw(fd) for fd in sections)
-    excluded = next((ex for ex in review.excluded if ex.path == path), None)
+    files = table_of(review.parsed.files, review.parsed.data)
+    sections = files.indices_of(path)
+    data = b"".join(review.parsed.data[start:end] for start, end in map(files.span, sections))
+    excluded = _excluded(review, sections)
     if excluded is not None and path in review.file_to_chunks:
         excluded = None  # excluded in one commit, kept in another
     return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
+
+
+def _excluded(review: Review, sections: list[int]) -> Excluded | None:
+    """Why the first of ``sections`` that was left out was (None: none was)."""
+    excluded = review.excluded
+    if isinstance(excluded, ExcludedFiles):
+        wanted = set(sections)
+        found = (k for k in range(len(excluded)) if excluded.file_index(k) in wanted)
+        first = next(found, None)
+        return None if first is None else excluded[first]
+    return next((ex for ex in excluded if ex.file_index in sections), None)
 
 
 #: What ``get_file_diff`` shows around each change: the hunks as the diff has
@@ -283,9 +316,11 @@ def _read_on(
     # nor of a widened diff or another format.
     own_lines = fmt == "raw" and loaded.options.context_lines is None
     if result.sections == 1 and own_lines:
-        fd = next((f for f in review.parsed.files if f.path == result.path), None)
-        if fd is not None and review.parsed.raw(fd) == result.data:
-            line = review.parsed.data.count(b"\n", 0, fd.start) + 1 + shown
+        files = table_of(review.parsed.files, review.parsed.data)
+        found = files.indices_of(result.path)
+        start, end = files.span(found[0]) if found else (0, 0)
+        if found and review.parsed.data[start:end] == result.data:
+            line = review.parsed.data.count(b"\n", 0, start) + 1 + shown
             rest = (
                 f'read_content(absolute_file_path="{loaded.path}", offset={line}) '
                 "reads on from there"

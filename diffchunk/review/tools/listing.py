@@ -25,7 +25,7 @@ from ..answers import CHARS_PER_TOKEN, PART_BYTES, RESPONSE_TOKENS, part_spans, 
 from ..paging import check_page, fill_page
 from ..results import ChunkEntry, ChunkListing, ExcludedFile
 from ..sessions.excluded import LISTED_CHARS, ExcludedListing, excluded_page, listed_part, summarise
-from ..sessions.loading import excluded_file, session
+from ..sessions.loading import ExcludedView, session
 from ..sessions.store import Session, SessionStore
 from .file_details import file_detail, part_counts, part_text
 
@@ -138,7 +138,7 @@ class _Listing:
         self._entries: list[ChunkEntry | None] = [None] * len(review.chunks)
         self._sizes: list[int] = [-1] * len(review.chunks)
         self._total_tokens = -1
-        self.excluded = tuple(excluded_file(review, ex) for ex in review.excluded)
+        self.excluded = ExcludedView(review)
         self.excluded_summary = summarise(self.excluded)
         self._excluded_chars = -1
         self._symbolled: set[int] = set()  # entries that carry their symbols
@@ -160,7 +160,12 @@ class _Listing:
     def excluded_chars(self) -> int:
         """The length of the JSON text of :attr:`excluded` (measured for paging only)."""
         if self._excluded_chars < 0:
-            self._excluded_chars = json_size([ex.to_dict() for ex in self.excluded])
+            # The JSON list's length, its entries measured one at a time.
+            count = chars = 0
+            for ex in self.excluded:
+                chars += json_size(ex.to_dict())
+                count += 1
+            self._excluded_chars = 2 + chars + max(count - 1, 0)
         return self._excluded_chars
 
     def entry(self, i: int) -> ChunkEntry:
@@ -244,7 +249,7 @@ def list_chunks(
             chunks,
             listing.total_tokens,
             total,
-            listing.excluded,
+            tuple(listing.excluded),
             format=fmt,
             excluded_summary=summary,
         )
@@ -292,7 +297,7 @@ def _page(
 def _excluded_part(listing: _Listing, room: int) -> tuple[tuple[ExcludedFile, ...], int | None]:
     """The excluded files that fit in ``room`` characters, and their total when cut."""
     if listing.excluded_chars <= room:
-        return listing.excluded, None
+        return tuple(listing.excluded), None
     return listed_part(listing.excluded, room)[0], len(listing.excluded)
 
 

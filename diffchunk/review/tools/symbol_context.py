@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ...diff.hunk import Hunk, hunks_once
 from ...diff.model import DiffKind
+from ...diff.table import table_of
 from ...diff.widen import changed_new_lines, split_lines, widen_hunks
 from ...errors import DiffchunkError
 from ...files.outline import OutlineItem, enclosing_path, outline_for_file
@@ -55,7 +56,8 @@ def symbol_context(
     absolute_file_path: str, loaded: Session, path: str, store: SessionStore | None
 ) -> tuple[bytes | None, str | None]:
     """The widened diff of ``path`` (None when it cannot be widened) and a note on it."""
-    sections = [fd for fd in loaded.review.parsed.files if fd.path == path]
+    files = loaded.review.parsed.files
+    sections = [files[i] for i in table_of(files, loaded.review.parsed.data).indices_of(path)]
     if len(sections) != 1:
         return None, f"{path} has {len(sections)} sections in this diff: shown as they are"
     fd = sections[0]

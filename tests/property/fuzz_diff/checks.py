@@ -120,7 +120,7 @@ def stream_parse(data: bytes, src: Source) -> tuple[ParsedDiff, Prescreen]:
         parser.feed(data[pos : pos + step])
         pos += step
         if parser.file_count > told:
-            prescreen.add(parser.files_since(told), parser.buffer)
+            prescreen.add(parser.files_since(told), parser.buffer, table=parser.table)
             told = parser.file_count
     if data and chance(src, 25):
         # As a git range review ends: the parse refers to a mapping of the file.

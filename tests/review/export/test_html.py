@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from diffchunk.review.export import render
-from diffchunk.review.export.html import CSP
+from diffchunk.review.export.highlight import lexer_for
+from diffchunk.review.export.html import CSP, render_html
 from diffchunk.review.export.html_diff import DiffRows
 from tests.support import chromium
-from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review
+from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review, uncoloured
 
 needs_chromium = pytest.mark.skipif(
     chromium.find_chromium() is None, reason=f"no chromium: {chromium.INSTALL_HINT}"
@@ -132,6 +133,63 @@ def test_without_diffs_each_finding_shows_its_lines(review: DocumentBuilder) -> 
     assert '33 │     password = os.environ.get("SHOP_PASSWORD", "hunter2")' in page
     assert "id=file-0" not in page, "files without findings have nothing to show"
     assert all(f"id=finding-{i}>" in page for i in range(1, 18))
+
+
+def test_diff_lines_are_coloured_as_the_review_page_colours_them(
+    review: DocumentBuilder, page: str
+) -> None:
+    # Python by the file's name: Pygments' classes, as the page's highlight.css names them.
+    app = page.split("<summary><code>src/app.py</code>")[1].split("</details>")[0]
+    assert "<span class=k>def</span> <span class=nf>with_tax</span><span class=p>(</span>" in app
+    assert "<span class=kn>import</span> <span class=nn>json</span>" in app
+    # The words a changed line changed, on both sides.
+    assert "-A small shop.<tr class=a><td><td>3<td>+A small shop<span class=chg>, with" in page
+    assert "<span class='kc chg'>None</span>" in page
+    # Coloured through the style sheet, on spans only (the rows' classes c, d, m, x are
+    # Pygments' too).
+    style = page.split("<style>")[1].split("</style>")[0]
+    assert "table.diff span.k{" in style and "table.diff tr.a span.chg{" in style
+    assert not re.search(r"^table\.diff \.", style, re.M)
+    # What a reader reads is the text of the page without colours.
+    plain = render_html(review.document("all"), review.diffs(), colours=0)
+    assert "<span class=k>" not in plain and "Syntax colours" not in plain
+    assert uncoloured(page) == uncoloured(plain)
+
+
+def test_colours_stop_at_the_pages_budget_and_the_page_says_so(review: DocumentBuilder) -> None:
+    page = render_html(review.document("all"), review.diffs(), colours=200)
+    sections = page.split("<details class=file")[1:]
+    assert "<span class=gh># Shop</span>" in sections[0]  # README.md: the first hunk
+    assert "<span class=k>" not in page.split("<summary><code>lib/util.py</code>")[1]
+    assert "Syntax colours and word marks stop at the first hunk past the page's 200 " in page
+    assert uncoloured(page).replace(_FOOTNOTE_200, "") == uncoloured(
+        render_html(review.document("all"), review.diffs(), colours=0)
+    )
+
+
+_FOOTNOTE_200 = (
+    " Syntax colours and word marks stop at the first hunk past the page's 200 characters "
+    "of them; the hunks after it are plain."
+)
+
+
+def test_the_lexer_of_a_name_is_the_one_pygments_chooses() -> None:
+    from pygments.lexers import find_lexer_class_for_filename
+    from pygments.lexers._mapping import LEXERS
+
+    # A name for each of Pygments' patterns, and names that match several or none.
+    names = {"README", "noext", "a.txt", "x.d.ts", "y.tar.gz", "foo.PY", ".bash_profile"}
+    names |= {"Makefile.am", "CMakeLists.txt", "a.b.py", "x.h", "setup.cfg", ".py"}
+    for _, _, _, globs, _ in LEXERS.values():
+        for glob in globs:
+            name = glob.replace("*", "x").replace("?", "q")
+            names.add(re.sub(r"\[(.)[^\]]*\]", r"\1", name))
+    assert len(names) > 800
+    for name in sorted(names):
+        found = lexer_for(f"some/dir/{name}")
+        assert (type(found) if found is not None else None) is find_lexer_class_for_filename(
+            name
+        ), name
 
 
 def test_control_characters_are_shown_not_dropped() -> None:

@@ -144,6 +144,8 @@ def test_a_hostile_message_shows_as_text_and_keeps_its_markdown(sample: str) -> 
         ("x<http://a>`<img src=x onerror=alert(1)>`", "`&lt;img src=x onerror=alert(1)>`"),
         ("see www.a.org`<i>x</i>`", "`&lt;i>x&lt;/i>`"),
         ("a url http://a.org then `<T>`", "<code>&lt;T&gt;</code>"),
+        # An escaped < after a bare URL: the link takes the backslash, the < stays text.
+        ("http://a\\<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>"),
     ],
 )
 def test_message_rules(message: str, shown: str) -> None:

@@ -22,6 +22,7 @@ from recordkit import numbered, write_diff
 
 from diffchunk.review import record as core
 from diffchunk.review.tools.exporting import export_review
+from tests.support.export_docs import uncoloured
 
 
 def _moved_branch(tmp_path: Path) -> tuple[Path, str, str, str]:
@@ -64,7 +65,7 @@ def test_a_finding_that_followed_the_branch_is_on_its_new_lines_in_every_format(
     assert (region["startLine"], region["endLine"]) == (32, 32) and "fixes" in result
     (diagnostic,) = out["rdjson"]["diagnostics"]
     assert diagnostic["location"]["range"]["start"]["line"] == 32
-    assert "<td>32<td>+a THIRTY<tr class=f id=finding-1 " in out["html"]
+    assert "<td>32<td>+a THIRTY<tr class=f id=finding-1 " in uncoloured(out["html"])
     assert "new line 32 · finding #1 · chunk 1" in out["markdown"]
     assert "another revision" not in out["markdown"] + out["github"]["body"]
     (finding,) = out["json"]["findings"]
@@ -123,7 +124,7 @@ def test_a_since_review_diff_exports_its_review_on_the_full_diff(tmp_path: Path)
     assert placed == {(50, "RIGHT"), (10, "LEFT")}
     assert git(repo, "show", "feature:f1.py").splitlines()[49] == "f1 forty"
     page = export_review(since.file_path, "html").text
-    assert "<td>50<td>+f1 forty<tr class=f id=finding-1 " in page
+    assert "<td>50<td>+f1 forty<tr class=f id=finding-1 " in uncoloured(page)
     assert json.loads(export_review(since.file_path, "json").text)["files"][0]["path"] == "f1.py"
 
 

@@ -12,10 +12,10 @@ from gitrepo import commit, git
 from recordkit import feature_repo, load_range, numbered, run_cli
 
 from diffchunk.review import record
+from diffchunk.review.export.highlight import lexer_for, pair_block, tokens_of_lines, word_changes
 from diffchunk.review.page.context import context_lines
 from diffchunk.review.page.file_view import file_rows
 from diffchunk.review.page.files import review_files
-from diffchunk.review.page.highlight import lexer_for, pair_block, tokens_of_lines, word_changes
 from diffchunk.review.page.latest import latest_review
 from diffchunk.review.record.version import RecordVersion
 

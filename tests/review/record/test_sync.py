@@ -192,6 +192,34 @@ def _clock_of_comment(lines: list[str], body: str) -> tuple[int, str]:
     raise AssertionError(body)
 
 
+def test_a_glob_mark_is_logged_one_operation_a_file_and_taken_back_on_every_clone(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    # A glob's marks are written in bulk: their operations too, one a file, each its clock.
+    with reviewer("ada", tmp_path):
+        a = _load(team["ada"])
+        core.mark_reviewed(a, file_pattern="**")
+        core.mark_reviewed(a, file_pattern="**")  # nothing new: nothing logged again
+        reviewed = core.review_status(a).totals.reviewed
+        ops = [json.loads(line) for line in _ops(team["ada"]) if '"op":"mark"' in line]
+        assert reviewed >= 3 and len(ops) == reviewed
+        assert len({op["path"] for op in ops}) == reviewed
+        assert len({op["clock"] for op in ops}) == reviewed
+        assert {(op["author"], op["on"], op["scope"]) for op in ops} == {("ada", True, "file")}
+        sync(str(team["ada"]))
+    with reviewer("bob", tmp_path):
+        b = _load(team["bob"])
+        sync(str(team["bob"]))
+        assert core.review_status(b).totals.reviewed == reviewed
+        core.mark_reviewed(b, file_pattern="**", reviewed=False)  # ada's marks taken back
+        assert core.review_status(b).totals.reviewed == 0
+        sync(str(team["bob"]))
+    with reviewer("ada", tmp_path):
+        sync(str(team["ada"]))
+        assert state(team["ada"])["marks"] == []
+        assert core.review_status(_load(team["ada"])).totals.reviewed == 0
+
+
 def test_review_status_after_a_sync_gives_both_reviewers(
     team: dict[str, Path], tmp_path: Path
 ) -> None:

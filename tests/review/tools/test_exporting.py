@@ -7,6 +7,7 @@ record, the tool, the command and the MCP server are wired together.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from diffchunk.errors import InvalidArgument, PathError
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.record import add_finding, update_finding
 from diffchunk.review.tools import exporting
+from tests.support.export_docs import uncoloured
 
 
 @pytest.fixture
@@ -46,7 +48,7 @@ def test_open_and_all_findings_in_every_format(reviewed: tuple[Path, str]) -> No
         text = exporting.export_review(path, fmt).text
         assert "Ten in words" in text, fmt
     page = exporting.export_review(path, "html").text
-    assert "a ten" in page  # the file's diff is in the page
+    assert "a ten" in uncoloured(page)  # the file's diff is in the page
     with pytest.raises(InvalidArgument, match="valid values are open, all"):
         exporting.export_review(path, "json", "closed")
     with pytest.raises(InvalidArgument, match="valid formats are markdown"):
@@ -91,6 +93,12 @@ def test_over_mcp_inline_or_written_to_a_file(
             "export_review", absolute_file_path=path, format="sarif", status="all"
         )
         answers["bad"] = await c.error("export_review", absolute_file_path=path, format="pdf")
+        answers["findings_only"] = await c.json(
+            "export_review", absolute_file_path=path, format="html", diff_text="findings"
+        )
+        answers["bad_diff_text"] = await c.error(
+            "export_review", absolute_file_path=path, format="sarif", diff_text="findings"
+        )
         tools = {t.name: t for t in (await c.session.list_tools()).tools}
         answers["annotations"] = tools["export_review"].annotations
 
@@ -98,6 +106,11 @@ def test_over_mcp_inline_or_written_to_a_file(
     assert "src/b.py" in answers["markdown"]
     assert answers["sarif"]["version"] == "2.1.0"
     assert "valid formats" in json.loads(answers["bad"])["error"]
+    # diff_text="findings": the diffs of the files with findings, the others named alone.
+    page = uncoloured(answers["findings_only"])
+    assert "b thirty" in page and "a ten" in page and "c five" not in page
+    assert "<td><code>docs/c.md</code></td>" in page
+    assert "html export only" in json.loads(answers["bad_diff_text"])["error"]
     assert answers["annotations"].read_only_hint is True
     # An export larger than an answer is written to the cache, and the answer says where.
     monkeypatch.setenv("DIFFCHUNK_CACHE_DIR", str(tmp_path / "cache-here"))
@@ -148,3 +161,42 @@ def test_large_exports_of_two_formats_or_two_diffs_get_their_own_files(
         exporting.export_file_note(github, "/two/x.diff")["written_to"],
     }
     assert len(written) == 3
+
+
+def test_the_html_page_can_leave_out_the_diffs_of_files_without_findings(
+    reviewed: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, path = reviewed
+    whole = exporting.export_review(path, "html").text
+    short = exporting.export_review(path, "html", diff_text="findings").text
+    # The file with open findings keeps its diff, coloured as Python.
+    section = short.split("<details class=file")[1]
+    assert "<code>src/a.py</code>" in section and "a ten" in uncoloured(section)
+    assert "<span class=n>a</span> <span class=mi>9</span>" in section
+    # The others are listed by name (no link to a section they do not have), without
+    # their diff.
+    for name in ("src/b.py", "docs/c.md", "src/big.py", "package-lock.json"):
+        assert f"<tr><td><code>{name}</code></td>" in short, name
+        assert f"<summary><code>{name}</code>" in whole and f"<summary><code>{name}" not in short
+    assert "big 399" in uncoloured(whole) and "big 399" not in uncoloured(short)
+    assert "The diff text of the 4 file(s) without findings is left out" in short
+    assert len(short) * 3 < len(whole)
+    # The same from the command line, and refused where it means nothing.
+    out = tmp_path / "review.html"
+    done = run_cli(
+        "export", "main..feature", "--repo", str(repo), "--format", "html",
+        "--diff-text", "findings", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _timeless(out.read_text()) == _timeless(short)
+    bad = run_cli(
+        "export", "main..feature", "--repo", str(repo), "--format", "sarif",
+        "--diff-text", "findings",
+    )  # fmt: skip
+    assert bad.returncode != 0 and "html export only" in bad.stderr
+    with pytest.raises(InvalidArgument, match="valid values are all, findings"):
+        exporting.export_review(path, "html", diff_text="some")
+
+
+def _timeless(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "T", text)

@@ -1,5 +1,5 @@
-"""Colours and word marks for diff lines shown to a person: the review page's, and any
-page that shows a diff (the HTML export can call it the same way).
+"""Colours and word marks for diff lines shown to a person: the review page's and the
+HTML export's (here, below both, as the layers of :mod:`diffchunk.review` ask).
 
 A line is shown as :class:`Span` pieces: its text cut where its syntax token or
 its word-level change starts or ends.  Rules:
@@ -94,9 +94,43 @@ def _lexer_for_name(name: str) -> Any:
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def _name_patterns() -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """Pygments' file name patterns (its own lexers' and its plugins'): the suffixes of
+    the ``*.suffix`` ones, and one regex of all the others."""
+    import fnmatch
+
+    from pygments.lexers._mapping import LEXERS
+    from pygments.plugin import find_plugin_lexers
+
+    globs = [g for _, _, _, names, _ in LEXERS.values() for g in names]
+    globs += [g for cls in find_plugin_lexers() for g in cls.filenames]
+    suffixes = {g[1:] for g in globs if g.startswith("*.") and not _GLOB_CHARS.search(g[2:])}
+    others = [fnmatch.translate(g) for g in globs if g[1:] not in suffixes or g[0] != "*"]
+    return frozenset(suffixes), re.compile("|".join(others)) if others else None
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+_BY_SUFFIXES: dict[tuple[str, ...], Any] = {}  # a few hundred at most: Pygments' suffixes
+
+
 def lexer_for(path: str) -> Any:
-    """The Pygments lexer of a file by its name (None when none is known)."""
-    return _lexer_for_name(os.path.basename(path.rstrip("/")))
+    """The Pygments lexer of a file by its name (None when none is known).
+
+    Pygments chooses by the patterns a name matches, trying each of its hundreds;
+    a name that matches only ``*.suffix`` patterns gets the lexer of the first name
+    seen with the same suffixes, so a diff of a million files asks Pygments once
+    per kind of name, not once per file (other names are asked by name)."""
+    name = os.path.basename(path.rstrip("/"))
+    suffixes, others = _name_patterns()
+    if others is not None and others.match(name):
+        return _lexer_for_name(name)
+    matched = tuple(name[i:] for i, c in enumerate(name) if c == "." and name[i:] in suffixes)
+    if matched not in _BY_SUFFIXES:
+        _BY_SUFFIXES[matched] = _lexer_for_name(name)
+    return _BY_SUFFIXES[matched]
 
 
 @functools.lru_cache(maxsize=512)
