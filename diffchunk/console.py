@@ -47,7 +47,14 @@ MEASURES = frozenset({"gc", "early", "exit"})
 # ``diffchunk review``'s options (see diffchunk.cli.review): flags, and those
 # taking a value.  A test checks these against the command.
 REVIEW_FLAGS = frozenset(
-    {"--staged", "--json", "--no-skip-trivial", "--no-skip-generated", "--since-review"}
+    {
+        "--staged",
+        "--json",
+        "--no-skip-trivial",
+        "--no-skip-generated",
+        "--since-review",
+        "--next",
+    }
 )
 REVIEW_VALUED = frozenset(
     {

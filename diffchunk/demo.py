@@ -1,22 +1,33 @@
-"""``make demo``: build a small repository, diff two commits, and review the diff.
+"""``make demo``: build a small repository with a branch, and review it as people do.
 
-Shows what a reviewer sees: the chunk overview (with a lockfile, a minified
-bundle and a whitespace-only change left out, a rename listed, a big file
-split), the start of chunk 1 in the annotated format, and the MCP client
-configuration.
+Each step is one command, with one line saying what it shows: the overview
+of ``main..feature`` (a lockfile, a minified bundle and a whitespace-only
+change left out, a rename listed, a big file split), the next chunk, a mark,
+a finding, the status, an export, and what the pre-push hook prints when the
+branch is pushed; then the MCP client configuration.  The commands run in
+this process, in the example repository, with a review record and a cache of
+their own (a temporary directory: the user's record is not touched), no
+pager, and colour when the output is a terminal.  Long outputs are cut to
+:data:`SHOWN_LINES` lines.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
+
+import click
 
 from .cli import main as cli_main
 from .git.runner import GitCommand
-from .review.tools import diff_tools
 
 SHOWN_LINES = 30  # lines of a chunk the demo prints: enough to see what it holds
 WIDTH = 100  # the width of the demo's rules: the CLI's help width
@@ -104,8 +115,9 @@ CONFIG_V2 = "DEBUG = False\nCURRENCY = 'EUR'\n\n\nTIMEOUT = 30   \n"
 UTIL = '"""Formatting helpers."""\n\n\ndef money(value):\n    return f"{value:.2f} EUR"\n'
 
 
-def build_demo_diff(workdir: Path) -> Path:
-    """Create the example repository in ``workdir/shop`` and return the diff file."""
+def build_demo_repository(workdir: Path) -> Path:
+    """Create the example repository in ``workdir/shop``: ``main``, and a branch
+    ``feature`` one commit ahead of it."""
     repo = workdir / "shop"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
@@ -117,7 +129,7 @@ def build_demo_diff(workdir: Path) -> Path:
     _write(repo, "dist/app.min.js", _bundle("1"))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Initial shop")
-
+    _git(repo, "checkout", "-q", "-b", "feature")
     _write(repo, "src/app.py", APP_V2)
     _write(repo, "src/config.py", CONFIG_V2)
     _git(repo, "mv", "src/util.py", "src/helpers.py")
@@ -126,11 +138,7 @@ def build_demo_diff(workdir: Path) -> Path:
     _write(repo, "dist/app.min.js", _bundle("2"))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Quantities and shipping rates")
-
-    diff = _git(repo, "diff", "--no-color", "--no-ext-diff", "-M", "HEAD~1", "HEAD")
-    path = workdir / "shop.diff"
-    path.write_text(diff, encoding="utf-8")
-    return path
+    return repo
 
 
 def _mcp_command() -> str:
@@ -138,30 +146,110 @@ def _mcp_command() -> str:
     return str(script) if script.exists() else "diffchunk-mcp"
 
 
+@contextlib.contextmanager
+def _isolated(workdir: Path, repo: Path) -> Iterator[None]:
+    """In ``repo``, with a record and a cache of the demo's own."""
+    directories = {"DIFFCHUNK_STATE_DIR": str(workdir / "state")}
+    directories["DIFFCHUNK_CACHE_DIR"] = str(workdir / "cache")
+    here = os.getcwd()
+    with mock.patch.dict(os.environ, directories):
+        os.chdir(repo)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
+def _step(why: str, args: list[str], stdin: str | None = None) -> None:
+    """Print ``why``, the command, and what it prints (cut to SHOWN_LINES lines)."""
+    colour = "always" if sys.stdout.isatty() and not os.environ.get("NO_COLOR") else "never"
+    print(f"\n# {why}")
+    print("$ diffchunk " + " ".join(_shown(arg) for arg in args))
+    out = io.StringIO()
+    saved_stdin = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            cli_main.main(
+                args=["--color", colour, "--no-pager", *args],
+                prog_name="diffchunk",
+                standalone_mode=False,
+            )
+    except click.exceptions.Exit:
+        pass  # the hook stopping the push: what it printed says why
+    except click.ClickException as exc:
+        out.write(f"Error: {exc.format_message()}\n")
+    finally:
+        sys.stdin = saved_stdin
+    lines = out.getvalue().rstrip("\n").split("\n")
+    for line in lines[:SHOWN_LINES]:
+        print(line if len(line) <= WIDTH or colour == "always" else line[: WIDTH - 1] + "…")
+    if len(lines) > SHOWN_LINES:
+        print(f"... ({len(lines) - SHOWN_LINES} more lines)")
+
+
+def _shown(arg: str) -> str:
+    return arg if arg and all(c.isalnum() or c in "-_./:=" for c in arg) else repr(arg)
+
+
+def walk_through(workdir: Path) -> None:
+    """The demo's steps (see the module doc), in ``workdir``."""
+    repo = build_demo_repository(workdir)
+    head = _git(repo, "rev-parse", "feature").strip()
+    base = _git(repo, "rev-parse", "main").strip()
+    print(f"An example repository: {repo} (main, and a branch feature one commit ahead).")
+    _git(repo, "config", "diffchunk.failOn", "minor")
+    with _isolated(workdir, repo):
+        _step(
+            "The overview: chunks that fit a context window, and the files left out, with why.",
+            ["review", "main..feature"],
+        )
+        _step(
+            "The next chunk not yet reviewed, as a person reads it (new-file line numbers).",
+            ["next", "--format", "annotated"],
+        )
+        _step(
+            "Chunk 1 is done: mark it reviewed (on the latest review here).",
+            ["mark", "--chunk", "1"],
+        )
+        _step(
+            "A finding on lines of the new side; it follows the branch when it moves.",
+            [
+                "finding",
+                "add",
+                "--file",
+                "src/app.py",
+                "--line",
+                "12",
+                "--severity",
+                "minor",
+                "--message",
+                "Unknown zones ship free: intended?",
+            ],
+        )
+        _step("Where the review stands: per chunk, and what comes next.", ["status"])
+        _step(
+            "The review for others to read: Markdown here (also HTML, SARIF, GitHub).", ["export"]
+        )
+        _step(
+            "With `diffchunk hook install` and `git config diffchunk.failOn minor`, a push of "
+            "feature prints this and stops while the finding is open.",
+            ["hook", "run-pre-push", "origin"],
+            stdin=f"refs/heads/feature {head} refs/heads/feature {base}\n",
+        )
+
+
 def main() -> int:
     if shutil.which("git") is None:
         print("The demo needs git on PATH.", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="diffchunk-demo-") as tmp:
-        diff_path = build_demo_diff(Path(tmp))
-        print(f"A repository with two commits; `git diff HEAD~1 HEAD` saved as {diff_path}\n")
-        print(f"$ diffchunk review {diff_path}")
-        sys.stdout.flush()
-        cli_main.main(args=["review", str(diff_path)], prog_name="diffchunk", standalone_mode=False)
-        sys.stdout.flush()
-
-        print(f"\n$ diffchunk review {diff_path} --chunk 1 --format annotated")
-        text = diff_tools.get_chunk(str(diff_path), 1, include_context=False, format="annotated")
-        lines = text.splitlines()
-        for line in lines[:SHOWN_LINES]:
-            print(line if len(line) <= WIDTH else line[: WIDTH - 1] + "…")
-        if len(lines) > SHOWN_LINES:
-            print(f"... ({len(lines) - SHOWN_LINES} more lines)")
-
+        walk_through(Path(tmp))
     config = {"mcpServers": {"diffchunk": {"command": _mcp_command()}}}
-    print("\nMCP client configuration (Claude Desktop, Cursor, ...):")
+    print("\n# Over MCP: this configuration in your client (Claude Desktop, Cursor, ...),")
+    print("# then the prompt /review main..feature, or ask: review main..feature chunk by chunk.")
     print(json.dumps(config, indent=2))
-    print("Then ask your assistant: review /absolute/path/to/changes.diff chunk by chunk.")
     return 0
 
 

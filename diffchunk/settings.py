@@ -231,6 +231,13 @@ _SETTINGS = (
     ),
     Setting("DIFFCHUNK_DEBUG", "flag", False, "unset", "`1`: tracebacks for unexpected errors"),
     Setting(
+        "DIFFCHUNK_PAGER",
+        "text",
+        "",
+        "unset (then `PAGER`, then `less -FRX`)",
+        "the pager of the CLI's long output on a terminal; empty or `cat`: none",
+    ),
+    Setting(
         "XDG_CACHE_HOME",
         "dir",
         None,
@@ -339,6 +346,14 @@ def text(name: str, environ: Mapping[str, str] | None = None) -> str:
     """A ``text`` setting as given (surrounding blanks removed; empty when unset)."""
     assert SETTINGS[name].kind == "text"
     return _raw(name, environ)
+
+
+def given(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """A ``text`` setting as given (surrounding blanks removed), None when unset: an empty
+    value is a value (``DIFFCHUNK_PAGER=`` names no pager, where unset falls back)."""
+    assert SETTINGS[name].kind == "text"
+    raw = (os.environ if environ is None else environ).get(name)
+    return None if raw is None else raw.strip()
 
 
 def readme_table() -> str:

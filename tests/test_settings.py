@@ -32,6 +32,8 @@ NOT_SETTINGS: dict[str, str] = {
     "PRE_COMMIT_REMOTE_BRANCH": "the pre-push hook's: what pre-commit says is pushed",
     "PRE_COMMIT_REMOTE_NAME": "the pre-push hook's: what pre-commit says is pushed",
     "PATH": "passed on to grep and wc, which diffchunk starts",
+    "NO_COLOR": "a convention of command-line programs (no-color.org), not diffchunk's own",
+    "PAGER": "the user's pager for every program; DIFFCHUNK_PAGER, the setting, wins over it",
 }
 # Reads whose variable is computed (module, expression): why they are not settings.
 COMPUTED: dict[tuple[str, str], str] = {
@@ -40,6 +42,8 @@ COMPUTED: dict[tuple[str, str], str] = {
     ("files/edit_target.py", "name"): "git's own config files (GIT_CONFIG_GLOBAL/SYSTEM)",
     ("git/transport.py", "os.environ"): "git's transport variables (GIT_SSH*, GIT_ASKPASS, "
     "proxies), kept for diffchunk sync's push and fetch as git push would see them",
+    ("demo.py", "os.environ"): "the demo sets its own state and cache directories for its run",
+    ("cli/terminal.py", "os.environ"): "the pager runs in this process's environment, as git's",
 }
 
 

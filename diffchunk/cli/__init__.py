@@ -7,7 +7,10 @@ The same place puts ``DIFFCHUNK_ALLOWED_ROOTS`` in force for the whole
 command (:func:`~diffchunk.paths.roots_in_force`): every path a command reads
 or writes, and every directory of a repository git would read, is checked
 against it, as the MCP server checks its tools.
-Subcommands live in one module each and only raise ``DiffchunkError``.
+Subcommands live in one module per command or group (:data:`SUBCOMMANDS`),
+render through :mod:`diffchunk.cli.render` and colour and page through
+:mod:`diffchunk.cli.terminal` (the group's ``--color`` and ``--no-pager``), and
+only raise ``DiffchunkError``.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ from .. import __version__, settings
 from ..errors import DiffchunkError
 from ..paths import PathPolicy, roots_in_force
 from .params import CONTEXT_SETTINGS
+from .terminal import COLOR_MODES, colour_on, configure
+from .wording import cli_terms
 
 # Subcommands, imported on first use: `diffchunk review` does not pay for the
-# file tools' or the hook's imports.  Each module defines one command/group.
+# file tools' or the hook's imports.  A value is "module" (the command is the
+# module's attribute of the command's name) or "module:attribute".
 SUBCOMMANDS: dict[str, str] = {
     "cache": "diffchunk.cli.cache",
     "export": "diffchunk.cli.export",
@@ -36,10 +42,12 @@ SUBCOMMANDS: dict[str, str] = {
     "hook": "diffchunk.cli.hook",
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
+    "next": "diffchunk.cli.review:next_command",
     "record": "diffchunk.cli.sync",
     "refs": "diffchunk.cli.code",
     "review": "diffchunk.cli.review",
-    "search-code": "diffchunk.cli.code",
+    "reviews": "diffchunk.cli.reviews",
+    "search-code": "diffchunk.cli.code:search_code",
     "show": "diffchunk.cli.code",
     "status": "diffchunk.cli.record",
     "symbols": "diffchunk.cli.code",
@@ -57,8 +65,8 @@ class DiffchunkGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in SUBCOMMANDS:
-            module = importlib.import_module(SUBCOMMANDS[cmd_name])
-            command = getattr(module, cmd_name.replace("-", "_"))
+            name, _, attribute = SUBCOMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(name), attribute or cmd_name)
             assert isinstance(command, click.Command)
             self.add_command(command, cmd_name)
         return command
@@ -68,7 +76,7 @@ class DiffchunkGroup(click.Group):
             with roots_in_force(PathPolicy.from_env()):
                 return super().invoke(ctx)
         except DiffchunkError as exc:
-            raise click.ClickException(exc.cli_text()) from exc
+            raise click.ClickException(cli_terms(exc.cli_text())) from exc
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:
@@ -94,15 +102,40 @@ class DiffchunkGroup(click.Group):
 
 @click.group(cls=DiffchunkGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(version=__version__, prog_name="diffchunk")
-def main() -> None:
+@click.option(
+    "--color",
+    "--colour",
+    "color",
+    type=click.Choice(COLOR_MODES),
+    default="auto",
+    show_default=True,
+    help="Colour the output: on a terminal (auto, unless NO_COLOR is set), always, never.",
+)
+@click.option(
+    "--no-pager",
+    is_flag=True,
+    help="Print long output as it is, not through the pager (DIFFCHUNK_PAGER, PAGER, less -FRX).",
+)
+@click.pass_context
+def main(ctx: click.Context, color: str, no_pager: bool) -> None:
     """Review large diffs and work in large files, piece by piece.
 
     \b
     Examples:
-      diffchunk review changes.diff              overview of the chunks
-      diffchunk review changes.diff --chunk 2    print chunk 2 exactly
+      diffchunk review main..feature             overview of a range's chunks
+      diffchunk next                             the next chunk not yet reviewed
+      diffchunk mark --chunk 2                   chunk 2 is reviewed
+      diffchunk status --files                   where the review stands, per file
+      git diff A B | diffchunk review -          a diff on standard input
+      diffchunk --color always review x.diff --chunk 2 | less -R
       diffchunk mcp                              serve the MCP tools on stdio
+
+    status, mark, finding, export and next without a target act on the
+    latest review of the repository here, and say which.
     """
+    configure(color, pager=not no_pager)
+    if colour_on():
+        ctx.color = True  # click keeps the escapes when the output is a pager's pipe
     # File names that are not UTF-8 reach us as surrogate escapes: write their
     # bytes back as they are (like ls) instead of failing in a strict locale.
     for stream in (sys.stdout, sys.stderr):

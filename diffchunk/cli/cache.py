@@ -22,7 +22,13 @@ def cache() -> None:
 
 @cache.command(context_settings=CONTEXT_SETTINGS)
 def path() -> None:
-    """Print the cache directory (with its size on stderr)."""
+    """Print the cache directory (with its size on stderr).
+
+    \b
+    Examples:
+      diffchunk cache path
+      du -sh "$(diffchunk cache path)"
+    """
     stats = DiffCache().stats()
     click.echo(stats.path)
     click.echo(f"{stats.entries} diff(s), {stats.bytes / 1e6:.1f} MB", err=True)
@@ -30,7 +36,12 @@ def path() -> None:
 
 @cache.command(context_settings=CONTEXT_SETTINGS)
 def clear() -> None:
-    """Remove every cached diff, view handle and file snapshot."""
+    """Remove every cached diff, view handle and file snapshot.
+
+    \b
+    Examples:
+      diffchunk cache clear
+    """
     from ..review.sessions.views import clear_views
     from ..snapshots import clear as clear_snapshots
 

@@ -15,9 +15,9 @@ from typing import Any
 import click
 
 from .output import echo_json, render_code_hits
+from .params import CONTEXT_SETTINGS
 from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
 
-CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 _SIDE = click.Choice(("new", "old"))
 
 
@@ -118,7 +118,13 @@ def show(file_path: str, side: str, as_json: bool, **params: Any) -> None:
 @click.option("--offset", type=int, default=0, help="Skip this many (paging).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def symbols(file_path: str, offset: int, as_json: bool, **params: Any) -> None:
-    """List every definition one file's change touches."""
+    """List every definition one file's change touches.
+
+    \b
+    Examples:
+      diffchunk symbols --path src/click/parser.py 8.4.2..8.5.0
+      diffchunk symbols --path src/click/parser.py 8.4.2..8.5.0 --offset 50
+    """
     from ..review.tools.symbol_list import list_symbols
 
     path = _load(params)

@@ -10,7 +10,13 @@ import click
 
 from ..review.export import DIFF_TEXTS, FORMATS
 from .params import CONTEXT_SETTINGS, SafePath
-from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
+from .targets import (
+    TARGET_PARAMETERS,
+    TargetCommand,
+    current_target,
+    load_target,
+    target_options,
+)
 
 
 @click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
@@ -49,10 +55,12 @@ def export(fmt: str, status: str, diff_text: str, out: Path | None, **params: An
 
     The review is the one `diffchunk status` shows for the same target and
     options; every format says what was reviewed (repository, range, commits,
-    or the diff file and its hash).
+    or the diff file and its hash). Without a target, the latest review of
+    the repository here.
 
     \b
     Examples:
+      diffchunk export > review.md          # the latest review here
       diffchunk export main..feature > review.md
       diffchunk export main..feature --format html --out review.html
       diffchunk export main..feature --format html --diff-text findings --out review.html
@@ -63,7 +71,7 @@ def export(fmt: str, status: str, diff_text: str, out: Path | None, **params: An
     from ..review.tools.exporting import export_to_file, write_review
 
     target = {name: params.pop(name) for name in TARGET_PARAMETERS}
-    diff_path, _ = load_target(target)
+    diff_path, _ = load_target(current_target(target, "export"))
     if out is not None:
         written = export_to_file(diff_path, out, fmt, status, diff_text=diff_text)
         click.echo(f"Wrote {written.format} ({written.findings} finding(s)) to {out}", err=True)

@@ -20,6 +20,7 @@ from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DE
 from ..paths import PathPolicy, resolve_regular_file
 from .output import echo_json
 from .params import CONTEXT_SETTINGS, SafePath
+from .wording import cli_terms
 
 MAX_CHANGES_JSON = 64 * 1024 * 1024
 """Largest ``--changes-json`` file read (it is parsed in memory): far above
@@ -51,7 +52,7 @@ def _target(path: str) -> str:
 
 def _warnings(data: dict[str, Any]) -> None:
     for warning in data.get("warnings") or []:
-        click.echo(f"note: {warning}", err=True)
+        click.echo(f"note: {cli_terms(warning)}", err=True)
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -89,7 +90,14 @@ def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
 )
 @click.option("--symbol", metavar="NAME", help="List the definitions NAME (or a glob) names.")
 def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) -> None:
-    """Size, line count, encoding, outline and search hints of PATH."""
+    """Size, line count, encoding, outline and search hints of PATH.
+
+    \b
+    Examples:
+      diffchunk file overview /var/log/app.log
+      diffchunk file overview src/big.ts --symbol 'create*'
+      diffchunk file overview src/big.ts --outline-offset 400
+    """
     data = get_overview(_target(path), outline_offset, symbol).to_dict()
     if as_json:
         echo_json(data)
@@ -118,7 +126,7 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
             f"(lines {item['line_number']}-{item['end_line']})"
         )
     if data["search_hints"]:
-        click.echo("try searching: " + ", ".join(data["search_hints"]))
+        click.echo("try searching: " + cli_terms(", ".join(data["search_hints"])))
     _warnings(data)
 
 
@@ -165,7 +173,14 @@ def search(
     context_lines: int,
     as_json: bool,
 ) -> None:
-    """Find PATTERN in PATH (fuzzy by default; --exact or --regex for precise matches)."""
+    """Find PATTERN in PATH (fuzzy by default; --exact or --regex for precise matches).
+
+    \b
+    Examples:
+      diffchunk file search app.log ERROR --exact --count
+      diffchunk file search src/big.py 'proces_data'       # fuzzy
+      diffchunk file search src/big.py 'def \\w+\\(' --regex --context 0
+    """
     data = search_content(
         _target(path),
         pattern,
@@ -215,7 +230,15 @@ def search(
 @click.option("--tail", "mode", flag_value="tail", help="Same as --mode tail.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_json: bool) -> None:
-    """Print lines of PATH by number, from either end, or the block around a line."""
+    """Print lines of PATH by number, from either end, or the block around a line.
+
+    \b
+    Examples:
+      diffchunk file read app.log --offset 1200 -n 50
+      diffchunk file read app.log --tail -n 200
+      diffchunk file read src/big.py --mode semantic --offset 812   # the function around it
+      diffchunk file read notes.md --pattern '## Install' -n 40
+    """
     data = read_content(
         _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
     ).to_dict()
@@ -317,7 +340,14 @@ def edit(
     apply_: bool,
     as_json: bool,
 ) -> None:
-    """Search/replace edits in PATH: shows a preview unless --apply is given."""
+    """Search/replace edits in PATH: shows a preview unless --apply is given.
+
+    \b
+    Examples:
+      diffchunk file edit src/app.py --search 'old_name(' --replace 'new_name('
+      diffchunk file edit src/app.py --search 'old_name(' --replace 'new_name(' --apply
+      diffchunk file edit src/app.py --changes-json changes.json --apply
+    """
     from ..files import edit as core
 
     changes = _changes_from(searches, replaces, changes_json)
@@ -356,7 +386,13 @@ def edit(
 @click.option("--backup-id", default=None, help="Backup to restore (default: the latest).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def revert(path: str, backup_id: str | None, as_json: bool) -> None:
-    """Restore a backup of PATH (its current content is saved first)."""
+    """Restore a backup of PATH (its current content is saved first).
+
+    \b
+    Examples:
+      diffchunk file revert src/app.py
+      diffchunk file revert src/app.py --backup-id 20261128_110000_000000_00   # an id file edit printed
+    """
     from ..files import revert as core
 
     data = core.revert_edit(_target(path), backup_id, policy=PathPolicy.from_env()).to_dict()

@@ -53,14 +53,27 @@ def hook() -> None:
 @hook.command(context_settings=CONTEXT_SETTINGS)
 @_repo_option
 def install(repo_path: str | None) -> None:
-    """Install the pre-push hook (an existing hook keeps running first)."""
+    """Install the pre-push hook (an existing hook keeps running first).
+
+    \b
+    Examples:
+      diffchunk hook install
+      diffchunk hook install --repo ~/src/project
+      git config diffchunk.failOn major    # then: stop pushes with open major findings
+    """
     click.echo(core.install(_repo(repo_path), python=sys.executable))
 
 
 @hook.command(context_settings=CONTEXT_SETTINGS)
 @_repo_option
 def uninstall(repo_path: str | None) -> None:
-    """Remove diffchunk's pre-push hook and restore the previous one."""
+    """Remove diffchunk's pre-push hook and restore the previous one.
+
+    \b
+    Examples:
+      diffchunk hook uninstall
+      diffchunk hook uninstall --repo ~/src/project
+    """
     click.echo(core.uninstall(_repo(repo_path)))
 
 
@@ -75,8 +88,24 @@ def _pre_commit_refs() -> list[core.PushedRef] | None:
     return core.parse_push_lines([f"{local} {to_ref} {remote_ref} {from_ref}"])
 
 
-def _show(review: core.RefReview) -> None:
-    from .review import render_overview
+def _named_range(review: core.RefReview) -> str:
+    """The range the printed commands name: that of a review of the pushed commit when
+    the record holds one (its marks and findings are there), else the pushed range."""
+    record = review.record
+    if record is not None and record.error is None:
+        for reviewed, _ in record.reviews:
+            shown = reviewed.source.shown_range
+            if (
+                reviewed.source.kind == "git"
+                and shown
+                and not shown.startswith(("worktree:", "index:"))
+            ):
+                return shown
+    return core.pushed_range(review)
+
+
+def _show(review: core.RefReview, repo: Repo) -> None:
+    from .render import render_overview
 
     ref = review.ref
     click.echo(f"diffchunk: {ref.local_ref} -> {ref.remote_ref}")
@@ -87,18 +116,22 @@ def _show(review: core.RefReview) -> None:
         click.echo(f"  range: {review.diff.range} ({review.note})")
     else:
         click.echo(f"  range: {review.diff.range}")
+    pushed = _named_range(review)
     text = render_overview(
-        review.summary.to_dict(), review.listing.to_dict(), review.diff.diff_path
+        review.summary, review.listing, pushed, next_step=False, target={"target": pushed}
     )
     click.echo("\n".join(f"  {line}" if line else "" for line in text.rstrip("\n").split("\n")))
-    click.echo(f"  cached diff: {review.diff.diff_path}")
-    click.echo(
-        f"  assistant: get_chunk(absolute_file_path={review.diff.diff_path!r}, chunk_number=1)"
-    )
+    if review.listing.chunks:
+        click.echo(f"  review it: diffchunk review {pushed}  (then: diffchunk next)")
+        root = repo.root or repo.git_dir
+        click.echo(
+            f"  assistant: load_git_diff(absolute_repo_path={str(root)!r}, "
+            f"revision_range={pushed!r})"
+        )
     if review.record is not None:
         from ..review.record.pushed import record_lines
 
-        for line in record_lines(review.record):
+        for line in record_lines(review.record, pushed):
             click.echo(f"  {line}")
 
 
@@ -112,6 +145,12 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
     Exit status 1 when a pushed ref is over diffchunk.maxChunks or
     diffchunk.maxLines, or fails diffchunk.failOn or diffchunk.requireReviewed,
     which stops the push.
+
+    \b
+    Examples:
+      git push                       # runs it, once `diffchunk hook install` is done
+      printf 'refs/heads/f %s refs/heads/f %s\\n' "$(git rev-parse f)" "$(git rev-parse origin/f)" \\
+          | diffchunk hook run-pre-push origin
     """
     refs = _pre_commit_refs()
     if refs is not None:
@@ -133,15 +172,16 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
         raise click.exceptions.Exit(1) from exc
     stopped = False
     for review in reviews:
-        _show(review)
+        _show(review, repo)
         if review.over_limit:
             stopped = True
-            click.echo(core.limit_advice(review), err=True)
+            click.echo(core.limit_advice(review, repo, remote or "origin"), err=True)
         if review.record is not None and review.record.stops:
             from ..review.record.pushed import record_advice
 
             stopped = True
-            click.echo(record_advice(review.record, review.ref.local_ref), err=True)
+            pushed = _named_range(review)
+            click.echo(record_advice(review.record, review.ref.local_ref, pushed), err=True)
     if stopped:
         raise click.exceptions.Exit(1)
     _sync_record(repo, remote or url)

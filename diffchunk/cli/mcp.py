@@ -24,6 +24,12 @@ def mcp(allow_roots: tuple[str, ...]) -> None:
     Without --allow-root or DIFFCHUNK_ALLOWED_ROOTS, the client's roots (when
     it shares any) limit the paths the tools may use; with no roots at all,
     any path is allowed.
+
+    \b
+    Examples:
+      diffchunk mcp
+      diffchunk mcp --allow-root ~/src
+      claude mcp add --scope user diffchunk -- diffchunk-mcp
     """
     import gc
 

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..limits import SHORT_ID
+from .wording import cli_terms
 
 
 def stdout_is_terminal() -> bool:
@@ -76,5 +77,5 @@ def render_code_hits(result: dict[str, Any]) -> str:
     if result.get("next_offset") is not None:
         summary += f"; {shown} shown, more with --offset {result['next_offset']}"
     lines.append(summary)
-    lines.extend(f"note: {note}" for note in result.get("notes", ()))
+    lines.extend(f"note: {cli_terms(note)}" for note in result.get("notes", ()))
     return "\n".join(lines) + "\n"

@@ -2,22 +2,21 @@
 
 ``diffchunk review`` reads its argument as a diff file when such a file
 exists, else as a git range of the repository (``--repo``, default: the
-current directory); these helpers load the range and print its overview.
+current directory); this loads the range (its overview is rendered by
+:mod:`diffchunk.cli.render`) and says what a name that is neither was.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 import click
 
 from ..diff.options import LoadOptions, Progress
 from ..errors import DiffchunkError, NotARange, PathError
-from ..limits import SHORT_ID
 from ..paths import review_repo_path
-from .output import shell_word
+from ..review.results import RangeSummary
 
 
 def load_range(
@@ -29,8 +28,9 @@ def load_range(
     since_review: bool = False,
     paths: Sequence[str] = (),
     review_id: int | None = None,
-) -> tuple[str, dict[str, Any]]:
-    """Generate (or reuse) the range's diff and load it; ``(cached diff path, summary)``
+) -> RangeSummary:
+    """Generate (or reuse) the range's diff and load it (``summary.file_path``: the cached
+    diff)
     (``since_review``: the diff of what changed since the range's last review;
     ``paths``, relative to the repository's top, limit the range)."""
     from ..review.incremental.load import load_git_diff
@@ -40,22 +40,50 @@ def load_range(
             "--gitattributes applies to diff files; a git range uses the repository's "
             "own .gitattributes."
         )
+    where = review_repo_path(repo)
     try:
         summary = load_git_diff(
-            review_repo_path(repo),
+            where,
             target,
             staged,
             options,
             progress=progress,
             since_review=since_review,
-            paths=paths or None,
+            paths=from_top(where, paths) or None,
             review_id=review_id,
         )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:
             raise
         raise _not_a_file_nor_a_range(target, exc) from exc
-    return summary.file_path, summary.to_dict()
+    return summary
+
+
+def from_top(where: str, paths: Sequence[str]) -> tuple[str, ...]:
+    """``paths`` as given on the command line in directory ``where`` (the current
+    directory, or ``--repo``), made relative to the repository's top, as git reads
+    the paths after ``--``; a path outside the work tree is refused."""
+    if not paths:
+        return ()
+    from ..git.repo import discover
+
+    top = discover(where).root
+    if top is None:  # a bare repository: its paths are the tree's
+        return tuple(paths)
+    real_top = os.path.realpath(top)
+    here = os.path.realpath(where)
+    shown = []
+    for path in paths:
+        full = os.path.normpath(os.path.join(here, os.path.expanduser(path)))
+        relative = os.path.relpath(full, real_top)
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            raise PathError(
+                f"{path!r} leads out of the repository (its work tree is {top}).",
+                suggestion="Name paths inside it, relative to the current directory (or to "
+                "--repo), as for git diff.",
+            )
+        shown.append("." if relative == os.curdir else relative)
+    return tuple(shown)
 
 
 _DIFF_SUFFIXES = (".diff", ".patch")
@@ -91,79 +119,3 @@ def _not_a_file_nor_a_range(target: str, exc: NotARange) -> DiffchunkError:
         f"{target!r} is not an existing diff file, nor a range here: {exc.message}",
         suggestion=exc.suggestion,
     )
-
-
-def render_range_overview(
-    summary: dict[str, Any],
-    listing: dict[str, Any],
-    render_overview: Any,
-) -> str:
-    """The overview of a range: what was compared, the chunks, and how to read them."""
-    path = summary["file_path"]
-    base = (summary.get("base") or "empty tree")[:SHORT_ID]
-    head = (summary.get("head") or ("index" if "index" in summary["range"] else "working tree"))[
-        :SHORT_ID
-    ]
-    reused = " (cached diff reused)" if summary.get("cached") else ""
-    limited = f" -- {' '.join(summary['paths'])}" if summary.get("paths") else ""
-    lines = [f"{summary['range']}{limited} in {summary['repo']}: {base}..{head}{reused}"]
-    if summary.get("paths_note"):
-        lines.append(f"  {summary['paths_note']}")
-    lines.extend(since_lines(summary.get("since_review")))
-    lines.extend(overlap_lines(summary))
-    body = render_overview(summary, listing, path, next_step=False)  # said below
-    lines.append(body.rstrip("\n"))
-    from ..review.sessions.views import is_view_path, read_view
-
-    if is_view_path(path):  # a view: these options, of the cached diff
-        lines.append(f"View (these options): {path}")
-        lines.append(f"Cached diff (default options): {read_view(path).diff}")
-    else:
-        lines.append(f"Cached diff: {path}")
-    if listing["chunks"]:
-        lines.append(f"Read chunk N:  diffchunk review --chunk N {shell_word(path)}")
-        lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
-    return "\n".join(lines) + "\n"
-
-
-def overlap_lines(summary: dict[str, Any]) -> list[str]:
-    """The earlier reviews a load's new review overlaps, and how to continue one."""
-    overlaps = summary.get("overlapping_reviews") or []
-    if not overlaps:
-        return []
-    lines = ["This load started a new review; earlier reviews of this repository overlap it:"]
-    for o in overlaps:
-        lines.append(
-            f"  review {o['id']}: {o['range']} ({o['reviewed']} files reviewed, "
-            f"{o['open_findings']} open findings)"
-        )
-    lines.append(f"  Continue one: diffchunk review RANGE --review {overlaps[0]['id']}")
-    return lines
-
-
-def since_lines(since: dict[str, Any] | None) -> list[str]:
-    """What changed since the last review, as ``diffchunk review RANGE`` prints it."""
-    if not since:
-        return []
-    revision = since.get("revision")
-    if revision is None:
-        return [f"  {since.get('note', '')}"]
-    shown = (
-        f"{(revision['base'] or 'empty tree')[:SHORT_ID]}..{(revision['head'] or '')[:SHORT_ID]}"
-    )
-    lines = [f"Since the review of {shown} ({revision['loaded_at']}): history {since['history']}"]
-    if since.get("commits_gone"):
-        return [*lines, f"  {since['note']}"]
-    files = since["files"]
-    lines.append(
-        f"  {files['unchanged']} unchanged, {files['changed']} changed, {files['new']} new, "
-        f"{files['no_longer_changed']} no longer changed"
-    )
-    for key, what in (("no_longer_changed", "no longer changed"), ("interdiff", "interdiff")):
-        for path in since.get(key, []):
-            lines.append(f"  {what}: {path}")
-    if "full_file_path" in since:
-        lines.append(
-            f"  This diff holds only what changed since; the full diff: {since['full_file_path']}"
-        )
-    return lines

@@ -11,93 +11,36 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..diff.options import FORMATS
 from ..errors import PathError
 from ..fdio import replace_file
-from ..limits import SHORT_ID
-from . import ranges
-from .output import echo_json, names_cell
+from .output import echo_json
 from .params import CONTEXT_SETTINGS, SafePath
+from .render import colour_diff
 from .targets import (
     TargetCommand,
+    current_target,
     load_target,
     progress_printer,
     suggested_command,
     target_options,
 )
+from .terminal import colour_on, paged
+
+if TYPE_CHECKING:
+    from ..review.results import ChunkListing, LoadSummary, RangeSummary
 
 
-def _file_label(detail: dict[str, Any]) -> str:
-    """A path with a short note for anything but a plain modification."""
-    status = detail.get("status", "modified")
-    notes = [status] if status not in ("modified", "binary") else []
-    if detail.get("binary"):
-        notes.append("binary")
-    elif detail.get("metadata_only"):
-        notes.append("metadata only")
-    elif detail.get("binary_by_attributes"):
-        notes.append("-diff")
-    return f"{detail['path']} ({', '.join(notes)})" if notes else str(detail["path"])
+def _json_overview(summary: LoadSummary | RangeSummary, listing: ChunkListing) -> dict[str, Any]:
+    """The overview as ``--json`` prints it (and ``--out`` writes it as index.json)."""
+    return _overview_dict(summary.to_dict(), listing.to_dict())
 
 
-def _files_cell(entry: dict[str, Any]) -> str:
-    if entry.get("parent_file"):
-        return f"{entry['parent_file']} (part {entry['sub_chunk_index']})"
-    return names_cell([_file_label(d) for d in entry["file_details"]])
-
-
-def render_overview(
-    summary: dict[str, Any],
-    listing: dict[str, Any],
-    shown_as: str,
-    *,
-    next_step: bool = True,
-    target: dict[str, Any] | None = None,
-) -> str:
-    """The human overview printed by ``diffchunk review`` (``next_step``: end with the
-    command that reads chunk 1, on ``target``: the command's target parameters, whose
-    options it repeats; default: the diff file ``shown_as``)."""
-    chunks: list[dict[str, Any]] = listing["chunks"]
-    lines = [
-        f"{shown_as}",
-        f"  {summary['files']:,} files, {summary['total_lines']:,} lines -> "
-        f"{len(chunks)} chunk{'s' if len(chunks) != 1 else ''}, "
-        f"~{listing['total_token_count']:,} tokens",
-    ]
-    if summary["files_excluded"]:
-        lines.append(f"  {summary['files_excluded']} file(s) excluded (listed below)")
-    for warning in summary.get("warnings", []):
-        lines.append(f"  warning: {warning}")
-    if chunks:
-        lines.append("")
-        lines.append(f"{'chunk':>5}  {'lines':>6}  {'tokens':>7}  files")
-        for entry in chunks:
-            lines.append(
-                f"{entry['chunk']:>5}  {entry['lines']:>6,}  {entry['token_count']:>7,}  "
-                f"{_files_cell(entry)}"
-            )
-    excluded: list[dict[str, Any]] = listing["excluded"]
-    if excluded:
-        lines.append("")
-        lines.append("Excluded:")
-        width = min(max(len(e["path"]) for e in excluded), 60)
-        for e in excluded:
-            why = e["reason"] + (f" ({e['detail']})" if e.get("detail") else "")
-            if e.get("commit"):
-                why += f"  [commit {e['commit'][:SHORT_ID]}]"
-            lines.append(f"  {e['path']:<{width}}  {why}")
-    lines.append("")
-    if chunks and next_step:
-        read = suggested_command("review", target or {"target": shown_as}, "--chunk", "1")
-        lines.append(f"Next: {read} [--format annotated]")
-    return "\n".join(lines) + "\n"
-
-
-def _json_overview(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
+def _overview_dict(summary: dict[str, Any], listing: dict[str, Any]) -> dict[str, Any]:
     dropped = ("excluded", "excluded_more", "excluded_summary")  # "excluded" lists them all
     head = {k: v for k, v in summary.items() if k not in dropped}
     head.setdefault("warnings", [])
@@ -210,12 +153,19 @@ def _write_bytes(data: bytes) -> None:
     type=click.IntRange(min=1),
     help="Continue review N (the load names the earlier reviews it overlaps).",
 )
+@click.option(
+    "--next",
+    "next_chunk",
+    is_flag=True,
+    help="Print the next chunk not yet reviewed (as `diffchunk next`).",
+)
 def review(
     chunk_number: int | None,
     file_path: str | None,
     fmt: str,
     as_json: bool,
     out_dir: Path | None,
+    next_chunk: bool,
     **target: Any,
 ) -> None:
     """Review a diff file or a git range in chunks that fit a context window.
@@ -223,12 +173,13 @@ def review(
     Without options, print an overview: each chunk's files, lines and
     tokens, and the files left out with the reason.
 
-    An existing file is read as a diff; anything else is a git RANGE of the
+    An existing file is read as a diff, `-` the diff on standard input;
+    anything else is a git RANGE of the
     repository (--repo, default: here), as for `git diff`: A..B, A...B
     (from the merge base), C^! (one commit), A (working tree vs A), nothing
     (uncommitted changes), --staged (the index). Paths after `--` limit a
-    range to those files and directories (relative to the repository's top;
-    with nothing before `--`, the uncommitted changes in them).
+    range to those files and directories (relative to the current directory,
+    as for git; with nothing before `--`, the uncommitted changes in them).
     A range's diff is cached, so reviewing the same commits again does not
     run git again; its path is printed and works with --chunk/--file and the
     MCP tools.
@@ -242,6 +193,7 @@ def review(
       diffchunk review changes.diff --file src/app.py
       diffchunk review changes.diff --exclude 'tests/**' --json
       diffchunk review changes.diff --out review/   # then: git apply review/*.diff
+      git diff main feature | diffchunk review -
       diffchunk review main..feature
       diffchunk review main...feature --chunk 2 --repo ~/src/project
       diffchunk review main..feature -- src/api docs/index.md
@@ -250,6 +202,7 @@ def review(
       diffchunk review --staged
       diffchunk review main..feature --since-review   # after the branch moved
       diffchunk review 8.4.2..rb --review 5   # continue review 5 under this spelling
+      diffchunk review main..feature --next           # the next chunk not yet reviewed
 
     --since-review prints the cached diff of what changed since the last
     review of RANGE; mark and find on it through its path (diffchunk mark
@@ -257,9 +210,12 @@ def review(
 
     Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted.
     """
-    _check_modes(chunk_number, file_path, as_json, out_dir, fmt)
+    _check_modes(chunk_number, file_path, as_json, out_dir, fmt, next_chunk)
+    target = current_target(target, "review")
     diff_path, summary = load_target(target, progress_printer())
-    if chunk_number is not None:
+    if next_chunk:
+        print_next(target, diff_path, fmt)
+    elif chunk_number is not None:
         _print_chunk(diff_path, chunk_number, fmt)
     elif file_path is not None:
         _print_file(diff_path, file_path, fmt)
@@ -268,12 +224,18 @@ def review(
 
 
 def _check_modes(
-    chunk_number: int | None, file_path: str | None, as_json: bool, out_dir: Path | None, fmt: str
+    chunk_number: int | None,
+    file_path: str | None,
+    as_json: bool,
+    out_dir: Path | None,
+    fmt: str,
+    next_chunk: bool = False,
 ) -> None:
     """Refuse options that cannot go together (before anything is loaded)."""
     modes = [
         name
         for name, on in (
+            ("--next", next_chunk),
             ("--chunk", chunk_number is not None),
             ("--file", file_path is not None),
             ("--json", as_json),
@@ -283,18 +245,28 @@ def _check_modes(
     ]
     if len(modes) > 1:
         raise click.UsageError(f"Use only one of {', '.join(modes)}.")
-    if fmt != "raw" and chunk_number is None and file_path is None:
-        raise click.UsageError("--format applies to --chunk or --file output.")
+    if fmt != "raw" and chunk_number is None and file_path is None and not next_chunk:
+        raise click.UsageError("--format applies to --chunk, --file or --next output.")
 
 
 def _print_chunk(diff_path: str, chunk_number: int, fmt: str) -> None:
     from ..review.tools import diff_tools as core
 
-    if fmt == "raw":
-        _write_bytes(core.get_chunk_bytes(diff_path, chunk_number))
-        _record_seen(diff_path, chunk_number=chunk_number)
-    else:  # get_chunk records it
-        click.echo(core.get_chunk(diff_path, chunk_number, False, fmt, bounded=False), nl=False)
+    with paged():
+        if fmt == "raw":
+            _write_diff(core.get_chunk_bytes(diff_path, chunk_number))
+            _record_seen(diff_path, chunk_number=chunk_number)
+        else:  # get_chunk records it
+            text = core.get_chunk(diff_path, chunk_number, False, fmt, bounded=False)
+            click.echo(colour_diff(text), nl=False)
+
+
+def _write_diff(data: bytes) -> None:
+    """A diff's exact bytes; in colour (then decoded as the file names are) when it is on."""
+    if colour_on():
+        click.echo(colour_diff(data.decode("utf-8", "surrogateescape")), nl=False)
+    else:
+        _write_bytes(data)
 
 
 def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
@@ -307,32 +279,86 @@ def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         click.echo(f"note: {result.path} is excluded from the chunks ({why}).", err=True)
-    if fmt == "raw":
-        _write_bytes(result.data)
-    else:
-        click.echo(format_chunk(result.data, fmt), nl=False)
+    with paged():
+        if fmt == "raw":
+            _write_diff(result.data)
+        else:
+            click.echo(colour_diff(format_chunk(result.data, fmt)), nl=False)
+
+
+def print_next(target: dict[str, Any], diff_path: str, fmt: str) -> None:
+    """The next chunk not yet reviewed (what it is, and how to mark it, on stderr)."""
+    from ..review import record
+
+    status = record.review_status(diff_path, max_chars=None)
+    number = status.next_chunk
+    if number is None:
+        click.echo(
+            "Every chunk is reviewed."
+            if status.total_chunks
+            else "Nothing to review: the diff has no chunks."
+        )
+        return
+    mark = suggested_command("mark", target, "--chunk", str(number))
+    click.echo(
+        f"Chunk {number} of {status.total_chunks}, the next not yet reviewed (then: {mark})",
+        err=True,
+    )
+    _print_chunk(diff_path, number, fmt)
 
 
 def _print_overview(
     target: dict[str, Any],
     diff_path: str,
-    summary: dict[str, Any],
+    summary: LoadSummary | RangeSummary,
     as_json: bool,
     out_dir: Path | None,
 ) -> None:
+    from ..review.results import RangeSummary
     from ..review.tools.listing import list_chunks  # not diff_tools: no chunk is read here
+    from .render import render_overview, render_range_overview
 
-    listing = list_chunks(diff_path, max_tokens=None).to_dict()
-    overview = _json_overview(summary, listing)
+    listing = list_chunks(diff_path, max_tokens=None)
     if as_json:
-        echo_json(overview)
+        echo_json(_json_overview(summary, listing))
         return
     if out_dir is not None:
-        written = _write_out(diff_path, out_dir, overview)
+        written = _write_out(diff_path, out_dir, _json_overview(summary, listing))
         click.echo(f"Wrote {written} chunk file(s) and index.json to {out_dir}", err=True)
         return
-    if "range" in summary:
-        click.echo(ranges.render_range_overview(summary, listing, render_overview), nl=False)
-        return
-    assert target["target"] is not None
-    click.echo(render_overview(summary, listing, target["target"], target=target), nl=False)
+    with paged():
+        if isinstance(summary, RangeSummary):
+            click.echo(render_range_overview(summary, listing, target), nl=False)
+            return
+        assert target["target"] is not None
+        click.echo(render_overview(summary, listing, target["target"], target=target), nl=False)
+
+
+@click.command("next", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
+@target_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="raw",
+    show_default=True,
+    help="How the chunk is shown.",
+)
+def next_command(fmt: str, **target: Any) -> None:
+    """Print the next chunk not yet reviewed, and how to mark it.
+
+    Without a target, the latest review of the repository here (the one
+    loaded last, over MCP or the CLI), loaded again as `diffchunk review`
+    loads it; with one, that range or diff file. The chunk is recorded as
+    seen; mark it reviewed when done, then run `diffchunk next` again.
+
+    \b
+    Examples:
+      diffchunk next
+      diffchunk next --format annotated
+      diffchunk next main..feature --max-chunk-lines 600
+      diffchunk mark --chunk 3 && diffchunk next
+    """
+    target = current_target(target, "next")
+    diff_path, _ = load_target(target, progress_printer())
+    print_next(target, diff_path, fmt)

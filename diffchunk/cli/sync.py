@@ -83,7 +83,13 @@ def record() -> None:
     help="Write to FILE instead of standard output.",
 )
 def export_(repo: str | None, out: Path | None) -> None:
-    """Write every operation the record holds of this repository's reviews (JSON lines)."""
+    """Write every operation the record holds of this repository's reviews (JSON lines).
+
+    \b
+    Examples:
+      diffchunk record export --out review-log.jsonl
+      diffchunk record export --repo ~/src/project > review-log.jsonl
+    """
     from ..review.record.exchange import export_log
 
     data = export_log(review_repo_path(repo))
@@ -103,7 +109,13 @@ def export_(repo: str | None, out: Path | None) -> None:
 )
 @_repo
 def import_(log_file: Path, repo: str | None) -> None:
-    """Apply a review log (from `diffchunk record export`) to this repository's record."""
+    """Apply a review log (from `diffchunk record export`) to this repository's record.
+
+    \b
+    Examples:
+      diffchunk record import review-log.jsonl
+      diffchunk record import review-log.jsonl --repo ~/src/project
+    """
     from ..fdio import read_small_file
     from ..limits import SYNC_LOG_MAX_BYTES
     from ..review.record.exchange import import_log

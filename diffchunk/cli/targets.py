@@ -24,6 +24,7 @@ import click
 from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, ORDERS, LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..paths import is_diff_file
+from ..review.results import LoadSummary, RangeSummary
 from . import ranges
 from .output import shell_word
 from .params import SafePath, check_roots
@@ -195,7 +196,7 @@ def _joined(values: tuple[str, ...]) -> str | None:
     return ",".join(v for v in values if v.strip()) or None
 
 
-def load_options(params: dict[str, Any]) -> LoadOptions:
+def load_options(params: Mapping[str, Any]) -> LoadOptions:
     """The :class:`LoadOptions` of a command's parameters."""
     gitattributes = params["gitattributes"]
     return LoadOptions.of(
@@ -227,9 +228,9 @@ def progress_printer() -> Progress | None:
 
 
 def load_target(
-    params: dict[str, Any], progress: Progress | None = None
-) -> tuple[str, dict[str, Any]]:
-    """Load what the command names; ``(diff file path, load summary as JSON)``.
+    params: Mapping[str, Any], progress: Progress | None = None
+) -> tuple[str, LoadSummary | RangeSummary]:
+    """Load what the command names; ``(diff file path, load summary)``.
 
     TARGET is a diff file when that file exists (relative paths are resolved
     against the current directory), else a git range (``main..feature``,
@@ -242,9 +243,10 @@ def load_target(
     paths = params.get("paths") or ()
     review_id = params.get("review_id")
     if not is_diff_file(target, staged):
-        return ranges.load_range(
+        summary = ranges.load_range(
             target, params["repo"], staged, options, progress, since_review, paths, review_id
         )
+        return summary.file_path, summary
     if review_id is not None:
         raise click.UsageError("--review applies to a git range of commits, not to a diff file.")
     if since_review:
@@ -259,5 +261,98 @@ def load_target(
     assert target is not None
     path = os.path.abspath(os.path.expanduser(target))
     check_roots(path)
-    summary = core.load_diff(path, options, progress=progress)
-    return summary.file_path, summary.to_dict()
+    loaded = core.load_diff(path, options, progress=progress)
+    return loaded.file_path, loaded
+
+
+# --------------------------------------------------------------------------
+# What a command acts on when its target is `-` or nothing
+# --------------------------------------------------------------------------
+
+#: The target that reads a diff from standard input (``git diff A B | diffchunk review -``).
+STDIN_TARGET = "-"
+
+
+def stdin_diff() -> str:
+    """Standard input's diff, written once to the cache as ``stdin/<sha256>.diff`` (the
+    same diff is the same file, so the same review); its path."""
+    import hashlib
+
+    from ..errors import PathError
+    from ..fdio import replace_file
+    from ..paths import cache_dir
+
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        raise click.UsageError(
+            "'-' reads a diff from standard input, which is a terminal here: pipe one in, "
+            "e.g. git diff main feature | diffchunk review -"
+        )
+    data = stream.buffer.read()
+    if not data.strip():
+        raise click.UsageError(
+            "Standard input was empty: pipe a diff in, e.g. git diff main feature | "
+            "diffchunk review -"
+        )
+    directory = os.path.join(cache_dir(), "stdin")
+    path = os.path.join(directory, hashlib.sha256(data).hexdigest()[:32] + ".diff")
+    if not os.path.isfile(path):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            replace_file(path, data)
+        except OSError as exc:
+            raise PathError(
+                f"Cannot keep the diff read from standard input in {directory}: "
+                f"{exc.strerror or exc}.",
+                suggestion="Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or save "
+                "the diff to a file and name that file.",
+            ) from None
+    return path
+
+
+def names_nothing(params: Mapping[str, Any]) -> bool:
+    """Whether ``params`` name no target: no range or file, no ``--staged``, no paths."""
+    return params.get("target") is None and not params.get("staged") and not params.get("paths")
+
+
+def current_target(
+    params: Mapping[str, Any], command: str, *, announce: bool = True
+) -> dict[str, Any]:
+    """``params`` with their target made concrete: ``-`` becomes the diff read from
+    standard input; nothing (for every command but ``review``, where nothing is the
+    uncommitted changes, as for ``git diff``) becomes the repository's latest review,
+    which is said on standard error (``announce``: unless the output names it)."""
+    resolved = dict(params)
+    if resolved.get("target") == STDIN_TARGET:
+        resolved["target"] = stdin_diff()
+        click.echo(f"diffchunk: the diff on standard input is {resolved['target']}", err=True)
+        return resolved
+    if command == "review" or not names_nothing(resolved):
+        return resolved
+    from ..errors import NotARange
+    from ..paths import review_repo_path
+    from ..review.page.latest import latest_review
+
+    where = review_repo_path(resolved.get("repo"))
+    try:
+        latest = latest_review(where, command=command)
+    except NotARange as exc:
+        raise NotARange(
+            f"No target was named, and {where} is not inside a git repository.",
+            suggestion=f"Name a diff file (diffchunk {command} changes.diff) or a range of a "
+            f"repository (diffchunk {command} main..feature --repo PATH), or run it in one.",
+        ) from exc
+    resolved.update(target=latest.revision_range, staged=latest.staged, paths=latest.paths)
+    if announce:
+        click.echo(f"{review_label(latest)} (the latest review here)", err=True)
+    return resolved
+
+
+def review_label(latest: Any) -> str:
+    """``Review #N: RANGE in REPO (loaded ...)`` of a :class:`LatestReview`."""
+    shown = ("--staged " if latest.staged else "") + (
+        latest.revision_range or "(uncommitted changes)"
+    )
+    if latest.paths:
+        shown += " -- " + " ".join(latest.paths)
+    return f"Review #{latest.review_id}: {shown} in {latest.repository}, loaded {latest.loaded_at}"

@@ -54,13 +54,17 @@ def _since_loader(target: dict[str, Any]) -> Any:
         from . import ranges
 
         options = load_options(target)
-        _, summary = ranges.load_range(
+        summary = ranges.load_range(
             target["target"], target["repo"], target["staged"], options, None, since_review=True
         )
-        since = summary.get("since_review") or {}
-        if "full_file_path" in since:
-            return summary["file_path"], None
-        return None, since.get("note") or "Nothing to compare with."
+        from ..review.record.since import SinceReview, gone_note
+
+        since = summary.since_review
+        if since is not None and since.full_diff is not None:
+            return summary.file_path, None
+        if isinstance(since, SinceReview) and since.comparison is None:
+            return None, gone_note(since.revision)
+        return None, summary.since_note or "Nothing to compare with."
 
     return None if target["paths"] else load
 
@@ -113,7 +117,7 @@ def web(port: int, open_browser: bool, read_only: bool, **params: Any) -> None:
         ) from None
     with sock:
         path, summary = load_target(target, progress_printer())
-        title = summary.get("range") or target["target"] or path
+        title = getattr(summary, "range", None) or target["target"] or path
         repo = target["repo"]
         config = PageConfig(
             diff_path=path,

@@ -4,7 +4,8 @@ For a file inside a git work tree, :func:`mark_changes` compares the file
 with its version in ``HEAD``:
 
 - ``"added"``: a symbol with no counterpart in HEAD's version -- every symbol
-  of a file that is untracked or new since HEAD;
+  of a file that is untracked or new since HEAD (but a file git ignores is
+  no change of the repository's: nothing is marked and the count is 0);
 - ``"modified"``: a symbol that exists in both versions and whose lines touch
   a changed line (``git diff -U0 HEAD`` hunks, new side);
 - ``"removed"``: a symbol of HEAD's version that is gone.  It is added to the
@@ -150,7 +151,23 @@ def _locate_in_head(file_path: str) -> tuple[GitCommand, str, str] | None:
     blob = found.stdout.decode("ascii", "replace").strip()
     if found.returncode == 0 and _OBJECT_ID.match(blob):
         return git, path, blob
+    if _ignored(git, path):
+        return None  # not the repository's: nothing of it changed
     return git, path, ""  # untracked, newly added, or no commit yet
+
+
+def _ignored(git: GitCommand, path: str) -> bool:
+    """Whether git ignores the untracked file ``path`` (.gitignore, info/exclude...)."""
+    try:
+        found = git.run(
+            ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", path],
+            check=False,
+            timeout=GIT_TIMEOUT,
+        )
+    except GitError as exc:
+        logger.debug("git ls-files --ignored failed: %s", exc)
+        return False
+    return found.returncode == 0 and bool(found.stdout)
 
 
 def _within(path: str, directory: str) -> bool:

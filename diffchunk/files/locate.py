@@ -206,7 +206,13 @@ def _fuzzy(
         )
     window = outcome.match
     if window is None:
-        return None, f"Search text not found. {outcome.error}", similar
+        scored = (
+            " The similar lines listed with it are scored on the part of each line that "
+            "matches; the threshold and the best score above are of whole lines."
+            if outcome.hints
+            else ""
+        )
+        return None, f"Search text not found. {outcome.error}{scored}", similar
     if outcome.anchored:
         # Only areas around the search text's rarer words were scored: a
         # closer block elsewhere, or a second one as close, could be missed,

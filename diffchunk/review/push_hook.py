@@ -347,16 +347,43 @@ def review_push(
     return reviews
 
 
-def limit_advice(review: RefReview) -> str:
-    """What to do when a push is over a limit."""
+#: git's empty tree: the base of a range whose first commit is a root commit.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_BRANCH_PREFIX = "refs/heads/"
+
+
+def pushed_range(review: RefReview) -> str:
+    """The pushed range as ``diffchunk`` commands take it (``BASE..BRANCH``: the base
+    commit of the push, and the pushed branch, else the pushed commit), so the commands
+    the hook prints review, mark and find on the range it judges."""
     assert review.diff is not None
-    which = "maxChunks" if "maxChunks" in " ".join(review.over_limit) else "maxLines"
+    ref = review.ref
+    if ref.local_ref.startswith(_BRANCH_PREFIX) and len(ref.local_ref) > len(_BRANCH_PREFIX):
+        head = ref.local_ref[len(_BRANCH_PREFIX) :]
+    else:
+        head = ref.local_sha[:SHORT_ID]
+    base = review.diff.base
+    return f"{base[:SHORT_ID] if base else EMPTY_TREE}..{head}"
+
+
+def limit_advice(review: RefReview, repo: Repo | None = None, remote: str = "origin") -> str:
+    """What to do when a push is over a limit: advice that gets the push through."""
+    assert review.diff is not None and review.summary is not None
+    ref = review.ref
+    over_chunks = "maxChunks" in " ".join(review.over_limit)
+    which = "maxChunks" if over_chunks else "maxLines"
+    needed = review.summary.chunks if over_chunks else review.summary.total_lines
+    rng = pushed_range(review)
+    remote_ref = ref.remote_ref
+    if remote_ref.startswith(_BRANCH_PREFIX):
+        remote_ref = remote_ref[len(_BRANCH_PREFIX) :]
     return (
-        f"The push of {review.ref.local_ref} was stopped: {'; '.join(review.over_limit)}.\n"
-        f"  Review it first: diffchunk review --chunk 1 {review.diff.diff_path}\n"
-        f"  Push anyway (once): git push --no-verify\n"
-        f"  Raise the limit: git config diffchunk.{which} <N> "
-        f"(or remove it: git config --unset diffchunk.{which})"
+        f"The push of {ref.local_ref} was stopped: {'; '.join(review.over_limit)}.\n"
+        f"  Push it in parts: git log --oneline --reverse {rng} lists its commits; "
+        f"git push {remote} COMMIT:{remote_ref} pushes up to one of them\n"
+        f"  Raise the limit for this repository: git config diffchunk.{which} {needed} "
+        f"(or remove it: git config --unset diffchunk.{which})\n"
+        f"  Push anyway (once): git push --no-verify"
     )
 
 

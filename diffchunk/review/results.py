@@ -138,12 +138,8 @@ class RangeSummary:
             result["since_review"] = {"revision": None, "note": self.since_note}
         if self.paths:
             result["paths"] = list(self.paths)
-            if not self.summary.files and not self.summary.files_excluded:
-                result["paths_note"] = (
-                    "The range changes nothing under these paths. They are taken literally, "
-                    "as files or directories from the repository's top (no globs, no "
-                    "pathspec magic); the whole range shows what it changes."
-                )
+            if self.paths_note is not None:
+                result["paths_note"] = self.paths_note
         if self.findings_followed is not None:
             result["findings_followed"] = self.findings_followed
         if self.overlapping:
@@ -151,10 +147,21 @@ class RangeSummary:
             result["overlapping_reviews"] = list(self.overlapping)
             result["overlapping_note"] = (
                 "This load started a new review; earlier reviews of this repository overlap "
-                f"it. To continue one, load again with review_id=N (load_git_diff(..., "
-                f"review_id={first})) or `diffchunk review RANGE --review {first}`."
+                f"it. To continue one, load again with review_id={first} (`diffchunk review "
+                f"RANGE --review {first}`)."
             )
         return result
+
+    @property
+    def paths_note(self) -> str | None:
+        """What to know when the paths the range is limited to hold none of its changes."""
+        if not self.paths or self.summary.files or self.summary.files_excluded:
+            return None
+        return (
+            "The range changes nothing under these paths. They are taken literally, "
+            "as files or directories from the repository's top (no globs, no "
+            "pathspec magic); the whole range shows what it changes."
+        )
 
 
 @dataclass(frozen=True, slots=True)

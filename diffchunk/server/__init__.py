@@ -1,7 +1,8 @@
 """The diffchunk MCP server (stdio).
 
 ``app`` lives in :mod:`diffchunk.server.app`; each tool module registers its
-tools on it when imported here.  Logs go to stderr: stdout is the protocol.
+tools on it when imported here, :mod:`.prompts` its prompts and
+:mod:`.resources` its resource templates.  Logs go to stderr: stdout is the protocol.
 
 Allowed roots: ``--allow-root DIR`` (repeatable) wins over the environment
 variable ``DIFFCHUNK_ALLOWED_ROOTS``; with neither, the client's roots apply
@@ -19,7 +20,16 @@ from collections.abc import Sequence
 from .. import __version__, settings
 from ..errors import PathError
 from ..paths import ROOTS_ENV, PathPolicy
-from . import code_tools, diff_tools, export_tools, file_tools, git_tools, record_tools
+from . import (
+    code_tools,
+    diff_tools,
+    export_tools,
+    file_tools,
+    git_tools,
+    prompts,
+    record_tools,
+    resources,
+)
 from .app import app, configure_policy
 
 __all__ = [
@@ -30,7 +40,9 @@ __all__ = [
     "file_tools",
     "git_tools",
     "main",
+    "prompts",
     "record_tools",
+    "resources",
     "serve",
     "startup_policy",
 ]

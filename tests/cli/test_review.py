@@ -254,11 +254,11 @@ def test_console_script_with_a_closed_standard_stream(
 
 
 def test_overview_labels_say_what_list_chunks_flags() -> None:
-    from diffchunk.cli.review import _file_label
+    from diffchunk.cli.render import file_label
+    from diffchunk.review.results import FileDetail
 
-    assert _file_label({"path": "a.py", "lines": 3}) == "a.py"
-    assert (
-        _file_label({"path": "b.png", "status": "added", "binary": True}) == "b.png (added, binary)"
-    )
-    assert _file_label({"path": "c.sh", "metadata_only": True}) == "c.sh (metadata only)"
-    assert _file_label({"path": "d.min.js", "binary_by_attributes": True}) == "d.min.js (-diff)"
+    assert file_label(FileDetail("a.py", 3)) == "a.py"
+    added = FileDetail("b.png", 1, status="added", binary=True)
+    assert file_label(added) == "b.png (added, binary)"
+    assert file_label(FileDetail("c.sh", 0, metadata_only=True)) == "c.sh (metadata only)"
+    assert file_label(FileDetail("d.min.js", 1, binary_by_attributes=True)) == "d.min.js (-diff)"

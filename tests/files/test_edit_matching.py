@@ -157,6 +157,23 @@ def test_miss_returns_similar_matches_with_line_numbers(tmp_path: Path) -> None:
     assert len(item["similar_matches"]) <= 5
 
 
+def test_a_miss_says_how_its_similar_lines_are_scored(tmp_path: Path) -> None:
+    """A one-line search inside a longer line: the best whole-line score is under the
+    threshold (0.66), while the line is listed at the score of its matching part
+    (0.96); the error says which is which (it said "best: 0.66", then listed that
+    line at 0.96, unexplained)."""
+    f = write_utf8(
+        tmp_path / "h.py", "def handler(request, response, context_object_value):\n    pass\n"
+    )
+    result = edit_file(f, [{"search": "handler(request, response)", "replace": "x"}])
+    item = result["results"][0]
+    assert item["success"] is False
+    best = item["similar_matches"][0]
+    assert best["line"] == 1 and best["similarity"] > 0.9
+    assert "best: 0.6" in item["error"]
+    assert "scored on the part of each line that matches" in item["error"]
+
+
 def test_duplicate_exact_search_refused_with_line_numbers(tmp_path: Path) -> None:
     f = write_utf8(tmp_path / "a.py", SAMPLE)
     before = f.read_bytes()

@@ -30,6 +30,7 @@ RUNNER = "diffchunk/git/runner.py"
 ALLOWED = {
     ("diffchunk/files/access.py", "wc"),  # line counts of large files
     ("diffchunk/files/grep.py", "grep"),  # counts and first matches in large files
+    ("diffchunk/cli/terminal.py", "sh"),  # the pager the user names, as git starts its own
 }
 
 STARTERS = {

@@ -111,8 +111,11 @@ def test_push_prints_review_and_leaves_cached_diff(clone: Path) -> None:
     assert "src/app.py" in output
     assert "package-lock.json" in output and "generated" in output  # excluded, with reason
     cached = [p for p in (clone / ".git" / "diffchunk").glob("*.diff")]
-    assert len(cached) == 1 and str(cached[0]) in output
-    assert "+print('hi')" in cached[0].read_text()
+    assert len(cached) == 1 and "+print('hi')" in cached[0].read_text()
+    # The commands it prints name the pushed range, not the hook's cache file (a diff
+    # file, another review than the range's).
+    assert str(cached[0]) not in output and "<range>" not in output
+    assert "review it: diffchunk review " in output and "..main" in output
     # The foreign hook ran first, with git's stdin and arguments.
     ran = legacy_mark.read_text()
     assert "refs/heads/main" in ran and "origin" in ran
@@ -175,7 +178,7 @@ def test_run_pre_push_from_pre_commit_environment(
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")
     result = CliRunner().invoke(main, ["hook", "run-pre-push"])
     assert result.exit_code == 0, result.output
-    assert "a.py" in result.output and "cached diff:" in result.output
+    assert "a.py" in result.output and f"diffchunk review {base[:12]}..main" in result.output
     git(clone, "config", "diffchunk.maxLines", "1")
     result = CliRunner().invoke(main, ["hook", "run-pre-push"])
     assert result.exit_code == 1

@@ -185,3 +185,52 @@ def test_the_review_of_the_pushed_head_is_found_after_any_call_on_an_earlier_loa
     assert found.open_findings["major"] == 1
     done = push(work, env)
     assert done.returncode == 0 and "review #1: main..feature" in done.stderr
+
+
+def _printed_command(output: str, prefix: str) -> list[str]:
+    """The words of the ``diffchunk ...`` command the hook printed after ``prefix``."""
+    import shlex
+
+    line = next(line for line in output.splitlines() if prefix in line)
+    words = shlex.split(line.split(prefix, 1)[1])
+    end = next((i for i, w in enumerate(words) if w.startswith("(") or w.endswith(",")), None)
+    return words[:end] if end is not None else words
+
+
+def test_the_hook_prints_commands_for_the_pushed_range_that_work(
+    work: Path, env: dict[str, str]
+) -> None:
+    """No ``<range>`` placeholder and no cache file of the hook's (a diff file is another
+    review): following the printed commands reviews the pushed range, and the push then
+    passes requireReviewed."""
+    from recordkit import run_cli
+
+    git(work, env, "config", "diffchunk.requireReviewed", "true")
+    first = push(work, env)
+    assert first.returncode != 0
+    assert "<range>" not in first.stderr and "/diffchunk/" not in first.stderr.split("diff:")[0]
+    review = _printed_command(first.stderr, "review it: diffchunk review ")
+    assert review[0].endswith("..feature")
+    done = run_cli("review", *review, cwd=work, env=env)
+    assert done.returncode == 0, done.stderr
+    mark = _printed_command(first.stderr, "Mark files reviewed: ")
+    assert mark[:2] == ["diffchunk", "mark"] and mark[2] == review[0]
+    done = run_cli("mark", review[0], "--file", "*", cwd=work, env=env)
+    assert done.returncode == 0, done.stderr
+    second = push(work, env)
+    assert second.returncode == 0, second.stderr
+
+
+def test_a_push_over_max_chunks_gets_advice_that_can_help(work: Path, env: dict[str, str]) -> None:
+    git(work, env, "config", "diffchunk.maxChunks", "1")
+    git(work, env, "config", "diffchunk.maxLines", "100000")
+    commit(work, env, {f"m{i}.py": numbered(f"m{i}", 400) for i in range(4)})
+    stopped = push(work, env)
+    assert stopped.returncode != 0
+    assert "over diffchunk.maxChunks=1" in stopped.stderr
+    assert "Review it first" not in stopped.stderr  # reviewing never lifts the limit
+    raise_it = _printed_command(stopped.stderr, "Raise the limit for this repository: ")
+    assert raise_it[:3] == ["git", "config", "diffchunk.maxChunks"]
+    assert "git push origin COMMIT:feature" in stopped.stderr
+    git(work, env, *raise_it[1:])
+    assert push(work, env).returncode == 0

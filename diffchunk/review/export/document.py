@@ -47,8 +47,10 @@ Top level:
   ``binary`` and ``hunks`` (``old_start``, ``old_count``, ``new_start``,
   ``new_count`` of each ``@@`` hunk).
 - ``findings``: the selected findings (``status="open"``: the open ones;
-  ``"all"``: all), sorted by file order, then side (``new`` first), then line
-  (whole-file findings first), then id.  Each has ``id``, ``file_path``,
+  ``"all"``: all), sorted by file order, then whole-file findings first, then
+  where their lines are shown in the diff (an old-side line before the new-side
+  lines below it), then side (``new`` first) and line for lines of another
+  revision, then id.  Each has ``id``, ``file_path``,
   ``side`` (``new`` or ``old``), ``line`` and ``end_line`` (the first and last
   line on that side, numbered as in the revision the finding was made on; both
   null for a whole-file finding), ``severity``, ``status`` (``open``,

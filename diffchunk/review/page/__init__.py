@@ -7,8 +7,9 @@ with typed results; the page's server (:mod:`diffchunk.web`) only renders them.
   (:mod:`diffchunk.review.export.highlight`), its opening noted as *seen*;
 - :mod:`.context`: lines of a file at either revision, to expand the context
   around a hunk;
-- :mod:`.latest`: the repository's latest review, for a page started without
-  a target.
+- :mod:`.latest`: the repository's reviews and the latest of them, for a page
+  started without a target (and the CLI's commands without one, ``diffchunk
+  reviews``), and a review's latest diff file (the MCP resources).
 
 Everything that changes the record goes through the record's own tools
 (``mark_reviewed``, ``add_finding``, ``update_finding``): the page writes what

@@ -670,6 +670,12 @@ class RecordedDiff:
                     runs.append((index.first, texts))
         return runs
 
+    def position(self, path: str, side: str, line: int) -> int | None:
+        """Where ``line`` of ``side`` of ``path`` is in the diff (a buffer offset: an old
+        line and a new line compare as they are shown); None when no hunk holds it."""
+        hunk = self._hunk_holding(path, side, line, line)
+        return None if hunk is None else hunk_lines.offset_of(self._index(hunk, side), line)
+
     def _parts_of(self, path: str) -> list[tuple[int, ChunkPart]]:
         """``(chunk number, part)`` of every chunk part of ``path``, in order."""
         multi = self._parts_by_path().get(path)

@@ -141,14 +141,22 @@ def chunk_of(loaded: RecordedDiff, path: str, side: str, line: int | None) -> in
 
 
 def sort_key(loaded: RecordedDiff, finding: Finding) -> tuple[Any, ...]:
-    """Diff order, then side (new first), line (whole file first), id."""
+    """Diff order: the file's, then whole-file findings first, then where the lines are
+    shown in the diff (a removed line before the added lines below it, as a reader and
+    the exports' diffs meet them), then side (new first) and line for lines this diff
+    does not show (numbered in another revision), then id."""
     order = loaded.file(finding.file_path).order if loaded.has(finding.file_path) else None
+    position = None
+    if order is not None and finding.line is not None and finding.chunk is not None:
+        position = loaded.position(finding.file_path, finding.side, finding.line)
     return (
         order is None,
         order if order is not None else 0,
         "" if order is not None else finding.file_path,
-        SIDES.index(finding.side),
         finding.line is not None,
+        position is None,
+        position or 0,
+        SIDES.index(finding.side),
         finding.line or 0,
         finding.id,
     )

@@ -260,12 +260,16 @@ def _report(
     )
 
 
-def record_lines(report: PushRecord) -> list[str]:
-    """What the hook prints about the record for one ref (indented by the caller)."""
+def record_lines(report: PushRecord, pushed: str) -> list[str]:
+    """What the hook prints about the record for one ref (indented by the caller;
+    ``pushed``: the pushed range as the commands it suggests take it)."""
     if report.error is not None:
         return [f"review record: unavailable ({report.error})"]
     if not report.reviews:
-        return ["review record: no review of this commit (diffchunk review <range>, then mark)"]
+        return [
+            f"review record: no review of this commit yet (diffchunk review {pushed}, "
+            f"then diffchunk mark {pushed} --chunk N)"
+        ]
     lines = []
     for review, _ in report.reviews:
         lines.append(f"review #{review.id}: {review.source.shown_range}")
@@ -301,8 +305,9 @@ def _since_lines(review: RecordedReview, since: SinceReview) -> list[str]:
     return lines
 
 
-def record_advice(report: PushRecord, local_ref: str) -> str:
-    """Why the push of ``local_ref`` was stopped, what is open, and how to proceed."""
+def record_advice(report: PushRecord, local_ref: str, pushed: str) -> str:
+    """Why the push of ``local_ref`` was stopped, what is open, and how to proceed
+    (``pushed``: the pushed range, named when no review of it is known yet)."""
     out = [f"The push of {local_ref} was stopped: {'; '.join(report.problems)}."]
     if report.blocking:
         out.append("  Open findings:")
@@ -319,7 +324,7 @@ def record_advice(report: PushRecord, local_ref: str) -> str:
             out.append(f"    {path} ({state})")
         if len(report.not_reviewed) > LISTED:
             out.append(f"    ... and {len(report.not_reviewed) - LISTED} more")
-    shown = report.reviews[0][0].source.shown_range if report.reviews else "<range>"
+    shown = report.reviews[0][0].source.shown_range if report.reviews else pushed
     out.append(f"  See the review: diffchunk status {shown}")
     if report.blocking:
         out.append("  Close a finding: diffchunk finding resolve ID (or dismiss ID)")
