@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +109,15 @@ bench-export: $(STAMP)
 # add_finding, then list_findings, review_status and export_review in each format.
 bench-record-export: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_record_export
+
+# diffchunk sync of a 2,000-finding, 5,000-mark record both ways: time and bytes on the remote.
+bench-sync: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_sync
+
+# A second review of click 8.4.2..8.5.0 after a push, with and without the first review's
+# marks and dismissals (a local mirror: --mirror), in calls and characters.
+bench-second-review: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_second_review
 
 # A second review after a small amend of a large reviewed branch (a release range of a local
 # mirror of a real project): every chunk again, the chunks not reviewed, or since_review.

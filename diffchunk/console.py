@@ -69,6 +69,7 @@ REVIEW_VALUED = frozenset(
         "--context-lines",
         "--gitattributes",
         "--order",
+        "--review",
     }
 )
 

@@ -107,3 +107,8 @@ class EditConflict(FileToolError):
 class RecordUnavailable(DiffchunkError):
     """The review record (its SQLite file) cannot be opened, read or written: the diff
     tools keep working; the message says how to make the record usable again."""
+
+
+class RecordLogRefused(DiffchunkError):
+    """A review log (from a remote, or a file to import) that is not one diffchunk
+    wrote: too large, not JSON lines of its format, or an operation out of bounds."""

@@ -203,3 +203,25 @@ RECORD_SIDE_WRITE_SECONDS = 0.5
 """How long a write on the side of a diff tool (seen marks, a range load's
 revision, re-anchoring) waits for the lock: the tool's answer must not wait for
 the record (it waited 30 s before); the write is logged and skipped."""
+
+FINDING_MESSAGE_CHARS = 20_000
+"""Longest finding message accepted (add_finding, update_finding and a synced
+log alike): several pages of prose; longer is a pasted file, which belongs in
+the suggestion or nowhere."""
+
+FINDING_SUGGESTION_CHARS = 200_000
+"""Longest suggested replacement accepted (written or synced): a rewritten file
+of a few thousand lines; the record keeps it whole, answers show it clipped."""
+
+FINDING_COMMENT_CHARS = 20_000
+"""Longest reply on a finding's thread (written or synced): as a finding's
+message."""
+
+REVIEWER_CHARS = 200
+"""Longest author name kept on a mark, finding or comment (written or synced): a
+name and an email address fit many times over; more is not a name."""
+
+SYNC_LOG_MAX_BYTES = 256 << 20
+"""Largest review log read back from a remote or imported: 2,000 findings and
+5,000 marks take about 3 MB; a log past this is refused as hostile (or a record
+to split)."""

@@ -222,6 +222,13 @@ _SETTINGS = (
         "unset",
         "`1`: never hand exact counts/searches of large files to `grep`/`wc`",
     ),
+    Setting(
+        "DIFFCHUNK_REVIEWER",
+        "text",
+        "",
+        "git's `user.name <user.email>`, else the system user",
+        "the author written on marks, findings and replies",
+    ),
     Setting("DIFFCHUNK_DEBUG", "flag", False, "unset", "`1`: tracebacks for unexpected errors"),
     Setting(
         "DIFFCHUNK_PAGER",

@@ -40,6 +40,8 @@ COMPUTED: dict[tuple[str, str], str] = {
     ("git/runner.py", "name"): "git's environment is built from the few variables it keeps",
     ("git/sandbox.py", "os.environ"): "git's own config locations (GIT_CONFIG_*, XDG, HOME)",
     ("files/edit_target.py", "name"): "git's own config files (GIT_CONFIG_GLOBAL/SYSTEM)",
+    ("git/transport.py", "os.environ"): "git's transport variables (GIT_SSH*, GIT_ASKPASS, "
+    "proxies), kept for diffchunk sync's push and fetch as git push would see them",
     ("demo.py", "os.environ"): "the demo sets its own state and cache directories for its run",
     ("cli/terminal.py", "os.environ"): "the pager runs in this process's environment, as git's",
 }

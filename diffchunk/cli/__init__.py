@@ -43,6 +43,7 @@ SUBCOMMANDS: dict[str, str] = {
     "mark": "diffchunk.cli.record",
     "mcp": "diffchunk.cli.mcp",
     "next": "diffchunk.cli.review:next_command",
+    "record": "diffchunk.cli.sync",
     "refs": "diffchunk.cli.code",
     "review": "diffchunk.cli.review",
     "reviews": "diffchunk.cli.reviews",
@@ -50,6 +51,7 @@ SUBCOMMANDS: dict[str, str] = {
     "show": "diffchunk.cli.code",
     "status": "diffchunk.cli.record",
     "symbols": "diffchunk.cli.code",
+    "sync": "diffchunk.cli.sync",
     "web": "diffchunk.cli.web",
 }
 

@@ -184,3 +184,29 @@ def run_pre_push(remote: str, url: str, repo_path: str | None) -> None:
             click.echo(record_advice(review.record, review.ref.local_ref, pushed), err=True)
     if stopped:
         raise click.exceptions.Exit(1)
+    _sync_record(repo, remote or url)
+
+
+def _sync_record(repo: Repo, remote: str) -> None:
+    """With ``git config diffchunk.sync true``, the review record goes along with the
+    push (``diffchunk sync REMOTE``); a failure is said, and never stops the push."""
+    try:
+        wanted = repo.bool_setting("diffchunk.sync")
+    except ValueError as exc:
+        click.echo(f"diffchunk: not syncing the review record: {exc}.", err=True)
+        return
+    if not wanted:
+        return
+    from ..review.record.sync import sync
+
+    try:
+        result = sync(repo.path, remote or None)
+    except DiffchunkError as exc:
+        click.echo(f"diffchunk: the review record was not synced: {exc.cli_text()}", err=True)
+        return
+    click.echo(
+        f"diffchunk: review record synced with {result.remote}: "
+        f"{result.applied.new} new operation(s) applied, {result.published} published."
+    )
+    for why in result.refused:
+        click.echo(f"diffchunk: refused: {why}", err=True)

@@ -27,6 +27,7 @@ def load_range(
     progress: Progress | None,
     since_review: bool = False,
     paths: Sequence[str] = (),
+    review_id: int | None = None,
 ) -> RangeSummary:
     """Generate (or reuse) the range's diff and load it (``summary.file_path``: the cached
     diff)
@@ -49,6 +50,7 @@ def load_range(
             progress=progress,
             since_review=since_review,
             paths=from_top(where, paths) or None,
+            review_id=review_id,
         )
     except NotARange as exc:  # TARGET may have been meant as a file name
         if target is None or staged:

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..limits import SHORT_ID
+from ..limits import SHORT_ID, STATUS_CHANGED_LISTED
 from ..review.record.clip import clip
 from ..review.record.model import SEVERITIES
+from ..review.record.results import FINDING_COMMENTS_SHOWN
 from .output import echo_json, names_cell
 from .params import CONTEXT_SETTINGS
 from .targets import (
@@ -92,8 +93,16 @@ def _summary_lines(status: ReviewStatus) -> list[str]:
         f"  files     {t.files}: {t.reviewed} reviewed, {t.changed} changed since "
         f"reviewed, {t.seen} seen, {t.unseen} unseen, {t.excluded} excluded"
         + (f" ({excluded})" if excluded else ""),
-        f"  findings  open: {opened}; {findings.resolved} resolved, {findings.dismissed} dismissed",
+        f"  findings  open: {opened}; {findings.resolved} resolved, {findings.dismissed} dismissed"
+        + (f", {findings.outdated} outdated" if findings.outdated else ""),
     ]
+    for who, share in status.reviewers.items():
+        lines.append(
+            f"  reviewer  {who}: {share['reviewed']} files reviewed, {share['findings']} findings"
+        )
+    for path, review_id, author in status.reviewed_elsewhere[:STATUS_CHANGED_LISTED]:
+        by = f" by {author}" if author else ""
+        lines.append(f"  reviewed in review #{review_id}{by} (the same change): {path}")
     lines.extend(f"  changed since reviewed: {path}" for path in status.changed_files)
     lines.extend(_since_lines(status.since_review))
     return lines
@@ -261,6 +270,19 @@ def finding() -> None:
     """
 
 
+def _not_added(earlier: Finding) -> None:
+    """The answer of ``finding add`` when a dismissed or resolved finding says the same."""
+    by = f" by {earlier.author}" if earlier.author else ""
+    click.echo(
+        f"Not added: finding #{earlier.id} (review {earlier.review_id}) says the same "
+        f"and was {earlier.status}{by}."
+    )
+    if earlier.thread:
+        reason, _ = clip(earlier.thread[-1].body)
+        click.echo(f"  reason: {reason}")
+    click.echo("  Add it anyway with --force.")
+
+
 def _finding_line(f: Finding) -> str:
     where = f.file_path
     if f.line is not None:
@@ -285,6 +307,9 @@ def _finding_line(f: Finding) -> str:
 @click.option("--side", type=click.Choice(("new", "old")), default="new", show_default=True)
 @click.option("--severity", type=click.Choice(SEVERITIES), default="major", show_default=True)
 @click.option("--suggestion", metavar="TEXT", help="Replacement text for the new-side lines.")
+@click.option(
+    "--force", is_flag=True, help="Add it even if the same finding was dismissed or resolved."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def add(
     file_path: str,
@@ -294,10 +319,16 @@ def add(
     side: str,
     severity: str,
     suggestion: str | None,
+    force: bool,
     as_json: bool,
     **params: Any,
 ) -> None:
-    """Record a finding on lines of one file (inside its hunks) or on the whole file.
+    """Record a finding on lines of one file (inside its hunks; for a git range, any
+    line of the file) or on the whole file.
+
+    A finding that repeats one dismissed or resolved in this repository's reviews
+    (same file and lines, a similar message) is not added: the earlier one is
+    shown, with its reason; --force adds it anyway.
 
     Without a target, on the latest review of the repository here.
 
@@ -313,9 +344,14 @@ def add(
     from ..review import record
 
     path = _load(params, "finding add")
-    added = record.add_finding(path, file_path, message, line, end_line, side, severity, suggestion)
+    added = record.add_finding(
+        path, file_path, message, line, end_line, side, severity, suggestion, force
+    )
     if as_json:
         echo_json(added.to_dict())
+        return
+    if added.earlier:
+        _not_added(added.finding)
         return
     f = added.finding
     where = f.file_path
@@ -356,9 +392,15 @@ def _check_lines(line: int | None, end_line: int | None, side: str, suggestion: 
 )
 @click.option("--severity", metavar="S[,S]", help="Only these severities.")
 @click.option("--file", "file_pattern", metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--author", metavar="TEXT", help="Only findings whose author contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_(
-    wanted: str, severity: str | None, file_pattern: str | None, as_json: bool, **params: Any
+    wanted: str,
+    severity: str | None,
+    file_pattern: str | None,
+    author: str | None,
+    as_json: bool,
+    **params: Any,
 ) -> None:
     """List the review's findings in diff order.
 
@@ -371,7 +413,9 @@ def list_(
     from ..review import record
 
     path = _load(params, "finding list")
-    result = record.list_findings(path, wanted, severity, file_pattern, max_chars=None)
+    result = record.list_findings(
+        path, wanted, severity, file_pattern, author=author, max_chars=None
+    )
     if as_json:
         echo_json(result.to_dict())
         return
@@ -381,6 +425,8 @@ def list_(
     with paged():
         for f in result.findings:
             click.echo(_finding_line(f))
+            for reply in f.thread[-FINDING_COMMENTS_SHOWN:]:  # as the tool answers it
+                click.echo(f"        {reply.author}: {reply.body.splitlines()[0]}")
 
 
 def _update(
@@ -389,26 +435,33 @@ def _update(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
 ) -> None:
     from ..review.record.findings import update_findings_by_id
 
     # All or none: a bad id among them changes nothing.
-    updated = update_findings_by_id(ids, status, severity, message)
+    updated = update_findings_by_id(ids, status, severity, message, comment)
     if as_json:
         echo_json([f.to_dict() for f in updated])
         return
     for f in updated:
         click.echo(_finding_line(f))
+        if f.note is not None:
+            click.echo(f"      {f.note}")
 
 
 _ids = click.argument("ids", metavar="ID...", type=int, nargs=-1, required=True)
 _json = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+_comment = click.option(
+    "--comment", metavar="TEXT", help="A reply kept on each finding's thread (why)."
+)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def resolve(ids: tuple[int, ...], as_json: bool) -> None:
+def resolve(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Mark findings resolved (ids are unique in the record).
 
     \b
@@ -416,33 +469,50 @@ def resolve(ids: tuple[int, ...], as_json: bool) -> None:
       diffchunk finding resolve 3
       diffchunk finding resolve 3 4 5
     """
-    _update(ids, as_json, status="resolved")
+    _update(ids, as_json, status="resolved", comment=comment)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def dismiss(ids: tuple[int, ...], as_json: bool) -> None:
+def dismiss(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Mark findings dismissed (not a problem after all).
 
     \b
     Examples:
       diffchunk finding dismiss 4
     """
-    _update(ids, as_json, status="dismissed")
+    _update(ids, as_json, status="dismissed", comment=comment)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)
 @_ids
+@_comment
 @_json
-def reopen(ids: tuple[int, ...], as_json: bool) -> None:
+def reopen(ids: tuple[int, ...], comment: str | None, as_json: bool) -> None:
     """Open findings again.
 
     \b
     Examples:
       diffchunk finding reopen 4
     """
-    _update(ids, as_json, status="open")
+    _update(ids, as_json, status="open", comment=comment)
+
+
+@finding.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("finding_id", metavar="ID", type=int)
+@click.argument("text", metavar="TEXT")
+@_json
+def reply(finding_id: int, text: str, as_json: bool) -> None:
+    """Add a reply to a finding's thread (its author: DIFFCHUNK_REVIEWER, else git's
+    user.name and user.email, else the system user).
+
+    \b
+    Examples:
+      diffchunk finding reply 3 'Fixed in the next commit'
+    """
+    _update((finding_id,), as_json, comment=text)
 
 
 @finding.command(context_settings=CONTEXT_SETTINGS)

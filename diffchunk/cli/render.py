@@ -120,6 +120,7 @@ def render_range_overview(
     if summary.paths_note:
         lines.append(f"  {summary.paths_note}")
     lines.extend(since_lines(summary))
+    lines.extend(overlap_lines(summary))
     body = render_overview(summary.summary, listing, path, next_step=False)  # said below
     lines.append(body.rstrip("\n"))
     from ..review.sessions.views import is_view_path, read_view
@@ -137,6 +138,21 @@ def render_range_overview(
             )
         lines.append(f'  or over MCP: get_chunk(absolute_file_path="{path}", chunk_number=N)')
     return "\n".join(lines) + "\n"
+
+
+def overlap_lines(summary: RangeSummary) -> list[str]:
+    """The earlier reviews a load's new review overlaps, and how to continue one."""
+    if not summary.overlapping:
+        return []
+    lines = ["This load started a new review; earlier reviews of this repository overlap it:"]
+    for o in summary.overlapping:
+        lines.append(
+            f"  review {o['id']}: {o['range']} ({o['reviewed']} files reviewed, "
+            f"{o['open_findings']} open findings)"
+        )
+    first = summary.overlapping[0]["id"]
+    lines.append(paint(f"  Continue one: diffchunk review RANGE --review {first}", "hint"))
+    return lines
 
 
 def since_lines(summary: RangeSummary) -> list[str]:

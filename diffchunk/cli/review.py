@@ -148,6 +148,12 @@ def _write_bytes(data: bytes) -> None:
     help="Only what changed in RANGE since its last review (new commits, amend, rebase).",
 )
 @click.option(
+    "--review",
+    "review_id",
+    type=click.IntRange(min=1),
+    help="Continue review N (the load names the earlier reviews it overlaps).",
+)
+@click.option(
     "--next",
     "next_chunk",
     is_flag=True,
@@ -195,6 +201,7 @@ def review(
       diffchunk review HEAD~3^! --json
       diffchunk review --staged
       diffchunk review main..feature --since-review   # after the branch moved
+      diffchunk review 8.4.2..rb --review 5   # continue review 5 under this spelling
       diffchunk review main..feature --next           # the next chunk not yet reviewed
 
     --since-review prints the cached diff of what changed since the last

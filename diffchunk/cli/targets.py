@@ -241,11 +241,14 @@ def load_target(
     target, staged = params["target"], params["staged"]
     since_review = bool(params.get("since_review"))
     paths = params.get("paths") or ()
+    review_id = params.get("review_id")
     if not is_diff_file(target, staged):
         summary = ranges.load_range(
-            target, params["repo"], staged, options, progress, since_review, paths
+            target, params["repo"], staged, options, progress, since_review, paths, review_id
         )
         return summary.file_path, summary
+    if review_id is not None:
+        raise click.UsageError("--review applies to a git range of commits, not to a diff file.")
     if since_review:
         raise click.UsageError("--since-review applies to a git range, not to a diff file.")
     if paths:

@@ -41,6 +41,7 @@ _ASSIGNMENTS: dict[str, object] = {
     "invert": {"True": "--invert", "true": "--invert"},
     "preview": {"False": "--apply", "false": "--apply", "True": "no --apply"},
     "since_review": {"True": "--since-review", "true": "--since-review"},
+    "force": {"True": "--force", "true": "--force"},
     "skip_trivial": {"False": "--no-skip-trivial", "false": "--no-skip-trivial"},
     "skip_generated": {"False": "--no-skip-generated", "false": "--no-skip-generated"},
 }
@@ -67,6 +68,8 @@ _SIMPLE_OPTIONS = {
     "status": "--status",
     "order": "--order",
     "diff_text": "--diff-text",
+    "review_id": "--review",
+    "comment": "--comment",
 }
 # Bare names (not followed by ``=``), and tool names, in running text.
 _WORDS = {
@@ -87,6 +90,7 @@ _WORDS = {
     "since_review": "--since-review",
     "backup_id": "--backup-id",
     "diff_text": "--diff-text",
+    "review_id": "--review",
     "absolute_file_path": "the path",
     "file_path": "the file path",
     "finding_id": "the finding id",

@@ -224,6 +224,43 @@ def resolve_range(repo: Repo, request: RangeRequest) -> ResolvedRange:
     return ResolvedRange(request.label, Mode.COMMITS, start, head, start)
 
 
+def range_refs(repo: Repo, request: RangeRequest) -> tuple[str | None, str | None]:
+    """The refs that name the two sides of a two- or three-dot range (or the commit of
+    ``C^!``), as given: ``(base ref, head branch)``.  The head's is a branch (``refs/heads/...``,
+    ``refs/remotes/...``) or None (a tag, a commit id, an expression); the base's any
+    ref (``refs/heads/main``, ``refs/tags/v1``) or None.  ``(None, None)`` for another
+    kind of range.  A range whose head is a branch is that branch's review when the
+    branch (or its base branch) moves."""
+    if request.mode is not Mode.COMMITS or request.kind is Kind.SINGLE:
+        return None, None
+    if request.kind is Kind.PARENT:  # ``feature^!``: the branch's last commit
+        head = _ref_of(repo.git.run(_full_name(request.left), check=False))
+        return (None, head) if head is not None and _is_branch(head) else (None, None)
+    assert request.right is not None
+    left, right = repo.git.run_all([_full_name(request.left), _full_name(request.right)])
+    head = _ref_of(right)
+    if head is None or not _is_branch(head):
+        return None, None
+    return _ref_of(left), head
+
+
+def _is_branch(ref: str) -> bool:
+    return ref.startswith(("refs/heads/", "refs/remotes/"))
+
+
+def _full_name(rev: str) -> list[str]:
+    return ["rev-parse", "--symbolic-full-name", "--end-of-options", rev]
+
+
+def _ref_of(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+    if proc.returncode != 0:
+        return None
+    names = [
+        n for n in proc.stdout.decode("utf-8", "replace").splitlines() if n.startswith("refs/")
+    ]
+    return names[0] if len(names) == 1 else None
+
+
 def resolve_commit(repo: Repo, rev: str, label: str, *, allow_unborn: bool = False) -> str | None:
     """The commit id ``rev`` names; ``None`` for an unborn ``HEAD`` when ``allow_unborn``."""
     return _commit_of(repo.git.run(_verify(rev), check=False), repo, rev, label, allow_unborn)

@@ -116,6 +116,10 @@ class RangeSummary:
     since_review: SinceReview | None = None
     since_note: str | None = None
     paths: tuple[str, ...] = ()  # the paths the range is limited to (none: all)
+    # Earlier reviews this load's new review overlaps (id, range, reviewed, open_findings).
+    overlapping: tuple[dict[str, Any], ...] = ()
+    # What became of the review's open findings of other revisions (followed, outdated).
+    findings_followed: dict[str, Any] | None = None
 
     @property
     def file_path(self) -> str:
@@ -136,6 +140,16 @@ class RangeSummary:
             result["paths"] = list(self.paths)
             if self.paths_note is not None:
                 result["paths_note"] = self.paths_note
+        if self.findings_followed is not None:
+            result["findings_followed"] = self.findings_followed
+        if self.overlapping:
+            first = self.overlapping[0]["id"]
+            result["overlapping_reviews"] = list(self.overlapping)
+            result["overlapping_note"] = (
+                "This load started a new review; earlier reviews of this repository overlap "
+                f"it. To continue one, load again with review_id={first} (`diffchunk review "
+                f"RANGE --review {first}`)."
+            )
         return result
 
     @property

@@ -32,11 +32,13 @@ async def load_git_diff(
     order: str = "path",
     since_review: bool = False,
     paths: list[str] | None = None,
+    review_id: int | None = None,
 ) -> str | list[TextContent]:
     """Start a review of a git range: the answer plans it and gives "file_path" for
     the diff tools. revision_range as git diff takes it ("HEAD": uncommitted
     changes; staged: the index). since_review: only what changed since your last
-    review. Other options as load_diff.
+    review. Other options as load_diff. review_id: continue that earlier review
+    (a load that starts one names those it overlaps).
     """
 
     with tool_errors():
@@ -51,6 +53,7 @@ async def load_git_diff(
                 progress=progress,
                 since_review=since_review,
                 paths=paths,
+                review_id=review_id,
             )
             plan = load_plan(summary.file_path)
             return with_text({**summary.to_dict(), **plan.to_dict()}, plan.change)

@@ -55,9 +55,12 @@ def add_finding(
     side: str = "new",
     severity: str = "major",
     suggestion: str | None = None,
+    force: bool = False,
 ) -> str:
     """Record a problem at lines of side "new" (or "old"); no line: the whole file.
     severity: blocker, major, minor, nit, question. suggestion: replacement lines.
+    Of a git range, any line of a changed file. force=true: add it even if the same
+    finding was dismissed or resolved before.
     """
     with tool_errors():
         return to_json(
@@ -70,6 +73,7 @@ def add_finding(
                 side,
                 severity,
                 suggestion,
+                force,
             ).line()
         )
 
@@ -81,11 +85,16 @@ def update_finding(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
 ) -> str:
-    """Change a finding's status (resolved, dismissed, open), severity or message."""
+    """Change a finding's status (resolved, dismissed, open), severity or message.
+    comment: a reply kept on its thread (say why)."""
     with tool_errors():
-        f = core.update_finding(absolute_file_path, finding_id, status, severity, message)
-        return to_json({"id": f.id, "status": f.status, "severity": f.severity})
+        f = core.update_finding(absolute_file_path, finding_id, status, severity, message, comment)
+        answer = {"id": f.id, "status": f.status, "severity": f.severity}
+        if f.note is not None:  # a reopened outdated finding: where its lines are now
+            answer["note"] = f.note
+        return to_json(answer)
 
 
 @app.tool(annotations=READS_RECORD, structured_output=False)
@@ -96,14 +105,16 @@ def list_findings(
     file_pattern: str | None = None,
     offset: int = 0,
     limit: int | None = None,
+    author: str | None = None,
 ) -> str:
     """The findings in diff order. status: open, resolved, dismissed, outdated or all;
     severity: comma-separated; file_pattern: a glob. Pages: offset=next_offset.
+    author: only those whose author holds this text.
     """
     with tool_errors():
         return to_json(
             core.list_findings(
-                absolute_file_path, status, severity, file_pattern, offset, limit
+                absolute_file_path, status, severity, file_pattern, offset, limit, author
             ).to_dict()
         )
 

@@ -24,13 +24,13 @@ API (``/api/...``, token in the ``X-Diffchunk-Token`` header, see
 - ``GET context?view=&path=&new_first=&count=&old_first=``: lines of the file
   around a hunk (:func:`~diffchunk.review.page.context.context_lines`);
 - ``GET findings?view=``: every finding of the review (``list_findings``,
-  status ``all``), whole, with whatever a finding carries (an ``author`` and
-  its ``comments`` where the record has them);
+  status ``all``), whole, with its ``author`` and its ``thread`` of replies;
 - ``GET version``: the record's version (:mod:`diffchunk.review.record.version`);
 - ``POST viewed`` ``{view, path, reviewed}``: ``mark_reviewed``;
 - ``POST findings`` ``{view, path, line, end_line, side, severity, message,
   suggestion}``: ``add_finding``;
-- ``POST findings/{id}`` ``{view, status, severity, message}``: ``update_finding``.
+- ``POST findings/{id}`` ``{view, status, severity, message, comment}``:
+  ``update_finding`` (``comment``: a reply kept on the finding's thread).
 """
 
 from __future__ import annotations
@@ -296,6 +296,7 @@ def build_app(config: PageConfig) -> Starlette:
             data.get("status"),
             data.get("severity"),
             data.get("message"),
+            data.get("comment"),
         ).record_dict()
 
     async def api_update(request: Request) -> Response:

@@ -30,7 +30,7 @@ def ok(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_commands_without_a_target_act_on_the_latest_review(repo: Path) -> None:
-    ok("review", "main..feature", cwd=repo)
+    ok("review", "main", cwd=repo)  # the working tree against main: another review
     ok("review", "main~0..feature", "--max-chunk-lines", "50", cwd=repo)  # loaded last
     status = ok("status", cwd=repo)
     assert status.stderr == ""  # its title names the review
@@ -46,7 +46,7 @@ def test_commands_without_a_target_act_on_the_latest_review(repo: Path) -> None:
     exported = ok("export", cwd=repo)
     assert "Ten?" in exported.stdout
     # The other review did not get them.
-    other = ok("finding", "list", "main..feature", cwd=repo)
+    other = ok("finding", "list", "main", cwd=repo)
     assert "No open findings." in other.stdout
 
 

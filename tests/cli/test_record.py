@@ -63,9 +63,9 @@ def test_status_mark_and_findings_on_a_range(repo: Path) -> None:
         "  | b thirty",
         "  | b 31",
     ]
-    refused = cli("finding", "add", *r, "--file", "src/b.py", "--line", "1", "--message", "x")
+    refused = cli("finding", "add", *r, "--file", "src/b.py", "--line", "99", "--message", "x")
     assert refused.exit_code == 1
-    assert "new side hunks: 27-33" in refused.output
+    assert "src/b.py has 60 lines on the new side" in refused.output
     whole = cli_json("finding", "add", *r, "--file", "docs/c.md", "--message", "Reword")
     assert whole["line"] is None and whole["severity"] == "major"
 

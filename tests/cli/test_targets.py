@@ -239,9 +239,9 @@ def test_errors_name_the_options_of_the_command_line(repo: Path) -> None:
     path = ok("review", *r, "--json").output
     with pytest.raises(ChunkNotFound, match="Call list_chunks"):  # the MCP tools' terms
         diff_tools.get_chunk(json.loads(path)["summary"]["file_path"], 9)
-    outside = cli("finding", "add", *r, "--file", "b.txt", "--line", "1", "--message", "m")
-    assert outside.exit_code == 1 and "use --side old for lines" in outside.output
-    assert "omit --line for a finding" in outside.output and "side='" not in outside.output
+    outside = cli("finding", "add", *r, "--file", "b.txt", "--line", "900", "--message", "m")
+    assert outside.exit_code == 1 and "past its end" in outside.output
+    assert "omit --line for a finding" in outside.output and "omit line" not in outside.output
     unmatched = cli("mark", *r, "--file", "zz*")
     assert unmatched.exit_code == 1 and "`diffchunk status` lists it" in unmatched.output
     assert "review_status" not in unmatched.output

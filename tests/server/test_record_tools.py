@@ -66,7 +66,7 @@ def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
             severity="minor",
         )
         first["outside"] = await c.error(
-            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=5
+            "add_finding", absolute_file_path=path, file_path="src/b.py", message="x", line=500
         )
         first["old"] = await c.json(
             "add_finding",
@@ -96,7 +96,7 @@ def _review_in_a_first_server(repo: Path, tmp_path: Path) -> tuple[str, int]:
         "at": "src/b.py:30",
         "line": "b thirty",
     }
-    assert "new side hunks: 27-33" in first["outside"]
+    assert "src/b.py has 60 lines on the new side" in first["outside"]
     assert first["old"]["at"] == "src/a.py:40 (old)" and first["old"]["line"] == "a 40"
     assert "exactly one of chunk_number and file_pattern" in first["both"]
     return first["path"], first["finding"]["id"]

@@ -250,6 +250,7 @@ def git_source(base: str = SAMPLE_BASE, head: str = SAMPLE_HEAD) -> dict[str, An
         "range": "main..feature",
         "base": base,
         "head": head,
+        "name": "https://github.com/dana/shop.git",
     }
 
 
@@ -335,7 +336,19 @@ def sample_review(source: dict[str, Any] | None = None) -> DocumentBuilder:
     b.finding("src/café/naïve.py", "minor", "Add tests for this module.")
     b.finding("assets/logo.png", "question", "Was the new logo approved by design?")
     b.finding(app, "nit", "Resolved: the import order is fine now.", line=4, status="resolved")
-    b.finding(guide, "question", "Dismissed: the wording is intended.", line=5, status="dismissed")
+    dismissed = b.finding(
+        guide, "question", "Dismissed: the wording is intended.", line=5, status="dismissed"
+    )
+    dismissed["author"] = "assistant"
+    dismissed["thread"] = [
+        {"author": "Dana <dana@example.org>", "body": "Is it?", "at": "2026-11-25T11:50:00Z"},
+        {
+            "author": "Sam",
+            "body": "Yes: the guide says *must*\non purpose.",
+            "at": "2026-11-25T11:55:00Z",
+            "status": "dismissed",
+        },
+    ]
     return b
 
 

@@ -101,10 +101,13 @@ def mcp(dirs: Path, script: Callable[[Caller, str], Any]) -> None:
 def open_file(driver: Any, path: str) -> None:
     from selenium.webdriver.common.by import By
 
-    row = wait_for(
-        lambda: driver.find_element(By.CSS_SELECTOR, f'.tree-row.file[data-path="{path}"]')
+    # The tree is drawn again when the record changes: find the row and click it at once.
+    wait_for(
+        lambda: (
+            driver.find_element(By.CSS_SELECTOR, f'.tree-row.file[data-path="{path}"]').click()
+            or True
+        )
     )
-    row.click()
     wait_for(
         lambda: (
             driver.find_element(By.CSS_SELECTOR, "#file-head .path").text == path
@@ -249,6 +252,45 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
 
     mcp(dirs, script)
     assert message in [f["message"] for f in found["page"]["findings"]]
+
+
+def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
+    browser: Any, dirs: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    async def add(caller: Caller, diff: str) -> None:
+        await caller.json(
+            "add_finding",
+            absolute_file_path=diff,
+            file_path="src/util.py",
+            message="reply here",
+            line=20,
+        )
+
+    mcp(dirs, add)
+    open_file(browser, "src/util.py")
+    card = wait_for(lambda: card_with(browser, "reply here"))
+    card.find_element(By.CSS_SELECTOR, "textarea.reply-text").send_keys("<i>Agreed</i>, fix it")
+    card.find_element(By.XPATH, ".//button[text()='Reply']").click()
+    wait_for(lambda: "fix it" in card_with(browser, "reply here").text)
+    browser.refresh()
+    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"), 60)
+    open_file(browser, "src/util.py")
+    card = wait_for(lambda: card_with(browser, "reply here"))
+    reply = card.find_element(By.CSS_SELECTOR, ".thread .comment")
+    assert "<i>Agreed</i>, fix it" in reply.text  # as text, never as markup
+    assert card.find_elements(By.CSS_SELECTOR, ".thread i") == []
+    shot(browser, "reply")
+    found: dict[str, Any] = {}
+
+    async def script(caller: Caller, diff: str) -> None:
+        found["page"] = await caller.json("list_findings", absolute_file_path=diff)
+
+    mcp(dirs, script)
+    (finding,) = [f for f in found["page"]["findings"] if f["message"] == "reply here"]
+    assert [c["body"] for c in finding["thread"]] == ["<i>Agreed</i>, fix it"]
+    assert finding["thread"][0]["author"]
 
 
 def test_keyboard_moves_between_files_and_marks_them(browser: Any, page: Page) -> None:

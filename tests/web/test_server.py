@@ -149,11 +149,11 @@ def test_the_version_changes_when_another_process_writes(page: Page, repo: Path)
 
 def test_a_bad_write_is_answered_with_what_to_do(page: Page) -> None:
     status, _, raw = page.request(
-        "/api/findings", body={"path": "src/a.py", "line": 30, "message": "x"}
+        "/api/findings", body={"path": "src/a.py", "line": 100_000, "message": "x"}
     )
     assert status == 400
     error = json.loads(raw)
-    assert "not inside one hunk" in error["error"] and error["suggestion"]
+    assert "past its end" in error["error"] and error["suggestion"]
     status, _, raw = page.request("/api/file?path=nowhere.py")
     assert status == 400 and "nowhere.py" in json.loads(raw)["error"]
 

@@ -8,6 +8,7 @@ renderer escapes for its own format.
 from __future__ import annotations
 
 import posixpath
+from typing import Any
 
 from ...diff.paths import encode_path
 from ...limits import SHORT_ID
@@ -108,11 +109,13 @@ def title(export: ReviewExport) -> str:
     return f"Review of {subject(export)}"
 
 
-def source_facts(export: ReviewExport) -> list[tuple[str, str, bool]]:
+def source_facts(export: ReviewExport, public: bool = False) -> list[tuple[str, str, bool]]:
     """What was reviewed, as (label, value, value is code) triples, in reading order.
 
     Values that are code (paths, ranges, commit ids, hashes) are shown as such
-    by the renderers; the others are prose.
+    by the renderers; the others are prose.  ``public``: for readers on other
+    machines (the GitHub body): the repository by its name (its remote, or its
+    directory's name), a diff file by its file name, never a local path.
     """
     source: Source = export.source
     rev = export.revision
@@ -121,15 +124,16 @@ def source_facts(export: ReviewExport) -> list[tuple[str, str, bool]]:
         base = rev.base if rev.id is not None else source.base
         head = rev.head if rev.id is not None else source.head
         facts = [
-            ("Repository", source.repository or "", True),
+            ("Repository", repository_shown(source, public), True),
             ("Range", range_text(source.range or ""), True),
             *([("Limited to paths", " ".join(rev.paths), True)] if rev.paths else []),
             ("Base commit", base or "none (the empty tree)", bool(base)),
             ("Head commit", head or "none (uncommitted changes)", bool(head)),
         ]
     else:
+        shown = posixpath.basename(source.diff_file or "") if public else source.diff_file
         facts = [
-            ("Diff file", source.diff_file or "", True),
+            ("Diff file", shown or "", True),
             ("Diff file SHA-256", source.sha256 or "", True),
         ]
     if rev.sha256 and rev.sha256 != source.sha256:
@@ -143,6 +147,30 @@ def source_facts(export: ReviewExport) -> list[tuple[str, str, bool]]:
         ("Exported", f"{export.exported_at} by {export.tool_name} {export.tool_version}", False)
     )
     return facts
+
+
+def repository_shown(source: Source, public: bool) -> str:
+    """The repository as a reader sees it: its path here, or (``public``) its name."""
+    if not public:
+        return source.repository or ""
+    if source.name:
+        return source.name
+    return posixpath.basename((source.repository or "").rstrip("/")) or "a repository"
+
+
+def public_source(export: ReviewExport) -> dict[str, Any]:
+    """What was reviewed, without a local path (for SARIF and reviewdog): the
+    repository by its public name, a diff file by its file name."""
+    source = export.source
+    if source.kind == "git":
+        return {
+            "kind": "git",
+            "repository": repository_shown(source, public=True),
+            "range": source.range,
+            "base": source.base,
+            "head": source.head,
+        }
+    return {"kind": "file", "diff_file": subject(export), "sha256": source.sha256}
 
 
 def size_text(file: ExportFile) -> str:
@@ -194,8 +222,9 @@ def severity_counts(counts: dict[str, int]) -> str:
 
 
 def source_identity(export: ReviewExport) -> str:
-    """What stays the same across exports of one review: ``git:REPO:RANGE`` or ``file:PATH``."""
+    """What stays the same across exports of one review: ``git:REPO:RANGE`` or ``file:PATH``
+    (REPO: the repository's public name when the document has it)."""
     source = export.source
     if source.kind == "git":
-        return f"git:{source.repository}:{source.range}"
+        return f"git:{source.name or source.repository}:{source.range}"
     return f"file:{source.diff_file}"

@@ -19,7 +19,10 @@ Top level:
     ``main..feature``, ``main...feature``, ``C^!``; ``worktree:<rev>`` for the
     working tree and ``index:<rev>`` for staged changes against a revision),
     ``base`` and ``head`` (commit ids of the current revision; ``head`` is null
-    for the working tree and the index, ``base`` null for the empty tree).
+    for the working tree and the index, ``base`` null for the empty tree);
+    added within version 1: ``name``, how the repository is named outside this
+    machine (its remote's URL without credentials, else its directory's name),
+    which the exports meant for others (GitHub, SARIF) show instead of the path.
     ``kind`` ``"file"``: ``diff_file`` (absolute real path of the diff file) and
     ``sha256`` (of its content).
   - ``revision``: the loaded revision the export describes: ``id``, ``base``,
@@ -58,7 +61,10 @@ Top level:
   null for a whole-file finding, an excluded file, or lines of another revision), ``created_at`` and
   ``updated_at``.  A finding may name a file that is no longer in ``files``
   (an outdated finding on a file the diff stopped changing).  Added within
-  version 1: ``anchor`` (may be absent or null), ``{"revision_id", "base",
+  version 1: ``author`` (absent for a finding written before authors were
+  recorded) and ``thread`` (absent when empty: the replies, oldest first, each
+  ``{"author", "body", "at"}`` and ``status`` when the same update set one);
+  ``anchor`` (may be absent or null), ``{"revision_id", "base",
   "head"}`` of the revision whose lines ``line``..``end_line`` number: the
   revision the finding was made on, or the later one a load found its lines
   in; for an ``outdated`` finding, the last revision that had its lines.  A
@@ -111,6 +117,9 @@ class Source:
     head: str | None = None
     diff_file: str | None = None
     sha256: str | None = None
+    # How the repository is named outside this machine: its remote's URL without
+    # credentials, or its directory's name (never a local path).
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +151,16 @@ class ExportFile:
 
 
 @dataclass(frozen=True, slots=True)
+class ExportComment:
+    """A reply on a finding's thread."""
+
+    author: str
+    body: str
+    at: str | None = None
+    status: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ExportFinding:
     id: int
     file_path: str
@@ -162,6 +181,8 @@ class ExportFinding:
     # document's ``review.revision.id``, nor one at the same two commits); true when
     # either is not given.
     current: bool = True
+    author: str | None = None  # who wrote it (absent before authors were recorded)
+    thread: tuple[ExportComment, ...] = ()  # its replies, oldest first
 
     @property
     def whole_file(self) -> bool:
@@ -419,6 +440,7 @@ def _source(doc: Mapping[str, Any]) -> Source:
             range=_str(doc, "range", where),
             base=_opt_str(doc, "base", where),
             head=_opt_str(doc, "head", where),
+            name=_opt_str(doc, "name", where),
         )
     return Source(
         kind=kind, diff_file=_str(doc, "diff_file", where), sha256=_opt_str(doc, "sha256", where)
@@ -540,7 +562,31 @@ def _finding(doc: Mapping[str, Any], where: str, revision: Revision) -> ExportFi
         updated_at=_opt_str(doc, "updated_at", where),
         anchor_head=None if anchor is None else _opt_str(anchor, "head", f"{where}.anchor"),
         current=_current(anchor, anchored, revision, where),
+        author=_opt_str(doc, "author", where),
+        thread=_thread(doc, where),
     )
+
+
+def _thread(doc: Mapping[str, Any], where: str) -> tuple[ExportComment, ...]:
+    replies = doc.get("thread")
+    if replies is None:
+        return ()
+    if not isinstance(replies, list):
+        raise _fail(where, f"has 'thread' {type(replies).__name__}; expected a list")
+    found = []
+    for i, reply in enumerate(replies):
+        at = f"{where}.thread[{i}]"
+        if not isinstance(reply, Mapping):
+            raise _fail(at, "is not an object")
+        found.append(
+            ExportComment(
+                author=_str(reply, "author", at),
+                body=_str(reply, "body", at),
+                at=_opt_str(reply, "at", at),
+                status=_opt_str(reply, "status", at),
+            )
+        )
+    return tuple(found)
 
 
 def _current(

@@ -14,7 +14,8 @@ request has:
   ``start_side``; the body is the severity, the message and the suggestion as
   a ```` ```suggestion ```` block;
 - ``body``: the Markdown summary (what was reviewed, coverage, findings by
-  severity), then every finding GitHub cannot take as a line comment: whole-
+  severity; the repository by its remote or its name, never a local path),
+  then every finding GitHub cannot take as a line comment: whole-
   file findings, findings outside the diff's hunks (GitHub refuses those),
   outdated, resolved and dismissed ones, findings on a binary file or on a
   file no longer in the diff, and a finding too long for one comment.
@@ -101,7 +102,7 @@ def comment_body(finding: ExportFinding) -> str:
 
 def review_body(export: ReviewExport, elsewhere: list[ExportFinding], inline: int) -> str:
     """The review's body: the summary, then the findings that are not line comments."""
-    out = markdown.summary_markdown(export, heading="##")
+    out = markdown.summary_markdown(export, heading="##", public=True)
     if not export.commit_id():
         out += [
             "*No commit id: this review has no head commit, so GitHub places the comments "

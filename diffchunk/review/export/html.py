@@ -339,6 +339,8 @@ def _card(
     if note:
         word, _, why = note.partition(": ")
         head.append(f"<span class=status>{_e(word)}</span>" + (f" ({_e(why)})" if why else ""))
+    if finding.author:
+        head.append(f"by {_e(finding.author)}")
     out = [f"<div class='{classes}'{ident}><div class=card-head>{' · '.join(head)}</div>"]
     out.append(f"<div class=msg>{_e(finding.message.strip()) or '(no message)'}</div>")
     if with_lines and finding.lines:
@@ -352,6 +354,12 @@ def _card(
             "Suggested change" if finding.suggestion else "Suggested change: remove these lines"
         )
         out.append(f"<div class=label>{caption}</div><pre>{shown}</pre>")
+    for reply in finding.thread:
+        status = f" ({_e(reply.status)})" if reply.status else ""
+        out.append(
+            f"<div class=reply><b>{_e(reply.author)}</b>{status}: "
+            f"<span class=msg>{_e(reply.body.strip())}</span></div>"
+        )
     out.append("</div>")
     return "".join(out)
 

@@ -81,11 +81,12 @@ class _Lines:
         self._out.append("\n")
 
 
-def summary_markdown(export: ReviewExport, heading: str = "#") -> list[str]:
-    """The title, what was reviewed, coverage and findings by severity, as lines."""
+def summary_markdown(export: ReviewExport, heading: str = "#", public: bool = False) -> list[str]:
+    """The title, what was reviewed, coverage and findings by severity, as lines
+    (``public``: for readers elsewhere, see :func:`describe.source_facts`)."""
     sub = heading + "#"
     out = [f"{heading} Review of {code_span(describe.subject(export))}", ""]
-    for label, value, code in describe.source_facts(export):
+    for label, value, code in describe.source_facts(export, public):
         out.append(f"- **{label}:** {code_span(value) if code else escape_text(value)}")
     cov = export.coverage
     out += [
@@ -168,6 +169,8 @@ def finding_markdown(
 ) -> list[str]:
     """One finding: its header line, message, lines and suggestion, as lines."""
     out = [finding_header(finding), ""] if header else []
+    if finding.author:
+        out += [f"*by {escape_text(finding.author)}*", ""]
     out += [message_markdown(finding.message), ""]
     if lines and finding.lines:
         label = "Old lines" if finding.side == "old" else "Lines"
@@ -181,6 +184,11 @@ def finding_markdown(
         ]
     if finding.suggestion is not None:
         out += ["Suggested change:", "", suggestion_block(finding.suggestion), ""]
+    for reply in finding.thread:
+        status = f" ({escape_text(reply.status)})" if reply.status else ""
+        out += [f"> **{escape_text(reply.author)}**{status}:", ">"]
+        out += [f"> {line}" if line else ">" for line in reply.body.splitlines()]
+        out.append("")
     return out
 
 

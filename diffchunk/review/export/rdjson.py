@@ -131,7 +131,7 @@ def _review(export: ReviewExport) -> dict[str, Any]:
         "format_version": doc.get("format_version"),
         "exported_at": export.exported_at,
         "id": export.review_id,
-        "source": doc.get("review", {}).get("source"),
+        "source": describe.public_source(export),
         "revision": doc.get("review", {}).get("revision"),
         "coverage": doc.get("coverage"),
         "findings_summary": doc.get("findings_summary"),

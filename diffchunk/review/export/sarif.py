@@ -7,9 +7,9 @@ One run of the tool ``diffchunk`` (with its version) and one rule per severity
   question ``note``;
 - its location is the file's path relative to the repository root (a
   relative URI of its real name, percent-encoded byte by byte, under
-  ``uriBaseId`` ``SRCROOT``; for a git
-  review ``originalUriBaseIds`` says where that root is on the exporting
-  machine) and, for a new-side finding, the region ``startLine``..``endLine``
+  ``uriBaseId`` ``SRCROOT``, which the log leaves to its reader: where the
+  repository lies on the exporting machine stays there) and, for a new-side
+  finding, the region ``startLine``..``endLine``
   of the new file with the lines as its ``snippet``;
 - an old-side finding points at the file only: its old-side lines are in the
   result's ``properties`` (``oldRegion``, ``oldPath``, ``lines``) and its
@@ -23,15 +23,15 @@ One run of the tool ``diffchunk`` (with its version) and one rule per severity
 - ``partialFingerprints`` keep a finding's identity across exports.
 
 What was reviewed (source, revision, coverage, findings by severity) is in the
-run's ``properties.diffchunk``; a git review also names its repository and
-head commit in ``versionControlProvenance``.
+run's ``properties.diffchunk``; a git review whose repository has a remote
+also names it (its URL without credentials) and the head commit in
+``versionControlProvenance``.  No local path is written.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
@@ -87,12 +87,9 @@ def _run(export: ReviewExport) -> dict[str, Any]:
         }
     }
     source = export.source
-    root = _root_uri(source.repository) if source.kind == "git" else None
-    if root is not None:
-        run["originalUriBaseIds"] = {
-            ROOT: {"uri": root, "description": {"text": "The repository's work tree."}}
-        }
-        provenance: dict[str, Any] = {"repositoryUri": root.rstrip("/")}
+    uri = _repository_uri(source.name) if source.kind == "git" else None
+    if uri is not None:
+        provenance: dict[str, Any] = {"repositoryUri": uri}
         head = export.commit_id()
         if head:
             provenance["revisionId"] = head
@@ -118,10 +115,18 @@ def _rule(severity: str) -> dict[str, Any]:
     }
 
 
-def _root_uri(repository: str | None) -> str | None:
-    if not repository or not repository.startswith("/"):
+def _repository_uri(name: str | None) -> str | None:
+    """The repository's public name as a URI (``https://host/owner/repo.git``; the
+    scp-like ``host:owner/repo.git`` as ``ssh://host/owner/repo.git``); None for a
+    name that is no URL (a directory's name): never a local ``file:`` URI."""
+    if not name:
         return None
-    return PurePosixPath(repository).as_uri().rstrip("/") + "/"
+    if "://" in name:
+        return name
+    host, sep, path = name.partition(":")
+    if not sep or not host or "/" in host:
+        return None
+    return f"ssh://{host}/{path.lstrip('/')}"
 
 
 def _artifact(path: str) -> dict[str, Any]:
@@ -242,7 +247,7 @@ def _review_properties(export: ReviewExport) -> dict[str, Any]:
         "formatVersion": doc.get("format_version"),
         "exportedAt": export.exported_at,
         "reviewId": export.review_id,
-        "source": review.get("source"),
+        "source": describe.public_source(export),
         "revision": review.get("revision"),
         "coverage": doc.get("coverage"),
         "findingsSummary": doc.get("findings_summary"),

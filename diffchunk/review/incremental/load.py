@@ -6,7 +6,8 @@ or reuse its diff, load it, record the review's revision) is followed by what
 the review record knows of the range's earlier revisions:
 
 1. the open findings anchored in another revision are re-anchored in this one
-   (:mod:`.anchors`): found again at their lines, or ``outdated``;
+   (:mod:`.anchors`): found again at their lines, or ``outdated``; the answer
+   says how many of each, and which became outdated (``findings_followed``);
 2. when the review has a reviewed revision other than this one
    (:func:`~diffchunk.review.record.since.reviewed_revision`), the answer
    carries ``since_review`` (:mod:`.summary`); the comparison is kept with the
@@ -36,13 +37,13 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...diff.options import LoadOptions, Progress
 from ...errors import DiffchunkError, InvalidArgument, RecordUnavailable
 from ...git.cache import DiffCache
 from ...git.repo import Repo, discover
-from ...limits import RECORD_SIDE_WRITE_SECONDS
+from ...limits import RECORD_SIDE_WRITE_SECONDS, STATUS_CHANGED_LISTED
 from ..ranges import load
 from ..record import identity
 from ..record import since as kept
@@ -113,9 +114,11 @@ def load_git_diff(
     since_review: bool = False,
     record: RecordStore | None = None,
     paths: Sequence[str] | None = None,
+    review_id: int | None = None,
 ) -> RangeSummary:
     """Load a range (see :func:`diffchunk.review.ranges.load.load_git_diff`; ``paths``
-    limit it) and what the record knows of its earlier revisions (see the module doc)."""
+    limit it; ``review_id`` names the review it continues) and what the record knows of
+    its earlier revisions (see the module doc)."""
     options = options if options is not None else LoadOptions()
     if since_review and paths:
         raise InvalidArgument(
@@ -132,6 +135,7 @@ def load_git_diff(
         store=store,
         progress=progress,
         paths=paths,
+        review_id=review_id,
     )
     if since_review and full.head is None:
         raise InvalidArgument(
@@ -156,7 +160,9 @@ def load_git_diff(
 
     now = changes.loaded(full.file_path, store)
     repo = discover(absolute_repo_path) if full.head is not None else None
-    _reanchor(target, recorded, now, repo, full)
+    followed = _reanchor(target, recorded, now, repo, full)
+    if followed is not None:
+        full = replace(full, findings_followed=followed)
     if recorded.reviewed is None or repo is None or full.head is None:
         if since_review:
             return replace(full, since_note=NO_EARLIER)
@@ -220,13 +226,16 @@ def _reanchor(
     now: RecordedDiff,
     repo: Repo | None,
     full: RangeSummary,
-) -> None:
+) -> dict[str, Any] | None:
+    """Re-anchor the review's open findings of other revisions in this one; what became
+    of them (``followed``: found again, maybe on other lines; ``outdated``: their
+    lines changed or went, listed by id and file), or None when there were none."""
     if not recorded.stale:
-        return
+        return None
     from .anchors import reanchor
 
     try:
-        reanchor(
+        outcome = reanchor(
             target,
             recorded.review.id,
             recorded.revision.id,
@@ -238,6 +247,30 @@ def _reanchor(
         )
     except DiffchunkError as exc:
         logger.warning("The findings of %s were not re-anchored: %s", full.range, exc)
+        return None
+    if not outcome.moved and not outcome.outdated:
+        return None
+    outdated = _outdated(target, outcome.outdated)
+    return {"followed": len(outcome.moved), "outdated": len(outcome.outdated), **outdated}
+
+
+def _outdated(target: RecordStore, ids: tuple[int, ...]) -> dict[str, Any]:
+    """The findings that just became outdated, by id and file (the first few)."""
+    shown = ids[:STATUS_CHANGED_LISTED]
+    if not shown:
+        return {}
+    holes = ",".join("?" * len(shown))
+    rows = target.read(
+        lambda conn: conn.execute(
+            f"SELECT id, file_path FROM findings WHERE id IN ({holes}) ORDER BY id", shown
+        ).fetchall()
+    )
+    listed = [{"id": int(r["id"]), "file_path": r["file_path"]} for r in rows]
+    note = (
+        "Their lines changed or went since they were written: list_findings(status="
+        "'outdated') shows them; reopen one that still holds (update_finding(status='open'))."
+    )
+    return {"outdated_findings": listed, "outdated_note": note}
 
 
 def _keep(target: RecordStore, revision_id: int, since: SinceReview) -> None:
@@ -301,6 +334,7 @@ def _since_load(
         full.head,
         reused,
         since_review=since.with_since_diff(full.file_path, interdiff),
+        findings_followed=full.findings_followed,
     )
 
 

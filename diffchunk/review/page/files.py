@@ -116,7 +116,7 @@ def review_files(
     }
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewFiles:
-        marks = coverage.load(conn, [ctx.review.id], loaded)
+        marks = coverage.review_marks(conn, ctx.review, loaded)
         # loaded.files() comes in the order of the paths' ordinals, as marks.state takes them
         states = [(c, marks.state(o)) for o, c in enumerate(loaded.files())]
         kept = since.stored(conn, ctx.review.id, ctx.revision.id)

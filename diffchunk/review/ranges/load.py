@@ -28,8 +28,9 @@ from ...git.cache import DiffCache
 from ...git.diffwrite import DiffWriting, cache_name, nested_attributes_changed, start_diff
 from ...git.pathspecs import check_paths
 from ...git.repo import Repo, discover
-from ...git.revisions import Mode, ResolvedRange, parse_range, resolve_range
+from ...git.revisions import Kind, Mode, ResolvedRange, parse_range, range_refs, resolve_range
 from ...log import LazyLogger
+from ..record.continuity import BranchKey
 from ..results import RangeSummary
 from ..sessions.loading import load_diff
 from ..sessions.sidecar import (
@@ -47,6 +48,7 @@ from ..sessions.views import view_for
 from . import early_start
 
 if TYPE_CHECKING:
+    from ..record.continuity import Overlap
     from .stream import StreamedDiff
 
 _PROGRESS_EVERY = 0.1
@@ -93,6 +95,7 @@ def load_git_diff(
     store: SessionStore | None = None,
     progress: Progress | None = None,
     paths: Sequence[str] | None = None,
+    review_id: int | None = None,
 ) -> RangeSummary:
     """Load ``revision_range`` of the repository at ``absolute_repo_path``.
 
@@ -101,6 +104,8 @@ def load_git_diff(
     whether the cached diff was reused.  ``paths`` limit the range to those
     files and directories (relative to the repository's top; see
     :mod:`diffchunk.git.pathspecs`): another cached diff, the same review.
+    ``review_id``: the review this load continues (see
+    :mod:`diffchunk.review.record.continuity`).
     """
     options = options if options is not None else LoadOptions()
     if options.gitattributes_path is not None:
@@ -122,9 +127,16 @@ def load_git_diff(
     # An adopted session is fresh: this neither reads nor parses the file again.  With
     # options other than the defaults, file_path is a view handle of the cached diff.
     summary = load_diff(diff.diff_path, options, store=store, progress=progress)
-    _record_load(diff, summary.file_path, revision_range, staged, store)
+    overlaps = _record_load(diff, summary.file_path, revision_range, staged, store, review_id)
     return RangeSummary(
-        summary, diff.repo_root, diff.range, diff.base, diff.head, diff.cached, paths=diff.paths
+        summary,
+        diff.repo_root,
+        diff.range,
+        diff.base,
+        diff.head,
+        diff.cached,
+        paths=diff.paths,
+        overlapping=tuple(o.to_dict() for o in overlaps),
     )
 
 
@@ -134,16 +146,27 @@ def _record_load(
     revision_range: str | None,
     staged: bool,
     store: SessionStore | None,
-) -> None:
-    """The review record notes this load: the review of the range as given, its revision,
-    and the cached diff as their handle (best effort; see :mod:`diffchunk.review.record`).
-    ``handle``: the path the load returned (the diff, or a view of it)."""
+    review_id: int | None = None,
+) -> list[Overlap]:
+    """The review record notes this load: the review the range continues (by its commits,
+    or its head's branch, or ``review_id``), its revision, and the cached diff as their
+    handle (best effort; see :mod:`diffchunk.review.record`).  ``handle``: the path the
+    load returned (the diff, or a view of it).  Returns the earlier reviews a new review
+    overlaps."""
     if diff.repo is None:
-        return
+        return []
     from ..record.side_writes import record_range_load  # the record loads with its first use
 
+    branch = None
+    if diff.head is not None and diff.mode is Mode.COMMITS:
+        request = parse_range(revision_range, staged)
+        base_ref, head_ref = range_refs(diff.repo, request)
+        if head_ref is not None:
+            # ``feature^!``: the branch's last commit against its parent N, whichever it is.
+            base = f"^{request.parent}" if request.kind is Kind.PARENT else base_ref
+            branch = BranchKey(request.kind.value, base or diff.base or "", head_ref)
     session = (store if store is not None else default_store()).get(handle)
-    record_range_load(
+    return record_range_load(
         session,
         common_dir=diff.repo.common_dir,
         repository_path=diff.repo_root,
@@ -153,6 +176,8 @@ def _record_load(
         base=diff.base,
         head=diff.head,
         paths=diff.paths or None,
+        branch=branch,
+        review_id=review_id,
     )
 
 

@@ -10,28 +10,39 @@ Marks are kept per review, per path and change (never per chunk number):
 
 States of a file of the current load (:meth:`Coverage.state`), first that
 holds: ``excluded`` (in no chunk), ``reviewed`` (a reviewed file mark for its
-current change, or reviewed marks on all its parts), ``changed`` (a reviewed
+current change, or reviewed marks on all its parts, or, with
+:func:`review_marks`, a reviewed mark for the identical change in another
+review of the same repository), ``changed`` (a reviewed
 file mark for another change of that path: reviewed, then changed), ``seen``
 (a seen mark for its current change, or a seen or reviewed mark on one of its
 parts), else ``unseen``.  A chunk is ``reviewed`` when all its file shares
 are, ``partly`` when some are, ``seen`` when one is seen, else ``unseen``.
 
+Every mark carries its author (:mod:`.people`): two reviewers marking one
+file make two marks, and :func:`by_reviewer` counts each one's share.  A
+reviewed mark added or taken back here is written to the sync log
+(:func:`.merge.marks_changed`), in bulk as the marks are.
+
 **Memory and time.**  A :class:`Coverage` is what the marks of some reviews
 say of one loaded diff: a byte of flags per path (by its ordinal, see
 :mod:`.changes`), and the part marks of the few paths cut into parts.  The
 marks are read as one stream of rows; a diff of a million files costs a
-megabyte here, never an object per mark.  Marks are written in one
-statement run over all the rows (``executemany``), in the caller's
+megabyte here, never an object per mark; the files reviewed elsewhere are a
+flag too, with the review and author of each kept only for those files.  A
+write puts its rows in a temporary table (``executemany``), then marks or
+unmarks them in one statement and logs them in one more, in the caller's
 transaction.
 """
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from .changes import PartRef, RecordedDiff
+from .model import RecordedReview
 from .results import ChunkStatus, Totals
 from .store import now
 
@@ -40,19 +51,22 @@ _REVIEWED = 1  # a reviewed file mark for its current change
 _SEEN = 2  # a seen file mark for its current change
 _OTHER = 4  # a reviewed file mark for another change of the path
 _PART = 8  # a seen or reviewed mark on one of its current parts
+_ELSEWHERE = 16  # a reviewed file mark for its current change in another review
 KINDS = ("seen", "reviewed")
 
 
 class Coverage:
     """What the marks of some reviews make of one loaded diff (see the module doc)."""
 
-    __slots__ = ("flags", "loaded", "parts")
+    __slots__ = ("elsewhere", "flags", "loaded", "parts")
 
     def __init__(self, loaded: RecordedDiff) -> None:
         self.loaded = loaded
         self.flags = bytearray(loaded.count())
         # kind -> path -> part keys marked, for the paths whose text lies in several parts
         self.parts: dict[str, dict[str, set[str]]] = {kind: {} for kind in KINDS}
+        # ordinal -> (review id, author) of the files flagged _ELSEWHERE
+        self.elsewhere: dict[int, tuple[int, str]] = {}
 
     # ---------------------------------------------------------------- states
 
@@ -61,8 +75,24 @@ class Coverage:
         marked = self.parts[kind].get(path, set())
         return bool(keys) and all(k in marked for k in keys)
 
-    def is_reviewed(self, ordinal: int) -> bool:
+    def own_reviewed(self, ordinal: int) -> bool:
+        """Reviewed by a mark of the reviews read (not only elsewhere)."""
         if self.flags[ordinal] & _REVIEWED:
+            return True
+        if not self.parts["reviewed"]:
+            return False
+        path = self.loaded.path_of(ordinal)
+        return path in self.parts["reviewed"] and self._all_parts("reviewed", path)
+
+    def reviewed_elsewhere(self, ordinal: int) -> tuple[int, str] | None:
+        """``(review id, author)`` of the other review where this very change was
+        reviewed, when the reviews read have no reviewed mark of their own for it."""
+        if not self.flags[ordinal] & _ELSEWHERE or self.own_reviewed(ordinal):
+            return None
+        return self.elsewhere.get(ordinal)
+
+    def is_reviewed(self, ordinal: int) -> bool:
+        if self.flags[ordinal] & (_REVIEWED | _ELSEWHERE):
             return True
         if not self.parts["reviewed"]:
             return False
@@ -273,18 +303,148 @@ def load(conn: sqlite3.Connection, review_ids: Sequence[int], loaded: RecordedDi
     return coverage
 
 
+def review_marks(
+    conn: sqlite3.Connection, review: RecordedReview, loaded: RecordedDiff
+) -> Coverage:
+    """The marks of ``review``, with the files whose identical change (the same change
+    hash) was marked reviewed in another review of its repository: one join, read as a
+    stream, the first such mark (by time) naming the review and author."""
+    coverage = load(conn, [review.id], loaded)
+    if review.source.kind != "git" or review.source.repository is None:
+        return coverage
+    rows = conn.execute(
+        "SELECT m.path, m.change_id, m.review_id, m.author FROM marks m "
+        "JOIN reviews r ON r.id = m.review_id WHERE r.kind = 'git' AND r.repository = ? "
+        "AND m.review_id != ? AND m.kind = 'reviewed' AND m.scope = 'file' "
+        "ORDER BY m.created_at",
+        (review.source.repository, review.id),
+    )
+    flags, found = coverage.flags, coverage.elsewhere
+    ordinal_of, change_hex = loaded.ordinal, loaded.change_hex
+    for path, change, review_id, author in rows:
+        ordinal = ordinal_of(path)
+        if ordinal is None or flags[ordinal] & _ELSEWHERE or change != change_hex(ordinal):
+            continue
+        flags[ordinal] |= _ELSEWHERE
+        found[ordinal] = (int(review_id), str(author))
+    return coverage
+
+
+def by_reviewer(
+    conn: sqlite3.Connection, review_id: int, loaded: RecordedDiff
+) -> dict[str, dict[str, int]]:
+    """Each author's share of the review: the files of this load whose current change
+    they marked reviewed, and the findings they wrote (``''``: before authors were
+    recorded, shown as ``unknown``)."""
+    found: dict[str, dict[str, int]] = {}
+    ordinal_of, change_hex = loaded.ordinal, loaded.change_hex
+    for author, path, change in conn.execute(
+        "SELECT author, path, change_id FROM marks WHERE review_id = ? AND kind = 'reviewed' "
+        "AND scope = 'file'",
+        (review_id,),
+    ):
+        ordinal = ordinal_of(path)
+        if ordinal is not None and change == change_hex(ordinal):
+            entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
+            entry["reviewed"] += 1
+    for author, count in conn.execute(
+        "SELECT author, count(*) FROM findings WHERE review_id = ? GROUP BY author", (review_id,)
+    ):
+        entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
+        entry["findings"] += int(count)
+    return dict(sorted(found.items()))
+
+
 # --------------------------------------------------------------------------
 # Writing marks
 # --------------------------------------------------------------------------
 
-_INSERT = (
-    "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, revision_id, "
-    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-_DELETE = (
-    "DELETE FROM marks WHERE review_id = ? AND path = ? AND scope = ? AND change_id = ? "
-    "AND kind = ?"
-)
+_ROWS = "marks_rows"  # this connection's temporary table of the marks one write names
+
+
+def _rows_table(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, str]]) -> None:
+    """The temporary table ``marks_rows`` filled with ``(path, scope, change id)`` rows:
+    what one statement then marks or unmarks."""
+    conn.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {_ROWS} "
+        "(path TEXT NOT NULL, scope TEXT NOT NULL, change_id TEXT NOT NULL)"
+    )
+    conn.execute(f"DELETE FROM {_ROWS}")
+    conn.executemany(f"INSERT INTO {_ROWS} VALUES (?, ?, ?)", rows)
+
+
+def _shared(conn: sqlite3.Connection, review_id: int, kind: str) -> bool:
+    """Whether marks of ``kind`` on this review go to the sync log (reviewed marks of a
+    shared review; a seen mark, a diff tool's, stays here)."""
+    from . import merge
+
+    return kind == "reviewed" and merge.shares_marks(conn, review_id)
+
+
+def _write(
+    conn: sqlite3.Connection,
+    review_id: int,
+    revision_id: int,
+    kind: str,
+    author: str,
+    rows: Iterable[tuple[str, str, str]],
+) -> None:
+    """Mark ``rows`` with ``kind`` by ``author`` in one statement; the marks new to the
+    record written to the sync log in one more (:func:`.merge.marks_changed`)."""
+    _rows_table(conn, rows)
+    logged = _shared(conn, review_id, kind)
+    if logged:  # what the record holds already is neither written nor logged again
+        conn.execute(
+            f"DELETE FROM {_ROWS} WHERE EXISTS (SELECT 1 FROM marks m WHERE m.review_id = ? "
+            f"AND m.path = {_ROWS}.path AND m.scope = {_ROWS}.scope "
+            f"AND m.change_id = {_ROWS}.change_id AND m.kind = ? AND m.author = ?)",
+            (review_id, kind, author),
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, author, "
+        f"revision_id, created_at) SELECT ?, path, scope, change_id, ?, ?, ?, ? FROM {_ROWS}",
+        (review_id, kind, author, revision_id, now()),
+    )
+    if logged:
+        from . import merge
+
+        merge.marks_changed(
+            conn,
+            review_id,
+            conn.execute(
+                f"SELECT DISTINCT path, scope, change_id, ? FROM {_ROWS} ORDER BY path, scope",
+                (author,),
+            ),
+            True,
+        )
+    conn.execute(f"DELETE FROM {_ROWS}")
+
+
+def _unwrite(conn: sqlite3.Connection, review_id: int, rows: Iterable[tuple[str, str, str]]) -> int:
+    """Take back the reviewed marks of ``rows`` (by every author) in one statement, each
+    written to the sync log first; returns how many went."""
+    _rows_table(conn, rows)
+    if _shared(conn, review_id, "reviewed"):
+        from . import merge
+
+        merge.marks_changed(
+            conn,
+            review_id,
+            conn.execute(
+                f"SELECT m.path, m.scope, m.change_id, m.author FROM marks m JOIN {_ROWS} t "
+                "ON m.path = t.path AND m.scope = t.scope AND m.change_id = t.change_id "
+                "WHERE m.review_id = ? AND m.kind = 'reviewed' ORDER BY m.path, m.scope",
+                (review_id,),
+            ),
+            False,
+        )
+    gone = conn.execute(
+        "DELETE FROM marks WHERE review_id = ? AND kind = 'reviewed' AND (path, scope, "
+        f"change_id) IN (SELECT path, scope, change_id FROM {_ROWS})",
+        (review_id,),
+    ).rowcount
+    conn.execute(f"DELETE FROM {_ROWS}")
+    return int(gone)
 
 
 def add_marks(
@@ -294,45 +454,47 @@ def add_marks(
     loaded: RecordedDiff,
     refs: Iterable[PartRef],
     kind: str,
+    author: str = "",
 ) -> None:
-    """Mark each share (a whole file, or one part) with ``kind``; a file whose parts are
-    then all marked gets its file mark as well."""
-    stamp = now()
+    """Mark each share (a whole file, or one part) with ``kind``, by ``author``; a file
+    whose parts are then all marked (by anyone) gets its file mark as well."""
     touched: dict[str, int] = {}
     rows = []
     for ref in refs:
         ordinal = loaded.ordinal_of_path(ref.path)
         if ref.key is None:
-            rows.append((review_id, ref.path, "file", loaded.change_hex(ordinal), kind))
+            rows.append((ref.path, "file", loaded.change_hex(ordinal)))
         else:
-            rows.append((review_id, ref.path, "part", ref.key, kind))
+            rows.append((ref.path, "part", ref.key))
             touched[ref.path] = ordinal
-    conn.executemany(_INSERT, ((*row, revision_id, stamp) for row in rows))
+    _write(conn, review_id, revision_id, kind, author, rows)
+    whole = []
     for path, ordinal in touched.items():
         keys = loaded.part_keys(path)
         holes = ",".join("?" * len(keys))
         have = conn.execute(
-            f"SELECT count(*) FROM marks WHERE review_id = ? AND path = ? AND scope = 'part' "
-            f"AND kind = ? AND change_id IN ({holes})",
+            "SELECT count(DISTINCT change_id) FROM marks WHERE review_id = ? AND path = ? "
+            f"AND scope = 'part' AND kind = ? AND change_id IN ({holes})",
             (review_id, path, kind, *keys),
         ).fetchone()[0]
         if have == len(keys):
-            conn.execute(
-                _INSERT,
-                (review_id, path, "file", loaded.change_hex(ordinal), kind, revision_id, stamp),
-            )
+            whole.append((path, "file", loaded.change_hex(ordinal)))
+    if whole:
+        _write(conn, review_id, revision_id, kind, author, whole)
 
 
-def _files_table(conn: sqlite3.Connection, loaded: RecordedDiff, ordinals: Iterable[int]) -> None:
-    """The temporary table ``marks_files`` (this connection's own) filled with the path and
-    change id of each file of ``ordinals``: what one statement then marks or unmarks."""
-    conn.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS marks_files (path TEXT NOT NULL, change_id TEXT NOT NULL)"
-    )
-    conn.execute("DELETE FROM marks_files")
+def _file_rows(loaded: RecordedDiff, ordinals: Iterable[int]) -> Iterator[tuple[str, str, str]]:
     path_of, change_hex = loaded.path_of, loaded.change_hex
-    conn.executemany(
-        "INSERT INTO marks_files VALUES (?, ?)", ((path_of(o), change_hex(o)) for o in ordinals)
+    return ((path_of(o), "file", change_hex(o)) for o in ordinals)
+
+
+def _part_rows(loaded: RecordedDiff, paths: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+    """The part rows of those of ``paths`` cut into parts."""
+    return (
+        (path, "part", key)
+        for path in paths
+        if loaded.multi_part(path)
+        for key in loaded.part_keys(path)
     )
 
 
@@ -343,16 +505,11 @@ def add_file_marks(
     loaded: RecordedDiff,
     ordinals: Iterable[int],
     kind: str,
+    author: str = "",
 ) -> None:
-    """Mark the whole files ``ordinals`` with ``kind``: their rows put in a temporary
-    table, then one statement."""
-    _files_table(conn, loaded, ordinals)
-    conn.execute(
-        "INSERT OR IGNORE INTO marks (review_id, path, scope, change_id, kind, revision_id, "
-        "created_at) SELECT ?, path, 'file', change_id, ?, ?, ? FROM marks_files",
-        (review_id, kind, revision_id, now()),
-    )
-    conn.execute("DELETE FROM marks_files")
+    """Mark the whole files ``ordinals`` with ``kind`` by ``author``: their rows put in a
+    temporary table, then one statement (and one for the sync log)."""
+    _write(conn, review_id, revision_id, kind, author, _file_rows(loaded, ordinals))
 
 
 def remove_reviewed(
@@ -361,50 +518,40 @@ def remove_reviewed(
     revision_id: int,
     loaded: RecordedDiff,
     refs: Iterable[PartRef],
+    author: str = "",
 ) -> None:
     """Take back the reviewed marks of each share of the current change.
 
     A whole file loses its file mark and every part mark.  One part of a file
     loses its part mark; if the whole file was marked, its other parts keep
-    theirs (the file mark becomes part marks of the rest).
+    theirs (the file mark becomes part marks of the rest, by ``author``).
     """
-    stamp = now()
+    refs = list(refs)
+    whole = [loaded.ordinal_of_path(ref.path) for ref in refs if ref.key is None]
+    if whole:
+        paths = [loaded.path_of(o) for o in whole]
+        _unwrite(conn, review_id, [*_file_rows(loaded, whole), *_part_rows(loaded, paths)])
     for ref in refs:
-        ordinal = loaded.ordinal_of_path(ref.path)
-        change, keys = loaded.change_hex(ordinal), loaded.part_keys(ref.path)
-        had_file = conn.execute(_DELETE, (review_id, ref.path, "file", change, "reviewed")).rowcount
         if ref.key is None:
-            conn.executemany(_DELETE, ((review_id, ref.path, "part", k, "reviewed") for k in keys))
             continue
+        ordinal = loaded.ordinal_of_path(ref.path)
+        had_file = _unwrite(conn, review_id, [(ref.path, "file", loaded.change_hex(ordinal))])
         if had_file:
-            conn.executemany(
-                _INSERT,
-                ((review_id, ref.path, "part", k, "reviewed", revision_id, stamp) for k in keys),
-            )
-        conn.execute(_DELETE, (review_id, ref.path, "part", ref.key, "reviewed"))
+            rest = [(ref.path, "part", k) for k in loaded.part_keys(ref.path) if k != ref.key]
+            _write(conn, review_id, revision_id, "reviewed", author, rest)
+        _unwrite(conn, review_id, [(ref.path, "part", ref.key)])
 
 
 def remove_file_marks(
     conn: sqlite3.Connection, review_id: int, loaded: RecordedDiff, ordinals: Sequence[int]
 ) -> None:
     """Take back the reviewed marks of the whole files ``ordinals`` (their part marks
-    too): their rows put in a temporary table, then one statement (and one per part
-    mark of the few files cut into parts)."""
-    _files_table(conn, loaded, ordinals)
-    conn.execute(
-        "DELETE FROM marks WHERE review_id = ? AND scope = 'file' AND kind = 'reviewed' "
-        "AND (path, change_id) IN (SELECT path, change_id FROM marks_files)",
-        (review_id,),
-    )
-    conn.execute("DELETE FROM marks_files")
+    too): their rows put in a temporary table, then one statement (and one for the sync
+    log)."""
     path_of = loaded.path_of
-    conn.executemany(
-        _DELETE,
-        (
-            (review_id, path, "part", key, "reviewed")
-            for o in ordinals
-            for path in (path_of(o),)
-            if loaded.multi_part(path)
-            for key in loaded.part_keys(path)
-        ),
+    paths = (path_of(o) for o in ordinals)
+    _unwrite(
+        conn,
+        review_id,
+        itertools.chain(_file_rows(loaded, ordinals), _part_rows(loaded, paths)),
     )

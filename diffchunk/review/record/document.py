@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
@@ -43,9 +43,10 @@ from ...errors import DiffchunkError, FileNotInDiff
 from . import changes, coverage
 from .changes import FileChange, RecordedDiff
 from .context import Context, in_review
-from .findings import findings_summary, in_order
+from .findings import findings_summary, in_order, threads
 from .identity import full_diffs, revision_of_row, same_lines
 from .model import RecordedReview, Revision, review_dict
+from .public import repository_name
 from .results import Finding, FindingsSummary, Totals
 from .store import RecordStore, default_record, now
 
@@ -75,12 +76,16 @@ class ExportDocument:
         files: Sequence[dict[str, Any]] = (
             FileDicts(self.files) if lazy else [_file_dict(c, s) for c, s in self.files]
         )
+        review = review_dict(self.review, self.revision)
+        source = self.review.source
+        if source.kind == "git" and source.repository_path is not None:
+            review["source"]["name"] = repository_name(source.repository_path)
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "tool": {"name": "diffchunk", "version": __version__},
             "exported_at": self.exported_at,
-            "review": review_dict(self.review, self.revision),
+            "review": review,
             "coverage": self.coverage.to_dict(),
             "findings_summary": self.findings_summary.to_dict(outdated=True),
             "files": files,
@@ -199,7 +204,7 @@ def export_document(
         absolute_file_path = _full_diff(loaded, target, store)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ExportDocument:
-        marks = coverage.load(conn, [ctx.review.id], ctx.loaded)
+        marks = coverage.review_marks(conn, ctx.review, ctx.loaded)
         rows = conn.execute(
             "SELECT * FROM findings WHERE review_id = ? ORDER BY id", (ctx.review.id,)
         ).fetchall()
@@ -209,7 +214,9 @@ def export_document(
             coverage=marks.totals(),
             findings_summary=findings_summary(conn, ctx.review.id),
             files=StatedFiles(marks),
-            findings=tuple(in_order(ctx.loaded, rows, same_lines(conn, ctx.revision))),
+            findings=_with_threads(
+                conn, in_order(ctx.loaded, rows, same_lines(conn, ctx.revision))
+            ),
             exported_at=exported_at or now(),
             diff_path=absolute_file_path,
             revisions={
@@ -221,6 +228,16 @@ def export_document(
         )
 
     return in_review(absolute_file_path, work, store=store, record=target, writes=False)
+
+
+def _with_threads(conn: sqlite3.Connection, found: list[Finding]) -> tuple[Finding, ...]:
+    replies = threads(conn, [f.id for f in found])
+    return tuple(
+        replace(f, thread=tuple(replies[f.id]), thread_total=len(replies[f.id]))
+        if f.id in replies
+        else f
+        for f in found
+    )
 
 
 def _full_diff(since: RecordedDiff, record: RecordStore, store: SessionStore | None) -> str:

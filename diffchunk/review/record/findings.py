@@ -3,10 +3,12 @@
 Rules for ``add_finding``:
 
 - ``line``/``end_line`` are numbered as in the loaded revision, on the
-  ``new`` or ``old`` side, and must lie inside one hunk of that file on that
-  side (context lines count); otherwise the error lists the file's hunk
-  ranges on that side, so the caller can correct itself.  Without ``line`` the
-  finding is on the whole file.
+  ``new`` or ``old`` side, inside one hunk of that file on that side (context
+  lines count) or, for a range of commits, anywhere in the file as that
+  side's commit has it (:mod:`.file_lines`: its ``chunk`` is then None);
+  otherwise the error lists the file's hunk ranges on that side, so the
+  caller can correct itself.  Without ``line`` the finding is on the whole
+  file.
 - ``suggestion`` replaces the new-side lines pointed at: an error on the old
   side or without ``line``.
 - ``lines`` keeps the text pointed at, and ``context_before``/``after`` up
@@ -20,10 +22,9 @@ Rules for ``add_finding``:
   the advice to point at them in the full diff.
 
 ``update_finding`` may set ``open``, ``resolved`` or ``dismissed``.  An
-``outdated`` finding (its lines changed after it was written) may be resolved
-or dismissed, not reopened: its line numbers are those of an earlier revision,
-so it would point at the wrong lines; the error says to add a finding on the
-lines as they are now.
+``outdated`` finding (its lines changed after it was written) reopened says
+so (``note``): its lines belong to another revision, and where they are now
+in the loaded diff's commits, if anywhere (found, the finding moves there).
 
 Findings are listed in diff order: the file's position in the loaded diff
 (files not in it last, by path), then side (new first), then line (a
@@ -44,27 +45,31 @@ from typing import TYPE_CHECKING, Any
 from ...diff.patterns import PathQuery
 from ...errors import InvalidArgument
 from ...files.answer_size import json_size
-from ...limits import RECORD_RESPONSE_CHARS
+from ...limits import (
+    FINDING_COMMENT_CHARS,
+    FINDING_MESSAGE_CHARS,
+    FINDING_SUGGESTION_CHARS,
+    RECORD_RESPONSE_CHARS,
+    SHORT_ID,
+)
 from ..paging import check_page, fill_page
-from . import arguments, changes, clip
+from . import arguments, changes, clip, memory, merge
 from .changes import RecordedDiff
 from .context import Context, in_review
+from .file_lines import OUTSIDE, outside_hunks, where_now
 from .hunk_lines import Located
 from .identity import same_lines
 from .model import ALL_STATUSES, SEVERITIES, SIDES, STATUSES
-from .results import Finding, FindingAdded, FindingsPage, FindingsSummary
+from .people import reviewer
+from .results import Comment, Finding, FindingAdded, FindingsPage, FindingsSummary
 from .store import RecordStore, default_record, now
 
 if TYPE_CHECKING:
     from ..sessions.store import SessionStore
 
-MAX_MESSAGE_CHARS = 20_000
-"""Longest finding message accepted: several pages of prose; longer is a pasted
-file, which belongs in the suggestion or nowhere."""
-
-MAX_SUGGESTION_CHARS = 200_000
-"""Longest suggested replacement accepted: a rewritten file of a few thousand
-lines; the record keeps it whole, answers show it clipped."""
+_IDS_PER_QUERY = 500
+"""Ids one record query names at once (``IN (?, ...)``): SQLite builds before 3.32
+accept at most 999 parameters in a statement."""
 
 CLIP_MIN_CHARS = 100
 """The least a text is cut to when a page has little room left: a line or two
@@ -74,7 +79,9 @@ to recognise it."""
 STATUS_FILTERS = (*ALL_STATUSES, "all")
 
 
-def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
+def finding_of(
+    row: sqlite3.Row, chunk: int | None = None, thread: Sequence[Comment] = ()
+) -> Finding:
     return Finding(
         id=int(row["id"]),
         review_id=int(row["review_id"]),
@@ -92,7 +99,38 @@ def finding_of(row: sqlite3.Row, chunk: int | None = None) -> Finding:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         chunk=chunk,
+        author=row["author"] or "",
+        thread=tuple(thread),
+        thread_total=len(thread),
     )
+
+
+def threads(conn: sqlite3.Connection, finding_ids: Sequence[int]) -> dict[int, list[Comment]]:
+    """The replies of each finding of ``finding_ids``, oldest first."""
+    found: dict[int, list[Comment]] = {}
+    for start in range(0, len(finding_ids), _IDS_PER_QUERY):
+        part = finding_ids[start : start + _IDS_PER_QUERY]
+        holes = ",".join("?" * len(part))
+        for row in conn.execute(
+            "SELECT finding_id, author, body, status, created_at FROM finding_comments "
+            f"WHERE finding_id IN ({holes}) ORDER BY clock, coalesce(uid, ''), id",
+            tuple(part),
+        ):
+            found.setdefault(int(row["finding_id"]), []).append(
+                Comment(row["author"], row["body"], row["created_at"], row["status"])
+            )
+    return found
+
+
+def with_thread(conn: sqlite3.Connection, row: sqlite3.Row, chunk: int | None = None) -> Finding:
+    """The finding of ``row`` with its thread."""
+    return finding_of(row, chunk, threads(conn, [int(row["id"])]).get(int(row["id"]), ()))
+
+
+def author_of(ctx: Context) -> str:
+    """Who writes in this call's review (:mod:`.people`)."""
+    source = ctx.review.source
+    return reviewer(source.repository_path if source.kind == "git" else None)
 
 
 def chunk_of(loaded: RecordedDiff, path: str, side: str, line: int | None) -> int | None:
@@ -216,6 +254,8 @@ def _check_lines(loaded: RecordedDiff, path: str, side: str, line: int, end_line
         )
     located = loaded.locate(path, side, line, end_line)
     if located is None:
+        located = outside_hunks(loaded, path, side, line, end_line)
+    if located is None:
         shown = f"Line {line}" if line == end_line else f"Lines {line}-{end_line}"
         raise InvalidArgument(
             f"{shown} of {path} {'is' if line == end_line else 'are'} not inside one hunk on the "
@@ -239,14 +279,19 @@ def add_finding(
     side: str = "new",
     severity: str = "major",
     suggestion: str | None = None,
+    force: bool = False,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
 ) -> FindingAdded:
-    """Record a finding on lines of one file (or on the whole file); see the module doc."""
+    """Record a finding on lines of one file (or on the whole file); see the module doc.
+    A finding the repository's record already holds dismissed or resolved is answered
+    instead (:mod:`.memory`), unless ``force``."""
+    if not isinstance(force, bool):
+        raise InvalidArgument(f"force must be true or false, got {force!r}.")
     side = arguments.choice("side", side, SIDES)
     severity = arguments.choice("severity", severity, SEVERITIES)
-    message = arguments.text("message", message, MAX_MESSAGE_CHARS)
+    message = arguments.text("message", message, FINDING_MESSAGE_CHARS)
     if line is None and end_line is not None:
         raise InvalidArgument("end_line needs line: pass the first line too.")
     if line is not None:
@@ -255,7 +300,9 @@ def add_finding(
         if end_line < line:
             raise InvalidArgument(f"end_line ({end_line}) is before line ({line}).")
     if suggestion is not None:
-        suggestion = arguments.text("suggestion", suggestion, MAX_SUGGESTION_CHARS, empty_ok=True)
+        suggestion = arguments.text(
+            "suggestion", suggestion, FINDING_SUGGESTION_CHARS, empty_ok=True
+        )
         if side == "old":
             raise InvalidArgument(
                 "A suggestion replaces new-side lines; an old-side finding cannot carry one.",
@@ -275,12 +322,18 @@ def add_finding(
     change = loaded.file(path)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> FindingAdded:
+        text = located.text if located is not None else None
+        if not force:
+            earlier = memory.earlier_match(conn, ctx.review, path, side, text, message)
+            if earlier is not None:
+                return FindingAdded(with_thread(conn, earlier), earlier=True)
         stamp = now()
+        author = author_of(ctx)
         cursor = conn.execute(
             "INSERT INTO findings (review_id, revision_id, created_revision_id, file_path, side, "
             "line, end_line, severity, status, message, suggestion, lines, change_id, "
-            "context_before, context_after, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)",
+            "context_before, context_after, created_at, updated_at, author) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 ctx.review.id,
                 ctx.revision.id,
@@ -298,11 +351,14 @@ def add_finding(
                 located.after if located is not None else None,
                 stamp,
                 stamp,
+                author,
             ),
         )
+        assert cursor.lastrowid is not None
+        merge.finding_created(conn, cursor.lastrowid, author)
         row = conn.execute("SELECT * FROM findings WHERE id = ?", (cursor.lastrowid,)).fetchone()
         chunk = None
-        if located is not None and change.excluded_reason is None:
+        if located is not None and located.offset != OUTSIDE and change.excluded_reason is None:
             chunk = loaded.chunk_of(path, located.offset)
         return FindingAdded(finding_of(row, chunk))
 
@@ -320,8 +376,13 @@ def _check_id(finding_id: object) -> None:
 
 
 def _wanted(
-    finding_id: object, status: str | None, severity: str | None, message: str | None
+    finding_id: object,
+    status: str | None,
+    severity: str | None,
+    message: str | None,
+    comment: str | None = None,
 ) -> dict[str, str]:
+    """The columns to change (and ``comment``, the reply to add), checked."""
     _check_id(finding_id)
     wanted: dict[str, str] = {}
     if status is not None:
@@ -329,32 +390,36 @@ def _wanted(
     if severity is not None:
         wanted["severity"] = arguments.choice("severity", severity, SEVERITIES)
     if message is not None:
-        wanted["message"] = arguments.text("message", message, MAX_MESSAGE_CHARS)
+        wanted["message"] = arguments.text("message", message, FINDING_MESSAGE_CHARS)
+    if comment is not None:
+        wanted["comment"] = arguments.text("comment", comment, FINDING_COMMENT_CHARS)
     if not wanted:
         raise InvalidArgument(
-            "Nothing to change: pass status, severity or message.",
-            suggestion="e.g. status='resolved' once the problem is fixed, or 'dismissed'.",
+            "Nothing to change: pass status, severity, message or comment.",
+            suggestion="e.g. status='resolved' once the problem is fixed, or 'dismissed' with "
+            "comment='why'.",
         )
     return wanted
 
 
-def _apply(conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str]) -> sqlite3.Row:
-    if wanted.get("status") == "open":
-        was = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
-        if was is not None and was["status"] == "outdated":
-            raise InvalidArgument(
-                f"Finding {finding_id} is outdated: the lines it points at changed after it was "
-                "written, and its line numbers are those of an earlier revision.",
-                suggestion="If the problem is still there, add a finding on the lines as they "
-                "are now (add_finding); resolve or dismiss this one.",
-                cli_suggestion="If the problem is still there, add a finding on the lines as "
-                "they are now (`diffchunk finding add`); resolve or dismiss this one.",
-            )
-    sets = ", ".join(f"{column} = ?" for column in wanted)
+def _apply(
+    conn: sqlite3.Connection, finding_id: int, wanted: dict[str, str], author: str = ""
+) -> sqlite3.Row:
+    columns = {k: v for k, v in wanted.items() if k != "comment"}
+    stamp = now()
+    sets = "".join(f"{column} = ?, " for column in columns)
     conn.execute(
-        f"UPDATE findings SET {sets}, updated_at = ? WHERE id = ?",
-        (*wanted.values(), now(), finding_id),
+        f"UPDATE findings SET {sets}updated_at = ? WHERE id = ?",
+        (*columns.values(), stamp, finding_id),
     )
+    reply = None
+    if "comment" in wanted:
+        reply = conn.execute(
+            "INSERT INTO finding_comments (finding_id, author, body, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (finding_id, author, wanted["comment"], columns.get("status"), stamp),
+        ).lastrowid
+    merge.finding_changed(conn, finding_id, author, columns, reply)
     row: sqlite3.Row = conn.execute("SELECT * FROM findings WHERE id = ?", (finding_id,)).fetchone()
     return row
 
@@ -365,13 +430,14 @@ def update_finding(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding of this diff's review: its status (open, resolved, dismissed),
-    severity or message."""
-    wanted = _wanted(finding_id, status, severity, message)
+    severity or message, and/or add a reply (``comment``) to its thread."""
+    wanted = _wanted(finding_id, status, severity, message, comment)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> Finding:
         row = conn.execute(
@@ -382,10 +448,49 @@ def update_finding(
                 f"This review ({ctx.review.source.label}) has no finding {finding_id}.",
                 suggestion="list_findings(status='all') lists its findings and their ids.",
             )
-        row = _apply(conn, finding_id, wanted)
-        return finding_of(row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
+        note = None
+        if wanted.get("status") == "open" and _status(conn, finding_id) == "outdated":
+            note = _reopened(conn, finding_id, ctx)
+        row = _apply(conn, finding_id, wanted, author_of(ctx))
+        found = with_thread(conn, row, row_chunk(ctx.loaded, row, same_lines(conn, ctx.revision)))
+        return replace(found, note=note) if note is not None else found
 
     return in_review(absolute_file_path, work, store=store, record=record)
+
+
+def _status(conn: sqlite3.Connection, finding_id: int) -> str | None:
+    row = conn.execute("SELECT status FROM findings WHERE id = ?", (finding_id,)).fetchone()
+    return None if row is None else str(row["status"])
+
+
+def _reopened(conn: sqlite3.Connection, finding_id: int, ctx: Context | None) -> str:
+    """An outdated finding reopened: its lines are those of another revision; where they
+    are now in this diff's commits (the finding then moves there), if anywhere."""
+    row = conn.execute(
+        "SELECT f.*, v.head AS rev_head FROM findings f LEFT JOIN revisions v "
+        "ON v.id = f.revision_id WHERE f.id = ?",
+        (finding_id,),
+    ).fetchone()
+    at = f"commit {row['rev_head'][:SHORT_ID]}" if row["rev_head"] else "another revision"
+    if row["line"] is None:
+        return f"Reopened: it was written on {at}, on the whole of {row['file_path']}."
+    if ctx is None:
+        return (
+            f"Reopened: its lines belong to {at}, not to the range as it is now; load the "
+            "range and list it to see where they are."
+        )
+    now = where_now(ctx.loaded, row["file_path"], row["side"], row["lines"])
+    if now is None:
+        return (
+            f"Reopened: its lines belong to {at}; they are nowhere in {row['file_path']} "
+            f"({row['side']} side) now, so its line numbers are those of that revision."
+        )
+    conn.execute(
+        "UPDATE findings SET revision_id = ?, line = ?, end_line = ? WHERE id = ?",
+        (ctx.revision.id, now[0], now[1], finding_id),
+    )
+    span = f"line {now[0]}" if now[0] == now[1] else f"lines {now[0]}-{now[1]}"
+    return f"Reopened: its lines were those of {at}; they are now at {row['side']} {span}."
 
 
 def update_finding_by_id(
@@ -393,11 +498,12 @@ def update_finding_by_id(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     record: RecordStore | None = None,
 ) -> Finding:
     """Change a finding named by its id alone (ids are unique in the record)."""
-    return update_findings_by_id([finding_id], status, severity, message, record=record)[0]
+    return update_findings_by_id([finding_id], status, severity, message, comment, record=record)[0]
 
 
 def update_findings_by_id(
@@ -405,6 +511,7 @@ def update_findings_by_id(
     status: str | None = None,
     severity: str | None = None,
     message: str | None = None,
+    comment: str | None = None,
     *,
     record: RecordStore | None = None,
 ) -> list[Finding]:
@@ -414,7 +521,7 @@ def update_findings_by_id(
         raise InvalidArgument("Name at least one finding id.")
     for finding_id in finding_ids:
         _check_id(finding_id)
-    wanted = _wanted(finding_ids[0], status, severity, message)
+    wanted = _wanted(finding_ids[0], status, severity, message, comment)
 
     def work(conn: sqlite3.Connection) -> list[Finding]:
         holes = ",".join("?" * len(finding_ids))
@@ -430,9 +537,26 @@ def update_findings_by_id(
                 suggestion="`diffchunk finding list <range or diff file> --status all` lists "
                 "a review's findings and their ids.",
             )
-        return [finding_of(_apply(conn, i, wanted)) for i in finding_ids]
+        notes = {
+            i: _reopened(conn, i, None)
+            for i in finding_ids
+            if wanted.get("status") == "open" and _status(conn, i) == "outdated"
+        }
+        rows = [_apply(conn, i, wanted, _author_of_finding(conn, i)) for i in finding_ids]
+        return [replace(with_thread(conn, r), note=notes.get(int(r["id"]))) for r in rows]
 
     return (record if record is not None else default_record()).write(work)
+
+
+def _author_of_finding(conn: sqlite3.Connection, finding_id: int) -> str:
+    """Who writes on a finding named by id: the reviewer of its review's repository."""
+    row = conn.execute(
+        "SELECT r.kind, r.repository_path FROM findings f JOIN reviews r ON r.id = f.review_id "
+        "WHERE f.id = ?",
+        (finding_id,),
+    ).fetchone()
+    git_review = row is not None and row["kind"] == "git"
+    return reviewer(row["repository_path"] if git_review else None)
 
 
 def _shortened_finding(finding: Finding, size: int, room: int) -> tuple[Finding, int]:
@@ -454,12 +578,17 @@ def list_findings(
     file_pattern: str | None = None,
     offset: int = 0,
     limit: int | None = None,
+    author: str | None = None,
     *,
     store: SessionStore | None = None,
     record: RecordStore | None = None,
     max_chars: int | None = RECORD_RESPONSE_CHARS,
 ) -> FindingsPage:
-    """The review's findings in diff order, filtered and paged (``next_offset``)."""
+    """The review's findings in diff order, filtered and paged (``next_offset``);
+    ``author``: only those whose author holds this text (any case)."""
+    if author is not None and not isinstance(author, str):
+        raise InvalidArgument(f"author must be text, got {author!r}.")
+    who = author.strip().casefold() if author is not None else ""
     wanted_status = arguments.choice("status", status, STATUS_FILTERS)
     severities: tuple[str, ...] = SEVERITIES
     if severity is not None:
@@ -486,10 +615,16 @@ def list_findings(
             if (wanted_status == "all" or row["status"] == wanted_status)
             and row["severity"] in severities
             and (files is None or row["file_path"] in files)
+            and (not who or who in (row["author"] or "").casefold())
         ]
         found = in_order(ctx.loaded, kept, same_lines(conn, ctx.revision))
         check_page(offset, limit, len(found), "findings")
         end = len(found) if limit is None else min(len(found), offset + limit)
+        replies = threads(conn, [f.id for f in found[offset:end]])
+        for i in range(offset, end):
+            thread = replies.get(found[i].id)
+            if thread:
+                found[i] = replace(found[i], thread=tuple(thread), thread_total=len(thread))
         page, stop = fill_page(
             lambda i: (found[i], json_size(found[i].to_dict())),
             offset,

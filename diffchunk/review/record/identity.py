@@ -7,9 +7,12 @@ moves (it is content-addressed by the two commits), yet the review must stay
 the same.  So every range load records, in one transaction
 (:func:`record_range_load`):
 
-- the review, found or created by its identity: the repository's common dir
-  plus the range as given, normalised (``commits:main..feature``,
-  ``worktree:HEAD``, ``index:HEAD``; plus the work tree for the last two);
+- the review, found or created: for commits, by its keys (the commits, and the
+  head's branch when it was given as one: :mod:`.continuity`), so that any
+  spelling of the same change continues it; for the working tree or the index,
+  by the repository's common dir plus the range as given, normalised
+  (``worktree:HEAD``, ``index:HEAD``) and the work tree.  The review's
+  ``range`` is the spelling of its latest load;
 - the revision: base and head commits and the sha256 of the diff text
   (found again when the same diff is loaded again; the latest load is the
   review's current revision);
@@ -41,10 +44,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ...git.revisions import Mode, parse_range
 from .model import COMMITS_PREFIX, RecordedReview, ReviewSource, Revision
 from .store import now
+
+if TYPE_CHECKING:
+    from .continuity import BranchKey, Overlap
 
 
 def db_text(path: str) -> str:
@@ -236,10 +243,20 @@ def record_load(
     head: str | None,
     sha256: str,
     paths: Sequence[str] | None = None,
-) -> tuple[RecordedReview, Revision]:
+    *,
+    branch: BranchKey | None = None,
+    review_id: int | None = None,
+) -> tuple[RecordedReview, Revision, list[Overlap]]:
     """Record a range load: its review, its revision, and the diff file as their handle
-    (``paths``: those the range was limited to)."""
-    review = ensure_review(conn, source)
+    (``paths``: those the range was limited to).  A commit range's review is found by
+    its keys (:mod:`.continuity`; ``branch``: the head's branch, ``review_id``: the
+    review the load names); the third value names the earlier reviews a new review
+    may have been meant to continue."""
+    overlaps: list[Overlap] = []
+    if head is None or source.worktree is not None:
+        review = ensure_review(conn, source)
+    else:
+        review, overlaps = _commits_review(conn, source, base, head, branch, review_id)
     revision = ensure_revision(conn, review.id, base, head, sha256, loading=True, paths=paths)
     conn.execute(
         "INSERT INTO diff_files (path, review_id, revision_id, base, head, loaded_at) "
@@ -249,7 +266,54 @@ def record_load(
         "since_revision_id = NULL",
         (db_text(diff_path), review.id, revision.id, base, head, revision.loaded_at),
     )
-    return review, revision
+    return review, revision, overlaps
+
+
+def _respelled(
+    conn: sqlite3.Connection, review: RecordedReview, source: ReviewSource
+) -> RecordedReview:
+    """``review`` as last loaded: its range as this load spelled it (what the review page
+    and ``diffchunk status`` show and load again)."""
+    if review.source.range == source.range:
+        return review
+    conn.execute("UPDATE reviews SET range = ? WHERE id = ?", (source.range, review.id))
+    return _review(conn.execute("SELECT * FROM reviews WHERE id = ?", (review.id,)).fetchone())
+
+
+def _commits_review(
+    conn: sqlite3.Connection,
+    source: ReviewSource,
+    base: str | None,
+    head: str,
+    branch: BranchKey | None,
+    review_id: int | None,
+) -> tuple[RecordedReview, list[Overlap]]:
+    """The review a load of commits continues (see :mod:`.continuity`), created when
+    none, with the earlier reviews it overlaps when it is new."""
+    from . import continuity  # a range's load only
+
+    repository = source.repository or ""
+    wanted = continuity.keys(repository, base, head, branch)
+    if review_id is not None:
+        chosen = continuity.chosen(conn, review_id, repository)
+        continuity.attach(conn, chosen.id, wanted, take=True)
+        return _respelled(conn, chosen, source), []
+    found = continuity.find(conn, wanted)
+    known = review_by_id(conn, found) if found is not None else None
+    if known is not None:
+        continuity.attach(conn, known.id, wanted, take=False)
+        return _respelled(conn, known, source), []
+    number = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM reviews").fetchone()[0]
+    identity_text = f"key\0{wanted[0]}\0{number}"
+    conn.execute(
+        "INSERT INTO reviews (identity, kind, repository, repository_path, range, worktree, "
+        "diff_file, created_at) VALUES (?, 'git', ?, ?, ?, NULL, NULL, ?)",
+        (identity_text, source.repository, source.repository_path, source.range, now()),
+    )
+    row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (identity_text,)).fetchone()
+    review = _review(row)
+    continuity.attach(conn, review.id, wanted, take=True)
+    return review, continuity.overlapping(conn, review.id, repository, base, head, branch)
 
 
 def record_since_handle(

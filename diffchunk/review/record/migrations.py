@@ -46,6 +46,28 @@ Version 3 (:func:`m003_partial_revisions`):
   JSON list; NULL for the whole range.  Such a revision shows part of the
   branch: it is never the reviewed revision a later load is compared with,
   and a load of it neither compares nor re-anchors.
+
+Version 4 (:func:`m004_shared_review`), one review across spellings and people:
+
+- ``review_keys``: the keys that find a review of a commit range again
+  (:mod:`diffchunk.review.record.identity`): ``commits`` + repository + base
+  + head commit, and ``branch`` + repository + base + the head's branch
+  (``refs/heads/feature``).  A review owns many; a key names one review.
+- ``marks.author`` (part of the key: two reviewers mark the same file, each
+  once) and ``findings.author``: who wrote them (:mod:`diffchunk.review.record.people`);
+  ``''`` for what was written before authors were recorded.
+- ``finding_comments``: the thread of a finding (``update_finding(comment=...)``),
+  oldest first (by Lamport ``clock``, then ``uid``: the same order on every clone).
+- Sharing through a remote (:mod:`diffchunk.review.record.oplog`): ``uid`` of
+  reviews, findings and replies (the same on every clone); ``ops``, the
+  operations of the repository's reviews, written here (``local``) or read
+  from a remote, by id; ``findings.stamps``, the ``(clock, op)`` of the last
+  change of each of a finding's fields; ``mark_stamps``, the last operation on
+  each reviewed mark (a mark taken back stays taken back); ``review_aliases``,
+  the uids of other clones' reviews that are this review; ``sync_actors``, the
+  name of this record's log of each repository on its remotes; ``sync_seen``,
+  the commit of each other log last applied (a log that did not move is not
+  read again).
 """
 
 from __future__ import annotations
@@ -158,9 +180,93 @@ def m003_partial_revisions(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE revisions ADD COLUMN paths TEXT")
 
 
+def m004_shared_review(conn: sqlite3.Connection) -> None:
+    """Review keys, authors of marks and findings, and the findings' threads."""
+    statements = (
+        """CREATE TABLE review_keys (
+            key TEXT PRIMARY KEY,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE
+        ) WITHOUT ROWID""",
+        "CREATE INDEX review_keys_by_review ON review_keys (review_id)",
+        # Every review of a commit range is found again by its commits.
+        "INSERT OR IGNORE INTO review_keys (key, review_id) "
+        "SELECT 'commits' || char(0) || r.repository || char(0) || coalesce(v.base, '') "
+        "|| char(0) || v.head, r.id FROM reviews r JOIN revisions v ON v.review_id = r.id "
+        "WHERE r.kind = 'git' AND r.range LIKE 'commits:%' AND v.head IS NOT NULL "
+        "AND v.paths IS NULL ORDER BY v.load_seq",
+        """CREATE TABLE marks_v4 (
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            scope TEXT NOT NULL CHECK (scope IN ('file', 'part')),
+            change_id TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('seen', 'reviewed')),
+            author TEXT NOT NULL DEFAULT '',
+            revision_id INTEGER REFERENCES revisions(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (review_id, path, scope, change_id, kind, author)
+        ) WITHOUT ROWID""",
+        "INSERT INTO marks_v4 (review_id, path, scope, change_id, kind, author, revision_id, "
+        "created_at) SELECT review_id, path, scope, change_id, kind, '', revision_id, "
+        "created_at FROM marks",
+        "DROP INDEX marks_by_revision",
+        "DROP TABLE marks",
+        "ALTER TABLE marks_v4 RENAME TO marks",
+        "CREATE INDEX marks_by_revision ON marks (revision_id)",
+        "ALTER TABLE findings ADD COLUMN author TEXT NOT NULL DEFAULT ''",
+        """CREATE TABLE finding_comments (
+            id INTEGER PRIMARY KEY,
+            finding_id INTEGER NOT NULL REFERENCES findings(id) ON DELETE CASCADE,
+            author TEXT NOT NULL,
+            body TEXT NOT NULL,
+            status TEXT,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX finding_comments_by_finding ON finding_comments (finding_id)",
+        # Sharing (:mod:`diffchunk.review.record.oplog`).
+        "ALTER TABLE reviews ADD COLUMN uid TEXT",
+        "CREATE UNIQUE INDEX reviews_by_uid ON reviews (uid)",
+        "ALTER TABLE findings ADD COLUMN uid TEXT",
+        "CREATE UNIQUE INDEX findings_by_uid ON findings (uid)",
+        "ALTER TABLE findings ADD COLUMN stamps TEXT",
+        "ALTER TABLE finding_comments ADD COLUMN uid TEXT",
+        "ALTER TABLE finding_comments ADD COLUMN clock INTEGER NOT NULL DEFAULT 0",
+        "CREATE UNIQUE INDEX finding_comments_by_uid ON finding_comments (uid)",
+        """CREATE TABLE ops (
+            id TEXT PRIMARY KEY,
+            clock INTEGER NOT NULL,
+            repository TEXT NOT NULL,
+            local INTEGER NOT NULL,
+            body TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX ops_by_repository ON ops (repository, local, clock)",
+        """CREATE TABLE mark_stamps (
+            key TEXT PRIMARY KEY,
+            clock INTEGER NOT NULL,
+            op TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE sync_actors (
+            repository TEXT PRIMARY KEY,
+            actor TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE sync_seen (
+            repository TEXT NOT NULL,
+            log TEXT NOT NULL,
+            commit_id TEXT NOT NULL,
+            PRIMARY KEY (repository, log)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE review_aliases (
+            uid TEXT PRIMARY KEY,
+            review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE
+        ) WITHOUT ROWID""",
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
 #: Every migration, in the order they run.  Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial,
     m002_incremental_review,
     m003_partial_revisions,
+    m004_shared_review,
 )

@@ -23,6 +23,10 @@ WRITE_ANSWER_LINE_CHARS = 160
 itself is not sent back (21 acknowledgements of whole findings cost a review
 as much as a file's diff)."""
 
+FINDING_COMMENTS_SHOWN = 20
+"""Replies of a thread a finding carries in an answer (the latest): a discussion
+longer than that is read in the export, whole."""
+
 
 @dataclass(frozen=True, slots=True)
 class Totals:
@@ -94,8 +98,29 @@ class FindingsSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Comment:
+    """A reply on a finding's thread (``update_finding(comment=...)``): who, what, when,
+    and the status the same update set (None when it set none)."""
+
+    author: str
+    body: str
+    created_at: str
+    status: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"author": self.author, "body": self.body, "at": self.created_at}
+        if self.status is not None:
+            result["status"] = self.status
+        return result
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """A finding as stored; ``chunk`` is filled in for the load it is shown with."""
+    """A finding as stored; ``chunk`` is filled in for the load it is shown with;
+    ``author``: who wrote it ('' before authors were recorded); ``thread``: its
+    replies, oldest first (the latest :data:`FINDING_COMMENTS_SHOWN`
+    in a tool's answer, all of them in the export document); ``thread_total``:
+    how many it has."""
 
     id: int
     review_id: int
@@ -113,6 +138,10 @@ class Finding:
     created_at: str
     updated_at: str
     chunk: int | None = None
+    author: str = ""
+    thread: tuple[Comment, ...] = ()
+    thread_total: int = 0
+    note: str | None = None  # what an answer must say of it (a reopened outdated finding)
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as a tool answers it: ``lines`` and ``suggestion`` cut to a head and
@@ -125,11 +154,17 @@ class Finding:
             result["lines_cut"] = lines_cut.to_dict()
         if suggestion_cut is not None:
             result["suggestion_cut"] = suggestion_cut.to_dict()
+        if len(self.thread) > FINDING_COMMENTS_SHOWN:
+            result["thread"] = result["thread"][-FINDING_COMMENTS_SHOWN:]
+        if self.thread_total > len(result.get("thread", ())):
+            result["thread_total"] = self.thread_total
+        if self.note is not None:
+            result["note"] = self.note
         return result
 
     def record_dict(self) -> dict[str, Any]:
         """The finding whole, as the record keeps it (the export document's form)."""
-        return {
+        result: dict[str, Any] = {
             "id": self.id,
             "file_path": self.file_path,
             "side": self.side,
@@ -144,6 +179,11 @@ class Finding:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
+        if self.author:
+            result["author"] = self.author
+        if self.thread:
+            result["thread"] = [c.to_dict() for c in self.thread]
+        return result
 
 
 # --------------------------------------------------------------------------
@@ -195,10 +235,28 @@ class MarkResult:
 
 @dataclass(frozen=True, slots=True)
 class FindingAdded:
+    """What ``add_finding`` did: the finding it opened, or (``earlier``) the dismissed or
+    resolved finding of the repository it matches, which it did not open again."""
+
     finding: Finding
+    earlier: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
+        if self.earlier:
+            reason = f.thread[-1].body if f.thread else None
+            return {
+                "added": False,
+                "earlier": {
+                    "id": f.id,
+                    "review_id": f.review_id,
+                    "status": f.status,
+                    "reason": clip(reason)[0] if reason is not None else None,
+                    "author": f.author or None,
+                },
+                "note": f"A finding like this one was {f.status} (finding {f.id}); not added "
+                "again. Pass force=true to add it anyway.",
+            }
         lines, cut = clip(f.lines)
         result = {
             "id": f.id,
@@ -218,7 +276,10 @@ class FindingAdded:
         """The answer in a line (the MCP tool's): the id, where it sits
         (``path:line``, ``path:first-last``, ``(old)`` for the old side, the path
         alone for the whole file) and the first line it anchored to, cut to
-        :data:`WRITE_ANSWER_LINE_CHARS`."""
+        :data:`WRITE_ANSWER_LINE_CHARS`; a finding not added again (``earlier``)
+        answers as :meth:`to_dict` does."""
+        if self.earlier:
+            return self.to_dict()
         f = self.finding
         at = f.file_path
         if f.line is not None:
@@ -294,6 +355,10 @@ class ReviewStatus:
     next_offset: int | None = None
     changed_files: tuple[str, ...] = ()  # files reviewed before and changed since
     since_review: SinceStatus | None = None
+    # author -> {"reviewed": files of this load, "findings": written}
+    reviewers: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # (path, review id, author): reviewed as the identical change in another review
+    reviewed_elsewhere: tuple[tuple[str, int, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -301,9 +366,18 @@ class ReviewStatus:
             "totals": self.totals.to_dict(),
             "chunks": [c.to_dict() for c in self.chunks],
             "total_chunks": self.total_chunks,
-            "findings": self.findings.to_dict(),
+            "findings": self.findings.to_dict(outdated=self.findings.outdated > 0),
             "next_chunk": self.next_chunk,
         }
+        if self.reviewers:
+            result["reviewers"] = {k: dict(v) for k, v in self.reviewers.items()}
+        if self.reviewed_elsewhere:
+            shown = self.reviewed_elsewhere[:STATUS_CHANGED_LISTED]
+            result["reviewed_elsewhere"] = [
+                {"path": p, "review": r, "by": a or None} for p, r, a in shown
+            ]
+            if len(self.reviewed_elsewhere) > len(shown):
+                result["reviewed_elsewhere_total"] = len(self.reviewed_elsewhere)
         if self.changed_files:
             result["changed_files"] = list(self.changed_files)
         if self.since_review is not None:

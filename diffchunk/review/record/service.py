@@ -27,7 +27,7 @@ from ..paging import check_page, fill_page
 from . import changes, coverage, since
 from .changes import PartRef, RecordedDiff
 from .context import Context, in_review
-from .findings import findings_summary
+from .findings import author_of, findings_summary
 from .results import ChunkStatus, MarkResult, ReviewStatus, SinceStatus
 from .store import RecordStore
 
@@ -94,14 +94,17 @@ def mark_reviewed(
 
     def work(conn: sqlite3.Connection, ctx: Context) -> MarkResult:
         review_id, revision_id = ctx.review.id, ctx.revision.id
+        author = author_of(ctx)
         # The marks as they are, then what this write makes of them (one read).
-        marks = coverage.load(conn, [review_id], loaded)
+        marks = coverage.review_marks(conn, ctx.review, loaded)
         if shares and reviewed:
-            coverage.add_marks(conn, review_id, revision_id, loaded, shares, "reviewed")
+            coverage.add_marks(conn, review_id, revision_id, loaded, shares, "reviewed", author)
         elif shares:
-            coverage.remove_reviewed(conn, review_id, revision_id, loaded, shares)
+            coverage.remove_reviewed(conn, review_id, revision_id, loaded, shares, author)
         elif reviewed:
-            coverage.add_file_marks(conn, review_id, revision_id, loaded, ordinals, "reviewed")
+            coverage.add_file_marks(
+                conn, review_id, revision_id, loaded, ordinals, "reviewed", author
+            )
         else:
             coverage.remove_file_marks(conn, review_id, loaded, ordinals)
         if shares:
@@ -157,7 +160,7 @@ def review_status(
     end = total if limit is None else min(total, offset + limit)
 
     def work(conn: sqlite3.Connection, ctx: Context) -> ReviewStatus:
-        marks = coverage.load(conn, [ctx.review.id], loaded)
+        marks = coverage.review_marks(conn, ctx.review, loaded)
         against, found = _since_status(conn, ctx, marks)
 
         def sized(i: int) -> tuple[ChunkStatus, int]:
@@ -171,6 +174,12 @@ def review_status(
             return status, json_size(status.to_dict())
 
         page, stop = fill_page(sized, offset, end, max_chars, shorten=_shortened_status)
+        elsewhere = tuple(
+            (loaded.path_of(o), *where)
+            for o in sorted(marks.elsewhere)
+            for where in (marks.reviewed_elsewhere(o),)
+            if where is not None
+        )
         return ReviewStatus(
             review=ctx.review,
             revision=ctx.revision,
@@ -182,6 +191,8 @@ def review_status(
             next_offset=stop if stop < total else None,
             changed_files=tuple(islice(_changed(marks), STATUS_CHANGED_LISTED)),
             since_review=against,
+            reviewers=coverage.by_reviewer(conn, ctx.review.id, loaded),
+            reviewed_elsewhere=elsewhere,
         )
 
     return in_review(absolute_file_path, work, record=record, loaded=loaded, writes=False)

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ...errors import InvalidArgument
 from ...limits import RECORD_SIDE_WRITE_SECONDS
 from . import identity
 from .store import RecordStore, default_record
@@ -26,6 +27,7 @@ from .store import RecordStore, default_record
 if TYPE_CHECKING:
     from ..sessions.store import Session, SessionStore
     from .changes import PartRef
+    from .continuity import BranchKey, Overlap
 
 _SEEN_KEPT = 4_096
 """Shares this process remembers having recorded as seen, so a chunk read again
@@ -57,6 +59,7 @@ def record_seen(
     again.
     """
     from . import changes, coverage  # not needed by a range load
+    from .people import reviewer
 
     target = record if record is not None else default_record()
     try:
@@ -75,7 +78,9 @@ def record_seen(
 
         def work(conn: sqlite3.Connection) -> None:
             review, revision = identity.resolve(conn, loaded.path, loaded.sha256)
-            coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen")
+            source = review.source
+            author = reviewer(source.repository_path if source.kind == "git" else None)
+            coverage.add_marks(conn, review.id, revision.id, loaded, shares, "seen", author)
 
         target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
         with _seen_lock:
@@ -116,19 +121,37 @@ def record_range_load(
     head: str | None,
     record: RecordStore | None = None,
     paths: Sequence[str] | None = None,
-) -> None:
+    branch: BranchKey | None = None,
+    review_id: int | None = None,
+) -> list[Overlap]:
     """Record a range load (see :mod:`.identity`; ``paths``: those the range was limited
-    to).  Best effort, as :func:`record_seen`: a short wait for the lock, logged on
-    failure."""
+    to; ``branch``: the head's branch; ``review_id``: the review the load continues).
+    Best effort, as :func:`record_seen`: a short wait for the lock, logged on failure;
+    only a ``review_id`` the record does not hold is an error.  Returns the earlier
+    reviews a new review overlaps (:mod:`.continuity`)."""
     target = record if record is not None else default_record()
     try:
         source = identity.git_source(common_dir, repository_path, revision_range, staged, worktree)
 
-        def work(conn: sqlite3.Connection) -> None:
-            identity.record_load(conn, session.path, source, base, head, session.digest, paths)
+        def work(conn: sqlite3.Connection) -> list[Overlap]:
+            return identity.record_load(
+                conn,
+                session.path,
+                source,
+                base,
+                head,
+                session.digest,
+                paths,
+                branch=branch,
+                review_id=review_id,
+            )[2]
 
-        target.write(work, wait=RECORD_SIDE_WRITE_SECONDS)
+        wait = RECORD_SIDE_WRITE_SECONDS if review_id is None else None
+        return target.write(work, wait=wait)
+    except InvalidArgument:
+        raise
     except Exception as exc:  # the load's answer must not depend on the record
         logger.warning(
             "The load of %s was not recorded in the review record: %s", session.path, exc
         )
+        return []

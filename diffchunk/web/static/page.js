@@ -649,13 +649,15 @@
       card.appendChild(el("div", "muted", "Suggested change:"));
       card.appendChild(el("pre", null, f.suggestion));
     }
-    if (Array.isArray(f.comments) && f.comments.length) {
+    const replies = Array.isArray(f.thread) ? f.thread : f.comments;
+    if (Array.isArray(replies) && replies.length) {
       const thread = el("div", "thread");
-      for (const c of f.comments) {
+      for (const c of replies) {
         const item = el("div", "comment");
         const who = el("div", "meta");
         if (c.author) who.appendChild(el("span", "author", c.author));
-        if (c.created_at) who.appendChild(el("span", null, c.created_at));
+        if (c.status) who.appendChild(el("span", "status", c.status));
+        if (c.at || c.created_at) who.appendChild(el("span", null, c.at || c.created_at));
         item.appendChild(who);
         item.appendChild(el("div", "text", c.text !== undefined ? c.text : c.body !== undefined ? c.body : c.comment));
         thread.appendChild(item);
@@ -671,8 +673,31 @@
         actions.appendChild(button("Reopen", "Open it again", () => setStatus(f.id, "open")));
       }
       card.appendChild(actions);
+      const reply = el("div", "reply");
+      const box = el("textarea", "reply-text");
+      box.rows = 2;
+      box.placeholder = "Reply (kept on the finding's thread)";
+      box.setAttribute("aria-label", "Reply to finding " + f.id);
+      reply.appendChild(box);
+      reply.appendChild(button("Reply", "Add this reply to the thread", () => addReply(f.id, box)));
+      card.appendChild(reply);
     }
     return card;
+  }
+
+  async function addReply(id, box) {
+    const comment = box.value.trim();
+    if (!comment) {
+      say("Write a reply first.", true);
+      return;
+    }
+    try {
+      await api("findings/" + id, {}, { view: state.view, comment });
+      say("");
+      await refresh(true);
+    } catch (error) {
+      say(errorText(error), true);
+    }
   }
 
   async function setStatus(id, status) {

@@ -59,7 +59,7 @@ def test_a_finding_that_followed_the_branch_is_on_its_new_lines_in_every_format(
     ((comment),) = out["github"]["comments"]
     assert (comment["path"], comment["line"], comment["side"]) == ("a.py", 32, "RIGHT")
     run = out["sarif"]["runs"][0]
-    assert run["versionControlProvenance"][0]["revisionId"] == head
+    assert run["properties"]["diffchunk"]["revision"]["head"] == head  # no remote: no provenance
     (result,) = run["results"]
     region = result["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["endLine"]) == (32, 32) and "fixes" in result

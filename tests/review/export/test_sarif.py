@@ -12,7 +12,7 @@ from test_data import DATA
 
 from diffchunk import __version__
 from diffchunk.review.export import render
-from tests.support.export_docs import SAMPLE_DIFF, DocumentBuilder, sample_review
+from tests.support.export_docs import SAMPLE_DIFF, DocumentBuilder, git_source, sample_review
 
 SCHEMAS = DATA / "schemas"
 
@@ -184,14 +184,16 @@ def test_resolved_and_dismissed_findings_say_so() -> None:
 
 def test_the_review_source_is_carried() -> None:
     run = _sarif()["runs"][0]
-    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == "file:///home/dana/src/shop/"
+    assert "originalUriBaseIds" not in run  # where the repository lies here stays here
     assert run["versionControlProvenance"] == [
         {
-            "repositoryUri": "file:///home/dana/src/shop",
+            "repositoryUri": "https://github.com/dana/shop.git",
             "revisionId": "95e51ccdb6c5afd6512d6465ae6bc48a6360cf12",
         }
     ]
     props = run["properties"]["diffchunk"]
+    assert props["source"]["repository"] == "https://github.com/dana/shop.git"
+    assert "/home/dana" not in json.dumps(_sarif())
     assert props["source"]["range"] == "main..feature"
     assert props["revision"]["sha256"] and props["coverage"]["files"] == 8
     assert props["findingsSummary"]["open"]["blocker"] == 1
@@ -201,7 +203,31 @@ def test_a_diff_file_source_is_carried_without_a_repository() -> None:
     source = {"kind": "file", "diff_file": "/home/dana/changes.diff", "sha256": "ab" * 32}
     run = _sarif(source=source)["runs"][0]
     assert "versionControlProvenance" not in run and "originalUriBaseIds" not in run
-    assert run["properties"]["diffchunk"]["source"]["diff_file"] == "/home/dana/changes.diff"
+    assert run["properties"]["diffchunk"]["source"]["diff_file"] == "changes.diff"
+
+
+@pytest.mark.parametrize(
+    ("name", "uri"),
+    [
+        ("git@github.com:dana/shop.git", "ssh://git@github.com/dana/shop.git"),
+        ("github.com:dana/shop.git", "ssh://github.com/dana/shop.git"),
+        ("shop", None),
+        (None, None),
+    ],
+)
+def test_the_repository_is_named_by_its_remote_never_by_a_local_path(
+    name: str | None, uri: str | None
+) -> None:
+    source = {k: v for k, v in git_source().items() if k != "name"}
+    if name is not None:
+        source["name"] = name
+    log = _sarif(source=source)
+    run = log["runs"][0]
+    if uri is None:
+        assert "versionControlProvenance" not in run
+    else:
+        assert run["versionControlProvenance"][0]["repositoryUri"] == uri
+    assert "/home/dana" not in json.dumps(log) and "file:" not in json.dumps(log)
 
 
 def test_fingerprints_are_stable_and_distinct() -> None:

@@ -11,7 +11,6 @@ from gitrepo import commit, git
 from incrementalkit import branch_text, five_files, load
 from recordkit import numbered
 
-from diffchunk.errors import InvalidArgument
 from diffchunk.review import record as core
 from diffchunk.review.export import render
 from diffchunk.review.export.document import load_document
@@ -105,21 +104,31 @@ def test_an_outdated_finding_in_the_exports(repo: Path) -> None:
     assert export.findings[0].anchor_head == first.head
 
 
-def test_an_outdated_finding_is_not_reopened(repo: Path) -> None:
+def test_an_outdated_finding_reopened_says_where_its_lines_are_now(repo: Path) -> None:
     first = load(repo)
     finding = core.add_finding(first.file_path, "f2.py", "Ten", line=10).finding
-    commit(repo, {"f2.py": branch_text("f2.py", {10: "f2 TEN"})})
-    again = load(repo)
-    with pytest.raises(
-        InvalidArgument, match=r"outdated.*add a finding on the lines as they are now"
-    ):
-        core.update_finding(again.file_path, finding.id, status="open")
-    with pytest.raises(InvalidArgument, match="outdated"):
-        update_finding_by_id(finding.id, status="open")
-    assert core.update_finding(again.file_path, finding.id, severity="nit").status == "outdated"
-    assert (
-        core.update_finding(again.file_path, finding.id, status="dismissed").status == "dismissed"
+    other = core.add_finding(first.file_path, "f3.py", "Ten too", line=10).finding
+    # Both lines change: both findings become outdated, and the load says which.
+    commit(
+        repo,
+        {"f2.py": branch_text("f2.py", {10: "f2 TEN"}), "f3.py": branch_text("f3.py", {10: "x"})},
     )
+    changed = load(repo).to_dict()["findings_followed"]
+    assert (changed["followed"], changed["outdated"]) == (0, 2)
+    assert [f["file_path"] for f in changed["outdated_findings"]] == ["f2.py", "f3.py"]
+    # f3's line comes back, two lines lower.
+    commit(repo, {"f3.py": "top\ntop\n" + branch_text("f3.py")})
+    again = load(repo)
+    assert core.review_status(again.file_path).to_dict()["findings"]["outdated"] == 2
+    gone = core.update_finding(again.file_path, finding.id, status="open").to_dict()
+    assert gone["status"] == "open" and gone["chunk"] is None
+    assert f"belong to commit {first.head[:12]}" in gone["note"]
+    assert "nowhere in f2.py" in gone["note"]
+    moved = core.update_finding(again.file_path, other.id, status="open").to_dict()
+    assert moved["note"].endswith("they are now at new line 12.")
+    assert (moved["line"], moved["end_line"], moved["chunk"]) == (12, 12, 1)
+    by_id = update_finding_by_id(finding.id, status="dismissed")
+    assert by_id.status == "dismissed"
 
 
 def test_a_finding_on_a_file_the_branch_no_longer_changes(repo: Path) -> None:

@@ -45,16 +45,26 @@ def test_findings_are_checked_against_the_hunks(repo: Path) -> None:
         "severity": "major",
         "lines": "a ten\n",
     }
+    # A range's file can take a finding on any of its lines, outside the hunks too.
+    outside = core.add_finding(path, "src/a.py", "a caller to check", line=25).finding
+    assert (outside.lines, outside.chunk) == ("a 25\n", None)
+    across = core.add_finding(path, "src/a.py", "across", line=12, end_line=40).finding
+    assert across.lines is not None and across.lines.count("\n") == 29
+    with pytest.raises(InvalidArgument, match=r"src/a\.py has 60 lines on the new side"):
+        core.add_finding(path, "src/a.py", "past the end", line=61)
+    old = core.add_finding(path, "SRC/A.PY", "was fine", line=40, side="old", severity="nit")
+    assert old.finding.lines == "a 40\n" and old.finding.side == "old"
+    assert core.add_finding(path, "src/a.py", "x", line=1, side="old").finding.lines == "a 1\n"
+    # A diff file offers only its hunks' lines.
+    diff = str(write_diff(repo, repo.parent / "x.diff", "main", "feature"))
     with pytest.raises(InvalidArgument) as refused:
-        core.add_finding(path, "src/a.py", "nowhere", line=25)
+        core.add_finding(diff, "src/a.py", "nowhere", line=25)
     assert "Line 25 of src/a.py is not inside one hunk on the new side" in str(refused.value)
     assert "new side hunks: 7-13, 37-43" in str(refused.value)
     with pytest.raises(InvalidArgument, match=r"Lines 12-40 .* not inside one hunk"):
-        core.add_finding(path, "src/a.py", "across", line=12, end_line=40)
-    old = core.add_finding(path, "SRC/A.PY", "was fine", line=40, side="old", severity="nit")
-    assert old.finding.lines == "a 40\n" and old.finding.side == "old"
+        core.add_finding(diff, "src/a.py", "across", line=12, end_line=40)
     with pytest.raises(InvalidArgument, match="old side hunks: 7-13, 37-43"):
-        core.add_finding(path, "src/a.py", "x", line=1, side="old")
+        core.add_finding(diff, "src/a.py", "x", line=1, side="old")
     whole = core.add_finding(path, "docs/c.md", "Rewrite this page", severity="question")
     assert whole.finding.line is None and whole.finding.chunk is None
     new_file = "src/big.py"
@@ -112,7 +122,8 @@ def test_update_list_and_page_findings(repo: Path) -> None:
     }
     with pytest.raises(InvalidArgument, match="has no finding 999999"):
         core.update_finding(path, 999999, status="resolved")
-    other = load_range(repo, "main...feature")  # another review does not reach it
+    (repo / "src/b.py").write_text("b changed\n")
+    other = load_range(repo, None)  # another review (the working tree) does not reach it
     with pytest.raises(InvalidArgument, match="has no finding"):
         core.update_finding(other, ids[1], status="resolved")
     with pytest.raises(InvalidArgument, match="Nothing to change"):
@@ -165,7 +176,8 @@ def test_export_document_keys(repo: Path) -> None:
     assert doc["exported_at"] == "2026-11-25T12:00:00Z"
     review = doc["review"]
     assert list(review) == ["id", "source", "revision"]
-    assert list(review["source"]) == ["kind", "repository", "range", "base", "head"]
+    assert list(review["source"]) == ["kind", "repository", "range", "base", "head", "name"]
+    assert review["source"]["name"] == repo.name  # no remote: the directory's name
     assert review["source"]["kind"] == "git" and review["source"]["range"] == "main..feature"
     assert review["source"]["repository"] == str(repo.resolve())
     assert review["source"]["head"] == git(repo, "rev-parse", "feature")
@@ -227,6 +239,7 @@ def test_export_document_keys(repo: Path) -> None:
         "chunk",
         "created_at",
         "updated_at",
+        "author",
         "anchor",
     ]
     head = doc["review"]["revision"]["head"]

@@ -104,6 +104,25 @@ FIXTURES: dict[
         [("UPDATE revisions SET paths = '[\"src\"]' WHERE id = 2", ())],
         [("SELECT id, paths FROM revisions ORDER BY id", [(1, None), (2, '["src"]')])],
     ),
+    "m004_shared_review": (
+        [
+            (
+                "INSERT INTO finding_comments (finding_id, author, body, created_at) "
+                "VALUES (1, 'Ada', 'not a bug: the caller checks', 't')",
+                (),
+            ),
+            ("UPDATE findings SET author = 'Ada' WHERE message = 'kept'", ()),
+        ],
+        [
+            ("SELECT author FROM marks", [("",)]),  # written before authors were recorded
+            ("SELECT author FROM findings", [("Ada",)]),
+            (
+                "SELECT author, body FROM finding_comments",
+                [("Ada", "not a bug: the caller checks")],
+            ),
+            ("SELECT count(*) FROM review_keys", [(0,)]),  # a diff file's review has none
+        ],
+    ),
 }
 
 

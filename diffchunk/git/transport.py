@@ -1,0 +1,109 @@
+"""The one git that may use a transport: ``diffchunk sync`` publishing the review record.
+
+Every other git diffchunk runs is sandboxed (:mod:`~diffchunk.git.runner`): no
+config but diffchunk's, no ``HOME``, ``GIT_ALLOW_PROTOCOL`` empty.  Sync is a
+person's action (``diffchunk sync``, or the pre-push hook when the repository
+sets ``diffchunk.sync``): it pushes and fetches ``refs/diffchunk/...`` with the
+user's own transport, as ``git push`` would, so its git runs with the user's
+environment (``HOME``: their global config, credential helpers, ssh keys and
+agent, proxies) and no sandbox walls.
+
+What keeps it apart:
+
+- it runs in a **bare repository of diffchunk's own** (one per reviewed
+  repository, in the state directory: :func:`sync_git_dir`), made with no
+  templates (so no hooks), never in the user's repository: the repository's
+  own config, hooks and filters are never read by it.  Its remote is a URL
+  read from the repository's config by diffchunk's parser
+  (:func:`~diffchunk.git.remotes.remote_url`);
+- the environment is the user's minus every ``GIT_*`` variable that places a
+  repository or changes what git reads (a pre-push hook runs with
+  ``GIT_DIR`` set); those that only concern the transport are kept
+  (:data:`_TRANSPORT_ENV`);
+- only :mod:`diffchunk.review.record.sync` imports this module, and neither
+  the MCP server nor the review page may import either (an import-linter
+  contract in ``pyproject.toml``): no MCP tool touches the network.
+
+Each git is bounded in time as any other
+(:data:`SYNC_GIT_TIME_LIMIT`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from ..paths import state_dir
+from .process import GitProcess
+from .runner import GitCommand
+
+SYNC_GIT_TIME_LIMIT = 300.0
+"""How long one git of ``diffchunk sync`` may run (a push or fetch over a slow
+network, a credential prompt answered by a person): minutes, not forever."""
+
+# The user's GIT_* variables a transport reads, kept as git push would see them.
+_TRANSPORT_ENV = frozenset(
+    {
+        "GIT_ASKPASS",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH_VARIANT",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_CAPATH",
+        "GIT_PROXY_COMMAND",
+        "GIT_PROXY_SSL_CERT",
+        "GIT_PROXY_SSL_KEY",
+        "GIT_PROXY_SSL_CAINFO",
+        "GIT_HTTP_USER_AGENT",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_PROTOCOL_FROM_USER",
+        "GIT_EXEC_PATH",
+        "GIT_TRACE",
+        "GIT_CURL_VERBOSE",
+    }
+)
+
+
+class TransportCommand(GitCommand):
+    """git in diffchunk's sync repository, with the user's transport (see the module doc)."""
+
+    def env(self, env_extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("GIT_") or name in _TRANSPORT_ENV
+        }
+        env.update(self.env_vars)
+        env.setdefault("LC_ALL", "C")  # messages are parsed
+        if env_extra:
+            env.update(env_extra)
+        return env
+
+    def start(self, args: Sequence[str], **kwargs: Any) -> GitProcess:
+        kwargs.setdefault("time_limit", SYNC_GIT_TIME_LIMIT)
+        return super().start(args, **kwargs)
+
+
+def sync_git_dir(common_dir: str) -> str:
+    """The sync repository of the repository whose common dir is ``common_dir``."""
+    key = hashlib.sha256(common_dir.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return os.path.join(state_dir(), "sync", f"{key}.git")
+
+
+def transport_command(common_dir: str) -> TransportCommand:
+    """git for syncing the record of the repository at ``common_dir``: in its sync
+    repository, made (bare, without templates) when missing."""
+    git_dir = sync_git_dir(common_dir)
+    command = TransportCommand(git_dir, MappingProxyType({"GIT_DIR": git_dir}))
+    if not os.path.isfile(os.path.join(git_dir, "HEAD")):
+        os.makedirs(git_dir, mode=0o700, exist_ok=True)
+        command.run(["init", "-q", "--bare", "--template=", git_dir])
+    return command

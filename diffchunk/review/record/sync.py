@@ -1,0 +1,256 @@
+"""``diffchunk sync``: one review record for everyone who reviews a repository, through
+its git remote, with no server.
+
+Each record keeps, per repository, a log of its own operations
+(:mod:`.oplog`) and publishes it on the remote as the ref
+``refs/diffchunk/log/<actor>`` (``actor``: this record's random name for that
+repository, :func:`actor`): a commit whose tree holds one file,
+``ops.jsonl``.  A sync (:func:`sync`):
+
+1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
+   sync repository, :mod:`diffchunk.git.transport`: never the user's);
+2. reads each other log that moved since it was last applied, bounded and checked (:func:`_read_log`: at most
+   :data:`SYNC_LOGS_MAX` logs, each at most
+   :data:`~diffchunk.limits.SYNC_LOG_MAX_BYTES`; a log that is not valid is
+   refused whole and named in the answer, the others are applied);
+3. applies their new operations (:mod:`.merge`) and writes this record's own
+   log, in one write of the record;
+4. commits that log (when it changed) and pushes it to the remote, force
+   (the ref is this record's alone).
+
+Every clone that syncs ends with the union of everyone's operations, and
+the merge rule makes equal unions equal records; syncing again changes
+nothing.  The remote is ``REMOTE`` (a remote's name, or a URL), else the one
+a push of the current branch goes to (:func:`~diffchunk.git.remotes.default_remote`);
+its URL is read from the repository's config by diffchunk's parser
+(``remote.<name>.pushurl`` for the push, ``remote.<name>.url``).
+
+Only the CLI (``diffchunk sync``) and the pre-push hook
+(``git config diffchunk.sync true``) call this module: the MCP server and the
+review page may not import it (``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import GitError, RecordLogRefused
+from ...git.remotes import default_remote, public_url, remote_url
+from ...git.repo import Repo, discover
+from ...git.transport import TransportCommand, transport_command
+from ...limits import SYNC_LOG_MAX_BYTES
+from . import merge, oplog
+from .public import repository_name
+from .store import RecordStore, default_record
+
+logger = logging.getLogger(__name__)
+
+LOG_REFS = "refs/diffchunk/log/"
+FETCHED = "refs/diffchunk/fetched/"
+LOG_FILE = "ops.jsonl"
+_ACTOR = re.compile(r"[0-9a-f]{32}")
+_COMMITTER = {
+    "GIT_AUTHOR_NAME": "diffchunk",
+    "GIT_AUTHOR_EMAIL": "diffchunk@localhost",
+    "GIT_COMMITTER_NAME": "diffchunk",
+    "GIT_COMMITTER_EMAIL": "diffchunk@localhost",
+}
+
+SYNC_LOGS_MAX = 1_000
+"""Most reviewers' logs fetched from one remote: more is a remote filled to hurt."""
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What a sync did (``remote``: as named; ``url``: without credentials)."""
+
+    remote: str
+    url: str
+    logs: int  # other reviewers' logs read (those that moved since the last sync)
+    applied: merge.Applied
+    published: int  # operations in this record's log
+    published_bytes: int
+    refused: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "url": self.url,
+            "logs_read": self.logs,
+            "operations": self.applied.to_dict(),
+            "published": self.published,
+            "published_bytes": self.published_bytes,
+            "refused": list(self.refused),
+        }
+
+
+def sync(
+    repo_path: str, remote: str | None = None, *, record: RecordStore | None = None
+) -> SyncResult:
+    """Publish this record's review log of the repository at ``repo_path`` to its remote
+    and apply everyone else's (see the module doc)."""
+    repo = discover(repo_path)
+    name = remote or default_remote(repo)
+    fetch_url, push_url = _urls(repo, name)
+    target = record if record is not None else default_record()
+    me = actor(target, repo.common_dir)
+    git = transport_command(repo.common_dir)
+    _fetch(git, fetch_url)
+    seen = target.read(lambda conn: _seen(conn, repo.common_dir))
+    logs, refused = _read_logs(git, me, seen)
+    public = repository_name(repo.path)
+
+    def work(conn: sqlite3.Connection) -> tuple[merge.Applied, bytes, int]:
+        ops = [op for _, _, found in logs for op in found]
+        applied = merge.apply(conn, ops, repo.common_dir, repo.path)
+        conn.executemany(
+            "INSERT OR REPLACE INTO sync_seen (repository, log, commit_id) VALUES (?, ?, ?)",
+            [(repo.common_dir, name, commit) for name, commit, _ in logs],
+        )
+        oplog.review_ops(conn, repo.common_dir)
+        own = list(oplog.ops_of(conn, repo.common_dir, local_only=True))
+        return applied, oplog.render(public, own), len(own)
+
+    applied, data, count = target.write(work)
+    _publish(git, push_url, me, data)
+    shown = public_url(push_url) or os.path.basename(push_url.rstrip("/")) or name
+    return SyncResult(name, shown, len(logs), applied, count, len(data), tuple(refused))
+
+
+def actor(record: RecordStore, common_dir: str) -> str:
+    """This record's name for its log of the repository at ``common_dir``."""
+
+    def work(conn: sqlite3.Connection) -> str:
+        row = conn.execute(
+            "SELECT actor FROM sync_actors WHERE repository = ?", (common_dir,)
+        ).fetchone()
+        if row is not None:
+            return str(row[0])
+        name = oplog.new_uid()
+        conn.execute(
+            "INSERT INTO sync_actors (repository, actor) VALUES (?, ?)", (common_dir, name)
+        )
+        return name
+
+    return record.write(work)
+
+
+def _urls(repo: Repo, name: str) -> tuple[str, str]:
+    """``(fetch URL, push URL)`` of the remote ``name`` (or of ``name`` as a URL)."""
+    url = remote_url(repo, name)
+    if url is None:
+        if "://" in name or os.path.isabs(name) or ":" in name:
+            return name, name
+        raise GitError(
+            f"The repository has no remote {name!r} to sync the review record with.",
+            suggestion="Name one (`diffchunk sync REMOTE`), or add it (`git remote add "
+            "origin URL`).",
+        )
+    item = repo.setting(f"remote.{name}.pushurl")
+    push = item.value if item is not None and item.value else url
+    return _absolute(repo, url), _absolute(repo, push)
+
+
+def _absolute(repo: Repo, url: str) -> str:
+    """A relative path of a local remote, from the repository's directory as git reads it."""
+    if "://" in url or os.path.isabs(url) or (":" in url and not url.startswith(".")):
+        return url
+    return os.path.normpath(os.path.join(repo.path, url))
+
+
+def _fetch(git: TransportCommand, url: str) -> None:
+    git.run(
+        [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--end-of-options",
+            url,
+            f"+{LOG_REFS}*:{FETCHED}*",
+        ],
+        what="git fetch of the review logs",
+    )
+
+
+def _seen(conn: sqlite3.Connection, repository: str) -> dict[str, str]:
+    return {
+        str(r[0]): str(r[1])
+        for r in conn.execute(
+            "SELECT log, commit_id FROM sync_seen WHERE repository = ?", (repository,)
+        )
+    }
+
+
+def _read_logs(
+    git: TransportCommand, me: str, seen: dict[str, str]
+) -> tuple[list[tuple[str, str, list[oplog.Op]]], list[str]]:
+    """The other reviewers' logs fetched that moved since last applied (``seen``), each
+    checked, with their commits; and those refused, with why."""
+    listed = git.text(["for-each-ref", "--format=%(refname) %(objectname)", FETCHED]).splitlines()
+    logs: list[tuple[str, str, list[oplog.Op]]] = []
+    refused: list[str] = []
+    if len(listed) > SYNC_LOGS_MAX:
+        refused.append(
+            f"the remote holds {len(listed):,} review logs (at most {SYNC_LOGS_MAX:,} are "
+            "read); the first ones by name were read"
+        )
+        listed = sorted(listed)[:SYNC_LOGS_MAX]
+    for entry in listed:
+        ref, _, commit = entry.rpartition(" ")
+        name = ref[len(FETCHED) :]
+        if name == me or seen.get(name) == commit:
+            continue
+        try:
+            logs.append((name, commit, _read_log(git, ref, name)))
+        except RecordLogRefused as exc:
+            refused.append(exc.message)
+    return logs, refused
+
+
+def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
+    where = f"{LOG_REFS}{name}"
+    if not _ACTOR.fullmatch(name):
+        raise RecordLogRefused(
+            f"The review log {where} was refused: its name is not one "
+            "diffchunk gives. Nothing of it was applied."
+        )
+    blob = f"{ref}:{LOG_FILE}"
+    size = git.run(["cat-file", "-s", blob], check=False)
+    if size.returncode != 0:
+        raise RecordLogRefused(
+            f"The review log {where} was refused: it holds no {LOG_FILE}. Nothing of it "
+            "was applied."
+        )
+    length = int(size.stdout.decode().strip() or 0)
+    if length > SYNC_LOG_MAX_BYTES:
+        raise RecordLogRefused(
+            f"The review log {where} was refused: it holds {length:,} bytes (at most "
+            f"{SYNC_LOG_MAX_BYTES:,}). Nothing of it was applied."
+        )
+    data = git.run(["cat-file", "blob", blob]).stdout
+    return oplog.parse(data, where)
+
+
+def _publish(git: TransportCommand, url: str, me: str, data: bytes) -> None:
+    """Commit ``data`` as this record's log (when it changed) and push it."""
+    ref = f"{LOG_REFS}{me}"
+    blob = git.text(["hash-object", "-w", "--stdin"], input=data)
+    tree = git.text(["mktree"], input=f"100644 blob {blob}\t{LOG_FILE}\n".encode())
+    parent = git.run(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], check=False)
+    head = parent.stdout.decode().strip() if parent.returncode == 0 else None
+    if head is None or git.text(["rev-parse", f"{head}^{{tree}}"]) != tree:
+        args = ["commit-tree", tree, "-m", "diffchunk review log"]
+        if head is not None:
+            args += ["-p", head]
+        commit = git.text(args, env_extra=_COMMITTER)
+        git.run(["update-ref", ref, commit])
+    git.run(
+        ["push", "--quiet", "--no-verify", "--end-of-options", url, f"+{ref}:{ref}"],
+        what="git push of the review log",
+    )

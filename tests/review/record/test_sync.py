@@ -1,0 +1,431 @@
+"""One review record for two reviewers on two clones, through a bare remote: concurrent
+writes synced in both orders, twice, leave equal and complete records; logs a hostile
+remote holds are refused; export and import round trip; the pre-push hook syncs.
+
+Each reviewer is a record and a cache of their own (DIFFCHUNK_STATE_DIR) and a name
+(DIFFCHUNK_REVIEWER), as on two machines; git is real, the remote a local bare repository.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import git, run_git, write_files
+from incrementalkit import five_files
+from recordkit import run_cli
+
+from diffchunk.errors import RecordLogRefused
+from diffchunk.git.repo import discover
+from diffchunk.review import record as core
+from diffchunk.review.incremental.load import load_git_diff
+from diffchunk.review.push_hook import install
+from diffchunk.review.record import exchange, oplog
+from diffchunk.review.record.store import default_record
+from diffchunk.review.record.sync import sync
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> dict[str, Path]:
+    """A bare remote of five_files and two clones of it, each with main and feature."""
+    origin = five_files(tmp_path / "origin")
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "clone", "-q", "--bare", str(origin), str(remote))
+    clones = {}
+    for name in ("ada", "bob"):
+        clone = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(remote), str(clone))
+        git(clone, "checkout", "-q", "feature")
+        git(clone, "branch", "-q", "main", "origin/main")
+        clones[name] = clone
+    return {"remote": remote, **clones}
+
+
+@contextlib.contextmanager
+def reviewer(name: str, tmp_path: Path) -> Iterator[None]:
+    """Act as ``name``: their record, cache and name."""
+    saved = {
+        k: os.environ.get(k)
+        for k in ("DIFFCHUNK_STATE_DIR", "DIFFCHUNK_CACHE_DIR", "DIFFCHUNK_REVIEWER")
+    }
+    os.environ["DIFFCHUNK_STATE_DIR"] = str(tmp_path / f"state-{name}")
+    os.environ["DIFFCHUNK_CACHE_DIR"] = str(tmp_path / f"cache-{name}")
+    os.environ["DIFFCHUNK_REVIEWER"] = name
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _load(clone: Path) -> str:
+    return load_git_diff(str(clone), "main..feature").file_path
+
+
+def state(clone: Path) -> dict[str, Any]:
+    """What a record holds of the review of main..feature, by uid (not by local id)."""
+    review = core.review_status(_load(clone)).review.id
+
+    def read(conn: Any) -> dict[str, Any]:
+        findings = {}
+        for row in conn.execute("SELECT * FROM findings WHERE review_id = ?", (review,)):
+            thread = [
+                (c["author"], c["body"], c["status"])
+                for c in conn.execute(
+                    "SELECT * FROM finding_comments WHERE finding_id = ? "
+                    "ORDER BY clock, coalesce(uid, ''), id",
+                    (row["id"],),
+                )
+            ]
+            findings[row["uid"]] = (
+                row["file_path"],
+                row["line"],
+                row["status"],
+                row["severity"],
+                row["message"],
+                row["author"],
+                thread,
+            )
+        marks = sorted(
+            tuple(r)
+            for r in conn.execute(
+                "SELECT path, scope, change_id, author FROM marks WHERE review_id = ? "
+                "AND kind = 'reviewed'",
+                (review,),
+            )
+        )
+        return {"findings": findings, "marks": marks}
+
+    return default_record().read(read)
+
+
+def _ops(clone: Path) -> list[str]:
+    lines = exchange.export_log(str(clone)).decode().splitlines()[1:]
+    return sorted(lines)
+
+
+def test_two_reviewers_writing_at_once_and_syncing_in_both_orders_twice_agree(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    ada, bob = team["ada"], team["bob"]
+    with reviewer("ada", tmp_path):
+        a = _load(ada)
+        core.mark_reviewed(a, file_pattern="f1.py")
+        core.mark_reviewed(a, file_pattern="f2.py")
+        shared = core.add_finding(a, "f1.py", "f1 ten is off by one", line=10).finding.id
+        core.add_finding(a, "f3.py", "f3 ten needs a test", line=10, severity="minor")
+    with reviewer("bob", tmp_path):
+        b = _load(bob)
+        core.mark_reviewed(b, file_pattern="f2.py")
+        core.mark_reviewed(b, file_pattern="f4.py")
+        mine = core.add_finding(b, "f4.py", "f4 ten leaks a handle", line=10).finding.id
+        core.update_finding(b, mine, comment="Seen in production too.")
+    # Round one: ada, bob, ada.
+    for name, clone in (("ada", ada), ("bob", bob), ("ada", ada)):
+        with reviewer(name, tmp_path):
+            assert sync(str(clone)).refused == ()
+    with reviewer("ada", tmp_path):
+        first_ada = state(ada)
+    with reviewer("bob", tmp_path):
+        first_bob = state(bob)
+    assert first_ada == first_bob
+    assert len(first_ada["findings"]) == 3
+    assert {m[3] for m in first_ada["marks"]} == {"ada", "bob"} and len(first_ada["marks"]) == 4
+    # Round two: both change the same finding at once, and more; then bob, ada, bob.
+    with reviewer("ada", tmp_path):
+        a = _load(ada)
+        core.update_finding(a, shared, status="dismissed", comment="Intended.")
+        core.mark_reviewed(a, file_pattern="f2.py", reviewed=False)  # both marks taken back
+        theirs = core.list_findings(a, author="bob").findings[0].id
+        core.update_finding(a, theirs, severity="blocker")
+    with reviewer("bob", tmp_path):
+        b = _load(bob)
+        same = next(f.id for f in core.list_findings(b).findings if f.file_path == "f1.py")
+        core.update_finding(b, same, status="resolved", comment="Fixed in f1.")
+        core.mark_reviewed(b, file_pattern="f5.py")
+    for name, clone in (("bob", bob), ("ada", ada), ("bob", bob)):
+        with reviewer(name, tmp_path):
+            sync(str(clone))
+    with reviewer("ada", tmp_path):
+        final_ada, ops_ada = state(ada), _ops(ada)
+        assert sync(str(ada)).applied.new == 0  # idempotent
+        assert state(ada) == final_ada
+    with reviewer("bob", tmp_path):
+        final_bob, ops_bob = state(bob), _ops(bob)
+    assert ops_ada == ops_bob
+    assert final_ada == final_bob
+    # Complete: every write is there, and the concurrent status changes resolve by
+    # (clock, id), the same on both.
+    by_file = {f[0]: f for f in final_ada["findings"].values()}
+    assert by_file["f4.py"][3] == "blocker"
+    assert [t[1] for t in by_file["f1.py"][6]] == sorted(
+        ["Intended.", "Fixed in f1."],
+        key=lambda body: _clock_of_comment(ops_ada, body),
+    )
+    updates = [json.loads(line) for line in ops_ada if '"op":"update"' in line]
+    f1_uid = next(u for u, f in final_ada["findings"].items() if f[0] == "f1.py")
+    statuses = [u for u in updates if u["finding"] == f1_uid and "status" in u]
+    winner = max(statuses, key=lambda u: (u["clock"], u["id"]))
+    assert by_file["f1.py"][2] == winner["status"]
+    assert {(m[0], m[3]) for m in final_ada["marks"] if m[1] == "file"} == {
+        ("f1.py", "ada"),
+        ("f4.py", "bob"),
+        ("f5.py", "bob"),
+    }
+
+
+def _clock_of_comment(lines: list[str], body: str) -> tuple[int, str]:
+    for line in lines:
+        op = json.loads(line)
+        if op["op"] == "comment" and op["body"] == body:
+            return op["clock"], op["id"]
+    raise AssertionError(body)
+
+
+def test_a_glob_mark_is_logged_one_operation_a_file_and_taken_back_on_every_clone(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    # A glob's marks are written in bulk: their operations too, one a file, each its clock.
+    with reviewer("ada", tmp_path):
+        a = _load(team["ada"])
+        core.mark_reviewed(a, file_pattern="**")
+        core.mark_reviewed(a, file_pattern="**")  # nothing new: nothing logged again
+        reviewed = core.review_status(a).totals.reviewed
+        ops = [json.loads(line) for line in _ops(team["ada"]) if '"op":"mark"' in line]
+        assert reviewed >= 3 and len(ops) == reviewed
+        assert len({op["path"] for op in ops}) == reviewed
+        assert len({op["clock"] for op in ops}) == reviewed
+        assert {(op["author"], op["on"], op["scope"]) for op in ops} == {("ada", True, "file")}
+        sync(str(team["ada"]))
+    with reviewer("bob", tmp_path):
+        b = _load(team["bob"])
+        sync(str(team["bob"]))
+        assert core.review_status(b).totals.reviewed == reviewed
+        core.mark_reviewed(b, file_pattern="**", reviewed=False)  # ada's marks taken back
+        assert core.review_status(b).totals.reviewed == 0
+        sync(str(team["bob"]))
+    with reviewer("ada", tmp_path):
+        sync(str(team["ada"]))
+        assert state(team["ada"])["marks"] == []
+        assert core.review_status(_load(team["ada"])).totals.reviewed == 0
+
+
+def test_review_status_after_a_sync_gives_both_reviewers(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    with reviewer("ada", tmp_path):
+        core.mark_reviewed(_load(team["ada"]), file_pattern="f1.py")
+        sync(str(team["ada"]))
+    with reviewer("bob", tmp_path):
+        b = _load(team["bob"])
+        core.mark_reviewed(b, file_pattern="f2.py")
+        sync(str(team["bob"]))
+        status = core.review_status(b).to_dict()
+    assert status["reviewers"] == {
+        "ada": {"reviewed": 1, "findings": 0},
+        "bob": {"reviewed": 1, "findings": 0},
+    }
+    assert status["totals"]["reviewed"] == 2
+
+
+def test_a_clone_that_never_loaded_the_range_gets_the_review_and_its_findings_anchor(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    with reviewer("ada", tmp_path):
+        core.add_finding(_load(team["ada"]), "f2.py", "f2 ten is wrong", line=10)
+        sync(str(team["ada"]))
+    with reviewer("bob", tmp_path):
+        sync(str(team["bob"]))  # before any load here
+        found = core.list_findings(_load(team["bob"])).to_dict()["findings"]
+    assert [(f["file_path"], f["line"], f["chunk"], f["author"]) for f in found] == [
+        ("f2.py", 10, 1, "ada")
+    ]
+
+
+# --------------------------------------------------------------------------
+# A hostile remote
+# --------------------------------------------------------------------------
+
+
+def _plant(team: dict[str, Path], name: str, content: bytes) -> None:
+    """Push a log ``content`` under refs/diffchunk/log/NAME to the remote, as anyone could."""
+    ada = team["ada"]
+    blob = (
+        subprocess.run(
+            ["git", "-C", str(ada), "hash-object", "-w", "--stdin"],
+            input=content,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    tree = (
+        subprocess.run(
+            ["git", "-C", str(ada), "mktree"],
+            input=f"100644 blob {blob}\tops.jsonl\n".encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    commit = git(ada, "commit-tree", tree, "-m", "x")
+    git(ada, "push", "-q", str(team["remote"]), f"{commit}:refs/diffchunk/log/{name}")
+
+
+HEADER = b'{"format":"diffchunk-record","repository":"x","version":1}\n'
+BASE_OP: dict[str, Any] = {
+    "v": 1,
+    "id": "a" * 32,
+    "clock": 1,
+    "review": "b" * 32,
+    "author": "eve",
+    "at": "",
+}
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"not json at all\n", "line 1 is not JSON"),
+        (b'{"format": "other"}\n', "first line is not a diffchunk-record header"),
+        (HEADER + b"{nope\n", "line 2 is not JSON"),
+        (
+            HEADER
+            + json.dumps(
+                {
+                    **BASE_OP,
+                    "op": "mark",
+                    "path": "../../etc/passwd",
+                    "scope": "file",
+                    "change_id": "c",
+                    "on": True,
+                }
+            ).encode(),
+            "is not a path inside the repository",
+        ),
+        (HEADER + json.dumps({**BASE_OP, "op": "drop_table"}).encode(), "unknown operation"),
+        (
+            HEADER
+            + json.dumps(
+                {**BASE_OP, "op": "update", "finding": "c" * 32, "status": "open", "clock": -4}
+            ).encode(),
+            "clock -4",
+        ),
+        (b"\xff\xfe" + HEADER, "not UTF-8"),
+    ],
+)
+def test_a_hostile_log_is_refused_whole_and_the_others_applied(
+    team: dict[str, Path], tmp_path: Path, content: bytes, why: str
+) -> None:
+    with reviewer("bob", tmp_path):
+        core.add_finding(_load(team["bob"]), "f4.py", "f4 ten leaks", line=10)
+        sync(str(team["bob"]))
+    _plant(team, "e" * 32, content)
+    with reviewer("ada", tmp_path):
+        result = sync(str(team["ada"]))
+        assert len(result.refused) == 1 and why in result.refused[0], result.refused
+        assert f"refs/diffchunk/log/{'e' * 32}" in result.refused[0]
+        assert core.list_findings(_load(team["ada"])).total == 1  # bob's, applied
+        cli = run_cli("sync", cwd=team["ada"])
+    assert cli.returncode == 1 and "Refused:" in cli.stderr
+
+
+def test_a_log_too_large_or_badly_named_is_refused_unread(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diffchunk.review.record import sync as sync_module
+
+    _plant(team, "f" * 32, HEADER + b"x" * 5000)
+    _plant(team, "not-hex", HEADER)
+    monkeypatch.setattr(sync_module, "SYNC_LOG_MAX_BYTES", 4096)
+    with reviewer("ada", tmp_path):
+        refused = sync(str(team["ada"])).refused
+    assert len(refused) == 2
+    assert any("5,0" in r and "at most 4,096" in r for r in refused), refused
+    assert any("its name is not one diffchunk gives" in r for r in refused), refused
+
+
+def test_parse_bounds_the_log_before_reading_it() -> None:
+    with pytest.raises(RecordLogRefused, match="at most"):
+        oplog.parse(b"x" * (oplog.SYNC_LOG_MAX_BYTES + 1), "t")
+
+
+# --------------------------------------------------------------------------
+# Export and import
+# --------------------------------------------------------------------------
+
+
+def test_record_export_and_import_round_trip(team: dict[str, Path], tmp_path: Path) -> None:
+    log = tmp_path / "review-log.jsonl"
+    with reviewer("ada", tmp_path):
+        a = _load(team["ada"])
+        core.mark_reviewed(a, file_pattern="f1.py")
+        found = core.add_finding(a, "f3.py", "f3 ten", line=10).finding.id
+        core.update_finding(a, found, status="dismissed", comment="no")
+        done = run_cli("record", "export", "--out", str(log), cwd=team["ada"])
+        assert done.returncode == 0, done.stderr
+        before = state(team["ada"])
+        again = run_cli("record", "import", str(log), cwd=team["ada"])
+        assert "0 new" in again.stdout, again.stdout  # its own log changes nothing
+    header = json.loads(log.read_text().splitlines()[0])
+    # A local remote is no public name: the directory names the repository.
+    assert header == {"format": "diffchunk-record", "repository": "ada", "version": 1}
+    assert str(tmp_path) not in log.read_text()  # local paths stay local
+    with reviewer("bob", tmp_path):
+        imported = run_cli("record", "import", str(log), cwd=team["bob"])
+        assert imported.returncode == 0, imported.stderr
+        assert state(team["bob"]) == before
+        assert "0 new" in run_cli("record", "import", str(log), cwd=team["bob"]).stdout
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(HEADER + b"[1]\n")
+    refused = run_cli("record", "import", str(bad), cwd=team["bob"])
+    assert refused.returncode == 1 and "is a JSON object" in refused.stderr
+
+
+# --------------------------------------------------------------------------
+# The pre-push hook
+# --------------------------------------------------------------------------
+
+
+def test_the_pre_push_hook_syncs_when_asked(team: dict[str, Path], tmp_path: Path) -> None:
+    import diffchunk
+
+    ada = team["ada"]
+    env = {
+        "PYTHONPATH": str(Path(diffchunk.__file__).resolve().parents[1]),
+        "DIFFCHUNK_STATE_DIR": str(tmp_path / "state-ada"),
+        "DIFFCHUNK_CACHE_DIR": str(tmp_path / "cache-ada"),
+        "DIFFCHUNK_REVIEWER": "ada",
+    }
+    with reviewer("ada", tmp_path):
+        core.add_finding(_load(ada), "f1.py", "f1 ten", line=10)
+        install(discover(str(ada)), python=sys.executable)
+    write_files(ada, {"f5.py": "changed\n"})
+    git(ada, "commit", "-qam", "more")
+    pushed = run_git(ada, "push", "origin", "feature", env=env, check=False)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "review record synced" not in pushed.stdout + pushed.stderr  # not asked
+    git(ada, "config", "diffchunk.sync", "true")
+    write_files(ada, {"f5.py": "changed again\n"})
+    git(ada, "commit", "-qam", "more")
+    pushed = run_git(ada, "push", "origin", "feature", env=env, check=False)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "review record synced with origin" in pushed.stdout + pushed.stderr
+    refs = git(team["remote"], "for-each-ref", "--format=%(refname)", "refs/diffchunk/")
+    assert refs.startswith("refs/diffchunk/log/")
+    with reviewer("bob", tmp_path):
+        sync(str(team["bob"]))
+        messages = [f.message for f in core.list_findings(_load(team["bob"])).findings]
+    assert messages == ["f1 ten"]
