@@ -211,7 +211,9 @@ def test_every_command_with_the_target_options_takes_paths_after_dashes() -> Non
 # --------------------------------------------------------------------------
 
 
-def test_a_missing_file_is_called_one(repo: Path) -> None:
+def test_a_missing_file_is_called_one(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)  # "../x" and "./notes" are looked for beside the test's repository
+    assert not (repo.parent / "x").exists()
     r = ("--repo", str(repo))
     for target in ("/nonexistent.diff", "changes.patch", "./notes", "../x"):
         result = cli("review", target, *r)
