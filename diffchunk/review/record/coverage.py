@@ -334,19 +334,21 @@ def by_reviewer(
     conn: sqlite3.Connection, review_id: int, loaded: RecordedDiff
 ) -> dict[str, dict[str, int]]:
     """Each author's share of the review: the files of this load whose current change
-    they marked reviewed, and the findings they wrote (``''``: before authors were
-    recorded, shown as ``unknown``)."""
+    they marked reviewed (an excluded file is not counted, as the review's totals do
+    not count it), and the findings they wrote (``''``: before authors were recorded,
+    shown as ``unknown``)."""
     found: dict[str, dict[str, int]] = {}
-    ordinal_of, change_hex = loaded.ordinal, loaded.change_hex
+    ordinal_of, change_hex, excluded = loaded.ordinal, loaded.change_hex, loaded.excluded_reason
     for author, path, change in conn.execute(
         "SELECT author, path, change_id FROM marks WHERE review_id = ? AND kind = 'reviewed' "
         "AND scope = 'file'",
         (review_id,),
     ):
         ordinal = ordinal_of(path)
-        if ordinal is not None and change == change_hex(ordinal):
-            entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
-            entry["reviewed"] += 1
+        if ordinal is None or excluded(ordinal) is not None or change != change_hex(ordinal):
+            continue
+        entry = found.setdefault(author or "unknown", {"reviewed": 0, "findings": 0})
+        entry["reviewed"] += 1
     for author, count in conn.execute(
         "SELECT author, count(*) FROM findings WHERE review_id = ? GROUP BY author", (review_id,)
     ):

@@ -70,6 +70,24 @@ def test_marks_and_findings_carry_their_author_and_status_gives_each_share(
     assert core.list_findings(path, author="carol").total == 0
 
 
+def test_a_reviewer_s_share_counts_the_files_the_review_counts(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An excluded file a glob marks (here a whitespace-only change) is in no share,
+    as it is in none of the review's totals."""
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"notes.txt": "one two\n"}, "notes")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    commit(repo, {"notes.txt": "one  two\n"}, "spacing")
+    path = load(repo).file_path
+    monkeypatch.setenv(REVIEWER_ENV, "ada")
+    core.mark_reviewed(path, file_pattern="**")
+    status = core.review_status(path).to_dict()
+    assert status["totals"]["excluded"] >= 1
+    assert status["reviewers"]["ada"]["reviewed"] == status["totals"]["reviewed"] == 5
+
+
 def test_a_reply_is_kept_as_the_finding_s_thread(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
