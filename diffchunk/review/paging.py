@@ -42,6 +42,23 @@ def check_page(offset: object, limit: object, total: int, what: str) -> None:
         )
 
 
+def check_search(
+    side: str, sides: tuple[str, ...], max_results: int, most: int, offset: int
+) -> None:
+    """A search's request: ``side`` one of ``sides``, ``max_results`` from 1 to ``most``
+    (a page), ``offset`` from 0; the shared check of search_diff and search_code."""
+    if side not in sides:
+        raise InvalidArgument(f"side must be one of {', '.join(sides)}, got {side!r}.")
+    for name, value, low in (("max_results", max_results, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
+    if max_results > most:
+        raise InvalidArgument(
+            f"max_results={max_results} is more than a page holds ({most}).",
+            suggestion="Page with offset=next_offset instead.",
+        )
+
+
 def fill_page(
     sized: Callable[[int], tuple[T, int]],
     start: int,

@@ -55,6 +55,7 @@ from ...files.matchers import TextMatcher, window_hits
 from ...git.trees import TreeFile, files_with, read_tree_blobs, tree_files
 from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS
 from ...regex import Pattern, compile_literal, compile_regex
+from ..paging import check_search
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
 from .diff_search import changed_lines
@@ -150,19 +151,6 @@ class _Found:
     files_matched: int = 0
     files_searched: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-def _check(side: str, max_results: int, offset: int) -> None:
-    if side not in SIDES:
-        raise InvalidArgument(f"side must be 'new' or 'old', got {side!r}.")
-    for name, value, low in (("max_results", max_results, 1), ("offset", offset, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
-    if max_results > MAX_RESULTS:
-        raise InvalidArgument(
-            f"max_results={max_results} is more than a page holds ({MAX_RESULTS}).",
-            suggestion="Page with offset=next_offset instead.",
-        )
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
@@ -403,7 +391,7 @@ def search_code(
     store: SessionStore | None = None,
 ) -> CodeSearch:
     """The lines of every file of the tree at ``side`` that match (see the module docstring)."""
-    _check(side, max_results, offset)
+    check_search(side, SIDES, max_results, MAX_RESULTS, offset)
     compiled = _compiled(pattern, regex, case_sensitive)
     loaded = session(absolute_file_path, store)
     files = PathQuery(file_pattern, name="file_pattern") if file_pattern else None
@@ -423,7 +411,7 @@ def find_references(
     store: SessionStore | None = None,
 ) -> CodeSearch:
     """Where ``symbol`` is used across the tree at ``side`` (see the module docstring)."""
-    _check(side, max_results, offset)
+    check_search(side, SIDES, max_results, MAX_RESULTS, offset)
     if not isinstance(symbol, str) or not symbol.strip():
         raise InvalidArgument("symbol is empty.", suggestion="Pass a name, e.g. 'parse_args'.")
     name = symbol.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1]

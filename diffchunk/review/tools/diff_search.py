@@ -46,6 +46,7 @@ from ...errors import InvalidArgument
 from ...files.matchers import TextMatcher, window_hits
 from ...limits import DIFF_SEARCH_DEFAULT_RESULTS
 from ...regex import Pattern, compile_literal, compile_regex
+from ..paging import check_search
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
 
@@ -216,19 +217,6 @@ def _matching_lines(data: bytes | Any, fd: FileDiff, compiled: Pattern) -> set[i
     return {fd.header_end + starts[n] for n in numbers}
 
 
-def _check(side: str, max_results: int, offset: int) -> None:
-    if side not in SIDES:
-        raise InvalidArgument(f"side must be one of {', '.join(SIDES)}, got {side!r}.")
-    for name, value, low in (("max_results", max_results, 1), ("offset", offset, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InvalidArgument(f"{name} must be an integer of at least {low}, got {value!r}.")
-    if max_results > MAX_RESULTS:
-        raise InvalidArgument(
-            f"max_results={max_results} is more than a page holds ({MAX_RESULTS}).",
-            suggestion="Page with offset=next_offset instead.",
-        )
-
-
 def _shown(text: str, match: tuple[int, int]) -> str:
     if len(text) <= TEXT_CHARS:
         return text
@@ -318,7 +306,7 @@ def search_diff(
     store: SessionStore | None = None,
 ) -> DiffSearch:
     """The lines of the diff that match ``pattern`` (see the module docstring)."""
-    _check(side, max_results, offset)
+    check_search(side, SIDES, max_results, MAX_RESULTS, offset)
     compiled = _compiled(pattern, regex, case_sensitive)
     loaded = session(absolute_file_path, store)
     review = loaded.review
