@@ -25,9 +25,12 @@ benchmark's report):
   and ``read_content`` of each run;
 - ``definitions`` (:func:`unseen_definitions`): the enclosing definitions no
   answer showed whole, ``open_file_version`` and ``read_content``;
-- ``callers``: ``find_references`` of each changed definition at the head, as
-  many hits as plain git's ``git grep -w | head`` shows;
-- ``log`` (:func:`plan_log`): ``list_commits(include_body=True)``, every page.
+- ``callers``: ``find_references`` of each file's changed definitions at the
+  head (one call a file; one call in all when the load's answer held the whole
+  change), as many hits a name as plain git's ``git grep -w | head`` shows;
+- ``log`` (:func:`plan_log`): the plan's log when it lists the commits (their
+  messages with them), else ``list_commits(include_body=True)``, every page
+  (its head line gives the next page's offset).
 
 ``chunks`` is the earlier flow (``load_git_diff(order="review")``, every page
 of ``list_chunks(format="lean")``, each chunk in lean and ``mark_reviewed``,
@@ -50,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.review_calls import Call, Gap, Reading, normal, seen_lines
-from benchmarks.review_plain import GREP_LINES, caller_names
+from benchmarks.review_plain import GREP_LINES
 from benchmarks.review_reading import ChangedFile, RangeReading, kind_of
 
 
@@ -244,11 +247,30 @@ async def definitions(rv: Review) -> None:
 
 async def callers(rv: Review) -> None:
     """The references of each changed definition at the head, as many lines as plain
-    git's ``git grep -w | head`` shows: ``find_references`` (each hit with the
-    definition it sits in)."""
-    for name in caller_names(rv.reading):
+    git's ``git grep -w | head`` shows: ``find_references`` of a file's changed
+    definitions in one call (each hit with the definition it sits in)."""
+    groups = caller_names_by_file(rv.reading)
+    if groups and all(kind == "change" for _, kind in rv.planned):  # read in one answer
+        groups = [[name for names in groups for name in names]]
+    for names in groups:
         await rv.call("callers", "find_references", absolute_file_path=rv.file_path,
-                      symbol=name, side="new", max_results=GREP_LINES)  # fmt: skip
+                      symbol=", ".join(names), side="new", max_results=GREP_LINES)  # fmt: skip
+
+
+def caller_names_by_file(r: RangeReading) -> list[list[str]]:
+    """:func:`caller_names` by the file defining them (each name once, in the first)."""
+    asked: set[str] = set()
+    out = []
+    for f in r.files:
+        names = [d.short for d in f.changed_defs if d.short not in asked]
+        names = list(dict.fromkeys(names))
+        asked.update(names)
+        if names:
+            out.append(names)
+    return out
+
+
+_NEXT = re.compile(r"next offset=(\d+)")
 
 
 async def log(rv: Review) -> None:
@@ -257,7 +279,8 @@ async def log(rv: Review) -> None:
     while offset is not None:
         page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path,
                              offset=offset, include_body=True)  # fmt: skip
-        offset = page.get("next_offset") if page else None
+        found = _NEXT.search(page.split("\n", 1)[0]) if isinstance(page, str) else None
+        offset = int(found.group(1)) if found else None
 
 
 _HEADING = re.compile(r"^## (?P<path>.+?) \((?:[^()]|\([^()]*\))*\)$", re.M)
@@ -354,9 +377,10 @@ async def unseen_definitions(rv: Review) -> None:
 
 
 async def plan_log(rv: Review) -> None:
-    """The commits' bodies: the plan lists the subjects, so the bodies are read with
-    ``list_commits(include_body=True)`` (every page), as without a plan."""
-    await log(rv)
+    """The commits' messages: a plan that lists the commits gives them whole; else
+    ``list_commits(include_body=True)``, every page."""
+    if not rv.log:
+        await log(rv)
 
 
 #: The paths an assistant takes, each a list of steps in order.

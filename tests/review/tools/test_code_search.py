@@ -289,11 +289,13 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
                 for number, line in enumerate(source.split("\n"), 1):
                     if re.search(r"\brender\b", line):
                         expected[(path, number)] = None
-        got = {
-            (h.path, h.line): h.definition if h.path.endswith(".py") else None for h in found.hits
-        }
-        assert got == expected
-        assert found.total == len(expected)
+        code = {k: v for k, v in expected.items() if k[0].endswith(".py")}
+        assert {(h.path, h.line): h.definition for h in found.hits} == code
+        assert found.total == len(code)
+        # The hits in files of another language than the definitions' are counted apart.
+        other = found.to_dict()["other_files"]
+        assert other["hits"] == len(expected) - len(code)
+        assert other["files"] == len({path for path, _ in expected} - {p for p, _ in code})
     # The callers inside the diff are marked (lib.py's wrap call sits in the change).
     new = find_references(diff, "wrap", store=store).to_dict()["hits"]
     assert {
@@ -399,11 +401,20 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         )
         assert Path(opened["path"]).read_bytes() == git_bytes(repo, "show", "main:cli.py")
         found = await call.json("search_code", absolute_file_path=diff, pattern="render")
-        assert found["total"] == sum(_grep_counts(repo, "-F", "render", "feature").values())
-        refs = await call.json("find_references", absolute_file_path=diff, symbol="wrap")
-        assert {h["in"] for h in refs["hits"]} >= {"render", "Cli.run"}
+        total = sum(_grep_counts(repo, "-F", "render", "feature").values())
+        assert found.startswith(f"render: {total} in ")
+        assert "\nlib.py\n 4: def render(text, width=72): (in diff)\n" in found
+        refs = await call.json("find_references", absolute_file_path=diff, symbol="wrap, Pager")
+        assert refs.startswith("2 names at new (")
+        assert "\nlib.py\n 6 render: (in diff)\n" in refs  # read in the diff: no text again
+        assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
+        assert "\nPager: 0 in 0 file(s)\n" in refs
+        assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
-        assert commits["commits"][0]["body"].endswith("all of them.\n")
+        assert commits.startswith("2 commit(s) of ")
+        assert " Touch every function (" in commits
+        assert "\n  The body says why:\n  all of them.\n" in commits
+        assert "Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
