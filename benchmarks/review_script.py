@@ -15,8 +15,9 @@ benchmark's report):
   kind, and a small change comes whole in its answer (each of its files then
   counts as read in lean, and its chunks are marked reviewed); a plan that
   leaves files out is completed by the listing's pages;
-- ``diffs`` (:func:`read_planned`): each planned file the load did not show,
-  code with ``get_file_diff(format="lean", context="symbol")`` (its changed
+- ``diffs`` (:func:`read_planned`): the planned files the load did not show,
+  each kind's in one ``get_file_diff`` of their paths (and the files an answer
+  leaves out next), code with ``format="lean", context="symbol"`` (its changed
   definitions whole), the rest in lean; ``mark_reviewed`` of each kind's
   files once read (step ``record``);
 - ``unfold``: the changed lines of code lean left out (a run of removed
@@ -324,27 +325,34 @@ async def plan(rv: Review) -> None:
 
 
 async def read_planned(rv: Review) -> None:
-    """Each planned file the load's answer did not show, in order: code in lean widened
-    to its definitions (context="symbol"), the rest in lean; the files of each kind
-    marked reviewed together once read."""
-    done: list[str] = []
-    kind = None
+    """The planned files the load's answer did not show, kind by kind in order: each
+    kind's files in one ``get_file_diff`` (their paths comma-separated; code in lean
+    widened to its definitions, context="symbol"; the rest in lean), on with the
+    files an answer leaves out, as its last line says; then the kind marked reviewed."""
+    kinds: dict[str, list[str]] = {}
     for path, planned in rv.planned:
-        if kind is not None and planned != kind and done:
-            await _mark(rv, done)
-        kind = planned
-        if path in rv.lean:
-            continue
-        done.append(path)
-        now = kind_of(path) or "generated"
-        args: dict[str, Any] = {"file_path": path, "format": "lean"}
+        if path not in rv.lean:
+            kinds.setdefault(planned, []).append(path)
+    for planned, paths in kinds.items():
+        args: dict[str, Any] = {"format": "lean"}
         if planned == "code":
             args["context"] = "symbol"
-            rv.widened.add(path)
-        await rv.call(f"diffs: {now}", "get_file_diff", absolute_file_path=rv.file_path, **args)
-        rv.lean.setdefault(path, []).append(rv.out.calls[-1])
-    if done:
-        await _mark(rv, done)
+            rv.widened.update(paths)
+        step = f"diffs: {kind_of(paths[0]) or 'generated'}"
+        query: str | None = ",".join(paths)
+        while query:
+            got = await rv.call(step, "get_file_diff", absolute_file_path=rv.file_path,
+                                file_path=query, **args)  # fmt: skip
+            if not isinstance(got, str):
+                break
+            for m in _HEADING.finditer(got):
+                rv.lean.setdefault(m.group("path"), []).append(rv.out.calls[-1])
+            more = _LEFT_OUT.search(got)
+            query = more.group(1) if more else None
+        await _mark(rv, list(paths))
+
+
+_LEFT_OUT = re.compile(r'left out to fit one answer: file_path="([^"]+)" reads them')
 
 
 async def _mark(rv: Review, paths: list[str]) -> None:

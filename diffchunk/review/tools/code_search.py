@@ -458,18 +458,21 @@ def find_references_each(
     store: SessionStore | None = None,
 ) -> list[tuple[str, CodeSearch]]:
     """:func:`find_references` of each name of ``symbol`` (names separated by commas
-    or spaces, each once), each paged by ``max_results`` and ``offset``."""
-    names = list(dict.fromkeys(n for n in re.split(r"[\s,]+", symbol.strip()) if n))
-    if len(names) > MAX_SYMBOLS:
+    or spaces; each identifier looked for once, under that name), each paged by
+    ``max_results`` and ``offset``."""
+    if not isinstance(symbol, str):
+        _reference_name(symbol)  # the error saying what a name is
+    asked = [n for n in re.split(r"[\s,]+", symbol.strip()) if n]
+    if len(asked) > MAX_SYMBOLS:
         raise InvalidArgument(
-            f"{len(names)} names: find_references looks up at most {MAX_SYMBOLS} at once.",
+            f"{len(asked)} names: find_references looks up at most {MAX_SYMBOLS} at once.",
             suggestion="Ask for the names of one file at a time.",
         )
-    for name in names:
-        _reference_name(name)  # every name checked before any search
+    # Every name checked before any search; each looked for once.
+    names = list(dict.fromkeys(_reference_name(n) for n in asked)) or [symbol]
     return [
         (name, find_references(absolute_file_path, name, side, max_results, offset, store=store))
-        for name in names or [symbol]
+        for name in names
     ]
 
 

@@ -100,9 +100,7 @@ def place_hits(
     return kept, len(hits) - len(kept), defining
 
 
-def split_languages(
-    hits: list[CodeHit], defining: set[str]
-) -> tuple[list[CodeHit], list[CodeHit]]:
+def split_languages(hits: list[CodeHit], defining: set[str]) -> tuple[list[CodeHit], list[CodeHit]]:
     """``hits`` in files of the languages ``defining`` (the definitions' files) are
     written in, and the others; all of them when no definition was found."""
     languages = {language_for_path(path) for path in defining} - {None}

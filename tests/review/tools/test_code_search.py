@@ -18,8 +18,8 @@ from diffchunk.errors import FileNotInDiff, InvalidArgument, NotARange
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.loading import load_diff
 from diffchunk.review.sessions.store import SessionStore
-from diffchunk.review.tools.code_search import find_references, search_code
-from diffchunk.review.tools.commits import list_commits
+from diffchunk.review.tools.code_search import find_references, find_references_each, search_code
+from diffchunk.review.tools.commits import list_commits, render_messages
 from diffchunk.review.tools.file_versions import open_file_version
 from diffchunk.review.tools.symbol_list import list_symbols
 
@@ -305,6 +305,34 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         "in": "render",
         "in_diff": True,
     } in new
+
+
+def test_references_of_several_names_in_one_call(repo: Path) -> None:
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+    both = find_references_each(diff, "lib.render, wrap,render", max_results=2, store=store)
+    assert [name for name, _ in both] == ["render", "wrap"]  # each name once
+    for name, page in both:  # each paged as its own call
+        alone = find_references(diff, name, max_results=2, store=store)
+        assert page == alone and len(page.hits) <= 2
+    with pytest.raises(InvalidArgument, match="'wr-ap' is not a name"):
+        find_references_each(diff, "wrap, wr-ap", store=store)
+    with pytest.raises(InvalidArgument, match="at most 100 at once"):
+        find_references_each(diff, ",".join(f"n{i}" for i in range(101)), store=store)
+
+
+def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+    page = list_commits(diff, include_body=True, limit=1, store=store)
+    text = render_messages(page)
+    short = run_git(repo, "rev-parse", "--short=12", "feature").stdout.strip()
+    assert text == (
+        f"2 commit(s) of {page.source}; 1-1 shown, next offset=1\n"
+        f"{short} Touch every function (t)\n"
+        "  The body says why:\n"
+        "  all of them.\n"
+    )
 
 
 def test_commit_bodies_are_git_log_format_B(repo: Path, bare: Path, tmp_path: Path) -> None:
