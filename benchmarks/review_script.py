@@ -251,7 +251,7 @@ async def callers(rv: Review) -> None:
     git's ``git grep -w | head`` shows: ``find_references`` of a file's changed
     definitions in one call (each hit with the definition it sits in)."""
     groups = caller_names_by_file(rv.reading)
-    if groups and all(kind == "change" for _, kind in rv.planned):  # read in one answer
+    if rv.planned and all(kind == "change" for _, kind in rv.planned):  # read in one answer
         groups = [[name for names in groups for name in names]]
     for names in groups:
         await rv.call("callers", "find_references", absolute_file_path=rv.file_path,

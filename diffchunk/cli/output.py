@@ -76,6 +76,9 @@ def render_code_hits(result: dict[str, Any]) -> str:
     summary += f" at {result['side']} ({str(result['revision'] or 'empty tree')[:SHORT_ID]})"
     if result.get("next_offset") is not None:
         summary += f"; {shown} shown, more with --offset {result['next_offset']}"
+    other = result.get("other_files")
+    if other:
+        summary += f"; {other['hits']} more in {other['files']} file(s) of other languages"
     lines.append(summary)
     lines.extend(f"note: {cli_terms(note)}" for note in result.get("notes", ()))
     return "\n".join(lines) + "\n"

@@ -473,6 +473,8 @@ def test_the_cli_twins(repo: Path) -> None:
     refs = runner.invoke(main, ["refs", "-s", "wrap", *where]).stdout
     assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
     assert "not a type checker" in refs
+    words = runner.invoke(main, ["refs", "-s", "render", *where]).stdout  # in the docs too
+    assert "; 5 more in 4 file(s) of other languages\n" in words, words  # md, txt, bin
     symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])
