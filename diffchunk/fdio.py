@@ -8,8 +8,9 @@ repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named
 pipe or a device there can never block it.  :func:`open_directory_beneath`
 reaches a directory below another without following a symbolic link (a
 snapshot's work-tree file).  :func:`prune_newest_first` is the one way a
-bounded directory (the diff cache, snapshots, backups, view handles, exports)
-drops what is beyond its bounds.
+bounded directory (the diff cache, snapshots, backups, view handles, exports,
+diffs read from standard input) drops what is beyond its bounds;
+:func:`prune_files` applies it to a flat directory of files that stand alone.
 """
 
 from __future__ import annotations
@@ -358,3 +359,47 @@ def prune_newest_first(
             kept -= 1
             total -= size
     return removed
+
+
+def prune_files(
+    directory: str | os.PathLike[str],
+    keep: str | os.PathLike[str],
+    *,
+    max_count: int | None = None,
+    max_bytes: int | None = None,
+    suffix: str = "",
+    stale: Callable[[str, float], bool] | None = None,
+) -> list[str]:
+    """:func:`prune_newest_first` over a flat directory of files that stand alone (view
+    handles, exports, diffs read from standard input): its regular files named
+    ``*suffix`` (a name starting with ``.`` is a write under way, never counted),
+    newest first by modification time; ``keep`` (the one just written or used) is
+    never removed; ``stale(path, mtime)`` says which go whatever the bounds.  The
+    paths removed; a file that cannot be listed or removed is left as it is."""
+    found: list[tuple[float, int, str]] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if entry.name.startswith(".") or not entry.name.endswith(suffix):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    found.append((st.st_mtime, st.st_size, entry.path))
+    found.sort(reverse=True)
+    mtimes = {path: mtime for mtime, _, path in found}
+    return prune_newest_first(
+        ((size, path) for _, size, path in found),
+        _unlink_file,
+        max_count=max_count,
+        max_bytes=max_bytes,
+        spare=(os.fspath(keep),),
+        stale=None if stale is None else (lambda path: stale(path, mtimes[path])),
+    )
+
+
+def _unlink_file(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True

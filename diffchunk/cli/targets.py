@@ -272,14 +272,23 @@ def load_target(
 #: The target that reads a diff from standard input (``git diff A B | diffchunk review -``).
 STDIN_TARGET = "-"
 
+STDIN_DIFFS_KEPT = 20
+"""Diffs read from standard input kept in the cache (``stdin/``), the most recently
+used: each is the review of a pipe, read again by piping it again."""
+
+STDIN_DIFFS_MAX_BYTES = 1 << 30
+"""Bytes of those diffs kept in all (1 GiB, as the snapshots' store); the one just read
+is kept whatever its size."""
+
 
 def stdin_diff() -> str:
     """Standard input's diff, written once to the cache as ``stdin/<sha256>.diff`` (the
-    same diff is the same file, so the same review); its path."""
+    same diff is the same file, so the same review); its path.  The directory keeps the
+    :data:`STDIN_DIFFS_KEPT` most recently used (:func:`~diffchunk.fdio.prune_files`)."""
     import hashlib
 
     from ..errors import PathError
-    from ..fdio import replace_file
+    from ..fdio import prune_files, replace_file
     from ..paths import cache_dir
 
     stream = sys.stdin
@@ -296,17 +305,21 @@ def stdin_diff() -> str:
         )
     directory = os.path.join(cache_dir(), "stdin")
     path = os.path.join(directory, hashlib.sha256(data).hexdigest()[:32] + ".diff")
-    if not os.path.isfile(path):
-        try:
+    try:
+        if os.path.isfile(path):
+            os.utime(path)  # used again: pruned last
+        else:
             os.makedirs(directory, exist_ok=True)
             replace_file(path, data)
-        except OSError as exc:
-            raise PathError(
-                f"Cannot keep the diff read from standard input in {directory}: "
-                f"{exc.strerror or exc}.",
-                suggestion="Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or save "
-                "the diff to a file and name that file.",
-            ) from None
+    except OSError as exc:
+        raise PathError(
+            f"Cannot keep the diff read from standard input in {directory}: {exc.strerror or exc}.",
+            suggestion="Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or save "
+            "the diff to a file and name that file.",
+        ) from None
+    prune_files(
+        directory, path, max_count=STDIN_DIFFS_KEPT, max_bytes=STDIN_DIFFS_MAX_BYTES, suffix=".diff"
+    )
     return path
 
 

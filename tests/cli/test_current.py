@@ -147,6 +147,39 @@ def test_a_diff_on_standard_input(repo: Path, tmp_path: Path) -> None:
     assert empty.returncode == 2 and b"Standard input was empty" in empty.stderr
 
 
+def test_the_diffs_read_from_standard_input_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps the most recently used diffs read from stdin (a diff piped again is
+    used again), within a count and a size; the one just read stays whatever its size."""
+    from click.testing import CliRunner
+
+    from diffchunk.cli import main, targets
+
+    def diff(i: int) -> bytes:
+        return (
+            f"diff --git a/f{i} b/f{i}\n--- a/f{i}\n+++ b/f{i}\n@@ -1 +1 @@\n-a\n+b{i}\n".encode()
+        )
+
+    def pipe(i: int) -> None:
+        done = CliRunner().invoke(main, ["review", "-"], input=diff(i))
+        assert done.exit_code == 0, done.output
+
+    def kept() -> set[bytes]:
+        return {p.read_bytes() for p in (tmp_path / "cache" / "stdin").iterdir()}
+
+    monkeypatch.setattr(targets, "STDIN_DIFFS_KEPT", 3)
+    for i in range(5):
+        pipe(i)
+    assert kept() == {diff(2), diff(3), diff(4)}
+    pipe(2)  # used again: the newest
+    pipe(5)
+    assert kept() == {diff(2), diff(4), diff(5)}
+    monkeypatch.setattr(targets, "STDIN_DIFFS_MAX_BYTES", 1)
+    pipe(6)
+    assert kept() == {diff(6)}
+
+
 def test_review_paths_are_relative_to_the_current_directory(repo: Path) -> None:
     inside = repo / "src"
     done = ok("review", "main..feature", "--", "a.py", cwd=inside)
