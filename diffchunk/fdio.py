@@ -282,6 +282,77 @@ def replacing(
         raise
 
 
+class PendingFile:
+    """A file being written that appears only when it is complete: made with
+    ``O_EXCL`` (never another's file), open for reading and writing at :attr:`fd`,
+    mode 0600 until :meth:`commit`.
+
+    Exactly one of :meth:`commit` and :meth:`discard` ends it; ``discard`` may be
+    called again, after a failed commit and after a commit, and does nothing more.  Its writers:
+    a file snapshot (:mod:`diffchunk.snapshots`, under a name of its own then
+    renamed into place) and a backup (:mod:`diffchunk.files.backups`: its data at
+    its own reserved name, its metadata under a temporary name then renamed).
+    """
+
+    __slots__ = ("_ended", "_open", "fd", "path")
+
+    def __init__(self, path: str) -> None:
+        """The new file ``path`` (``FileExistsError`` when the name is taken)."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        self.fd = os.open(path, flags, 0o600)
+        self.path = path
+        self._open = True
+        self._ended = False
+
+    @classmethod
+    def named(cls, directory: str, name: Callable[[], str]) -> PendingFile:
+        """A new file of ``directory`` under the first free one of :data:`TEMP_NAME_TRIES`
+        names ``name()`` makes (random ones)."""
+        for _ in range(TEMP_NAME_TRIES):
+            try:
+                return cls(os.path.join(directory, name()))
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"no free temporary name in {directory}")
+
+    def commit(
+        self, target: str | None = None, *, mode: int | None = None, keep_existing: bool = False
+    ) -> bool:
+        """Flush the file to disk, give it ``mode``, close it and rename it to ``target``
+        (None: it stays where it is); ``keep_existing``: a ``target`` already there is
+        kept and this file removed.  Whether this file is now ``target``.  A failure
+        discards it and raises the ``OSError``."""
+        try:
+            os.fsync(self.fd)
+            if mode is not None:
+                os.fchmod(self.fd, mode)
+            self.close()
+            if keep_existing and target is not None and os.path.exists(target):
+                self.discard()
+                return False
+            if target is not None:
+                os.replace(self.path, target)
+        except BaseException:
+            self.discard()
+            raise
+        self._ended = True
+        return True
+
+    def discard(self) -> None:
+        """Close and remove the file (it never appears)."""
+        self.close()
+        if not self._ended:
+            self._ended = True
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+    def close(self) -> None:
+        """Close the descriptor (once)."""
+        if self._open:
+            self._open = False
+            os.close(self.fd)
+
+
 def _umask() -> int:
     """The process's umask, read without changing it (``os.umask`` sets it, which
     another thread could meet); 0o022 where it cannot be read."""
