@@ -24,7 +24,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from .errors import FileToolError
-from .limits import TEMP_NAME_TRIES
 
 COPY_BLOCK = 64 * 1024 * 1024
 """Bytes per copy_file_range/sendfile call: the kernel copies without the bytes
@@ -34,6 +33,10 @@ keeps each system call short."""
 COPY_FALLBACK_BLOCK = 8 * 1024 * 1024
 """Bytes per pread/write when the kernel cannot copy (another file system, an
 old kernel): the copy holds one such block in memory."""
+
+TEMP_NAME_TRIES = 100
+"""Random temporary names tried before giving up: a taken name is rare, a
+hundred in a row means the directory is not what it seems."""
 
 HASH_BLOCK = 16 * 1024 * 1024
 """Bytes read per step of hashing an open file (backups, edits, mapped diffs):
@@ -290,8 +293,10 @@ class PendingFile:
     Exactly one of :meth:`commit` and :meth:`discard` ends it; ``discard`` may be
     called again, after a failed commit and after a commit, and does nothing more.  Its writers:
     a file snapshot (:mod:`diffchunk.snapshots`, under a name of its own then
-    renamed into place) and a backup (:mod:`diffchunk.files.backups`: its data at
-    its own reserved name, its metadata under a temporary name then renamed).
+    renamed into place), a backup (:mod:`diffchunk.files.backups`: its data at
+    its own reserved name, its metadata under a temporary name then renamed) and
+    a diff cache entry (:class:`diffchunk.git.cache.PendingEntry`, which renames it
+    while still open and locked, then closes it).
     """
 
     __slots__ = ("_ended", "_open", "fd", "path")

@@ -173,7 +173,7 @@ def test_an_exported_finding_is_the_records_finding(tmp_path: Path) -> None:
     from diffchunk.review.export import load_document
     from diffchunk.review.record.results import Finding
 
-    repo, first, second, _ = _moved_branch(tmp_path)
+    second = _moved_branch(tmp_path)[2]
     added = core.add_finding(second, "a.py", "Whole file", severity="nit").finding
     assert added is not None
     replied = core.update_finding(second, added.id, comment="Agreed", status="resolved")
