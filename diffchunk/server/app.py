@@ -88,12 +88,19 @@ _T = TypeVar("_T")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+def _obvious(default: Any) -> bool:
+    """None, False or the integer 0 (not True, 1 or 0.0: ``False == 0`` in Python)."""
+    return default is None or default is False or (type(default) is int and default == 0)
+
+
 def compact_schema(schema: Any) -> Any:
     """``schema`` as short as it says the same: without the titles the SDK derives from
     names ("Chunk Number" for ``chunk_number``, "get_chunkArguments"), and with an
     optional value's ``anyOf: [{type: T}, {type: null}]`` written ``type: [T, null]``
-    and its ``default: null`` left out (not required: its absence is the default).
-    Every conversation pays for the tool list."""
+    and its ``default: null`` left out (not required: its absence is the default), as
+    are a flag's ``default: false`` and a count's or offset's ``default: 0`` (absent, a
+    flag is off and a page starts at the first item).  Every other default stays: it
+    says something.  Every conversation pays for the tool list."""
     if isinstance(schema, list):
         return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -123,8 +130,8 @@ def compact_schema(schema: Any) -> Any:
         other = next(o for o in options if o != {"type": "null"})
         del out["anyOf"]
         out = {**other, **out, "type": [other["type"], "null"]}
-    if "default" in out and out["default"] is None:
-        del out["default"]  # an optional value's default is its absence
+    if "default" in out and _obvious(out["default"]):
+        del out["default"]  # None, False, 0: what an absent value means anyway
     return out
 
 

@@ -38,3 +38,26 @@ def test_the_tool_list_and_instructions_fit_their_budget(tmp_path: Path) -> None
     # The instructions lead along the cheap path: the load's plan, code in lean with its
     # definitions whole, then the rest.
     assert 'context="symbol"' in seen["instructions"] and "load_git_diff" in seen["instructions"]
+
+
+def test_the_schemas_leave_out_the_defaults_an_absent_value_means(tmp_path: Path) -> None:
+    """A flag's false, a page's 0 and an optional value's null go without saying; a
+    default that says something stays."""
+    seen: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        seen["tools"] = {t.name: t for t in (await c.session.list_tools()).tools}
+
+    serve(tmp_path, script)
+    defaults = [
+        (name, param, spec["default"])
+        for name, tool in seen["tools"].items()
+        for param, spec in tool.input_schema["properties"].items()
+        if "default" in spec
+    ]
+    assert not [d for d in defaults if d[2] is None or d[2] is False or d[2] == 0], defaults
+    props = seen["tools"]["get_chunk"].input_schema["properties"]
+    assert props["format"]["default"] == "raw" and props["include_context"]["default"] is True
+    assert props["part"]["type"] == ["integer", "null"]
+    assert "default" not in seen["tools"]["list_chunks"].input_schema["properties"]["offset"]
+    assert seen["tools"]["read_content"].input_schema["properties"]["offset"]["default"] == 1
