@@ -19,7 +19,8 @@ A load's answer (``load_diff``, ``load_git_diff``) carries:
   files it leaves out (``more``).
 - ``change``: the whole change in lean when it fits
   :data:`LOAD_CHANGE_CHARS` (about 6,000 tokens), so a small
-  review is one call: the files as lean shows them, then code files (those
+  review is one call: the files as lean shows them (those between two widened
+  ones as one view: an edit repeated across files shows once), then code files (those
   that cost the fewest characters more first) widened to the definitions around
   their changes
   (``get_file_diff(context="symbol")``, their unchanged lines shown) while the
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diff.lean import render_lean
-from ...diff.model import FileDiff, FileStatus
+from ...diff.model import FileDiff, FileStatus, ParsedDiff
 from ...diff.review_order import CODE, category
 from ...errors import DiffchunkError
 from ...limits import SHORT_ID
@@ -247,12 +248,33 @@ def _change(
             text = render_lean(data, keep_context=True).text
             candidates.append((len(text) - len(texts[i]), i, text))
     widened: list[str] = []
+    wide: dict[int, str] = {}
     for more, i, text in sorted(candidates):  # the cheapest first: the most files whole
         if used + more <= LOAD_WIDENED_CHARS:
             used += more
-            texts[i] = text
+            wide[i] = text
             widened.append(files[i][0])
-    return "".join(texts), tuple(widened)
+    return _joined(parsed, files, wide), tuple(widened)
+
+
+def _joined(
+    parsed: ParsedDiff, files: list[tuple[str, list[FileDiff]]], wide: dict[int, str]
+) -> str:
+    """The change: the widened files' texts, and each run of files between them
+    rendered as one lean view, so an edit repeated in several files shows once and
+    is named after (lean finds repeats and moves only within a view, and folds them
+    only where that costs less than showing them)."""
+    out: list[str] = []
+    run: list[bytes] = []
+    for i, (_, sections) in enumerate(files):
+        if i in wide:
+            out += [render_lean(b"".join(run)).text, wide[i]] if run else [wide[i]]
+            run = []
+        else:
+            run += [parsed.raw(fd) for fd in sections]
+    if run:
+        out.append(render_lean(b"".join(run)).text)
+    return "".join(out)
 
 
 def load_plan(absolute_file_path: str, *, store: SessionStore | None = None) -> ReviewPlan:

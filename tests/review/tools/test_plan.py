@@ -121,3 +121,28 @@ def test_a_larger_change_is_planned_by_kind_without_its_text(
     assert plan["docs"]["files"] == PLAN_COMMITS + 1
     # More commits than a plan lists: counted, list_commits pages them.
     assert plan["commits"] == PLAN_COMMITS + 2 and "log" not in plan
+
+
+def test_an_edit_repeated_in_several_files_shows_once_in_the_loads_change(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """The same marker removed from three test files: the first shows it, the others
+    say where (lean finds a repeat within one view: the load's files are one view)."""
+    repo = init_repo(tmp_path / "repo")
+    marker = (
+        "@pytest.mark.xfail(\n    sys.platform == 'win32', reason='paths differ on this one'\n)\n"
+    )
+    tests = {f"tests/test_{n}.py": f"def test_{n}():\n    assert {n}\n" for n in "abc"}
+    commit(repo, {p: "import sys\n\n" + marker + t for p, t in tests.items()}, "base")
+    commit(repo, {p: "import sys\n\n" + t for p, t in tests.items()}, "no marker")
+    out: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        result = await c.raw("load_git_diff", absolute_repo_path=str(repo), revision_range="HEAD~1")
+        out["blocks"] = [b.text for b in result.content if isinstance(b, types.TextContent)]
+
+    server.run(script)
+    _, change = out["blocks"]
+    assert change.count("reason='paths differ on this one'") == 1, change
+    assert "⋯ this edit (-3) is repeated at test_b.py:3; test_c.py:3" in change
+    assert change.count("⋯ same edit (-3) as at test_a.py:3") == 2
