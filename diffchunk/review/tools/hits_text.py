@@ -12,8 +12,9 @@ written for a reader who pays for each character:
   ``LINE: text`` (``search_code``), ``LINE DEFINITION: text``
   (``find_references``: the definition the line sits in, ``〃`` when it is the
   previous hit's, none at module level or without an outline); a line of the diff says
-  ``(in diff)``, and a reference there gives no text (the reviewer read it in
-  the diff); text without its indentation, as cut by the search;
+  ``(in diff)``; a file's references in the diff are one line, ``L1, L2: (in diff)``
+  where the first of them sits, with no text or definition (the reviewer read them
+  in the diff); text without its indentation, as cut by the search;
 - the notes, once, after all the searches.
 """
 
@@ -61,10 +62,20 @@ def _hit_line(hit: CodeHit, previous: str | None, references: bool) -> str:
 def _hits(hits: Iterable[CodeHit], references: bool) -> list[str]:
     lines: list[str] = []
     path = previous = None
+    in_diff: list[str] = []  # this file's references in the diff: their line numbers
+    at = 0  # where in ``lines`` they are said, at the first of them
     for hit in hits:
         if hit.path != path:
-            path, previous = hit.path, None
+            path, previous, in_diff = hit.path, None, []
             lines.append(hit.path)
+        if references and hit.in_diff:
+            if not in_diff:
+                at = len(lines)
+                lines.append("")
+            in_diff.append(str(hit.line))
+            lines[at] = f" {', '.join(in_diff)}: (in diff)"
+            previous = None
+            continue
         lines.append(_hit_line(hit, previous, references))
         previous = hit.definition
     return lines

@@ -21,6 +21,7 @@ from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools.code_search import find_references, find_references_each, search_code
 from diffchunk.review.tools.commits import list_commits, render_messages
 from diffchunk.review.tools.file_versions import open_file_version
+from diffchunk.review.tools.hits_text import render_searches
 from diffchunk.review.tools.symbol_list import list_symbols
 
 LIB = '''"""A library."""
@@ -434,7 +435,7 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert "\nlib.py\n 4: def render(text, width=72): (in diff)\n" in found
         refs = await call.json("find_references", absolute_file_path=diff, symbol="wrap, Pager")
         assert refs.startswith("2 names at new (")
-        assert "\nlib.py\n 6 render: (in diff)\n" in refs  # read in the diff: no text again
+        assert "\nlib.py\n 6: (in diff)\n" in refs  # read in the diff: no text again
         assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
         assert "\nPager: 0 in 0 file(s)\n" in refs
         assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
@@ -479,3 +480,17 @@ def test_the_cli_twins(repo: Path) -> None:
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])
     assert missing.exit_code == 1 and "neither in the diff nor in" in missing.output
+
+
+def test_a_files_references_in_the_diff_are_one_line_of_their_numbers(tmp_path: Path) -> None:
+    """The reviewer read them in the diff: their numbers say where, not their text again."""
+    repo = init_repo(tmp_path / "repo")
+    before = "def helper():\n    return 1\n\n\ndef use():\n    return helper()\n"
+    commit(repo, {"app.py": before})
+    after = before + "\n\ndef more():\n    a = helper()\n    b = helper()\n    return a + b\n"
+    commit(repo, {"app.py": after})
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=store).file_path
+    text = render_searches(find_references_each(diff, "helper", store=store), references=True)
+    assert "\napp.py\n 6 use: return helper()\n 10, 11: (in diff)\n" in text, text
+    assert "more" not in text  # the definition the diff's lines sit in is in the diff
