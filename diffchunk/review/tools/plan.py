@@ -24,7 +24,8 @@ A load's answer (``load_diff``, ``load_git_diff``) carries:
   that cost the fewest characters more first) widened to the definitions around
   their changes
   (``get_file_diff(context="symbol")``, their unchanged lines shown) while the
-  whole fits :data:`LOAD_WIDENED_CHARS`; ``change_widened`` names those.
+  whole fits :data:`LOAD_WIDENED_CHARS`; ``change_widened`` names those (not a
+  file whose changes sit in no definition: widening adds none to it).
   The text is the answer's second block (``"change": "below"`` in the first):
   lean as it is, not escaped as a JSON string (a tenth more characters).  The plan's kinds then
   give their counts alone (the change's ``##`` lines list the files).
@@ -228,7 +229,9 @@ def _change(
 
     Each file is first rendered as lean shows it; then code files are widened (their
     unchanged lines shown), those that add the fewest characters first, while the
-    whole fits :data:`LOAD_WIDENED_CHARS`."""
+    whole fits :data:`LOAD_WIDENED_CHARS`.  A file whose widened diff is its diff as
+    it is (its changes in no definition, at module level) stays as lean shows it:
+    its unchanged lines would be git's context lines, no definition."""
     parsed = loaded.review.parsed
     texts = [render_lean(b"".join(parsed.raw(fd) for fd in sections)).text for _, sections in files]
     used = sum(map(len, texts))
@@ -237,14 +240,14 @@ def _change(
     from .symbol_context import symbol_context  # on first use: it reads the new side
 
     candidates: list[tuple[int, int, str]] = []  # (characters more, file, text)
-    for i, (path, _) in enumerate(files):
+    for i, (path, sections) in enumerate(files):
         if category(path) != CODE:
             continue
         try:
             data, _ = symbol_context(loaded.handle, loaded, path, store)
         except DiffchunkError:
             continue
-        if data is not None:
+        if data is not None and data != b"".join(parsed.raw(fd) for fd in sections):
             text = render_lean(data, keep_context=True).text
             candidates.append((len(text) - len(texts[i]), i, text))
     widened: list[str] = []

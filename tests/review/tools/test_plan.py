@@ -146,3 +146,25 @@ def test_an_edit_repeated_in_several_files_shows_once_in_the_loads_change(
     assert change.count("reason='paths differ on this one'") == 1, change
     assert "⋯ this edit (-3) is repeated at test_b.py:3; test_c.py:3" in change
     assert change.count("⋯ same edit (-3) as at test_a.py:3") == 2
+
+
+def test_a_code_file_changed_outside_any_definition_is_not_widened(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """A module-level constant has no definition around it: the load shows its change
+    as lean does, without git's context lines, and does not say it widened it."""
+    repo = init_repo(tmp_path / "repo")
+    head = '"""The version."""\n\nimport sys\n\n__all__ = ["VERSION"]\n\n'
+    tail = '\n"""Its docstring."""\n\n\ndef short() -> str:\n    return VERSION\n'
+    commit(repo, {"pkg/version.py": head + "VERSION = '1.0'\n" + tail}, "base")
+    commit(repo, {"pkg/version.py": head + "VERSION = '1.1'\n" + tail}, "release")
+    out: dict[str, Any] = {}
+
+    async def script(c: Caller) -> None:
+        result = await c.raw("load_git_diff", absolute_repo_path=str(repo), revision_range="HEAD~1")
+        out["blocks"] = [b.text for b in result.content if isinstance(b, types.TextContent)]
+
+    server.run(script)
+    head_block, change = out["blocks"]
+    assert json.loads(head_block)["change_widened"] == []
+    assert change == "## pkg/version.py (+1 -1)\n@@ 7 import sys\n-VERSION = '1.0'\n+VERSION = '1.1'\n"
