@@ -254,7 +254,8 @@ def get_file_diff(
 
     ``context="symbol"`` widens each hunk to the whole function or class around
     it at the new revision (a valid patch still); in lean, the widened lines are
-    shown.  A lean answer has no legend line (``get_chunk``'s has one): a review
+    shown (none when no change sits in a definition: lean then hides git's context
+    lines as it always does).  A lean answer has no legend line (``get_chunk``'s has one): a review
     reads a file's diff per file, dozens of times, and the server's instructions
     say how lean reads."""
     return get_files_diff(absolute_file_path, file_path, format, store=store, context=context)[0]
@@ -367,6 +368,8 @@ def _one_file(
         from .symbol_context import symbol_context
 
         widened, note = symbol_context(absolute_file_path, loaded, result.path, store)
+        if widened == result.data:
+            widened = None  # its changes sit in no definition: git's context lines only
         if widened is not None:
             result = FileDiffText(result.path, widened, 1, result.excluded)
         if note:

@@ -101,6 +101,11 @@ def test_a_definition_too_long_and_files_without_outline_keep_their_hunks(
     diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
     big = diff_tools.get_file_diff(diff, "big.py", context="symbol")
     assert _hunks(big) == _hunks(diff_tools.get_file_diff(diff, "big.py"))  # a 600-line class
+    # Widened to nothing more, lean shows it as it shows the plain diff: git's context
+    # lines are no definition.
+    lean = diff_tools.get_file_diff(diff, "big.py", format="lean", context="symbol")
+    assert lean == diff_tools.get_file_diff(diff, "big.py", format="lean"), lean
+    assert lean.endswith("\n## big.py (+1 -1)\n@@ 2\n-    a = 1\n+    a = 2\n"), lean
     notes = diff_tools.get_file_diff(diff, "notes.txt", context="symbol")
     assert notes.startswith("=== notes.txt has no outline")
     assert notes.endswith(diff_tools.get_file_diff(diff, "notes.txt"))
