@@ -7,6 +7,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable
@@ -62,8 +63,8 @@ answers must not hold every tool call."""
 
 
 INSTRUCTIONS = """\
-diffchunk reviews changes too large for your context, and large files, for fewer
-tokens than plain git. The cheapest review that is enough:
+diffchunk reviews large changes and large files for fewer tokens than plain git.
+The cheapest review that is enough:
 1. load_git_diff (a diff file: load_diff): its answer plans the review (files by
 kind with +/- counts, facts, the log when short) and holds the whole change when small.
 2. Code files in order: get_file_diff(file_path, format="lean", context="symbol")
@@ -74,12 +75,12 @@ side (open_file_version).
 3. add_finding per problem; mark_reviewed what you read; review_status resumes.
 Lean: '@@ N' next line is new line N (〃 same section); '⋯ N' N unchanged lines;
 '~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has all.
-Large files: get_overview, search_content, read_content; edit_content previews
-until preview=false.
+Large files: get_overview, search_content, read_content, edit_content.
 """
 
 
 logger = logging.getLogger(__name__)
+_LINE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")  # a break within a paragraph
 _T = TypeVar("_T")
 
 # A read-only tool says only that, and that it reaches nothing outside: the protocol's
@@ -169,6 +170,7 @@ class DiffchunkServer(MCPServer[Any]):
         structured_output: bool | None = None,
     ) -> None:
         text = description if description is not None else inspect.cleandoc(fn.__doc__ or "")
+        text = _LINE_BREAK.sub(" ", text)  # one line a paragraph: JSON writes a break in two
         if not inspect.iscoroutinefunction(fn):
             fn = _in_tool_threads(fn)
         super().add_tool(

@@ -51,7 +51,7 @@ def search_diff(
     offset: int = 0,
 ) -> str:
     """Lines of the diff's hunks matching a text or regex: file, chunk, side, line,
-    text. changed_only: no context; file_pattern: globs. Pages: offset."""
+    text. changed_only: no context; file_pattern: globs."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,
@@ -93,8 +93,8 @@ def search_code(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Search every file of a range's tree at side "new" or "old", as git grep; by
-    file, each line marked when in the diff. regex: Python syntax; file_pattern: globs."""
+    """git grep of a range's whole tree at side "new" or "old": lines by file, those in
+    the diff marked. regex: Python syntax; file_pattern: globs."""
     with tool_errors():
         found = core_search_code(
             absolute_file_path,

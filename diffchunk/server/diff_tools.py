@@ -97,9 +97,7 @@ def get_file_diff(
     absolute_file_path: str, file_path: str, format: str = "raw", context: str = "hunks"
 ) -> str:
     """A file's diff (file_path as listed; a glob or comma-separated paths: each file
-    in turn). Review code with format="lean" and context="symbol": each change
-    within its whole definition.
-    """
+    in turn). context="symbol": each change within its whole definition."""
     with tool_errors():
         return core.get_file_diff(absolute_file_path, file_path, format, context=context)
 
