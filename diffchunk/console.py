@@ -41,37 +41,12 @@ import os
 import sys
 from collections.abc import Callable, Collection
 
+# ``diffchunk review``'s options, flags and those taking a value: the table the
+# command declares them from (click is not loaded to read them).
+from .review.ranges.command_line import REVIEW_FLAGS, REVIEW_VALUED, option
+
 #: The measures :func:`main` takes (see the module docstring).
 MEASURES = frozenset({"gc", "early", "exit"})
-
-# ``diffchunk review``'s options (see diffchunk.cli.review): flags, and those
-# taking a value.  A test checks these against the command.
-REVIEW_FLAGS = frozenset(
-    {
-        "--staged",
-        "--json",
-        "--no-skip-trivial",
-        "--no-skip-generated",
-        "--since-review",
-        "--next",
-    }
-)
-REVIEW_VALUED = frozenset(
-    {
-        "--repo",
-        "--chunk",
-        "--file",
-        "--format",
-        "--out",
-        "--max-chunk-lines",
-        "--include",
-        "--exclude",
-        "--context-lines",
-        "--gitattributes",
-        "--order",
-        "--review",
-    }
-)
 
 
 def main(off: Collection[str] = ()) -> None:
@@ -115,14 +90,14 @@ def review_range(args: list[str]) -> tuple[str | None, str | None, bool] | None:
             continue
         name, eq, value = arg.partition("=")
         if name in REVIEW_FLAGS and not eq:
-            staged = staged or name == "--staged"
-        elif name in REVIEW_VALUED and name != "--gitattributes":
+            staged = staged or name == option("staged")
+        elif name in REVIEW_VALUED and name != option("gitattributes"):
             if not eq:
                 following = next(rest, None)
                 if following is None:
                     return None
                 value = following
-            if name == "--repo":
+            if name == option("repo"):
                 repo = value
         else:
             return None

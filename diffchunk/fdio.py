@@ -8,8 +8,9 @@ repository (``HEAD``, a ``.git`` file, ``config``, ``alternates``): a named
 pipe or a device there can never block it.  :func:`open_directory_beneath`
 reaches a directory below another without following a symbolic link (a
 snapshot's work-tree file).  :func:`prune_newest_first` is the one way a
-bounded directory (the diff cache, snapshots, backups, view handles, exports)
-drops what is beyond its bounds.
+bounded directory (the diff cache, snapshots, backups, view handles, exports,
+diffs read from standard input) drops what is beyond its bounds;
+:func:`prune_files` applies it to a flat directory of files that stand alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from .errors import FileToolError
-from .limits import TEMP_NAME_TRIES
 
 COPY_BLOCK = 64 * 1024 * 1024
 """Bytes per copy_file_range/sendfile call: the kernel copies without the bytes
@@ -33,6 +33,10 @@ keeps each system call short."""
 COPY_FALLBACK_BLOCK = 8 * 1024 * 1024
 """Bytes per pread/write when the kernel cannot copy (another file system, an
 old kernel): the copy holds one such block in memory."""
+
+TEMP_NAME_TRIES = 100
+"""Random temporary names tried before giving up: a taken name is rare, a
+hundred in a row means the directory is not what it seems."""
 
 HASH_BLOCK = 16 * 1024 * 1024
 """Bytes read per step of hashing an open file (backups, edits, mapped diffs):
@@ -281,6 +285,79 @@ def replacing(
         raise
 
 
+class PendingFile:
+    """A file being written that appears only when it is complete: made with
+    ``O_EXCL`` (never another's file), open for reading and writing at :attr:`fd`,
+    mode 0600 until :meth:`commit`.
+
+    Exactly one of :meth:`commit` and :meth:`discard` ends it; ``discard`` may be
+    called again, after a failed commit and after a commit, and does nothing more.  Its writers:
+    a file snapshot (:mod:`diffchunk.snapshots`, under a name of its own then
+    renamed into place), a backup (:mod:`diffchunk.files.backups`: its data at
+    its own reserved name, its metadata under a temporary name then renamed) and
+    a diff cache entry (:class:`diffchunk.git.cache.PendingEntry`, which renames it
+    while still open and locked, then closes it).
+    """
+
+    __slots__ = ("_ended", "_open", "fd", "path")
+
+    def __init__(self, path: str) -> None:
+        """The new file ``path`` (``FileExistsError`` when the name is taken)."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        self.fd = os.open(path, flags, 0o600)
+        self.path = path
+        self._open = True
+        self._ended = False
+
+    @classmethod
+    def named(cls, directory: str, name: Callable[[], str]) -> PendingFile:
+        """A new file of ``directory`` under the first free one of :data:`TEMP_NAME_TRIES`
+        names ``name()`` makes (random ones)."""
+        for _ in range(TEMP_NAME_TRIES):
+            try:
+                return cls(os.path.join(directory, name()))
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"no free temporary name in {directory}")
+
+    def commit(
+        self, target: str | None = None, *, mode: int | None = None, keep_existing: bool = False
+    ) -> bool:
+        """Flush the file to disk, give it ``mode``, close it and rename it to ``target``
+        (None: it stays where it is); ``keep_existing``: a ``target`` already there is
+        kept and this file removed.  Whether this file is now ``target``.  A failure
+        discards it and raises the ``OSError``."""
+        try:
+            os.fsync(self.fd)
+            if mode is not None:
+                os.fchmod(self.fd, mode)
+            self.close()
+            if keep_existing and target is not None and os.path.exists(target):
+                self.discard()
+                return False
+            if target is not None:
+                os.replace(self.path, target)
+        except BaseException:
+            self.discard()
+            raise
+        self._ended = True
+        return True
+
+    def discard(self) -> None:
+        """Close and remove the file (it never appears)."""
+        self.close()
+        if not self._ended:
+            self._ended = True
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+    def close(self) -> None:
+        """Close the descriptor (once)."""
+        if self._open:
+            self._open = False
+            os.close(self.fd)
+
+
 def _umask() -> int:
     """The process's umask, read without changing it (``os.umask`` sets it, which
     another thread could meet); 0o022 where it cannot be read."""
@@ -358,3 +435,47 @@ def prune_newest_first(
             kept -= 1
             total -= size
     return removed
+
+
+def prune_files(
+    directory: str | os.PathLike[str],
+    keep: str | os.PathLike[str],
+    *,
+    max_count: int | None = None,
+    max_bytes: int | None = None,
+    suffix: str = "",
+    stale: Callable[[str, float], bool] | None = None,
+) -> list[str]:
+    """:func:`prune_newest_first` over a flat directory of files that stand alone (view
+    handles, exports, diffs read from standard input): its regular files named
+    ``*suffix`` (a name starting with ``.`` is a write under way, never counted),
+    newest first by modification time; ``keep`` (the one just written or used) is
+    never removed; ``stale(path, mtime)`` says which go whatever the bounds.  The
+    paths removed; a file that cannot be listed or removed is left as it is."""
+    found: list[tuple[float, int, str]] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if entry.name.startswith(".") or not entry.name.endswith(suffix):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    found.append((st.st_mtime, st.st_size, entry.path))
+    found.sort(reverse=True)
+    mtimes = {path: mtime for mtime, _, path in found}
+    return prune_newest_first(
+        ((size, path) for _, size, path in found),
+        _unlink_file,
+        max_count=max_count,
+        max_bytes=max_bytes,
+        spare=(os.fspath(keep),),
+        stale=None if stale is None else (lambda path: stale(path, mtimes[path])),
+    )
+
+
+def _unlink_file(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True

@@ -50,10 +50,6 @@ tools' ``max_results`` default): as search_diff."""
 # Sessions and memory
 # ---------------------------------------------------------------------------
 
-TEMP_NAME_TRIES = 100
-"""Random temporary names tried before giving up: a taken name is rare, a
-hundred in a row means the directory is not what it seems."""
-
 # ---------------------------------------------------------------------------
 # The diff cache and snapshots
 # ---------------------------------------------------------------------------

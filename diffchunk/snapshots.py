@@ -45,8 +45,8 @@ from typing import Any
 
 from . import settings
 from .errors import FileToolError, PathError
-from .fdio import prune_newest_first
-from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS, TEMP_NAME_TRIES
+from .fdio import PendingFile, prune_newest_first
+from .limits import SNAPSHOT_READ_BLOCK, STALE_TEMP_SECONDS
 from .paths import cache_dir
 
 MAX_FILES = 5000
@@ -160,8 +160,9 @@ def existing(blob: str, name: str, source: dict[str, Any]) -> Snapshot | None:
 
 
 class SnapshotWriter:
-    """A snapshot being written: ``fd`` is its temporary file, open for reading and
-    writing; every block written there goes through :meth:`feed` (or :meth:`write`).
+    """A snapshot being written: ``fd`` is its temporary file (a
+    :class:`~diffchunk.fdio.PendingFile`), open for reading and writing; every block
+    written there goes through :meth:`feed` (or :meth:`write`).
 
     Exactly one of :meth:`commit` and :meth:`abort` ends it.
     """
@@ -178,14 +179,14 @@ class SnapshotWriter:
         tmp_dir = snapshot_root() / _TMP
         try:
             tmp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, self.tmp = _temp_file(tmp_dir)
+            self._file = PendingFile.named(str(tmp_dir), _temp_name)
         except OSError as exc:
             raise PathError(
                 f"Cannot write a file snapshot in {tmp_dir}: {exc.strerror or exc}.",
                 suggestion="Free some space, or set DIFFCHUNK_CACHE_DIR to a writable directory.",
             ) from None
-        self.fd = fd
-        self._open = True
+        self.fd = self._file.fd
+        self.tmp = self._file.path
 
     def feed(self, block: bytes) -> None:
         """Account for ``block``, already written to :attr:`fd` (by git); a block
@@ -231,15 +232,9 @@ class SnapshotWriter:
         target_dir = snapshot_root() / blob[:2] / blob
         target = target_dir / self.name
         try:
-            os.fsync(self.fd)
-            os.fchmod(self.fd, 0o444)
-            self._close()
             target_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if target.exists():
-                os.unlink(self.tmp)
-                os.utime(target)
-            else:
-                os.replace(self.tmp, target)
+            if not self._file.commit(str(target), mode=0o444, keep_existing=True):
+                os.utime(target)  # the same content is there already: used again
         except OSError as exc:
             self.abort()
             raise PathError(
@@ -253,25 +248,11 @@ class SnapshotWriter:
 
     def abort(self) -> None:
         """Drop the temporary file (nothing appears)."""
-        self._close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)
-
-    def _close(self) -> None:
-        if self._open:
-            self._open = False
-            os.close(self.fd)
+        self._file.discard()
 
 
-def _temp_file(directory: Path) -> tuple[int, str]:
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(TEMP_NAME_TRIES):
-        path = directory / f"snap-{os.urandom(6).hex()}"
-        try:
-            return os.open(path, flags, 0o600), str(path)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name in {directory}")
+def _temp_name() -> str:
+    return f"snap-{os.urandom(6).hex()}"
 
 
 def _record_source(blob: str, name: str, source: dict[str, Any]) -> None:

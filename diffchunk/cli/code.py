@@ -4,25 +4,54 @@ the code at either side of a range, beyond the diff.
 Each takes ``[RANGE|DIFF_FILE]`` as ``diffchunk review`` does and calls the
 tool of the same meaning (``search_code``, ``find_references``,
 ``open_file_version``, ``list_symbols``); human output by default
-(:mod:`.output`), JSON with ``--json``.
+(:mod:`.output`), JSON with ``--json``.  As ``status`` and ``mark`` do, with no
+target they act on the repository's latest review and say which on standard
+error (:func:`~.targets.current_target`), and their output goes through the
+pager on a terminal (:func:`~.terminal.paged`).
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .output import echo_json, render_code_hits
+from .output import echo_json
 from .params import CONTEXT_SETTINGS
-from .targets import TARGET_PARAMETERS, TargetCommand, load_target, target_options
+from .render import render_code_hits, render_symbols
+from .targets import (
+    TARGET_PARAMETERS,
+    TargetCommand,
+    current_target,
+    load_target,
+    target_options,
+)
+from .terminal import paged
+
+if TYPE_CHECKING:
+    from ..review.tools.code_search import CodeSearch
+    from ..review.tools.symbol_list import SymbolListing
 
 _SIDE = click.Choice(("new", "old"))
 
 
-def _load(params: dict[str, Any]) -> str:
-    path, _ = load_target({name: params.pop(name) for name in TARGET_PARAMETERS})
+def _print(found: CodeSearch | SymbolListing, as_json: bool, text: Callable[[], str]) -> None:
+    """``found`` as JSON (``--json``), else ``text()`` through the pager."""
+    if as_json:
+        echo_json(found.to_dict())
+        return
+    with paged():
+        click.echo(text(), nl=False)
+
+
+def _load(params: dict[str, Any], command: str) -> str:
+    """Load the target as ``diffchunk review`` does (nothing: the repository's latest
+    review, named on standard error); the diff file's path (the command's target
+    parameters are taken out of ``params``)."""
+    target = {name: params.pop(name) for name in TARGET_PARAMETERS}
+    path, _ = load_target(current_target(target, command))
     return path
 
 
@@ -56,11 +85,9 @@ def search_code(
     """
     from ..review.tools.code_search import search_code as core
 
-    path = _load(params)
-    found = core(
-        path, pattern, side, regex, not ignore_case, file_pattern, max_results, offset
-    ).to_dict()
-    echo_json(found) if as_json else click.echo(render_code_hits(found), nl=False)
+    path = _load(params, "search-code")
+    found = core(path, pattern, side, regex, not ignore_case, file_pattern, max_results, offset)
+    _print(found, as_json, lambda: render_code_hits(found))
 
 
 @click.command("refs", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
@@ -83,9 +110,9 @@ def refs(
     """
     from ..review.tools.code_search import find_references
 
-    path = _load(params)
-    found = find_references(path, symbol, side, max_results, offset).to_dict()
-    echo_json(found) if as_json else click.echo(render_code_hits(found), nl=False)
+    path = _load(params, "refs")
+    found = find_references(path, symbol, side, max_results, offset)
+    _print(found, as_json, lambda: render_code_hits(found))
 
 
 @click.command("show", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
@@ -102,14 +129,14 @@ def show(file_path: str, side: str, as_json: bool, **params: Any) -> None:
     """
     from ..review.tools.file_versions import open_file_version
 
-    path = _load(params)
+    path = _load(params, "show")
     opened = open_file_version(path, file_path, side)
     if as_json:
         echo_json(opened.to_dict())
         return
-    with open(opened.path, "rb") as handle:
+    with paged(), open(opened.path, "rb") as handle:
         sys.stdout.buffer.write(handle.read())
-    sys.stdout.flush()
+        sys.stdout.flush()
 
 
 @click.command("symbols", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
@@ -127,13 +154,6 @@ def symbols(file_path: str, offset: int, as_json: bool, **params: Any) -> None:
     """
     from ..review.tools.symbol_list import list_symbols
 
-    path = _load(params)
-    found = list_symbols(path, file_path, offset).to_dict()
-    if as_json:
-        echo_json(found)
-        return
-    for item in found["symbols"]:
-        lines = "-".join(str(n) for n in item.get("lines", ()))
-        click.echo(f"{item['change']:9} {item.get('kind', ''):9} {item['name']} {lines}".rstrip())
-    if found.get("next_offset") is not None:
-        click.echo(f"{found['total']} in all; more with --offset {found['next_offset']}")
+    path = _load(params, "symbols")
+    found = list_symbols(path, file_path, offset)
+    _print(found, as_json, lambda: render_symbols(found))

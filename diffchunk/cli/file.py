@@ -1,20 +1,22 @@
 """``diffchunk file``: the large-file tools on the command line.
 
 Each subcommand is the twin of an MCP tool and prints the same JSON (the
-result's ``to_dict()``) with ``--json``, or a human summary otherwise.
+result's ``to_dict()``) with ``--json``, or a human summary otherwise, read from
+the typed result the tool returns (never from its JSON).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import click
 
 from ..errors import InvalidArgument, PathError
 from ..files.content_read import READ_MODES, read_content
-from ..files.content_search import search_content
+from ..files.content_search import CountResult, search_content
 from ..files.overview import get_overview
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy, resolve_regular_file
@@ -50,8 +52,8 @@ def _target(path: str) -> str:
     return absolute
 
 
-def _warnings(data: dict[str, Any]) -> None:
-    for warning in data.get("warnings") or []:
+def _warnings(warnings: Iterable[str]) -> None:
+    for warning in warnings:
         click.echo(f"note: {cli_terms(warning)}", err=True)
 
 
@@ -68,7 +70,8 @@ def file() -> None:
     """
 
 
-def _print_outline(items: list[dict[str, Any]], depth: int = 0) -> None:
+def _print_outline(items: Sequence[Mapping[str, Any]], depth: int = 0) -> None:
+    """The outline's items (JSON already: see :class:`~diffchunk.files.overview.Overview`)."""
     for item in items:
         mark = f" [{item['changes']}]" if item.get("changes") else ""
         click.echo(
@@ -98,36 +101,34 @@ def overview(path: str, as_json: bool, outline_offset: int, symbol: str | None) 
       diffchunk file overview src/big.ts --symbol 'create*'
       diffchunk file overview src/big.ts --outline-offset 400
     """
-    data = get_overview(_target(path), outline_offset, symbol).to_dict()
+    found = get_overview(_target(path), outline_offset, symbol)
     if as_json:
-        echo_json(data)
+        echo_json(found.to_dict())
         return
-    if data["is_binary"]:
-        click.echo(
-            f"binary file ({data['binary_hint'] or 'unknown type'}), {data['file_size']} bytes"
-        )
+    if found.is_binary:
+        click.echo(f"binary file ({found.binary_hint or 'unknown type'}), {found.file_size} bytes")
         return
-    long_lines = data["long_lines"]
+    long_lines = found.long_lines
     click.echo(
-        f"{data['line_count']} lines, {data['file_size']} bytes, {data['encoding']}, "
-        f"{data['line_ending']} line endings"
+        f"{found.line_count} lines, {found.file_size} bytes, {found.encoding}, "
+        f"{found.line_ending} line endings"
     )
-    if long_lines["has_long_lines"]:
+    if long_lines.has_long_lines:
         click.echo(
-            f"{long_lines['count']} lines over {long_lines['threshold']} characters "
-            f"(longest {long_lines['max_length']})"
+            f"{long_lines.count} lines over {long_lines.threshold} characters "
+            f"(longest {long_lines.max_length})"
         )
-    if data["outline"]:
-        click.echo(f"outline ({data['changed_symbols']} changed symbols):")
-        _print_outline(data["outline"], 1)
-    for item in data.get("symbols", []):
+    if found.outline:
+        click.echo(f"outline ({found.changed_symbols} changed symbols):")
+        _print_outline(found.outline, 1)
+    for item in found.symbols or ():
         click.echo(
             f"{item['type']} {item.get('qualified_name', item['name'])}  "
             f"(lines {item['line_number']}-{item['end_line']})"
         )
-    if data["search_hints"]:
-        click.echo("try searching: " + cli_terms(", ".join(data["search_hints"])))
-    _warnings(data)
+    if found.search_hints:
+        click.echo("try searching: " + cli_terms(", ".join(found.search_hints)))
+    _warnings(found.warnings)
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
@@ -181,7 +182,7 @@ def search(
       diffchunk file search src/big.py 'proces_data'       # fuzzy
       diffchunk file search src/big.py 'def \\w+\\(' --regex --context 0
     """
-    data = search_content(
+    found = search_content(
         _target(path),
         pattern,
         max_results=max_results,
@@ -191,27 +192,27 @@ def search(
         case_sensitive=not ignore_case,
         invert=invert,
         count_only=count_only,
-    ).to_dict()
+    )
     if as_json:
-        echo_json(data)
+        echo_json(found.to_dict())
         return
-    if count_only:
-        click.echo(data["count"])
-        _warnings(data)
+    if isinstance(found, CountResult):
+        click.echo(found.count)
+        _warnings(found.warnings)
         return
-    for result in data["results"]:
-        line = result["line_number"]
-        for i, text in enumerate(result["context_before"]):
-            click.echo(f"{line - len(result['context_before']) + i}-{text}")
-        score = "" if result["similarity_score"] >= 1.0 else f"  ({result['similarity_score']:.2f})"
-        where = f"  [{result['semantic_context']}]" if result["semantic_context"] else ""
-        click.echo(f"{line}:{result['match']}{score}{where}")
-        for i, text in enumerate(result["context_after"]):
+    for result in found.results:
+        line = result.line_number
+        for i, text in enumerate(result.context_before):
+            click.echo(f"{line - len(result.context_before) + i}-{text}")
+        score = "" if result.similarity_score >= 1.0 else f"  ({result.similarity_score:.2f})"
+        where = f"  [{result.semantic_context}]" if result.semantic_context else ""
+        click.echo(f"{line}:{result.match}{score}{where}")
+        for i, text in enumerate(result.context_after):
             click.echo(f"{line + 1 + i}-{text}")
         if context_lines:
             click.echo("--")
-    click.echo(f"{data['total_matches']} matching lines", err=True)
-    _warnings(data)
+    click.echo(f"{found.total_matches} matching lines", err=True)
+    _warnings(found.warnings)
 
 
 @file.command(context_settings=CONTEXT_SETTINGS)
@@ -239,18 +240,16 @@ def read(path: str, offset: int, limit: int, pattern: str | None, mode: str, as_
       diffchunk file read src/big.py --mode semantic --offset 812   # the function around it
       diffchunk file read notes.md --pattern '## Install' -n 40
     """
-    data = read_content(
-        _target(path), offset=offset, limit=limit, pattern=pattern, mode=mode
-    ).to_dict()
+    found = read_content(_target(path), offset=offset, limit=limit, pattern=pattern, mode=mode)
     if as_json:
-        echo_json(data)
+        echo_json(found.to_dict())
         return
-    if data["content"] or data["lines_returned"]:
-        click.echo(data["content"])
-    first, last, total = data["start_line"], data["end_line"], data["total_lines"]
-    span = f"lines {first}-{last}" if first is not None else f"{data['lines_returned']} lines"
+    if found.content or found.lines_returned:
+        click.echo(found.content)
+    first, last, total = found.start_line, found.end_line, found.total_lines
+    span = f"lines {first}-{last}" if first is not None else f"{found.lines_returned} lines"
     click.echo(f"{span} of {total if total is not None else '?'}", err=True)
-    _warnings(data)
+    _warnings(found.warnings)
 
 
 def _read_changes_file(path: str) -> str:
@@ -351,33 +350,32 @@ def edit(
     from ..files import edit as core
 
     changes = _changes_from(searches, replaces, changes_json)
-    data = core.edit_content(
+    edited = core.edit_content(
         _target(path),
         changes,
         fuzzy=not exact,
         preview=not apply_,
         policy=PathPolicy.from_env(),
-    ).to_dict()
+    )
     if as_json:
-        echo_json(data)
+        echo_json(edited.to_dict())
     else:
-        if data.get("preview"):
-            click.echo(str(data["preview"]))
-        for result in data.get("results") or []:
-            if not result.get("success"):
-                click.echo(f"change {result['index']}: {result.get('error')}", err=True)
-                for similar in result.get("similar_matches") or []:
+        if edited.preview:
+            click.echo(edited.preview)
+        for result in edited.results:
+            if not result.success:
+                click.echo(f"change {result.index}: {result.error}", err=True)
+                for similar in result.similar_matches:
                     click.echo(
-                        f"  line {similar['line']}: {similar['content']} "
-                        f"({similar['similarity']:.2f})",
+                        f"  line {similar.line}: {similar.content} ({similar.similarity:.2f})",
                         err=True,
                     )
-        _warnings(data)
-        if data.get("backup_created"):
-            click.echo(f"backup: {data['backup_created']}", err=True)
-        elif data.get("success") and not apply_:
+        _warnings(edited.warnings)
+        if edited.backup_created:
+            click.echo(f"backup: {edited.backup_created}", err=True)
+        elif edited.success and not apply_:
             click.echo("preview only: add --apply to write the change", err=True)
-    if not data.get("success"):
+    if not edited.success:
         raise click.exceptions.Exit(1)
 
 
@@ -395,15 +393,11 @@ def revert(path: str, backup_id: str | None, as_json: bool) -> None:
     """
     from ..files import revert as core
 
-    data = core.revert_edit(_target(path), backup_id, policy=PathPolicy.from_env()).to_dict()
+    reverted = core.revert_edit(_target(path), backup_id, policy=PathPolicy.from_env())
     if as_json:
-        echo_json(data)
-    else:
-        reverted = data.get("reverted_to") or {}
-        saved = data.get("current_saved_as") or {}
-        click.echo(f"restored backup {reverted.get('id')} ({reverted.get('timestamp')})")
-        if saved:
-            click.echo(f"previous content saved as {saved.get('id')}")
-        _warnings(data)
-    if not data.get("success"):
-        raise click.exceptions.Exit(1)
+        echo_json(reverted.to_dict())
+        return
+    restored = reverted.reverted_to
+    click.echo(f"restored backup {restored.id} ({restored.timestamp})")
+    click.echo(f"previous content saved as {reverted.current_saved_as.id}")
+    _warnings(reverted.warnings)

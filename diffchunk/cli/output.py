@@ -14,9 +14,6 @@ from typing import Any
 
 import click
 
-from ..limits import SHORT_ID
-from .wording import cli_terms
-
 
 def stdout_is_terminal() -> bool:
     return sys.stdout is not None and sys.stdout.isatty()
@@ -59,23 +56,3 @@ def shell_word(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
-
-
-def render_code_hits(result: dict[str, Any]) -> str:
-    """A ``search_code``/``find_references`` answer as grep prints it: ``path:line:
-    text``, the definition a reference sits in and ``(in diff)`` after it, then the
-    count and where to page on."""
-    lines = []
-    for hit in result["hits"]:
-        text = "(binary file)" if hit.get("binary") else hit.get("text", "")
-        where = f"  [{hit['in']}]" if "in" in hit else ""
-        mark = "  (in diff)" if hit.get("in_diff") else ""
-        lines.append(f"{hit['path']}:{hit['line']}: {text}{where}{mark}")
-    shown = len(result["hits"])
-    summary = f"{result['total']} line(s) in {result['files_matched']} file(s)"
-    summary += f" at {result['side']} ({str(result['revision'] or 'empty tree')[:SHORT_ID]})"
-    if result.get("next_offset") is not None:
-        summary += f"; {shown} shown, more with --offset {result['next_offset']}"
-    lines.append(summary)
-    lines.extend(f"note: {cli_terms(note)}" for note in result.get("notes", ()))
-    return "\n".join(lines) + "\n"

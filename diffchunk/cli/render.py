@@ -6,8 +6,10 @@ Rules:
 - It renders the typed results the application layer returns
   (:class:`~diffchunk.review.results.LoadSummary`,
   :class:`~diffchunk.review.results.RangeSummary`,
-  :class:`~diffchunk.review.results.ChunkListing`); ``to_dict()`` is for
-  ``--json`` alone.
+  :class:`~diffchunk.review.results.ChunkListing`, and the code commands'
+  :class:`~diffchunk.review.tools.code_search.CodeSearch` and
+  :class:`~diffchunk.review.tools.symbol_list.SymbolListing`); ``to_dict()`` is
+  for ``--json`` alone.
 - Colour comes from :func:`diffchunk.cli.terminal.paint` only; with colour off
   the text is the same bytes as before colour existed, and a raw chunk's
   bytes are exact (:func:`colour_diff` is applied only when colour is on).
@@ -21,13 +23,18 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..limits import SHORT_ID
 from ..review.results import ChunkEntry, ChunkListing, FileDetail, LoadSummary, RangeSummary
 from .output import names_cell, shell_word
 from .targets import suggested_command
 from .terminal import colour_on, paint
+from .wording import cli_terms
+
+if TYPE_CHECKING:
+    from ..review.tools.code_search import CodeSearch
+    from ..review.tools.symbol_list import SymbolListing
 
 # --------------------------------------------------------------------------
 # Overviews
@@ -284,3 +291,39 @@ def _marked(sign: str, text: str, ranges: list[tuple[int, int]] | None, style: s
         at = end
     pieces.append(paint(text[at:], style))
     return "".join(pieces)
+
+
+# --------------------------------------------------------------------------
+# The code at a revision (search-code, refs, symbols)
+# --------------------------------------------------------------------------
+
+
+def render_code_hits(found: CodeSearch) -> str:
+    """A ``search-code``/``refs`` page as grep prints it: ``path:line: text``, the
+    definition a reference sits in and ``(in diff)`` after it, then the count and where
+    to page on."""
+    lines = []
+    for hit in found.hits:
+        text = "(binary file)" if hit.text is None else hit.text
+        where = f"  [{hit.definition}]" if hit.definition is not None else ""
+        mark = "  (in diff)" if hit.in_diff else ""
+        lines.append(f"{hit.path}:{hit.line}: {text}{where}{mark}")
+    summary = f"{found.total} line(s) in {found.files_matched} file(s)"
+    summary += f" at {found.side} ({(found.revision or 'empty tree')[:SHORT_ID]})"
+    if found.next_offset is not None:
+        summary += f"; {len(found.hits)} shown, more with --offset {found.next_offset}"
+    lines.append(summary)
+    lines.extend(f"note: {cli_terms(note)}" for note in found.notes)
+    return "\n".join(lines) + "\n"
+
+
+def render_symbols(found: SymbolListing) -> str:
+    """A ``symbols`` page: each definition's change, kind, name and lines, then where
+    to page on."""
+    lines = []
+    for item in found.symbols:
+        span = "-".join(str(n) for n in item.lines or ())
+        lines.append(f"{item.change:9} {item.kind or '':9} {item.name} {span}".rstrip())
+    if found.next_offset is not None:
+        lines.append(f"{found.total} in all; more with --offset {found.next_offset}")
+    return "".join(line + "\n" for line in lines)

@@ -18,6 +18,7 @@ import click
 from ..diff.options import FORMATS
 from ..errors import PathError
 from ..fdio import replace_file
+from ..review.ranges.command_line import option
 from .output import echo_json
 from .params import CONTEXT_SETTINGS, SafePath
 from .render import colour_diff
@@ -115,15 +116,17 @@ def _write_bytes(data: bytes) -> None:
 @click.command(cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option(
-    "--chunk",
+    option("chunk_number"),
     "chunk_number",
     type=int,
     metavar="N",
     help="Print chunk N (1-based) exactly, as a patch.",
 )
-@click.option("--file", "file_path", metavar="PATH", help="Print the whole diff of one file.")
 @click.option(
-    "--format",
+    option("file_path"), "file_path", metavar="PATH", help="Print the whole diff of one file."
+)
+@click.option(
+    option("fmt"),
     "fmt",
     type=click.Choice(FORMATS),
     default="raw",
@@ -131,30 +134,30 @@ def _write_bytes(data: bytes) -> None:
     help="How --chunk/--file output is shown.",
 )
 @click.option(
-    "--json",
+    option("as_json"),
     "as_json",
     is_flag=True,
     help="Print the overview as JSON (indented on a terminal, one line otherwise).",
 )
 @click.option(
-    "--out",
+    option("out_dir"),
     "out_dir",
     type=SafePath(file_okay=False, path_type=Path, writes=True),
     help="Write each chunk to DIR/chunk-0001.diff ... plus DIR/index.json.",
 )
 @click.option(
-    "--since-review",
+    option("since_review"),
     is_flag=True,
     help="Only what changed in RANGE since its last review (new commits, amend, rebase).",
 )
 @click.option(
-    "--review",
+    option("review_id"),
     "review_id",
     type=click.IntRange(min=1),
     help="Continue review N (the load names the earlier reviews it overlaps).",
 )
 @click.option(
-    "--next",
+    option("next_chunk"),
     "next_chunk",
     is_flag=True,
     help="Print the next chunk not yet reviewed (as `diffchunk next`).",
@@ -337,7 +340,7 @@ def _print_overview(
 @click.command("next", cls=TargetCommand, context_settings=CONTEXT_SETTINGS)
 @target_options
 @click.option(
-    "--format",
+    option("fmt"),
     "fmt",
     type=click.Choice(FORMATS),
     default="raw",

@@ -45,21 +45,21 @@ def sync(remote: str | None, repo: str | None, as_json: bool) -> None:
     """
     from ..review.record.sync import sync as run_sync
 
-    result = run_sync(review_repo_path(repo), remote).to_dict()
+    result = run_sync(review_repo_path(repo), remote)
     if as_json:
-        echo_json(result)
+        echo_json(result.to_dict())
     else:
-        ops = result["operations"]
+        ops = result.applied
         click.echo(
-            f"Synced the review record with {result['remote']} ({result['url']}): "
-            f"{result['logs_read']} other log(s) read, {ops['new']} new operation(s) applied; "
-            f"published {result['published']} operation(s), {result['published_bytes']:,} bytes."
+            f"Synced the review record with {result.remote} ({result.url}): "
+            f"{result.logs} other log(s) read, {ops.new} new operation(s) applied; "
+            f"published {result.published} operation(s), {result.published_bytes:,} bytes."
         )
-        if ops["unplaced"]:
-            click.echo(f"  {ops['unplaced']} operation(s) name a review or finding not shared yet.")
-    for why in result["refused"]:
+        if ops.unplaced:
+            click.echo(f"  {ops.unplaced} operation(s) name a review or finding not shared yet.")
+    for why in result.refused:
         click.echo(f"Refused: {why}", err=True)
-    if result["refused"]:
+    if result.refused:
         sys.exit(1)
 
 
@@ -124,7 +124,5 @@ def import_(log_file: Path, repo: str | None) -> None:
         data = read_small_file(str(log_file), SYNC_LOG_MAX_BYTES)
     except OSError as exc:
         raise click.ClickException(f"{log_file} cannot be read as a review log: {exc}") from exc
-    applied = import_log(review_repo_path(repo), data, str(log_file)).to_dict()
-    click.echo(
-        f"Read {applied['read']} operation(s) from {log_file}: {applied['new']} new, applied."
-    )
+    applied = import_log(review_repo_path(repo), data, str(log_file))
+    click.echo(f"Read {applied.read} operation(s) from {log_file}: {applied.new} new, applied.")

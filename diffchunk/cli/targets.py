@@ -24,6 +24,7 @@ import click
 from ..diff.options import MAX_CHUNK_LINES, MIN_CHUNK_LINES, ORDERS, LoadOptions, Progress
 from ..limits import CHUNK_DEFAULT_LINES
 from ..paths import is_diff_file
+from ..review.ranges.command_line import option
 from ..review.results import LoadSummary, RangeSummary
 from . import ranges
 from .output import shell_word
@@ -101,49 +102,51 @@ def target_options(command: F) -> F:
         click.argument("target", metavar="[RANGE|DIFF_FILE]", required=False),
         click.argument("paths", metavar="[-- PATH...]", nargs=-1),
         click.option(
-            "--repo",
+            option("repo"),
             type=SafePath(file_okay=False),
             metavar="PATH",
             help="Repository of RANGE (default: the current directory).",
         ),
-        click.option("--staged", is_flag=True, help="Review the index (staged changes) vs HEAD."),
         click.option(
-            "--max-chunk-lines",
+            option("staged"), is_flag=True, help="Review the index (staged changes) vs HEAD."
+        ),
+        click.option(
+            option("max_chunk_lines"),
             type=click.IntRange(MIN_CHUNK_LINES, MAX_CHUNK_LINES),
             default=CHUNK_DEFAULT_LINES,
             show_default=True,
             help="Line budget per chunk.",
         ),
         click.option(
-            "--include",
+            option("include"),
             multiple=True,
             metavar="GLOBS",
             help="Only these files (comma-separated globs; repeatable).",
         ),
         click.option(
-            "--exclude",
+            option("exclude"),
             multiple=True,
             metavar="GLOBS",
             help="Leave these files out (comma-separated globs; repeatable).",
         ),
-        click.option("--no-skip-trivial", is_flag=True, help="Keep whitespace-only changes."),
+        click.option(option("no_skip_trivial"), is_flag=True, help="Keep whitespace-only changes."),
         click.option(
-            "--no-skip-generated", is_flag=True, help="Keep generated and vendored files."
+            option("no_skip_generated"), is_flag=True, help="Keep generated and vendored files."
         ),
         click.option(
-            "--context-lines",
+            option("context_lines"),
             type=click.IntRange(min=0),
             metavar="N",
             help="Keep at most N context lines around each change.",
         ),
         click.option(
-            "--gitattributes",
+            option("gitattributes"),
             type=SafePath(exists=True, dir_okay=False),
             metavar="FILE",
             help="Apply this .gitattributes file (linguist-generated, linguist-vendored...).",
         ),
         click.option(
-            "--order",
+            option("order"),
             type=click.Choice(ORDERS),
             default="path",
             show_default=True,
@@ -151,8 +154,8 @@ def target_options(command: F) -> F:
             "after its source, docs, config, generated files last).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
+    for declare in reversed(options):
+        command = declare(command)
     return command
 
 
@@ -169,23 +172,23 @@ def suggested_command(command: str, params: Mapping[str, Any], *words: str) -> s
         args.append(target)
     args.extend(words)
     if params.get("repo"):
-        args += ["--repo", str(params["repo"])]
+        args += [option("repo"), str(params["repo"])]
     if params.get("staged"):
-        args.append("--staged")
+        args.append(option("staged"))
     if params.get("max_chunk_lines", CHUNK_DEFAULT_LINES) != CHUNK_DEFAULT_LINES:
-        args += ["--max-chunk-lines", str(params["max_chunk_lines"])]
+        args += [option("max_chunk_lines"), str(params["max_chunk_lines"])]
     for name in ("include", "exclude"):
         for value in params.get(name) or ():
-            args += [f"--{name}", value]
+            args += [option(name), value]
     for name in ("no_skip_trivial", "no_skip_generated"):
         if params.get(name):
-            args.append("--" + name.replace("_", "-"))
+            args.append(option(name))
     if params.get("context_lines") is not None:
-        args += ["--context-lines", str(params["context_lines"])]
+        args += [option("context_lines"), str(params["context_lines"])]
     if params.get("gitattributes"):
-        args += ["--gitattributes", str(params["gitattributes"])]
+        args += [option("gitattributes"), str(params["gitattributes"])]
     if params.get("order", "path") != "path":
-        args += ["--order", params["order"]]
+        args += [option("order"), params["order"]]
     paths = params.get("paths") or ()
     if paths:
         args += ["--", *paths]
@@ -272,14 +275,23 @@ def load_target(
 #: The target that reads a diff from standard input (``git diff A B | diffchunk review -``).
 STDIN_TARGET = "-"
 
+STDIN_DIFFS_KEPT = 20
+"""Diffs read from standard input kept in the cache (``stdin/``), the most recently
+used: each is the review of a pipe, read again by piping it again."""
+
+STDIN_DIFFS_MAX_BYTES = 1 << 30
+"""Bytes of those diffs kept in all (1 GiB, as the snapshots' store); the one just read
+is kept whatever its size."""
+
 
 def stdin_diff() -> str:
     """Standard input's diff, written once to the cache as ``stdin/<sha256>.diff`` (the
-    same diff is the same file, so the same review); its path."""
+    same diff is the same file, so the same review); its path.  The directory keeps the
+    :data:`STDIN_DIFFS_KEPT` most recently used (:func:`~diffchunk.fdio.prune_files`)."""
     import hashlib
 
     from ..errors import PathError
-    from ..fdio import replace_file
+    from ..fdio import prune_files, replace_file
     from ..paths import cache_dir
 
     stream = sys.stdin
@@ -296,17 +308,21 @@ def stdin_diff() -> str:
         )
     directory = os.path.join(cache_dir(), "stdin")
     path = os.path.join(directory, hashlib.sha256(data).hexdigest()[:32] + ".diff")
-    if not os.path.isfile(path):
-        try:
+    try:
+        if os.path.isfile(path):
+            os.utime(path)  # used again: pruned last
+        else:
             os.makedirs(directory, exist_ok=True)
             replace_file(path, data)
-        except OSError as exc:
-            raise PathError(
-                f"Cannot keep the diff read from standard input in {directory}: "
-                f"{exc.strerror or exc}.",
-                suggestion="Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or save "
-                "the diff to a file and name that file.",
-            ) from None
+    except OSError as exc:
+        raise PathError(
+            f"Cannot keep the diff read from standard input in {directory}: {exc.strerror or exc}.",
+            suggestion="Set DIFFCHUNK_CACHE_DIR to a directory you can write to, or save "
+            "the diff to a file and name that file.",
+        ) from None
+    prune_files(
+        directory, path, max_count=STDIN_DIFFS_KEPT, max_bytes=STDIN_DIFFS_MAX_BYTES, suffix=".diff"
+    )
     return path
 
 

@@ -6,7 +6,7 @@ is kept as the section's position and its line count (16 bytes), and its
 the path and span the :class:`~diffchunk.diff.table.FileTable` holds.  The
 others (a part of a file cut across chunks, a file led by its commit's
 message) are kept as they are.  A chunk's parts are a range of the store
-(:class:`ChunkParts`, a ``Sequence[ChunkPart]``).
+(:class:`ChunkParts`, a :class:`~diffchunk.diff.lazy.LazySequence` of them).
 
 Rule: a part built again equals the one the chunker made; a part kept as it
 is comes back as the same object.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import overload
 
 from .frozen import fast_constructor
+from .lazy import LazySequence
 from .model import Chunk, ChunkPart, Piece
 from .table import FileTable
 
@@ -81,9 +81,10 @@ class PartStore:
         return ChunkParts(self, lo, hi)
 
 
-class ChunkParts(Sequence[ChunkPart]):
+class ChunkParts(LazySequence[ChunkPart]):
     """One chunk's parts: a range of a :class:`PartStore`."""
 
+    ITEM = "chunk part"
     __slots__ = ("hi", "lo", "store")
 
     def __init__(self, store: PartStore, lo: int, hi: int) -> None:
@@ -94,19 +95,7 @@ class ChunkParts(Sequence[ChunkPart]):
     def __len__(self) -> int:
         return self.hi - self.lo
 
-    @overload
-    def __getitem__(self, k: int) -> ChunkPart: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[ChunkPart]: ...
-
-    def __getitem__(self, k: int | slice) -> ChunkPart | list[ChunkPart]:
-        if isinstance(k, slice):
-            return [self.store.part(self.lo + j) for j in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError("chunk part out of range")
+    def _build(self, k: int) -> ChunkPart:
         return self.store.part(self.lo + k)
 
     def __iter__(self) -> Iterator[ChunkPart]:
@@ -115,14 +104,6 @@ class ChunkParts(Sequence[ChunkPart]):
     def positions(self) -> range:
         """The parts' positions in the store."""
         return range(self.lo, self.hi)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))  # as the tuple of the same items, which it equals
 
     def __repr__(self) -> str:
         return f"ChunkParts({self.lo}..{self.hi})"

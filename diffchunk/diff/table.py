@@ -8,9 +8,10 @@ counts, flags), the paths in one pool of UTF-8 text, and the ``---``/``+++``
 tokens as spans of the diff buffer (or of the pool, when the parser made
 them up): about 140 bytes a file.
 
-It is a ``Sequence[FileDiff]``: indexing or iterating builds the FileDiff of
-a section when it is asked for, so a caller holds an object per file it
-looks at, never one per file of the diff.  A pass over every file that needs
+It is a ``Sequence[FileDiff]`` (a :class:`~diffchunk.diff.lazy.LazySequence`):
+indexing or iterating builds the FileDiff of a section when it is asked for,
+so a caller holds an object per file it looks at, never one per file of the
+diff.  A pass over every file that needs
 a field or two (a path, a span, a status) reads the columns without building
 one (:meth:`FileTable.path`, :meth:`FileTable.span`...).
 
@@ -35,10 +36,11 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any
 
 from .buffer import DiffData
 from .hunk import Hunk, LazyHunks
+from .lazy import LazySequence
 from .model import DiffKind, Excluded, ExcludeReason, FileDiff, FileStatus, new_file_diff
 
 __all__ = ["ExcludedFiles", "FileTable", "FileView", "table_of"]
@@ -65,7 +67,7 @@ _PLUS_AFTER_MINUS = 5  # "\n+++ " between a "---" token and its "+++" token
 _PATH_ERRORS = "surrogatepass"  # every str round-trips through UTF-8 with it
 
 
-class FileTable(Sequence[FileDiff]):
+class FileTable(LazySequence[FileDiff]):
     """The file sections of one diff (see the module doc); ``data`` is its buffer.
 
     Columns, one entry per section: offsets (``start``, ``header_end``, ``end``), line
@@ -78,6 +80,7 @@ class FileTable(Sequence[FileDiff]):
     hunks kept as they are, a malformed note.
     """
 
+    ITEM = "file index"
     __slots__ = (
         "_added",
         "_at_index",
@@ -462,38 +465,11 @@ class FileTable(Sequence[FileDiff]):
     def __len__(self) -> int:
         return len(self._start)
 
-    @overload
-    def __getitem__(self, i: int) -> FileDiff: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[FileDiff]: ...
-
-    def __getitem__(self, i: int | slice) -> FileDiff | list[FileDiff]:
-        if isinstance(i, slice):
-            return [self._build(k) for k in range(*i.indices(len(self._start)))]
-        n = len(self._start)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("file index out of range")
-        return self._build(i)
-
-    def __iter__(self) -> Iterator[FileDiff]:
-        return map(self._build, range(len(self._start)))
-
     def __delitem__(self, i: slice) -> None:
         start, stop, step = i.indices(len(self._start))
         if step != 1 or stop != len(self._start):
             raise ValueError("a FileTable only drops its last sections")
         self.truncate(start)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))  # as the tuple of the same items, which it equals
 
     def __repr__(self) -> str:
         return f"FileTable({len(self)} files)"
@@ -577,10 +553,11 @@ def table_of(files: Sequence[FileDiff], data: DiffData | bytearray) -> FileTable
     return FileTable(data, files)
 
 
-class FileView(Sequence[FileDiff]):
+class FileView(LazySequence[FileDiff]):
     """Some sections of a table, in a given order (a review's kept files): positions
     in an array, each FileDiff built when it is asked for."""
 
+    ITEM = "kept file"
     __slots__ = ("indices", "table")
 
     def __init__(self, table: FileTable, indices: Iterable[int] = ()) -> None:
@@ -590,37 +567,22 @@ class FileView(Sequence[FileDiff]):
     def __len__(self) -> int:
         return len(self.indices)
 
-    @overload
-    def __getitem__(self, i: int) -> FileDiff: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[FileDiff]: ...
-
-    def __getitem__(self, i: int | slice) -> FileDiff | list[FileDiff]:
-        if isinstance(i, slice):
-            return [self.table[k] for k in self.indices[i]]
+    def _build(self, i: int) -> FileDiff:
         return self.table[self.indices[i]]
 
     def __iter__(self) -> Iterator[FileDiff]:
         return map(self.table.__getitem__, self.indices)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))  # as the tuple of the same items, which it equals
-
     def __repr__(self) -> str:
         return f"FileView({len(self)} of {len(self.table)} files)"
 
 
-class ExcludedFiles(Sequence[Excluded]):
+class ExcludedFiles(LazySequence[Excluded]):
     """The files a filter left out, in diff order: each one's position, reason and detail
     in arrays (details interned), its :class:`~diffchunk.diff.model.Excluded` built when
     asked for."""
 
+    ITEM = "excluded file"
     __slots__ = ("_detail_ids", "_details", "_index", "_known", "_reason", "table")
 
     def __init__(self, table: FileTable) -> None:
@@ -656,21 +618,6 @@ class ExcludedFiles(Sequence[Excluded]):
     def __len__(self) -> int:
         return len(self._index)
 
-    @overload
-    def __getitem__(self, k: int) -> Excluded: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[Excluded]: ...
-
-    def __getitem__(self, k: int | slice) -> Excluded | list[Excluded]:
-        if isinstance(k, slice):
-            return [self._build(j) for j in range(*k.indices(len(self._index)))]
-        if k < 0:
-            k += len(self._index)
-        if not 0 <= k < len(self._index):
-            raise IndexError("excluded file out of range")
-        return self._build(k)
-
     def _build(self, k: int) -> Excluded:
         index = self._index[k]
         return Excluded(
@@ -685,14 +632,6 @@ class ExcludedFiles(Sequence[Excluded]):
         path, reasons = self.table.path, _REASONS
         for index, reason, detail in zip(self._index, self._reason, self._detail_ids, strict=True):
             yield Excluded(path(index), reasons[reason], index, details[detail])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))  # as the tuple of the same items, which it equals
 
     def __repr__(self) -> str:
         return f"ExcludedFiles({len(self)})"

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .. import paths, settings
 from ..errors import FileToolError
-from ..fdio import BackgroundHash, copy_range, prune_newest_first
+from ..fdio import BackgroundHash, PendingFile, copy_range, prune_newest_first, write_all
 from ..limits import SHORT_ID
 
 BACKUP_NAME_PART_BYTES = 120
@@ -244,22 +244,21 @@ def _new_id(existing: Iterable[str]) -> tuple[str, int]:
     return now, 0
 
 
-def _reserve(root: str, prefix: str, existing: list[str]) -> tuple[str, str, int]:
+def _reserve(root: str, prefix: str, existing: list[str]) -> tuple[str, PendingFile]:
+    """A new backup's id and its data file (a :class:`~diffchunk.fdio.PendingFile` at
+    the backup's own name, reserved: the counter moves on when a name is taken)."""
     stamp, counter = _new_id(existing)
     while True:
         backup_id = f"{stamp}_{counter:02d}"
-        data = os.path.join(root, prefix + backup_id)
         try:
-            fd = os.open(data, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            return backup_id, PendingFile(os.path.join(root, prefix + backup_id))
         except FileExistsError:
             counter += 1
-            continue
         except OSError as exc:
             raise FileToolError(
                 f"Cannot create a backup in {root!r}: {exc.strerror}.",
                 suggestion="Free some space or set DIFFCHUNK_BACKUP_DIR to a writable directory.",
             ) from None
-        return backup_id, data, fd
 
 
 class PendingBackup:
@@ -319,18 +318,19 @@ def begin_backup(
     root = _ensure_root()
     prefix = _prefix(realpath)
     existing = [info.id for info in backups_for(realpath)]
-    backup_id, data, fd = _reserve(root, prefix, existing)
+    backup_id, reserved = _reserve(root, prefix, existing)
+    data = reserved.path
     try:
         linked = False
         if link_from is not None and settings.flag("DIFFCHUNK_BACKUP_LINK"):
             linked = _try_link(link_from, src_fd, size, data)
-        if not linked:
-            copy_range(src_fd, fd, 0, size)
-            os.fsync(fd)
+        if linked:
+            reserved.close()  # its name is the link now: nothing of its own to flush
+        else:
+            copy_range(src_fd, reserved.fd, 0, size)
+            reserved.commit()  # flushed to disk, closed; listed by PendingBackup.commit
     except BaseException as exc:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(data)
+        reserved.discard()
         if isinstance(exc, OSError):
             raise FileToolError(
                 f"Cannot write the backup of {realpath!r} to {root!r}: {exc.strerror}; "
@@ -338,7 +338,6 @@ def begin_backup(
                 suggestion="Free some space or set DIFFCHUNK_BACKUP_DIR to a writable directory.",
             ) from None
         raise
-    os.close(fd)
     return PendingBackup(realpath, backup_id, data, size, linked)
 
 
@@ -384,19 +383,15 @@ def _try_link(link_from: LinkSource, src_fd: int, size: int, data: str) -> bool:
 
 
 def _write_json(target: str, payload: dict[str, object]) -> None:
-    tmp = f"{target}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    """Write ``target`` whole or not at all, through a temporary file beside it (named
+    ``*.tmp``: :func:`_remove_leftovers` removes one an interrupted run left)."""
+    pending = PendingFile(f"{target}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
-        os.write(fd, json.dumps(payload, indent=1, sort_keys=True).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        write_all(pending.fd, json.dumps(payload, indent=1, sort_keys=True).encode("utf-8"))
+    except BaseException:
+        pending.discard()
         raise
+    pending.commit(target)
 
 
 def late_side(info: BackupInfo) -> str:

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CacheWriteError, GitError
-from ..fdio import prune_newest_first
-from ..limits import STALE_TEMP_SECONDS, TEMP_NAME_TRIES
+from ..fdio import PendingFile, prune_newest_first
+from ..limits import STALE_TEMP_SECONDS
 from ..paths import cache_dir
 
 MAX_ENTRIES = 200
@@ -251,21 +251,15 @@ class DiffCache:
 _TMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
-def _create_temp(directory: Path) -> tuple[int, str]:
-    """A new file ``.tmp-XXXXXXXX.diff`` in ``directory``, open for reading and writing."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(TEMP_NAME_TRIES):
-        letters = "".join(_TMP_CHARS[b % len(_TMP_CHARS)] for b in os.urandom(8))
-        path = os.path.join(directory, f"{_TMP_PREFIX}{letters}{SUFFIX}")
-        try:
-            return os.open(path, flags, 0o600), path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name in {directory}")
+def _temp_name() -> str:
+    """A name ``.tmp-XXXXXXXX.diff`` for an entry being written."""
+    letters = "".join(_TMP_CHARS[b % len(_TMP_CHARS)] for b in os.urandom(8))
+    return f"{_TMP_PREFIX}{letters}{SUFFIX}"
 
 
 class PendingEntry:
-    """A cache entry being written: ``fd`` is its temporary file (see :meth:`DiffCache.begin`).
+    """A cache entry being written: ``fd`` is its temporary file (see :meth:`DiffCache.begin`),
+    a :class:`~diffchunk.fdio.PendingFile` renamed while still open (and locked).
 
     Exactly one of :meth:`commit` and :meth:`abort` ends it; abort may be
     called again (and after a failed commit) and does nothing more.
@@ -275,11 +269,11 @@ class PendingEntry:
         self.cache = cache
         directory = cache.ensure()
         try:
-            self.fd, self.tmp = _create_temp(directory)
+            self._file = PendingFile.named(str(directory), _temp_name)
         except OSError as exc:
             raise _write_error(directory, exc) from None
+        self.fd, self.tmp = self._file.fd, self._file.path
         self.final = cache.path_for(name)
-        self._open = True
         self._flush: tuple[threading.Thread, list[OSError]] | None = None
         # Held as long as the file is open here or in git (which shares the
         # open file as its stdout): a temporary file nobody holds is garbage
@@ -359,15 +353,12 @@ class PendingEntry:
         """Close and remove the temporary file (the entry does not appear)."""
         if self._flush is not None:
             self._flush[0].join()  # the descriptor stays open until its fsync ends
-        self._close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)
+        _WRITING.discard(self.tmp)
+        self._file.discard()
 
     def _close(self) -> None:
-        if self._open:
-            self._open = False
-            _WRITING.discard(self.tmp)
-            os.close(self.fd)
+        _WRITING.discard(self.tmp)
+        self._file.close()
 
 
 # Temporary files this process writes: never garbage to itself, whatever its

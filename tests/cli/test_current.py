@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitrepo import git_bytes
+from gitrepo import git, git_bytes
 from recordkit import feature_repo, run_cli
 
 
@@ -48,6 +48,28 @@ def test_commands_without_a_target_act_on_the_latest_review(repo: Path) -> None:
     # The other review did not get them.
     other = ok("finding", "list", "main", cwd=repo)
     assert "No open findings." in other.stdout
+
+
+def test_code_commands_without_a_target_act_on_the_latest_review(repo: Path) -> None:
+    """search-code, refs, show and symbols with no target read the latest review's range
+    and say which on stderr, as status and mark do (they loaded the working tree)."""
+    ok("review", "main..feature", cwd=repo)
+    git(repo, "checkout", "-q", "main")  # the working tree is main's now
+    ok("review", "main~0..feature", cwd=repo)  # loaded last
+    latest = "(the latest review here)"
+    found = ok("search-code", "-e", "a ten", cwd=repo)
+    assert "src/a.py:10: a ten" in found.stdout and "at new (" in found.stdout
+    assert "main~0..feature in" in found.stderr and latest in found.stderr
+    refs = ok("refs", "-s", "forty", cwd=repo)
+    assert "src/a.py:40: a forty" in refs.stdout and latest in refs.stderr
+    shown = ok("show", "--path", "src/big.py", cwd=repo)
+    assert shown.stdout.splitlines()[-1] == "big 400" and latest in shown.stderr
+    old = ok("show", "--path", "src/a.py", "--side", "old", cwd=repo)
+    assert "a ten" not in old.stdout and "a 10" in old.stdout
+    symbols = ok("symbols", "--path", "src/a.py", "--json", cwd=repo)
+    assert json.loads(symbols.stdout)["file_path"] == "src/a.py" and latest in symbols.stderr
+    elsewhere = run_cli("show", "--path", "src/a.py", cwd=repo.parent)
+    assert elsewhere.returncode == 1 and "is not inside a git repository" in elsewhere.stderr
 
 
 def test_no_review_yet_says_what_to_do(repo: Path, tmp_path: Path) -> None:
@@ -123,6 +145,39 @@ def test_a_diff_on_standard_input(repo: Path, tmp_path: Path) -> None:
     assert status.returncode == 0 and "    1  reviewed " in status.stdout
     empty = subprocess.run([str(script), "review", "-"], input=b"", capture_output=True)
     assert empty.returncode == 2 and b"Standard input was empty" in empty.stderr
+
+
+def test_the_diffs_read_from_standard_input_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps the most recently used diffs read from stdin (a diff piped again is
+    used again), within a count and a size; the one just read stays whatever its size."""
+    from click.testing import CliRunner
+
+    from diffchunk.cli import main, targets
+
+    def diff(i: int) -> bytes:
+        return (
+            f"diff --git a/f{i} b/f{i}\n--- a/f{i}\n+++ b/f{i}\n@@ -1 +1 @@\n-a\n+b{i}\n".encode()
+        )
+
+    def pipe(i: int) -> None:
+        done = CliRunner().invoke(main, ["review", "-"], input=diff(i))
+        assert done.exit_code == 0, done.output
+
+    def kept() -> set[bytes]:
+        return {p.read_bytes() for p in (tmp_path / "cache" / "stdin").iterdir()}
+
+    monkeypatch.setattr(targets, "STDIN_DIFFS_KEPT", 3)
+    for i in range(5):
+        pipe(i)
+    assert kept() == {diff(2), diff(3), diff(4)}
+    pipe(2)  # used again: the newest
+    pipe(5)
+    assert kept() == {diff(2), diff(4), diff(5)}
+    monkeypatch.setattr(targets, "STDIN_DIFFS_MAX_BYTES", 1)
+    pipe(6)
+    assert kept() == {diff(6)}
 
 
 def test_review_paths_are_relative_to_the_current_directory(repo: Path) -> None:

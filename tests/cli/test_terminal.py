@@ -158,3 +158,27 @@ def test_an_empty_diffchunk_pager_names_none_over_pager(monkeypatch: pytest.Monk
     assert pager_command() == "less -R"
     monkeypatch.delenv("DIFFCHUNK_PAGER")
     assert pager_command() == "more"
+
+
+def test_the_code_commands_page_on_a_terminal(repo: Path, tmp_path: Path) -> None:
+    """search-code, refs, show and symbols go through the user's pager on a terminal, as
+    review and status do, and print as they are with --no-pager or into a pipe."""
+    log = tmp_path / "pagers.log"
+    env = _environment(tmp_path, DIFFCHUNK_PAGER=_recording_pager(tmp_path / "p", log, "paged"))
+    commit(repo, {"calc.py": "def total(a):\n    return a\n"}, "three")
+    piped(["review", "HEAD~2..HEAD"], repo, env)
+    commands = (
+        (["search-code", "-e", "compute"], "app.py:1: x = compute(a, c)"),
+        (["refs", "-s", "compute"], "app.py:1: x = compute(a, c)"),
+        (["show", "--path", "app.py", "--side", "old"], "x = compute(a, b)\nkeep = 1\n"),
+        (["symbols", "--path", "calc.py"], "added     function  total 1-2"),
+    )
+    for args, expected in commands:
+        _, out = on_terminal(args, repo, env)
+        assert expected in out
+    assert log.read_text().split() == ["paged"] * 4
+    for args, expected in commands:
+        _, out = on_terminal(["--no-pager", *args], repo, env)
+        assert expected in out
+        assert expected.encode() in piped(args, repo, env)
+    assert log.read_text().split() == ["paged"] * 4

@@ -88,9 +88,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...diff.hunk import HunkRange
+from ...diff.lazy import LazySequence
 from ...errors import ExportDocumentError
 from ..record import model as record_model
-from ..record.results import FindingsSummary
+from ..record.results import Comment, Finding, FindingsSummary
 
 FORMAT = "diffchunk-review"
 FORMAT_VERSION = 1  # the export document's format: raised when its keys change meaning
@@ -151,38 +152,22 @@ class ExportFile:
 
 
 @dataclass(frozen=True, slots=True)
-class ExportComment:
-    """A reply on a finding's thread."""
+class ExportFinding(Finding):
+    """The record's :class:`~diffchunk.review.record.results.Finding` as a document holds
+    it, with where its lines are numbered.
 
-    author: str
-    body: str
-    at: str | None = None
-    status: str | None = None
+    What a document does not carry is left empty: ``review_id`` is the document's
+    review (0 when it names none), ``revision_id`` the anchor's, ``change_id`` None,
+    ``created_at``/``updated_at``/``author`` and a reply's ``created_at`` (its
+    ``at``) ``""`` when absent.
+    """
 
-
-@dataclass(frozen=True, slots=True)
-class ExportFinding:
-    id: int
-    file_path: str
-    side: str
-    line: int | None
-    end_line: int | None
-    severity: str
-    status: str
-    message: str
-    suggestion: str | None
-    lines: str | None
-    chunk: int | None
-    created_at: str | None
-    updated_at: str | None
     anchor_head: str | None = None  # the commit whose lines line..end_line number
     # Whether line..end_line number the lines of the revision exported: false for a
     # finding anchored in another revision (its anchor's ``revision_id`` is not the
     # document's ``review.revision.id``, nor one at the same two commits); true when
     # either is not given.
     current: bool = True
-    author: str | None = None  # who wrote it (absent before authors were recorded)
-    thread: tuple[ExportComment, ...] = ()  # its replies, oldest first
 
     @property
     def whole_file(self) -> bool:
@@ -296,8 +281,9 @@ def load_document(document: object) -> ReviewExport:
     raw_files = _list(doc, "files", "the document")
     files = _Files(raw_files)
     revision = _revision(_mapping(review.get("revision"), "'review.revision'"))
+    review_id = _opt_int(review, "id", "'review'")
     findings = tuple(
-        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision)
+        _finding(_mapping(f, f"findings[{i}]"), f"findings[{i}]", revision, review_id or 0)
         for i, f in enumerate(_list(doc, "findings", "the document"))
     )
     by_path = _named_files(raw_files, files, {f.file_path for f in findings})
@@ -306,7 +292,7 @@ def load_document(document: object) -> ReviewExport:
         tool_name=_str(tool, "name", "'tool'"),
         tool_version=_str(tool, "version", "'tool'"),
         exported_at=_str(doc, "exported_at", "the document"),
-        review_id=_opt_int(review, "id", "'review'"),
+        review_id=review_id,
         source=_source(_mapping(review.get("source"), "'review.source'")),
         revision=revision,
         coverage=_coverage(_mapping(doc.get("coverage"), "'coverage'")),
@@ -317,11 +303,12 @@ def load_document(document: object) -> ReviewExport:
     )
 
 
-class _Files(Sequence[ExportFile]):
+class _Files(LazySequence[ExportFile]):
     """A document's files, each checked and typed when it is read.  A sequence whose
     ``checked`` attribute is true (the record's, which makes each entry from the
     record as this module describes it) has its entries typed without the checks."""
 
+    ITEM = "file"
     __slots__ = ("_raw", "_typed")
 
     def __init__(self, raw: Sequence[Any]) -> None:
@@ -331,11 +318,7 @@ class _Files(Sequence[ExportFile]):
     def __len__(self) -> int:
         return len(self._raw)
 
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self._raw)))]
-        if i < 0:
-            i += len(self._raw)
+    def _build(self, i: int) -> ExportFile:
         return self._typed(self._raw[i], i)
 
     def __iter__(self) -> Iterator[ExportFile]:
@@ -531,7 +514,9 @@ def _file(doc: Mapping[str, Any], index: int) -> ExportFile:
     )
 
 
-def _finding(doc: Mapping[str, Any], where: str, revision: Revision) -> ExportFinding:
+def _finding(
+    doc: Mapping[str, Any], where: str, revision: Revision, review_id: int
+) -> ExportFinding:
     side = _choice(doc, "side", where, SIDES)
     line = _opt_int(doc, "line", where, minimum=1)
     end_line = _opt_int(doc, "end_line", where, minimum=1)
@@ -548,6 +533,8 @@ def _finding(doc: Mapping[str, Any], where: str, revision: Revision) -> ExportFi
         raise _fail(where, "has a suggestion, which only new-side lines can carry")
     return ExportFinding(
         id=_int(doc, "id", where),
+        review_id=review_id,
+        revision_id=anchored,
         file_path=_str(doc, "file_path", where),
         side=side,
         line=line,
@@ -557,17 +544,18 @@ def _finding(doc: Mapping[str, Any], where: str, revision: Revision) -> ExportFi
         message=_str(doc, "message", where),
         suggestion=suggestion,
         lines=_opt_str(doc, "lines", where),
+        change_id=None,
         chunk=_opt_int(doc, "chunk", where),
-        created_at=_opt_str(doc, "created_at", where),
-        updated_at=_opt_str(doc, "updated_at", where),
+        created_at=_opt_str(doc, "created_at", where) or "",
+        updated_at=_opt_str(doc, "updated_at", where) or "",
         anchor_head=None if anchor is None else _opt_str(anchor, "head", f"{where}.anchor"),
         current=_current(anchor, anchored, revision, where),
-        author=_opt_str(doc, "author", where),
+        author=_opt_str(doc, "author", where) or "",
         thread=_thread(doc, where),
     )
 
 
-def _thread(doc: Mapping[str, Any], where: str) -> tuple[ExportComment, ...]:
+def _thread(doc: Mapping[str, Any], where: str) -> tuple[Comment, ...]:
     replies = doc.get("thread")
     if replies is None:
         return ()
@@ -579,10 +567,10 @@ def _thread(doc: Mapping[str, Any], where: str) -> tuple[ExportComment, ...]:
         if not isinstance(reply, Mapping):
             raise _fail(at, "is not an object")
         found.append(
-            ExportComment(
+            Comment(
                 author=_str(reply, "author", at),
                 body=_str(reply, "body", at),
-                at=_opt_str(reply, "at", at),
+                created_at=_opt_str(reply, "at", at) or "",
                 status=_opt_str(reply, "status", at),
             )
         )

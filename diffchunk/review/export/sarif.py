@@ -204,8 +204,8 @@ def _finding_properties(
         props["wholeFile"] = True
     for key, value in (
         ("chunk", finding.chunk),
-        ("createdAt", finding.created_at),
-        ("updatedAt", finding.updated_at),
+        ("createdAt", finding.created_at or None),
+        ("updatedAt", finding.updated_at or None),
     ):
         if value is not None:
             props[key] = value

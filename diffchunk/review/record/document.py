@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
+from ...diff.lazy import LazySequence
 from ...errors import DiffchunkError, FileNotInDiff
 from . import changes, coverage
 from .changes import FileChange, RecordedDiff
@@ -96,10 +97,11 @@ class ExportDocument:
         }
 
 
-class StatedFiles(Sequence[tuple[FileChange, str]]):
+class StatedFiles(LazySequence[tuple[FileChange, str]]):
     """Every file of a load with its state in a review, each built when it is read (a
     review of a million files is never a million objects)."""
 
+    ITEM = "file"
     __slots__ = ("marks",)
 
     def __init__(self, marks: coverage.Coverage) -> None:
@@ -108,13 +110,7 @@ class StatedFiles(Sequence[tuple[FileChange, str]]):
     def __len__(self) -> int:
         return len(self.marks.flags)
 
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("file out of range")
+    def _build(self, i: int) -> tuple[FileChange, str]:
         return self.marks.loaded.file_at(i), self.marks.state(i)
 
     def __iter__(self) -> Iterator[tuple[FileChange, str]]:
@@ -132,7 +128,7 @@ class StatedFiles(Sequence[tuple[FileChange, str]]):
         return ((marks.loaded.path_of(o), state) for o, state in marks.states())
 
 
-class FileDicts(Sequence[dict[str, Any]]):
+class FileDicts(LazySequence[dict[str, Any]]):
     """The document's ``files`` entries, each made when it is read (valid by
     construction: ``checked``, see :mod:`diffchunk.review.export.document`)."""
 
@@ -145,9 +141,7 @@ class FileDicts(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._files)
 
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [_file_dict(c, s) for c, s in self._files[i]]
+    def _build(self, i: int) -> dict[str, Any]:
         return _file_dict(*self._files[i])
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
+from ...diff.lazy import LazySequence
 from ...diff.model import Excluded
 from ...diff.options import LoadOptions, Progress
 from ...diff.parser import parse_diff
@@ -129,10 +129,11 @@ def excluded_file(review: Review, ex: Excluded) -> ExcludedFile:
     )
 
 
-class ExcludedView(Sequence[ExcludedFile]):
+class ExcludedView(LazySequence[ExcludedFile]):
     """A review's excluded files as the tools list them, each made when it is read (a
     diff may leave out a million vendored files)."""
 
+    ITEM = "excluded file"
     __slots__ = ("_review",)
 
     def __init__(self, review: Review) -> None:
@@ -141,9 +142,7 @@ class ExcludedView(Sequence[ExcludedFile]):
     def __len__(self) -> int:
         return len(self._review.excluded)
 
-    def __getitem__(self, k: Any) -> Any:
-        if isinstance(k, slice):
-            return [self[j] for j in range(*k.indices(len(self)))]
+    def _build(self, k: int) -> ExcludedFile:
         return excluded_file(self._review, self._review.excluded[k])
 
     def __iter__(self) -> Iterator[ExcludedFile]:

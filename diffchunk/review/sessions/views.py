@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ...diff.options import LoadOptions
 from ...errors import InvalidArgument, PathError
-from ...fdio import prune_newest_first, replace_file
+from ...fdio import prune_files, replace_file
 from ...git.cache import default_cache_dir
 from ...paths import expand
 
@@ -153,35 +153,12 @@ def view_for(diff_real: str, options: LoadOptions) -> str:
 def _prune(directory: Path, keep: Path) -> None:
     """Remove handles beyond :data:`MAX_VIEWS` (least recently returned first) and
     handles of diffs gone for a day."""
-    entries: list[tuple[float, Path]] = []
     now = time.time()
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            if not entry.name.endswith(SUFFIX):
-                continue
-            with contextlib.suppress(OSError):
-                entries.append((entry.stat().st_mtime, Path(entry.path)))
-    entries.sort(reverse=True)
-    mtimes = {path: mtime for mtime, path in entries}
 
-    def orphan(path: Path) -> bool:
-        return now - mtimes[path] > VIEW_ORPHAN_SECONDS and not _diff_exists(path)
+    def orphan(path: str, mtime: float) -> bool:
+        return now - mtime > VIEW_ORPHAN_SECONDS and not _diff_exists(Path(path))
 
-    prune_newest_first(
-        ((0, path) for _, path in entries),
-        _unlink,
-        max_count=MAX_VIEWS,
-        spare=(keep,),
-        stale=orphan,
-    )
-
-
-def _unlink(path: Path) -> bool:
-    try:
-        path.unlink()
-    except OSError:
-        return False
-    return True
+    prune_files(directory, keep, max_count=MAX_VIEWS, suffix=SUFFIX, stale=orphan)
 
 
 def _diff_exists(handle: Path) -> bool:

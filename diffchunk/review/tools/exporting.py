@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArgument, PathError
-from ...fdio import prune_newest_first, replacing
+from ...fdio import prune_files, replacing
 from ...git.cache import default_cache_dir
 from ...limits import SHORT_ID
 from ..export import DIFF_TEXTS, EXTENSIONS, normalize_format, render_to
@@ -246,24 +246,7 @@ def exports_dir() -> Path:
 
 def _prune(directory: Path, keep: Path) -> None:
     """Remove the exports beyond :data:`EXPORTS_KEPT`, oldest first."""
-    found: list[tuple[float, Path]] = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            with contextlib.suppress(OSError):
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    found.append((entry.stat().st_mtime, Path(entry.path)))
-    found.sort(reverse=True)
-    prune_newest_first(
-        ((0, path) for _, path in found), _unlink, max_count=EXPORTS_KEPT, spare=(keep,)
-    )
-
-
-def _unlink(path: Path) -> bool:
-    try:
-        path.unlink()
-    except OSError:
-        return False
-    return True
+    prune_files(directory, keep, max_count=EXPORTS_KEPT)
 
 
 def _cache_entry(absolute_file_path: str, fmt: str, status: str, diff_text: str = "all") -> Path:

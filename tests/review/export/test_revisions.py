@@ -164,3 +164,23 @@ def test_other_tools_get_each_file_by_its_real_name(tmp_path: Path) -> None:
     assert rdjson["diagnostics"][1]["message"].startswith(
         "(file caf\\351.txt, whose name is not UTF-8; "
     )
+
+
+def test_an_exported_finding_is_the_records_finding(tmp_path: Path) -> None:
+    """The export's finding is the record's Finding type (not a copy of its fields): a
+    finding with a reply, exported and read back, equals the record's on every field the
+    document carries."""
+    from diffchunk.review.export import load_document
+    from diffchunk.review.record.results import Finding
+
+    second = _moved_branch(tmp_path)[2]
+    added = core.add_finding(second, "a.py", "Whole file", severity="nit").finding
+    assert added is not None
+    replied = core.update_finding(second, added.id, comment="Agreed", status="resolved")
+    exported = load_document(json.loads(export_review(second, "json", "all").text))
+    assert all(isinstance(f, Finding) for f in exported.findings)
+    read = {f.id: f for f in exported.findings}[replied.id]
+    carried = ("id", "file_path", "side", "line", "end_line", "severity", "status", "message")
+    carried += ("suggestion", "lines", "created_at", "updated_at", "author", "thread")
+    assert {k: getattr(read, k) for k in carried} == {k: getattr(replied, k) for k in carried}
+    assert read.review_id == exported.review_id and read.thread[0].body == "Agreed"

@@ -88,6 +88,25 @@ def test_review_range_knows_every_option_of_review() -> None:
     assert {name for p in options for name in p.opts if not name.startswith("--")} == set()
 
 
+def test_every_command_taking_a_target_declares_its_options_from_the_one_table() -> None:
+    """The console script's early reading and the commands' click declarations come from
+    one table (review/ranges/command_line.py): each option there is declared under its
+    parameter's name, as a flag or with one value, by review and by every command
+    taking a target."""
+    from diffchunk.cli.code import show
+    from diffchunk.cli.export import export
+    from diffchunk.cli.record import status
+    from diffchunk.review.ranges.command_line import REVIEW_OPTIONS, TARGET_OPTIONS
+
+    tables = [(review, {**TARGET_OPTIONS, **REVIEW_OPTIONS})]
+    tables += [(command, TARGET_OPTIONS) for command in (status, export, show)]
+    for command, table in tables:
+        declared = {p.name: p for p in command.params if isinstance(p, click.Option)}
+        for name, spelled in table.items():
+            assert declared[name].opts == [spelled.option], (command.name, name)
+            assert declared[name].is_flag is not spelled.valued, (command.name, name)
+
+
 # Run the console script with git's starts recorded: what is loaded when git
 # diff starts (nothing of click, nor the slower parts of the standard library
 # that the command loads meanwhile), and how many git diff runs are there.
