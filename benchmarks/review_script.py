@@ -15,8 +15,9 @@ benchmark's report):
   kind, and a small change comes whole in its answer (each of its files then
   counts as read in lean, and its chunks are marked reviewed); a plan that
   leaves files out is completed by the listing's pages;
-- ``diffs`` (:func:`read_planned`): each planned file the load did not show,
-  code with ``get_file_diff(format="lean", context="symbol")`` (its changed
+- ``diffs`` (:func:`read_planned`): the planned files the load did not show,
+  each kind's in one ``get_file_diff`` of their paths (and the files an answer
+  leaves out next), code with ``format="lean", context="symbol"`` (its changed
   definitions whole), the rest in lean; ``mark_reviewed`` of each kind's
   files once read (step ``record``);
 - ``unfold``: the changed lines of code lean left out (a run of removed
@@ -25,9 +26,12 @@ benchmark's report):
   and ``read_content`` of each run;
 - ``definitions`` (:func:`unseen_definitions`): the enclosing definitions no
   answer showed whole, ``open_file_version`` and ``read_content``;
-- ``callers``: ``find_references`` of each changed definition at the head, as
-  many hits as plain git's ``git grep -w | head`` shows;
-- ``log`` (:func:`plan_log`): ``list_commits(include_body=True)``, every page.
+- ``callers``: ``find_references`` of each file's changed definitions at the
+  head (one call a file; one call in all when the load's answer held the whole
+  change), as many hits a name as plain git's ``git grep -w | head`` shows;
+- ``log`` (:func:`plan_log`): the plan's log when it lists the commits (their
+  messages with them), else ``list_commits(include_body=True)``, every page
+  (its head line gives the next page's offset).
 
 ``chunks`` is the earlier flow (``load_git_diff(order="review")``, every page
 of ``list_chunks(format="lean")``, each chunk in lean and ``mark_reviewed``,
@@ -50,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.review_calls import Call, Gap, Reading, normal, seen_lines
-from benchmarks.review_plain import GREP_LINES, caller_names
+from benchmarks.review_plain import GREP_LINES
 from benchmarks.review_reading import ChangedFile, RangeReading, kind_of
 
 
@@ -244,11 +248,30 @@ async def definitions(rv: Review) -> None:
 
 async def callers(rv: Review) -> None:
     """The references of each changed definition at the head, as many lines as plain
-    git's ``git grep -w | head`` shows: ``find_references`` (each hit with the
-    definition it sits in)."""
-    for name in caller_names(rv.reading):
+    git's ``git grep -w | head`` shows: ``find_references`` of a file's changed
+    definitions in one call (each hit with the definition it sits in)."""
+    groups = caller_names_by_file(rv.reading)
+    if rv.planned and all(kind == "change" for _, kind in rv.planned):  # read in one answer
+        groups = [[name for names in groups for name in names]]
+    for names in groups:
         await rv.call("callers", "find_references", absolute_file_path=rv.file_path,
-                      symbol=name, side="new", max_results=GREP_LINES)  # fmt: skip
+                      symbol=", ".join(names), side="new", max_results=GREP_LINES)  # fmt: skip
+
+
+def caller_names_by_file(r: RangeReading) -> list[list[str]]:
+    """:func:`caller_names` by the file defining them (each name once, in the first)."""
+    asked: set[str] = set()
+    out = []
+    for f in r.files:
+        names = [d.short for d in f.changed_defs if d.short not in asked]
+        names = list(dict.fromkeys(names))
+        asked.update(names)
+        if names:
+            out.append(names)
+    return out
+
+
+_NEXT = re.compile(r"next offset=(\d+)")
 
 
 async def log(rv: Review) -> None:
@@ -257,7 +280,8 @@ async def log(rv: Review) -> None:
     while offset is not None:
         page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path,
                              offset=offset, include_body=True)  # fmt: skip
-        offset = page.get("next_offset") if page else None
+        found = _NEXT.search(page.split("\n", 1)[0]) if isinstance(page, str) else None
+        offset = int(found.group(1)) if found else None
 
 
 _HEADING = re.compile(r"^## (?P<path>.+?) \((?:[^()]|\([^()]*\))*\)$", re.M)
@@ -301,27 +325,34 @@ async def plan(rv: Review) -> None:
 
 
 async def read_planned(rv: Review) -> None:
-    """Each planned file the load's answer did not show, in order: code in lean widened
-    to its definitions (context="symbol"), the rest in lean; the files of each kind
-    marked reviewed together once read."""
-    done: list[str] = []
-    kind = None
+    """The planned files the load's answer did not show, kind by kind in order: each
+    kind's files in one ``get_file_diff`` (their paths comma-separated; code in lean
+    widened to its definitions, context="symbol"; the rest in lean), on with the
+    files an answer leaves out, as its last line says; then the kind marked reviewed."""
+    kinds: dict[str, list[str]] = {}
     for path, planned in rv.planned:
-        if kind is not None and planned != kind and done:
-            await _mark(rv, done)
-        kind = planned
-        if path in rv.lean:
-            continue
-        done.append(path)
-        now = kind_of(path) or "generated"
-        args: dict[str, Any] = {"file_path": path, "format": "lean"}
+        if path not in rv.lean:
+            kinds.setdefault(planned, []).append(path)
+    for planned, paths in kinds.items():
+        args: dict[str, Any] = {"format": "lean"}
         if planned == "code":
             args["context"] = "symbol"
-            rv.widened.add(path)
-        await rv.call(f"diffs: {now}", "get_file_diff", absolute_file_path=rv.file_path, **args)
-        rv.lean.setdefault(path, []).append(rv.out.calls[-1])
-    if done:
-        await _mark(rv, done)
+            rv.widened.update(paths)
+        step = f"diffs: {kind_of(paths[0]) or 'generated'}"
+        query: str | None = ",".join(paths)
+        while query:
+            got = await rv.call(step, "get_file_diff", absolute_file_path=rv.file_path,
+                                file_path=query, **args)  # fmt: skip
+            if not isinstance(got, str):
+                break
+            for m in _HEADING.finditer(got):
+                rv.lean.setdefault(m.group("path"), []).append(rv.out.calls[-1])
+            more = _LEFT_OUT.search(got)
+            query = more.group(1) if more else None
+        await _mark(rv, list(paths))
+
+
+_LEFT_OUT = re.compile(r'left out to fit one answer: file_path="([^"]+)" reads them')
 
 
 async def _mark(rv: Review, paths: list[str]) -> None:
@@ -354,9 +385,10 @@ async def unseen_definitions(rv: Review) -> None:
 
 
 async def plan_log(rv: Review) -> None:
-    """The commits' bodies: the plan lists the subjects, so the bodies are read with
-    ``list_commits(include_body=True)`` (every page), as without a plan."""
-    await log(rv)
+    """The commits' messages: a plan that lists the commits gives them whole; else
+    ``list_commits(include_body=True)``, every page."""
+    if not rv.log:
+        await log(rv)
 
 
 #: The paths an assistant takes, each a list of steps in order.

@@ -312,6 +312,9 @@ def render_code_hits(found: CodeSearch) -> str:
     summary += f" at {found.side} ({(found.revision or 'empty tree')[:SHORT_ID]})"
     if found.next_offset is not None:
         summary += f"; {len(found.hits)} shown, more with --offset {found.next_offset}"
+    if found.other_files is not None:
+        hits, files = found.other_files
+        summary += f"; {hits} more in {len(files)} file(s) of other languages"
     lines.append(summary)
     lines.extend(f"note: {cli_terms(note)}" for note in found.notes)
     return "\n".join(lines) + "\n"

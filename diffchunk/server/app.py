@@ -64,18 +64,20 @@ answers must not hold every tool call."""
 INSTRUCTIONS = """\
 diffchunk reviews changes too large for your context, and large files, for fewer
 tokens than plain git. The cheapest review that is enough:
-1. load_git_diff (a diff file: load_diff). Its answer plans the review: files by
-kind with +/- counts, facts that change the plan, and the whole change when small.
+1. load_git_diff (a diff file: load_diff): its answer plans the review (files by
+kind with +/- counts, facts, the log when short) and holds the whole change when small.
 2. Code files in order: get_file_diff(file_path, format="lean", context="symbol")
-shows each change within its whole definition. Then tests, docs, config in lean;
-generated files by their summary. Callers, other files, the old side
-(open_file_version, read_content): only where needed.
+(each change within its whole definition; several files: comma-separated); then
+tests, docs, config in lean; generated files by summary. Where needed: callers
+(find_references of a file's changed names at once), other files or the old
+side (open_file_version).
 3. add_finding per problem; mark_reviewed what you read; review_status resumes.
 Lean: '@@ N' next line is new line N (〃 same section); '⋯ N' N unchanged lines;
 '~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has all.
 Large files: get_overview, search_content, read_content; edit_content previews
 until preview=false.
 """
+
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")

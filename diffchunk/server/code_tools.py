@@ -11,11 +11,13 @@ shape of every tool (:mod:`diffchunk.server.errors`).
 from __future__ import annotations
 
 from ..limits import CODE_SEARCH_DEFAULT_RESULTS, COMMITS_PAGE_DEFAULT, DIFF_SEARCH_DEFAULT_RESULTS
-from ..review.tools.code_search import find_references as core_find_references
+from ..review.tools.code_search import find_references_each
 from ..review.tools.code_search import search_code as core_search_code
 from ..review.tools.commits import list_commits as core_list_commits
+from ..review.tools.commits import render_messages
 from ..review.tools.diff_search import search_diff as core_search_diff
 from ..review.tools.file_versions import open_file_version as core_open_file_version
+from ..review.tools.hits_text import render_searches
 from ..review.tools.symbol_list import list_symbols as core_list_symbols
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
@@ -74,10 +76,10 @@ def list_commits(
     include_body: bool = False,
 ) -> str:
     """The diff's commits: id, subject, author, date, files; file_path: only those
-    touching it; include_body: each whole message."""
+    touching it; include_body: the messages instead, as git log."""
     with tool_errors():
         found = core_list_commits(absolute_file_path, file_path, offset, limit, include_body)
-        return to_json(found.to_dict())
+        return render_messages(found, offset) if include_body else to_json(found.to_dict())
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -91,8 +93,8 @@ def search_code(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Search every file of a range's tree at side "new" or "old" (as git grep): path,
-    line, text, "in_diff". regex: Python syntax; file_pattern: globs."""
+    """Search every file of a range's tree at side "new" or "old", as git grep; by
+    file, each line marked when in the diff. regex: Python syntax; file_pattern: globs."""
     with tool_errors():
         found = core_search_code(
             absolute_file_path,
@@ -104,7 +106,7 @@ def search_code(
             max_results,
             offset,
         )
-        return to_json(found.to_dict())
+        return render_searches([(pattern, found)], offset)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)
@@ -115,11 +117,11 @@ def find_references(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Callers of a name across a range's tree at one side, each line with the
-    definition it sits in ("in"); textual plus outline, not a type checker."""
+    """Callers of a name (or several: "a, b") across a range's tree at one side, in
+    code of the definition's language, each with the definition it sits in."""
     with tool_errors():
-        found = core_find_references(absolute_file_path, symbol, side, max_results, offset)
-        return to_json(found.to_dict())
+        found = find_references_each(absolute_file_path, symbol, side, max_results, offset)
+        return render_searches(found, offset, references=True)
 
 
 @app.tool(annotations=READ_ONLY, structured_output=False)

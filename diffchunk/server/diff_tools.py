@@ -96,8 +96,9 @@ def find_chunks_for_files(
 def get_file_diff(
     absolute_file_path: str, file_path: str, format: str = "raw", context: str = "hunks"
 ) -> str:
-    """One file's diff (file_path as listed, or a glob matching one). Review code with
-    format="lean" and context="symbol": each change within its whole definition.
+    """A file's diff (file_path as listed; a glob or comma-separated paths: each file
+    in turn). Review code with format="lean" and context="symbol": each change
+    within its whole definition.
     """
     with tool_errors():
         return core.get_file_diff(absolute_file_path, file_path, format, context=context)

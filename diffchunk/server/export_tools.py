@@ -12,9 +12,8 @@ from .errors import tool_errors
 def export_review(
     absolute_file_path: str, format: str = "markdown", status: str = "open", diff_text: str = "all"
 ) -> str:
-    """Export the review's findings: format markdown, html, sarif, rdjson, github or
-    json; status open or all; diff_text (html) all or findings (the other files named
-    only). A large export goes to a file the answer names.
+    """Export the findings: format markdown, html, sarif, rdjson, github or json;
+    status open or all; diff_text (html): all or findings. Large: to a file.
     """
     with tool_errors():
         answer = export_answer(

@@ -34,11 +34,10 @@ async def load_git_diff(
     paths: list[str] | None = None,
     review_id: int | None = None,
 ) -> str | list[TextContent]:
-    """Start a review of a git range: the answer plans it and gives "file_path" for
-    the diff tools. revision_range as git diff takes it ("HEAD": uncommitted
-    changes; staged: the index). since_review: only what changed since your last
-    review. Other options as load_diff. review_id: continue that earlier review
-    (a load that starts one names those it overlaps).
+    """Start a review of a git range (as git diff takes it; "HEAD": uncommitted
+    changes; staged: the index): the answer plans it and gives "file_path" for the
+    other tools. since_review: only what changed since your last review; review_id:
+    continue that review. Other options as load_diff.
     """
 
     with tool_errors():

@@ -57,10 +57,9 @@ def add_finding(
     suggestion: str | None = None,
     force: bool = False,
 ) -> str:
-    """Record a problem at lines of side "new" (or "old"); no line: the whole file.
-    severity: blocker, major, minor, nit, question. suggestion: replacement lines.
-    Of a git range, any line of a changed file. force=true: add it even if the same
-    finding was dismissed or resolved before.
+    """Record a problem at lines (any of a changed file) of side "new" or "old"; no
+    line: the whole file. severity: blocker, major, minor, nit, question.
+    suggestion: replacement lines. force=true: add it though dismissed or resolved.
     """
     with tool_errors():
         return to_json(
@@ -108,8 +107,8 @@ def list_findings(
     author: str | None = None,
 ) -> str:
     """The findings in diff order. status: open, resolved, dismissed, outdated or all;
-    severity: comma-separated; file_pattern: a glob. Pages: offset=next_offset.
-    author: only those whose author holds this text.
+    severity: comma-separated; file_pattern: a glob; author: a text in it. Pages:
+    offset=next_offset.
     """
     with tool_errors():
         return to_json(

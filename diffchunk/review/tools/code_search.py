@@ -27,15 +27,22 @@ its match; :data:`KEPT_HITS` hits kept
 for paging (``total`` counts every one); files over :data:`MAX_FILE_BYTES`
 are not searched and a tree past :data:`MAX_TREE_BYTES` is searched in part
 (the answer names what was left out); :data:`TIME_BUDGET` seconds, checked
-between files.  The last search of a session is kept, so paging does not
-search again.
+between files.
 
 ``find_references`` is ``search_code`` for the whole word ``symbol`` (its
 last dotted part; ``\\b`` as ``git grep -w`` sees words), each hit with the
 innermost definition it sits in (``in``, from the file's outline at that side),
-the lines where a definition of that name starts left out.  Textual plus
-syntax-aware: no type checker, so a same-named attribute of another class,
-a string or a comment are hits too.
+the lines where a definition of that name starts left out, and the hits in
+files of another language than the definitions' counted apart (``other_files``:
+a word in the docs is no caller).  Textual plus syntax-aware: no type
+checker, so a same-named attribute of another class, a string or a comment
+are hits too.  :func:`find_references_each` looks up several names in one
+call (``"a, b"``), each paged alike.
+
+The MCP tools answer in the compact text of :mod:`.hits_text`; the typed
+result (:meth:`CodeSearch.to_dict`, the command line's ``--json``) keeps every
+field.  The last searches of a session are kept (:data:`KEPT_HITS` hits in all),
+so paging does not search again.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ import codecs
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...diff.model import DiffKind
@@ -77,7 +84,14 @@ files left out, the references note): the hits fill the answer but this."""
 KEPT_HITS = 20_000
 """Hits kept for paging (the rest are counted): a pattern such as ``e`` in a
 large tree must not hold millions of lines in memory; the total still counts
-every one."""
+every one.  The searches a session keeps hold at most this many together."""
+
+MAX_SYMBOLS = 100
+"""Names one find_references call looks up at most: every changed definition of
+a file is a few dozen; more is a list pasted by mistake."""
+
+OTHER_FILES_LISTED = 5
+"""Files of another language named when find_references counts hits there."""
 
 MAX_FILE_BYTES = 32 << 20
 """A blob larger than this is not searched (and the answer names it): one
@@ -110,7 +124,7 @@ hits keep their lines without ``in`` (outlines cost a parse each)."""
 SIDES = ("new", "old")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
-REFERENCES_NOTE = "Textual and syntax-aware (`in`: the outline's definition), not a type checker."
+REFERENCES_NOTE = "textual and syntax-aware, not a type checker"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +139,7 @@ class CodeSearch:
     revision: str | None
     next_offset: int | None = None
     notes: tuple[str, ...] = ()
+    other_files: tuple[int, tuple[str, ...]] | None = None  # references: (hits, files)
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -139,6 +154,13 @@ class CodeSearch:
             result["next_offset"] = self.next_offset
         if self.notes:
             result["notes"] = list(self.notes)
+        if self.other_files is not None:
+            hits, files = self.other_files
+            result["other_files"] = {
+                "hits": hits,
+                "files": len(files),
+                "listed": list(files[:OTHER_FILES_LISTED]),
+            }
         return result
 
 
@@ -151,6 +173,7 @@ class _Found:
     files_matched: int = 0
     files_searched: int = 0
     notes: list[str] = field(default_factory=list)
+    other_files: tuple[int, tuple[str, ...]] | None = None
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
@@ -364,17 +387,22 @@ def _page(found: _Found, tree: SearchTree, side: str, max_results: int, offset: 
         tree.revision,
         following if following < min(found.total, len(found.hits)) else None,
         tuple(found.notes),
+        found.other_files,
     )
 
 
 def _remembered(loaded: Session, key: tuple[Any, ...], make: Any) -> _Found:
-    """The last search of the session when it is this one, else a new one (kept)."""
-    last = loaded.cache.get("code_search.last")
-    if isinstance(last, tuple) and last[0] == key:
-        found: _Found = last[1]
-        return found
-    found = make()
-    loaded.cache["code_search.last"] = (key, found)
+    """A search the session keeps, else a new one, kept with the latest ones as long
+    as they hold :data:`KEPT_HITS` hits together."""
+    recent = loaded.cache.get("code_search.recent")
+    if not isinstance(recent, dict):
+        recent = loaded.cache["code_search.recent"] = {}
+    found: _Found | None = recent.pop(key, None)
+    if found is None:
+        found = make()
+    recent[key] = found  # the latest last
+    while len(recent) > 1 and sum(len(f.hits) for f in recent.values()) > KEPT_HITS:
+        del recent[next(iter(recent))]
     return found
 
 
@@ -412,38 +440,68 @@ def find_references(
 ) -> CodeSearch:
     """Where ``symbol`` is used across the tree at ``side`` (see the module docstring)."""
     check_search(side, SIDES, max_results, MAX_RESULTS, offset)
+    name = _reference_name(symbol)
+    loaded = session(absolute_file_path, store)
+    key = ("references", side, name)
+    found = _remembered(loaded, key, lambda: _references(loaded, side, name))
+    page = _page(found, _tree(loaded, side), side, max_results, offset)
+    return replace(page, notes=(REFERENCES_NOTE, *page.notes))
+
+
+def find_references_each(
+    absolute_file_path: str,
+    symbol: str,
+    side: str = "new",
+    max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
+    offset: int = 0,
+    *,
+    store: SessionStore | None = None,
+) -> list[tuple[str, CodeSearch]]:
+    """:func:`find_references` of each name of ``symbol`` (names separated by commas
+    or spaces; each identifier looked for once, under that name), each paged by
+    ``max_results`` and ``offset``."""
+    if not isinstance(symbol, str):
+        _reference_name(symbol)  # the error saying what a name is
+    asked = [n for n in re.split(r"[\s,]+", symbol.strip()) if n]
+    if len(asked) > MAX_SYMBOLS:
+        raise InvalidArgument(
+            f"{len(asked)} names: find_references looks up at most {MAX_SYMBOLS} at once.",
+            suggestion="Ask for the names of one file at a time.",
+        )
+    # Every name checked before any search; each looked for once.
+    names = list(dict.fromkeys(_reference_name(n) for n in asked)) or [symbol]
+    return [
+        (name, find_references(absolute_file_path, name, side, max_results, offset, store=store))
+        for name in names
+    ]
+
+
+def _reference_name(symbol: str) -> str:
+    """The identifier ``symbol`` names (its last dotted part), or an error saying so."""
     if not isinstance(symbol, str) or not symbol.strip():
         raise InvalidArgument("symbol is empty.", suggestion="Pass a name, e.g. 'parse_args'.")
     name = symbol.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1]
     if not _IDENTIFIER.fullmatch(name) or len(name) > MAX_PATTERN_CHARS:
         raise InvalidArgument(
             f"{symbol!r} is not a name: find_references takes an identifier "
-            "(or a dotted name, whose last part is looked for).",
+            "(or a dotted name, whose last part is looked for; several: 'a, b').",
             suggestion="Pass a function, class or variable name; search_code finds any text.",
         )
-    loaded = session(absolute_file_path, store)
-    key = ("references", side, name)
-    found = _remembered(loaded, key, lambda: _references(loaded, side, name))
-    page = _page(found, _tree(loaded, side), side, max_results, offset)
-    return CodeSearch(
-        page.hits,
-        page.total,
-        page.files_matched,
-        page.files_searched,
-        side,
-        page.revision,
-        page.next_offset,
-        (REFERENCES_NOTE, *page.notes),
-    )
+    return name
 
 
 def _references(loaded: Session, side: str, name: str) -> _Found:
     compiled = compile_regex(r"\b" + re.escape(name) + r"\b")
     found = _run(loaded, side, compiled, None, (name, True))
-    from .references import place_hits
+    from .references import place_hits, split_languages
 
-    found.hits, left_out = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)
-    found.total -= left_out
+    placed, left_out, defining = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)
+    found.hits, other = split_languages(placed, defining)
+    found.total -= left_out + len(other)
+    if other:
+        found.other_files = (len(other), tuple(dict.fromkeys(h.path for h in other)))
     if found.total == len(found.hits):
         found.files_matched = len({hit.path for hit in found.hits})
+    else:
+        found.files_matched -= len({hit.path for hit in other} - {h.path for h in found.hits})
     return found

@@ -23,6 +23,13 @@ own order) from ``offset``, fewer when they would not fit one response; each com
 files, with their total; ``include_body``: each commit's whole message
 (``body``, as ``git log --format=%B`` gives it; a stream's from its header),
 cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list is read once per session and query.
+
+Over MCP, the messages (``include_body``) come as the compact text of
+:func:`render_messages`, about ``git log --format='%h %s%n%b'``'s size: a head
+line, then per commit its short id, subject and author, and the message's lines
+after the subject indented (a message that only repeats its subject adds
+nothing).  Dates and files stay in the listing without bodies and in the typed
+result (:meth:`CommitListing.to_dict`, the command line's ``--json``).
 """
 
 from __future__ import annotations
@@ -389,3 +396,37 @@ def list_commits(
         next_offset=following if following < len(commits) else None,
         since_review=since,
     )
+
+
+def message_rest(entry: CommitEntry) -> list[str]:
+    """The lines of a commit's message after its subject (and the blank line after it)."""
+    body = (entry.body or "")[:BODY_CHARS]
+    lines = body.rstrip("\n").split("\n")
+    if lines and lines[0].strip() == entry.subject.strip():
+        lines = lines[1:]
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    if entry.body is not None and len(entry.body) > BODY_CHARS:
+        lines.append(f"(cut: {len(entry.body) - BODY_CHARS} more characters)")
+    return lines
+
+
+def render_messages(listing: CommitListing, offset: int = 0) -> str:
+    """A page of commits with their messages as compact text (see the module docstring)."""
+    head = f"{listing.total} commit(s) of {listing.source}"
+    if listing.file_path is not None:
+        head += f" touching {listing.file_path}"
+    if listing.next_offset is not None or offset:
+        head += f"; {offset + 1}-{offset + len(listing.commits)} shown"
+    if listing.next_offset is not None:
+        head += f", next offset={listing.next_offset}"
+    lines = [head]
+    if listing.note is not None:
+        lines.append(f"note: {listing.note}")
+    if listing.since_review is not None and listing.since_review.full_file_path:
+        lines.append(f"full diff: {listing.since_review.full_file_path}")
+    for entry in listing.commits:
+        by = f" ({entry.author})" if entry.author else ""
+        lines.append(f"{(entry.id or '-')[:SHORT_ID]} {entry.subject}{by}")
+        lines += [f"  {line}" if line.strip() else "" for line in message_rest(entry)]
+    return "\n".join(lines) + "\n"

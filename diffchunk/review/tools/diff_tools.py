@@ -92,13 +92,11 @@ def get_file_diff(
     """One file's whole diff (:func:`diffchunk.review.tools.file_diffs.get_file_diff`; with
     ``context="symbol"`` each hunk widened to the definition around it); the review
     record notes the file as seen."""
-    text = file_diffs.get_file_diff(
+    text, shown = file_diffs.get_files_diff(
         absolute_file_path, file_path, format, store=store, context=context
     )
-    loaded = store_of(store).peek(absolute_file_path)
-    if loaded is not None:
-        shown = file_diffs.match_file(loaded.review, file_path)
-        _record_seen(absolute_file_path, store, file_path=shown)
+    for path in shown:
+        _record_seen(absolute_file_path, store, file_path=path)
     return text
 
 

@@ -3,7 +3,11 @@
 Paths match case-insensitively with .gitignore rules
 (:class:`~diffchunk.diff.patterns.PathPatterns`); a path exactly as listed
 matches itself even where it reads differently as a glob.  A query that
-matches no file, or several, gets an error naming the closest paths.
+matches no file gets an error naming the closest paths.
+
+``get_file_diff`` of a glob (or a comma-separated list) matching several files
+answers each of them in turn, as many as fit one answer
+(:func:`get_files_diff`).
 
 ``find_chunks_for_files`` answers the list of matching chunks when it fits one
 answer; otherwise (or when ``offset``/``limit`` ask for part of it) a page,
@@ -21,7 +25,7 @@ from ...diff.model import Excluded
 from ...diff.patterns import PathQuery
 from ...diff.pipeline import Review
 from ...diff.table import ExcludedFiles, table_of
-from ...errors import InvalidArgument
+from ...errors import FileNotInDiff, InvalidArgument
 from ...files.answer_size import json_size
 from ...limits import RESPONSE_TOKENS
 from ..answers import CHARS_PER_TOKEN, fit_response
@@ -243,15 +247,36 @@ def get_file_diff(
     store: SessionStore | None = None,
     context: str = "hunks",
 ) -> str:
-    """The diff text of one file in ``format`` (see :func:`~.chunk_text.get_chunk`); an
-    excluded file is served with a note saying why, a text larger than one answer is
-    cut with a note saying how to read on.
+    """The diff text of the file ``file_path`` names (several: see :func:`get_files_diff`)
+    in ``format`` (see :func:`~.chunk_text.get_chunk`); an excluded file is served with
+    a note saying why, a text larger than one answer is cut with a note saying how to
+    read on.
 
     ``context="symbol"`` widens each hunk to the whole function or class around
     it at the new revision (a valid patch still); in lean, the widened lines are
     shown.  A lean answer has no legend line (``get_chunk``'s has one): a review
     reads a file's diff per file, dozens of times, and the server's instructions
     say how lean reads."""
+    return get_files_diff(absolute_file_path, file_path, format, store=store, context=context)[0]
+
+
+def get_files_diff(
+    absolute_file_path: str,
+    file_path: str,
+    format: str = "raw",
+    *,
+    store: SessionStore | None = None,
+    context: str = "hunks",
+) -> tuple[str, list[str]]:
+    """:func:`get_file_diff`'s text, and the paths it shows.
+
+    A query naming one file (a path as listed, or a glob matching one) answers
+    that file's diff.  A glob or a comma-separated list matching several files
+    answers their diffs one after the other, in the diff's order, each as its
+    own answer would be without the lean head line (its ``##`` line names it),
+    as many whole files as fit one answer (the first at least, cut as one file
+    is); the answer ends with the files it leaves out, as a ``file_path`` that
+    reads them next, and the excluded files it skips (served one at a time)."""
     fmt = normalize_format(format)
     if context not in CONTEXTS:
         raise InvalidArgument(
@@ -260,7 +285,82 @@ def get_file_diff(
             "whole definition around it.",
         )
     loaded = session(absolute_file_path, store)
-    result = get_file_diff_bytes(absolute_file_path, file_path, store=store)
+    paths = _matching(loaded.review, file_path)
+    if len(paths) == 1:
+        return _one_file(absolute_file_path, paths[0], fmt, context, store, head=True), paths
+    return _several_files(absolute_file_path, paths, fmt, context, store)
+
+
+def _matching(review: Review, file_path: str) -> list[str]:
+    """The paths ``file_path`` names: the one :func:`match_file` finds, else every path a
+    glob or a comma-separated list of paths and globs matches (in the diff's order)."""
+    try:
+        return [match_file(review, file_path)]
+    except FileNotInDiff:
+        query = PathQuery(file_path, name="file_path")
+        paths = list(dict.fromkeys(table_of(review.parsed.files, review.parsed.data).paths()))
+        found = [p for p in paths if query.matches(p)]
+        if len(found) < 2:
+            raise
+        return found
+
+
+def _several_files(
+    absolute_file_path: str,
+    paths: list[str],
+    fmt: str,
+    context: str,
+    store: SessionStore | None,
+) -> tuple[str, list[str]]:
+    """The diffs of ``paths`` (see :func:`get_files_diff`)."""
+    review = session(absolute_file_path, store).review
+    files = table_of(review.parsed.files, review.parsed.data)
+    excluded: list[str] = []
+    shown: list[str] = []
+    texts: list[str] = []
+    used = 0
+    left: list[str] = []
+    for path in paths:
+        ex = _excluded(review, files.indices_of(path))
+        if ex is not None and path not in review.file_to_chunks:
+            excluded.append(f"{path} ({ex.reason.value})")
+            continue
+        if left:
+            left.append(path)
+            continue
+        text = _one_file(absolute_file_path, path, fmt, context, store, head=False)
+        if shown and used + len(text) > PAGE_CHARS:
+            left.append(path)
+            continue
+        shown.append(path)
+        texts.append(text)
+        used += len(text)
+    tail = []
+    if left:
+        tail.append(
+            f"=== {len(left)} more file(s) match, left out to fit one answer: "
+            f'file_path="{",".join(left)}" reads them ==='
+        )
+    if excluded:
+        tail.append(
+            f"=== excluded from the chunks, not shown (each is served alone): "
+            f"{', '.join(excluded)} ==="
+        )
+    body = "".join(t if t.endswith("\n") else t + "\n" for t in texts)
+    return body + "".join(line + "\n" for line in tail), shown
+
+
+def _one_file(
+    absolute_file_path: str,
+    path: str,
+    fmt: str,
+    context: str,
+    store: SessionStore | None,
+    head: bool,
+) -> str:
+    """One file's diff text (see :func:`get_file_diff`); ``head``: with the lean head line."""
+    loaded = session(absolute_file_path, store)
+    result = get_file_diff_bytes(absolute_file_path, path, store=store)
     notes = []
     widened = None
     if context == "symbol":
@@ -286,15 +386,15 @@ def get_file_diff(
         notes.append(f"{result.path} is excluded from the chunks ({why})")
     if left_out:
         notes.append(_read_on(loaded, result, text, left_out, whole, fmt))
-        head = f"=== {'; '.join(notes)} ==="
+        top = f"=== {'; '.join(notes)} ==="
     elif notes:
-        head = f"=== {'; '.join(notes)}; its full diff follows ==="
-    elif fmt == "lean":
+        top = f"=== {'; '.join(notes)}; its full diff follows ==="
+    elif fmt == "lean" and head:
         tokens, raw_tokens = len(text) // CHARS_PER_TOKEN, len(result.data) // CHARS_PER_TOKEN
-        head = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
+        top = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
     else:
         return text
-    return f"{head}\n\n{text}"
+    return f"{top}\n\n{text}"
 
 
 def _read_on(

@@ -10,8 +10,10 @@ A load's answer (``load_diff``, ``load_git_diff``) carries:
   (``(new)``, ``(deleted)``, ``(renamed from X)`` after a path); then ``facts``,
   the few things that change the plan: renames, deletions, and a commit whose
   subject says version, release or bump but which changes code; ``commits``,
-  how many the diff shows, and ``log``, each one's short id and subject when
-  they are few (:data:`PLAN_COMMITS`).  Excluded
+  how many the diff shows, and ``log``, each one's short id and subject, and
+  the rest of its message (its lines indented, blank ones left out), when
+  they are few (:data:`PLAN_COMMITS`): the whole log, so a small review needs
+  no ``list_commits``.  Excluded
   files are not repeated (the load lists them).  The lists are cut to
   :data:`PLAN_CHARS` in all, each cut kind saying how many
   files it leaves out (``more``).
@@ -45,7 +47,7 @@ from ...errors import DiffchunkError
 from ...limits import SHORT_ID
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
-from .commits import CommitEntry, commits_of
+from .commits import CommitEntry, commits_of, list_commits, message_rest
 
 LOAD_CHANGE_CHARS = 24_000
 """A load's answer includes the whole change in lean when it fits this (about
@@ -65,8 +67,8 @@ out, which ``list_chunks`` pages."""
 
 PLAN_COMMITS = 20
 """A plan lists the commits (short id and subject) when there are at most this
-many: a short log is part of what a reviewer plans with, and costs a fifth of
-list_commits' answer; a longer one is paged there."""
+many: a short log (with the messages) is part of what a reviewer plans with; a
+longer one is paged by list_commits."""
 
 PLAN_FACTS = 8
 """Facts a plan states (renames, deletions, release commits that change code):
@@ -176,12 +178,21 @@ def _kinds(
     )
 
 
-def _log(commits: list[CommitEntry]) -> tuple[str, ...]:
-    """``"id subject"`` of each commit (ids cut to 12 characters), when there are at
-    most :data:`PLAN_COMMITS`; else none (list_commits pages them)."""
-    if len(commits) > PLAN_COMMITS:
+def _log(path: str, count: int, store: SessionStore | None) -> tuple[str, ...]:
+    """Each commit's ``"id subject"`` (ids cut to 12 characters) and the rest of its
+    message, when there are at most :data:`PLAN_COMMITS`; else none (list_commits
+    pages them)."""
+    if not count or count > PLAN_COMMITS:
         return ()
-    return tuple(f"{c.id[:SHORT_ID]} {c.subject}" if c.id else c.subject for c in commits)
+    try:
+        commits = list_commits(path, limit=PLAN_COMMITS, include_body=True, store=store).commits
+    except DiffchunkError:
+        return ()
+    return tuple(
+        (f"{c.id[:SHORT_ID]} {c.subject}" if c.id else c.subject)
+        + "".join(f"\n  {line}" for line in message_rest(c) if line.strip())
+        for c in commits
+    )
 
 
 def _facts(files: list[tuple[str, list[FileDiff]]], commits: list[CommitEntry]) -> tuple[str, ...]:
@@ -254,7 +265,7 @@ def load_plan(absolute_file_path: str, *, store: SessionStore | None = None) -> 
     if raw <= 3 * LOAD_CHANGE_CHARS:
         change = _change(loaded, files, store)
     commits = commits_of(loaded)
-    facts, log = _facts(files, commits), _log(commits)
+    facts, log = _facts(files, commits), _log(absolute_file_path, len(commits), store)
     if change is None:
         return ReviewPlan(_kinds(files), facts, len(commits), log)
     text, widened = change

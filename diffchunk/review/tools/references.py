@@ -8,6 +8,11 @@ it is left out.  Files are outlined up to a bound
 (:data:`~diffchunk.review.tools.code_search.OUTLINE_FILES`); past it, hits keep their
 lines without ``in``.  A file type without a grammar, or an outline its bounds
 cut, gives hits without ``in`` too.
+
+A reference is code: when the name is defined somewhere (a definition left
+out), only the hits in files of the definitions' languages are kept; the
+others (a word in the docs, a key of a workflow) are counted apart
+(:func:`split_languages`), and ``search_code`` finds them.
 """
 
 from __future__ import annotations
@@ -70,9 +75,9 @@ _DEFINING = ("def ", "async def ", "class ", "function ", "fn ", "func ", "pub f
 
 def place_hits(
     tree: SearchTree, hits: list[CodeHit], name: str, max_files: int
-) -> tuple[list[CodeHit], int]:
+) -> tuple[list[CodeHit], int, set[str]]:
     """The hits with the definition each sits in, the definitions of ``name`` left
-    out; and how many were left out."""
+    out; how many were left out; and the paths of those definitions."""
     paths = list(dict.fromkeys(h.path for h in hits))[:max_files]
     contents = _contents(tree, paths)
     outlines: dict[str, list[OutlineItem] | None] = {}
@@ -80,6 +85,7 @@ def place_hits(
         known = language_for_path(path, data[:LANGUAGE_SNIFF_BYTES]) is not None
         outlines[path] = _outline(key, data, path) if known else None
     kept: list[CodeHit] = []
+    defining: set[str] = set()
     for hit in hits:
         outline = outlines.get(hit.path)
         if outline is None:
@@ -87,7 +93,21 @@ def place_hits(
             continue
         around = _innermost(outline, hit.line)
         if _is_definition(around, hit.line, hit.text, name):
+            defining.add(hit.path)
             continue
         where = listed_name(qualified_parts(around)) if around else "(module level)"
         kept.append(replace(hit, definition=where))
-    return kept, len(hits) - len(kept)
+    return kept, len(hits) - len(kept), defining
+
+
+def split_languages(hits: list[CodeHit], defining: set[str]) -> tuple[list[CodeHit], list[CodeHit]]:
+    """``hits`` in files of the languages ``defining`` (the definitions' files) are
+    written in, and the others; all of them when no definition was found."""
+    languages = {language_for_path(path) for path in defining} - {None}
+    if not languages:
+        return hits, []
+    same: list[CodeHit] = []
+    other: list[CodeHit] = []
+    for hit in hits:
+        (same if language_for_path(hit.path) in languages else other).append(hit)
+    return same, other

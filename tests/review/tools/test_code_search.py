@@ -18,8 +18,8 @@ from diffchunk.errors import FileNotInDiff, InvalidArgument, NotARange
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.loading import load_diff
 from diffchunk.review.sessions.store import SessionStore
-from diffchunk.review.tools.code_search import find_references, search_code
-from diffchunk.review.tools.commits import list_commits
+from diffchunk.review.tools.code_search import find_references, find_references_each, search_code
+from diffchunk.review.tools.commits import list_commits, render_messages
 from diffchunk.review.tools.file_versions import open_file_version
 from diffchunk.review.tools.symbol_list import list_symbols
 
@@ -289,11 +289,13 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
                 for number, line in enumerate(source.split("\n"), 1):
                     if re.search(r"\brender\b", line):
                         expected[(path, number)] = None
-        got = {
-            (h.path, h.line): h.definition if h.path.endswith(".py") else None for h in found.hits
-        }
-        assert got == expected
-        assert found.total == len(expected)
+        code = {k: v for k, v in expected.items() if k[0].endswith(".py")}
+        assert {(h.path, h.line): h.definition for h in found.hits} == code
+        assert found.total == len(code)
+        # The hits in files of another language than the definitions' are counted apart.
+        other = found.to_dict()["other_files"]
+        assert other["hits"] == len(expected) - len(code)
+        assert other["files"] == len({path for path, _ in expected} - {p for p, _ in code})
     # The callers inside the diff are marked (lib.py's wrap call sits in the change).
     new = find_references(diff, "wrap", store=store).to_dict()["hits"]
     assert {
@@ -303,6 +305,34 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         "in": "render",
         "in_diff": True,
     } in new
+
+
+def test_references_of_several_names_in_one_call(repo: Path) -> None:
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+    both = find_references_each(diff, "lib.render, wrap,render", max_results=2, store=store)
+    assert [name for name, _ in both] == ["render", "wrap"]  # each name once
+    for name, page in both:  # each paged as its own call
+        alone = find_references(diff, name, max_results=2, store=store)
+        assert page == alone and len(page.hits) <= 2
+    with pytest.raises(InvalidArgument, match="'wr-ap' is not a name"):
+        find_references_each(diff, "wrap, wr-ap", store=store)
+    with pytest.raises(InvalidArgument, match="at most 100 at once"):
+        find_references_each(diff, ",".join(f"n{i}" for i in range(101)), store=store)
+
+
+def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+    page = list_commits(diff, include_body=True, limit=1, store=store)
+    text = render_messages(page)
+    short = run_git(repo, "rev-parse", "--short=12", "feature").stdout.strip()
+    assert text == (
+        f"2 commit(s) of {page.source}; 1-1 shown, next offset=1\n"
+        f"{short} Touch every function (t)\n"
+        "  The body says why:\n"
+        "  all of them.\n"
+    )
 
 
 def test_commit_bodies_are_git_log_format_B(repo: Path, bare: Path, tmp_path: Path) -> None:
@@ -399,11 +429,20 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         )
         assert Path(opened["path"]).read_bytes() == git_bytes(repo, "show", "main:cli.py")
         found = await call.json("search_code", absolute_file_path=diff, pattern="render")
-        assert found["total"] == sum(_grep_counts(repo, "-F", "render", "feature").values())
-        refs = await call.json("find_references", absolute_file_path=diff, symbol="wrap")
-        assert {h["in"] for h in refs["hits"]} >= {"render", "Cli.run"}
+        total = sum(_grep_counts(repo, "-F", "render", "feature").values())
+        assert found.startswith(f"render: {total} in ")
+        assert "\nlib.py\n 4: def render(text, width=72): (in diff)\n" in found
+        refs = await call.json("find_references", absolute_file_path=diff, symbol="wrap, Pager")
+        assert refs.startswith("2 names at new (")
+        assert "\nlib.py\n 6 render: (in diff)\n" in refs  # read in the diff: no text again
+        assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
+        assert "\nPager: 0 in 0 file(s)\n" in refs
+        assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
-        assert commits["commits"][0]["body"].endswith("all of them.\n")
+        assert commits.startswith("2 commit(s) of ")
+        assert " Touch every function (" in commits
+        assert "\n  The body says why:\n  all of them.\n" in commits
+        assert "Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
@@ -434,6 +473,8 @@ def test_the_cli_twins(repo: Path) -> None:
     refs = runner.invoke(main, ["refs", "-s", "wrap", *where]).stdout
     assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
     assert "not a type checker" in refs
+    words = runner.invoke(main, ["refs", "-s", "render", *where]).stdout  # in the docs too
+    assert "; 5 more in 4 file(s) of other languages\n" in words, words  # md, txt, bin
     symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])

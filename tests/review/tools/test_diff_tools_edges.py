@@ -116,6 +116,35 @@ def test_big_file_diffs_and_chunks_fit_one_response(tmp_path: Path, store: Sessi
     assert len(lean) < 2_000
 
 
+def test_several_files_fill_one_answer_and_name_those_left_out(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """Files that do not fit one answer together: as many whole ones as fit, then a
+    file_path that reads the rest, which answers them as their own calls would."""
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
+    body = "".join(f"+row {i} {'x' * 40}\n" for i in range(1200))  # ~58k characters
+    diff = tmp_path / "three.diff"
+    diff.write_text(
+        "".join(
+            f"diff --git a/{n}.txt b/{n}.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+            f"--- /dev/null\n+++ b/{n}.txt\n@@ -0,0 +1,1200 @@\n{body}"
+            for n in ("a", "b", "c")
+        )
+    )
+    path = str(diff)
+    first = diff_tools.get_file_diff(path, "*.txt", store=store)
+    alone = {n: diff_tools.get_file_diff(path, f"{n}.txt", store=store) for n in "abc"}
+    assert len(alone["a"]) + len(alone["b"]) > limit
+    assert first == alone["a"] + (
+        '=== 2 more file(s) match, left out to fit one answer: file_path="b.txt,c.txt" '
+        "reads them ===\n"
+    )
+    rest = diff_tools.get_file_diff(path, "b.txt,c.txt", store=store)
+    assert rest == alone["b"] + (
+        '=== 1 more file(s) match, left out to fit one answer: file_path="c.txt" reads them ===\n'
+    )
+
+
 def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
     tmp_path: Path, store: SessionStore
 ) -> None:

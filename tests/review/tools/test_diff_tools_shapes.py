@@ -198,12 +198,31 @@ def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
     assert whole.count("\n+new ") == 300  # all hunks, though split over chunks
     assert diff_tools.get_file_diff(path, "*guide*", store=store).startswith("diff --git")
     assert "new_name.py" in diff_tools.get_file_diff(path, "old_name.py", store=store)
-    with pytest.raises(FileNotInDiff, match="matches 30 files"):
-        diff_tools.get_file_diff(path, "src/*.py", store=store)
     with pytest.raises(FileNotInDiff, match=r"Closest paths: .*src/mod_"):
         diff_tools.get_file_diff(path, "src/mod_99.py", store=store)
     with pytest.raises(InvalidArgument, match="empty"):
         diff_tools.get_file_diff(path, " ", store=store)
+
+
+def test_get_file_diff_of_several_files_answers_each_in_turn(
+    diff_path: Path, store: SessionStore
+) -> None:
+    """A glob or a comma-separated list matching several files: each file's diff as its
+    own answer gives it (lean without its head line: its ``##`` line names it), in the
+    diff's order, the excluded ones named, not shown; each shown file is seen."""
+    path = _view(diff_path, store)
+    each = [diff_tools.get_file_diff(path, f"src/mod_{i:02d}.py", store=store) for i in range(30)]
+    assert diff_tools.get_file_diff(path, "src/*.py", store=store) == "".join(each)
+    lean = diff_tools.get_file_diff(path, "yarn.lock,docs/*,big.py", format="lean", store=store)
+    alone = [
+        diff_tools.get_file_diff(path, name, format="lean", store=store)
+        for name in ("big.py", "docs/Guide.md")  # the diff's order
+    ]
+    assert alone[1].startswith("=== docs/Guide.md | lean |")
+    assert lean == "".join(text.split("\n\n", 1)[1] for text in alone) + (
+        "=== excluded from the chunks, not shown (each is served alone): yarn.lock "
+        "(generated) ===\n"
+    )
 
 
 def test_excluded_file_is_served_with_the_reason(diff_path: Path, store: SessionStore) -> None:

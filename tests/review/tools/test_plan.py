@@ -49,7 +49,7 @@ def _release(repo: Path) -> None:
             "tests/test_core.py": "def test_compute():\n    assert compute(0) > 0\n",
             "docs/guide.md": "# Guide\n\nUse compute, now faster.\n",
         },
-        "Faster compute",
+        "Faster compute\n\nSeven was too small.\n\nMeasured on the suite.",
     )
     commit(repo, {"pkg/version.py": "VERSION = '1.1'\n"}, "Release version 1.1")
     git(repo, "tag", "v2")
@@ -86,9 +86,10 @@ def test_a_small_change_comes_whole_in_the_load_with_its_plan(
     assert "renamed: pkg/old_name.py -> pkg/new_name.py" in facts
     assert "deleted: pkg/gone.py (-2)" in facts
     assert any("'Release version 1.1'" in f and f.endswith("pkg/version.py") for f in facts)
+    # The log whole: the rest of each message under its subject, no blank lines.
     assert plan["commits"] == 2 and [entry.split(" ", 1)[1] for entry in plan["log"]] == [
         "Release version 1.1",
-        "Faster compute",
+        "Faster compute\n  Seven was too small.\n  Measured on the suite.",
     ]
 
 
