@@ -82,7 +82,10 @@ until preview=false.
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+# A read-only tool says only that, and that it reaches nothing outside: the protocol's
+# destructive and idempotent hints mean something only for a tool that writes, and every
+# conversation pays for the tool list.
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def compact_schema(schema: Any) -> Any:

@@ -13,16 +13,14 @@ from __future__ import annotations
 from mcp.types import ToolAnnotations
 
 from ..review import record as core
-from .app import PATH_READ_TOOLS, app, to_json
+from .app import PATH_READ_TOOLS, READ_ONLY, app, to_json
 from .errors import tool_errors
 
 RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 RECORDS_IDEMPOTENT = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-READS_RECORD = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
+
 
 PATH_READ_TOOLS.update(
     {"mark_reviewed", "add_finding", "update_finding", "list_findings", "review_status"}
@@ -96,7 +94,7 @@ def update_finding(
         return to_json(answer)
 
 
-@app.tool(annotations=READS_RECORD, structured_output=False)
+@app.tool(annotations=READ_ONLY, structured_output=False)
 def list_findings(
     absolute_file_path: str,
     status: str = "open",
@@ -118,7 +116,7 @@ def list_findings(
         )
 
 
-@app.tool(annotations=READS_RECORD, structured_output=False)
+@app.tool(annotations=READ_ONLY, structured_output=False)
 def review_status(absolute_file_path: str, offset: int = 0, limit: int | None = None) -> str:
     """Where the review stands: files reviewed and not, open findings, next_chunk."""
     with tool_errors():

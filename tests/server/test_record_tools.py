@@ -38,8 +38,11 @@ def test_tools_are_listed_with_their_annotations(server: RunningServer) -> None:
     assert set(found) >= RECORD_TOOLS
     for name in RECORD_TOOLS:
         notes = found[name].annotations
-        assert notes is not None and notes.destructive_hint is False
-        assert notes.read_only_hint is (name in ("list_findings", "review_status"))
+        reads = name in ("list_findings", "review_status")
+        assert notes is not None and notes.read_only_hint is reads
+        # the destructive hint means something only for a tool that writes (the protocol's
+        # default for it is "destructive"): a writer says it destroys nothing
+        assert notes.destructive_hint is (None if reads else False)
     assert found["mark_reviewed"].annotations.idempotent_hint is True  # type: ignore[union-attr]
     for name in RECORD_TOOLS:  # descriptions stay short: they are paid in every conversation
         assert len(found[name].description or "") < 900, name
