@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+from examples import register_profiles
 from privileges import permissions_apply
 
 if TYPE_CHECKING:
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 # Helper modules that hold asserts moved out of test modules: rewritten like a
 # test module's, so that a failure still shows the values compared.
 pytest.register_assert_rewrite("chunkkit", "hostile_mcp", "outlinekit", "parsekit")
+
+# The property tests' counts (tests/support/examples.py): a share of the thorough
+# run's unless HYPOTHESIS_PROFILE=thorough, loaded before any test module is imported.
+register_profiles()
 
 # What a worker's home replaces: the variables that name where programs keep files.
 _HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TMPDIR")

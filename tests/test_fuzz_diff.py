@@ -17,6 +17,7 @@ import random
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -79,7 +80,7 @@ CORPUS_SEEDS = _corpus_seeds()
 
 
 @pytest.mark.slow
-@settings(_BASE, max_examples=300)
+@settings(_BASE, max_examples=examples(300))
 @given(data=st.data())
 def test_mutated_fixture_diffs_keep_every_property(data: st.DataObject) -> None:
     src = DrawSource(data)
@@ -88,7 +89,7 @@ def test_mutated_fixture_diffs_keep_every_property(data: st.DataObject) -> None:
 
 
 @pytest.mark.slow
-@settings(_BASE, max_examples=100)
+@settings(_BASE, max_examples=examples(100))
 @given(data=st.data())
 def test_mutated_corpus_diffs_keep_every_property(data: st.DataObject) -> None:
     if not CORPUS_SEEDS:
@@ -99,7 +100,7 @@ def test_mutated_corpus_diffs_keep_every_property(data: st.DataObject) -> None:
 
 
 @pytest.mark.slow
-@settings(_BASE, max_examples=150)
+@settings(_BASE, max_examples=examples(150))
 @given(data=st.data())
 def test_generated_diffs_parse_to_their_model_and_keep_every_property(
     data: st.DataObject,
@@ -111,7 +112,7 @@ def test_generated_diffs_parse_to_their_model_and_keep_every_property(
 
 
 @pytest.mark.slow
-@settings(_BASE, max_examples=20)
+@settings(_BASE, max_examples=examples(20))
 @given(data=st.data())
 def test_real_git_diffs_apply_chunk_by_chunk_after_context_reduction(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject

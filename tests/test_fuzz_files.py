@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
@@ -117,7 +118,7 @@ def search_cases(draw: st.DrawFn) -> cases.SearchCase:
 
 
 @pytest.mark.slow
-@settings(SETTINGS, max_examples=400)
+@settings(SETTINGS, max_examples=examples(400))
 @given(case=edit_cases())
 def test_exact_edit_batches_match_the_model(case: cases.EditCase, tmp_path: Path) -> None:
     with tempfile.TemporaryDirectory(dir=tmp_path) as work:
@@ -125,7 +126,7 @@ def test_exact_edit_batches_match_the_model(case: cases.EditCase, tmp_path: Path
 
 
 @pytest.mark.slow
-@settings(SETTINGS, max_examples=200)
+@settings(SETTINGS, max_examples=examples(200))
 @given(case=search_cases())
 def test_exact_search_and_count_match_the_model_with_and_without_grep(
     case: cases.SearchCase, tmp_path: Path
@@ -180,7 +181,7 @@ def test_grep_hand_off_sees_no_line_in_a_file_holding_only_a_bom(
 SEEDS = st.randoms(use_true_random=False)
 
 
-@settings(SETTINGS, max_examples=100)
+@settings(SETTINGS, max_examples=examples(100))
 @given(tf=text_files(), rng=SEEDS)
 def test_regex_search_and_count_match_re_on_each_line(
     tf: textfile.TextFile, rng: random.Random, tmp_path: Path
@@ -190,7 +191,7 @@ def test_regex_search_and_count_match_re_on_each_line(
         search_checks.check_regex_search(case, Path(work))
 
 
-@settings(SETTINGS, max_examples=100)
+@settings(SETTINGS, max_examples=examples(100))
 @given(tf=text_files(), rng=SEEDS)
 def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
     tf: textfile.TextFile, rng: random.Random, tmp_path: Path
@@ -200,7 +201,7 @@ def test_fuzzy_search_keeps_the_documented_partial_ratio_rule(
         search_checks.check_fuzzy_search(case, Path(work))
 
 
-@settings(SETTINGS, max_examples=50)
+@settings(SETTINGS, max_examples=examples(50))
 @given(rng=SEEDS)
 def test_fuzzy_edits_refuse_or_replace_the_window_the_model_allows(
     rng: random.Random, tmp_path: Path
@@ -249,7 +250,7 @@ def _lcs_table(a: str, b: str) -> int:
     return row[-1]
 
 
-@settings(SETTINGS, max_examples=300)
+@settings(SETTINGS, max_examples=examples(300))
 @given(a=SHORT_TEXT, b=SHORT_TEXT)
 def test_model_lcs_and_ratios_follow_their_definitions(a: str, b: str) -> None:
     assert measures.lcs_length(a, b) == _lcs_table(a, b)
@@ -259,7 +260,7 @@ def test_model_lcs_and_ratios_follow_their_definitions(a: str, b: str) -> None:
     assert float(measures.partial_ratio(a, b)) * 100 == pytest.approx(fuzz.partial_ratio(a, b))
 
 
-@settings(SETTINGS, max_examples=300)
+@settings(SETTINGS, max_examples=examples(300))
 @given(pattern=st.text(alphabet="abc", min_size=1, max_size=5), text=SHORT_TEXT)
 def test_model_substring_distance_is_the_fewest_edits(pattern: str, text: str) -> None:
     def distance(a: str, b: str) -> int:

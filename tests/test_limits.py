@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import package_source
+
 import diffchunk
 from diffchunk import limits
 
@@ -64,7 +66,7 @@ def is_number(node: ast.expr) -> bool:
 def numeric_constants(source: str) -> list[tuple[str, int]]:
     """(name, line) of the module-level constants of ``source`` whose value is a number."""
     found = []
-    for stmt in _module_statements(ast.parse(source).body):
+    for stmt in _module_statements(package_source.parse(source).body):
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -90,16 +92,16 @@ def _package_constants() -> dict[tuple[str, str], int]:
         if path == TABLE:
             continue
         rel = path.relative_to(PACKAGE).as_posix()
-        for name, line in numeric_constants(path.read_text(encoding="utf-8")):
+        for name, line in numeric_constants(package_source.source(path)):
             found[(rel, name)] = line
     return found
 
 
 def _reasons(path: Path) -> dict[str, bool]:
     """Each numeric constant of ``path`` (by name): whether its reason is beside it."""
-    source = path.read_text(encoding="utf-8")
+    source = package_source.source(path)
     lines = source.splitlines()
-    body = list(_module_statements(ast.parse(source).body))
+    body = list(_module_statements(package_source.parse(source).body))
     found = {}
     for name, line in numeric_constants(source):
         stmt = next(s for s in body if s.lineno == line)
@@ -135,7 +137,7 @@ def test_every_module_level_number_has_a_name_and_a_reason() -> None:
 def _limits_imports() -> Iterator[tuple[str, ast.ImportFrom]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(package_source.parse(package_source.source(path))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "limits":
                 yield rel, node
 
@@ -167,7 +169,7 @@ def test_every_shared_number_is_shared() -> None:
 def test_no_module_writes_the_short_id_as_a_literal() -> None:
     written = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(package_source.parse(package_source.source(path))):
             bound = node.upper if isinstance(node, ast.Slice) else None
             if isinstance(bound, ast.Constant) and bound.value == limits.SHORT_ID:
                 written.append(f"diffchunk/{path.relative_to(PACKAGE).as_posix()}:{node.lineno}")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import package_source
 import pytest
 from test_data import ROOT
 
@@ -59,7 +60,7 @@ def _key(node: ast.AST, constants: dict[str, str]) -> str:
 def environment_reads(source: str) -> list[str]:
     """The variables ``source`` reads: ``os.environ.get(X)``, ``os.environ[X]``,
     ``os.getenv(X)``, ``X in os.environ``; ``os.environ`` itself when it is handed on."""
-    tree = ast.parse(source)
+    tree = package_source.parse(source)
     constants = {
         t.id: s.value.value
         for s in tree.body
@@ -99,7 +100,7 @@ def _reads_outside_settings() -> dict[tuple[str, str], int]:
         rel = path.relative_to(PACKAGE).as_posix()
         if rel == "settings.py":
             continue
-        for key in environment_reads(path.read_text(encoding="utf-8")):
+        for key in environment_reads(package_source.source(path)):
             reads[(rel, key)] = reads.get((rel, key), 0) + 1
     return reads
 
@@ -136,7 +137,7 @@ def test_the_scan_sees_every_way_the_environment_is_read() -> None:
 def test_every_diffchunk_variable_the_package_names_is_a_setting() -> None:
     named = set()
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(package_source.parse(package_source.source(path))):
             text = node.value if isinstance(node, ast.Constant) else None
             if isinstance(text, str) and text.startswith("DIFFCHUNK_") and text.isupper():
                 named.add(text)

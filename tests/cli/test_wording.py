@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import package_source
 import pytest
 from recordkit import feature_repo, run_cli
 
@@ -112,7 +113,7 @@ def test_every_message_of_the_lower_layers_reads_in_cli_terms() -> None:
         for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
             if str(path.relative_to(PACKAGE)) in MCP_ONLY:
                 continue
-            for line, text in _texts(ast.parse(path.read_text(), str(path))):
+            for line, text in _texts(package_source.parse(package_source.source(path))):
                 if not _is_message(text):
                     continue
                 if (str(path.relative_to(PACKAGE)), text) in MCP_ONLY_MESSAGES:

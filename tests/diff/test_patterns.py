@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -220,7 +221,7 @@ _SEG = st.sampled_from(["a", "b", "ab", "*", "?", "**", "[ab]", "a*", "*b", "*a*
 _PSEG = st.sampled_from(["a", "b", "ab", "ba", "aab", "x", "abab", "bx"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(_SEG, min_size=1, max_size=5),
     st.lists(_PSEG, min_size=1, max_size=6),
@@ -241,7 +242,7 @@ _ITEM = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_ITEM, min_size=1, max_size=6), st.lists(_PSEG, min_size=1, max_size=5))
 def test_pattern_list_fast_paths_agree_with_item_by_item_matching(
     items: list[str], parts: list[str]

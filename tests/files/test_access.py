@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -236,7 +237,9 @@ def test_relative_and_directory_paths_refused(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", "é".encode(), b"xyz" * 40]), max_size=80)

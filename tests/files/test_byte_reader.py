@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,9 @@ def _open(tmp_path: Path, data: bytes) -> Reader:
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     data=st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")),

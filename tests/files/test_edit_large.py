@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from editkit import edit_file, write_utf8
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,7 +92,7 @@ def test_line_numbers_from_an_existing_line_index(tmp_path: Path) -> None:
     assert "lines 28, 271, 272, 273" in dup["results"][0]["error"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     data=st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"")),
     picks=st.lists(st.integers(0, 300), min_size=1, max_size=5),

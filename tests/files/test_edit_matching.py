@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from editkit import edit_file, write_utf8
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -251,7 +252,9 @@ _lines = st.lists(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     lines=_lines,

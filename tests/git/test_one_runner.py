@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import package_source
+
 import diffchunk
 
 PACKAGE = Path(diffchunk.__file__).resolve().parent
@@ -271,7 +273,7 @@ def _annotations(tree: ast.Module) -> set[ast.AST]:
 
 def process_starts(source: str, module: str) -> list[Start]:
     """Every use of a process starter in ``source`` (the module named ``module``)."""
-    tree = ast.parse(source, module)
+    tree = package_source.parse(source)
     info = _Module(tree)
     modules: dict[str, str] = {}  # local name -> the module it is
     starts: list[Start] = []
@@ -333,7 +335,7 @@ def _package_starts() -> list[Start]:
     starts = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = "diffchunk/" + path.relative_to(PACKAGE).as_posix()
-        starts += process_starts(path.read_text(encoding="utf-8"), module)
+        starts += process_starts(package_source.source(path), module)
     return starts
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from gitrepo import run_git, write_files
+from pushkit import pushed_clone
 
 import diffchunk
 from diffchunk.cli import main
@@ -35,17 +36,7 @@ def commit(repo: Path, files: dict[str, str], message: str = "c") -> str:
 
 @pytest.fixture
 def clone(tmp_path: Path) -> Path:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    work = tmp_path / "work"
-    work.mkdir()
-    git(work, "init", "-q", "-b", "main")
-    git(work, "remote", "add", "origin", str(remote))
-    commit(work, {"README.md": "hello\n"})
-    git(work, "push", "-q", "origin", "main")
-    git(work, "fetch", "-q", "origin")
-    git(work, "remote", "set-head", "origin", "main")
-    return work
+    return pushed_clone(tmp_path, {"README.md": "hello\n"})
 
 
 def _install(repo: Path) -> str:

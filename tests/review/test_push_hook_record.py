@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import run_git, write_files
+from pushkit import pushed_clone
 from recordkit import hook_environment, numbered
 
 from diffchunk.git.repo import discover
@@ -45,20 +46,9 @@ def commit(repo: Path, env: dict[str, str], files: dict[str, str], message: str 
 @pytest.fixture
 def work(tmp_path: Path, env: dict[str, str]) -> Path:
     """A clone whose main is on the remote, with a feature branch of two files and a lockfile."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    work = tmp_path / "work"
-    work.mkdir()
-    git(work, env, "init", "-q", "-b", "main")
-    git(work, env, "remote", "add", "origin", str(remote))
-    commit(work, env, {"a.py": numbered("a", 40), "b.py": numbered("b", 40)})
-    git(work, env, "push", "-q", "origin", "main")
-    git(work, env, "fetch", "-q", "origin")
-    git(work, env, "remote", "set-head", "origin", "main")
-    git(work, env, "checkout", "-q", "-b", "feature")
-    commit(
-        work,
-        env,
+    work = pushed_clone(
+        tmp_path,
+        {"a.py": numbered("a", 40), "b.py": numbered("b", 40)},
         {
             "a.py": numbered("a", 40, {5: "a five"}),
             "b.py": numbered("b", 40, {20: "b twenty"}),

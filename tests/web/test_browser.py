@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 from gitrepo import commit, git, init_repo
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer, running_server
 from recordkit import numbered
 from webkit import Page, page_server
 
@@ -85,17 +85,29 @@ def browser(page: Page) -> Iterator[Any]:
         yield driver
 
 
-def mcp(dirs: Path, script: Callable[[Caller, str], Any]) -> None:
-    """Run ``script(caller, diff path)`` against a fresh installed MCP server on the
-    module's record, the range loaded first as an assistant loads it."""
+@pytest.fixture(scope="module")
+def assistant(dirs: Path) -> Iterator[RunningServer]:
+    """The assistant's installed MCP server on the module's record: one for the module,
+    as an assistant keeps its server while the person works on the page (what the
+    page wrote, the server reads from the record)."""
+    with running_server(dirs) as running:
+        yield running
+
+
+def mcp(assistant: RunningServer, script: Callable[[Caller, str], Any]) -> None:
+    """Run ``script(caller, diff path)`` in the assistant's MCP server, the range loaded
+    first as an assistant loads it."""
+    directory = assistant.directory
 
     async def go(caller: Caller) -> None:
         loaded = await caller.json(
-            "load_git_diff", absolute_repo_path=str(dirs / "repo"), revision_range="main..feature"
+            "load_git_diff",
+            absolute_repo_path=str(directory / "repo"),
+            revision_range="main..feature",
         )
         await script(caller, loaded["file_path"])
 
-    serve(dirs, go)
+    assistant.run(go)
 
 
 def open_file(driver: Any, path: str) -> None:
@@ -130,7 +142,9 @@ def shot(driver: Any, name: str) -> None:
     driver.save_screenshot(f"/tmp/diffchunk-web-{name}.png")
 
 
-def test_clicking_viewed_is_what_review_status_reports(browser: Any, dirs: Path) -> None:
+def test_clicking_viewed_is_what_review_status_reports(
+    browser: Any, assistant: RunningServer
+) -> None:
     from selenium.webdriver.common.by import By
 
     open_file(browser, "src/util.py")
@@ -150,14 +164,16 @@ def test_clicking_viewed_is_what_review_status_reports(browser: Any, dirs: Path)
     async def script(caller: Caller, diff: str) -> None:
         found["status"] = await caller.json("review_status", absolute_file_path=diff)
 
-    mcp(dirs, script)
+    mcp(assistant, script)
     status = found["status"]
     assert status["totals"]["reviewed"] == 1
     (chunk,) = [c for c in status["chunks"] if "src/util.py" in c["files"]]
     assert chunk["status"] in ("reviewed", "partly")
 
 
-def test_a_finding_added_on_the_page_is_in_list_findings(browser: Any, dirs: Path) -> None:
+def test_a_finding_added_on_the_page_is_in_list_findings(
+    browser: Any, assistant: RunningServer
+) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -180,7 +196,7 @@ def test_a_finding_added_on_the_page_is_in_list_findings(browser: Any, dirs: Pat
     async def script(caller: Caller, diff: str) -> None:
         found["page"] = await caller.json("list_findings", absolute_file_path=diff)
 
-    mcp(dirs, script)
+    mcp(assistant, script)
     (finding,) = [f for f in found["page"]["findings"] if f["message"] == "fifty is off by one"]
     assert (finding["file_path"], finding["line"], finding["side"]) == ("src/app.py", 50, "new")
     assert finding["severity"] == "minor" and finding["status"] == "open"
@@ -188,7 +204,7 @@ def test_a_finding_added_on_the_page_is_in_list_findings(browser: Any, dirs: Pat
 
 
 def test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text(
-    browser: Any, dirs: Path
+    browser: Any, assistant: RunningServer
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -206,7 +222,7 @@ def test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text(
             suggestion="<b>value</b> ten",
         )
 
-    mcp(dirs, script)
+    mcp(assistant, script)
     card = wait_for(
         lambda: [
             c
@@ -226,7 +242,7 @@ def test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text(
 
 
 def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
-    browser: Any, dirs: Path
+    browser: Any, assistant: RunningServer
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -238,7 +254,7 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
             line=50,
         )  # fmt: skip
 
-    mcp(dirs, add)
+    mcp(assistant, add)
     open_file(browser, "src/app.py")
     card = wait_for(lambda: card_with(browser, message), message="the finding on the page")
     card.find_element(By.XPATH, ".//button[text()='Dismiss']").click()
@@ -250,12 +266,12 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
             "list_findings", absolute_file_path=diff, status="dismissed"
         )
 
-    mcp(dirs, script)
+    mcp(assistant, script)
     assert message in [f["message"] for f in found["page"]["findings"]]
 
 
 def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
-    browser: Any, dirs: Path
+    browser: Any, assistant: RunningServer
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -268,7 +284,7 @@ def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
             line=20,
         )
 
-    mcp(dirs, add)
+    mcp(assistant, add)
     open_file(browser, "src/util.py")
     card = wait_for(lambda: card_with(browser, "reply here"))
     card.find_element(By.CSS_SELECTOR, "textarea.reply-text").send_keys("<i>Agreed</i>, fix it")
@@ -287,7 +303,7 @@ def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
     async def script(caller: Caller, diff: str) -> None:
         found["page"] = await caller.json("list_findings", absolute_file_path=diff)
 
-    mcp(dirs, script)
+    mcp(assistant, script)
     (finding,) = [f for f in found["page"]["findings"] if f["message"] == "reply here"]
     assert [c["body"] for c in finding["thread"]] == ["<i>Agreed</i>, fix it"]
     assert finding["thread"][0]["author"]

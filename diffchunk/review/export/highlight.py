@@ -84,14 +84,17 @@ def visible(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _lexer_for_name(name: str) -> Any:
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.util import ClassNotFound
+def _class_for_name(name: str) -> Any:
+    from pygments.lexers import find_lexer_class_for_filename
 
-    try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=False, stripall=False)
-    except ClassNotFound:
-        return None
+    return find_lexer_class_for_filename(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _lexer_of_class(cls: Any) -> Any:
+    """One lexer of each class, made when first asked for (making the first of a class
+    compiles its patterns)."""
+    return cls(stripnl=False, ensurenl=False, stripall=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -116,21 +119,28 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _BY_SUFFIXES: dict[tuple[str, ...], Any] = {}  # a few hundred at most: Pygments' suffixes
 
 
-def lexer_for(path: str) -> Any:
-    """The Pygments lexer of a file by its name (None when none is known).
+def lexer_class_for(path: str) -> Any:
+    """The class of Pygments lexer a file's name chooses (None when none is known).
 
     Pygments chooses by the patterns a name matches, trying each of its hundreds;
-    a name that matches only ``*.suffix`` patterns gets the lexer of the first name
+    a name that matches only ``*.suffix`` patterns gets the class of the first name
     seen with the same suffixes, so a diff of a million files asks Pygments once
     per kind of name, not once per file (other names are asked by name)."""
     name = os.path.basename(path.rstrip("/"))
     suffixes, others = _name_patterns()
     if others is not None and others.match(name):
-        return _lexer_for_name(name)
+        return _class_for_name(name)
     matched = tuple(name[i:] for i, c in enumerate(name) if c == "." and name[i:] in suffixes)
     if matched not in _BY_SUFFIXES:
-        _BY_SUFFIXES[matched] = _lexer_for_name(name)
+        _BY_SUFFIXES[matched] = _class_for_name(name)
     return _BY_SUFFIXES[matched]
+
+
+def lexer_for(path: str) -> Any:
+    """The Pygments lexer of a file by its name (None when none is known): one of the
+    class :func:`lexer_class_for` chooses, shared by every file it is chosen for."""
+    cls = lexer_class_for(path)
+    return None if cls is None else _lexer_of_class(cls)
 
 
 @functools.lru_cache(maxsize=512)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from chunkkit import assert_applies_in_order, diff_of, lines_of, make_repo, write
+from examples import examples
 from gitrepo import git_bytes as git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -336,7 +337,7 @@ def _file_pair(draw: st.DrawFn) -> tuple[bytes, bytes]:
 
 
 @settings(
-    max_examples=15,
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from parsekit import FIXTURES, check_invariants, parse_checked
@@ -84,7 +85,7 @@ def test_random_bytes_and_nonsense_headers_never_crash() -> None:
         _parse_or_not_a_diff(b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 25))))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(
         ["format_patch.mbox", "combined.diff", "stripped_context.diff", "hg.diff", "svn.diff"]

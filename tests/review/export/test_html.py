@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from diffchunk.review.export import render
-from diffchunk.review.export.highlight import lexer_for
+from diffchunk.review.export.highlight import lexer_class_for, lexer_for
 from diffchunk.review.export.html import CSP, render_html
 from diffchunk.review.export.html_diff import DiffRows
 from tests.support import chromium
@@ -186,10 +186,12 @@ def test_the_lexer_of_a_name_is_the_one_pygments_chooses() -> None:
             names.add(re.sub(r"\[(.)[^\]]*\]", r"\1", name))
     assert len(names) > 800
     for name in sorted(names):
-        found = lexer_for(f"some/dir/{name}")
-        assert (type(found) if found is not None else None) is find_lexer_class_for_filename(
-            name
-        ), name
+        assert lexer_class_for(f"some/dir/{name}") is find_lexer_class_for_filename(name), name
+    # The lexer given for a name is one of that class (making one of every class would
+    # compile all of Pygments' patterns: 5 s of CPU).
+    for name in ("README", "x.d.ts", "foo.PY", "Makefile.am", "a.b.py", "noext"):
+        found, cls = lexer_for(name), lexer_class_for(name)
+        assert (type(found) if found is not None else None) is cls, name
 
 
 def test_control_characters_are_shown_not_dropped() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -191,7 +192,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_PIECES, max_size=24).map("".join))
 def test_no_message_becomes_html_or_swallows_what_follows(message: str) -> None:
     rendered = to_html("**HEAD**\n\n" + message_markdown(message) + "\n\nSENTINEL-AFTER\n")

@@ -295,48 +295,55 @@ BASE_OP: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize(
-    ("content", "why"),
-    [
-        (b"not json at all\n", "line 1 is not JSON"),
-        (b'{"format": "other"}\n', "first line is not a diffchunk-record header"),
-        (HEADER + b"{nope\n", "line 2 is not JSON"),
-        (
-            HEADER
-            + json.dumps(
-                {
-                    **BASE_OP,
-                    "op": "mark",
-                    "path": "../../etc/passwd",
-                    "scope": "file",
-                    "change_id": "c",
-                    "on": True,
-                }
-            ).encode(),
-            "is not a path inside the repository",
-        ),
-        (HEADER + json.dumps({**BASE_OP, "op": "drop_table"}).encode(), "unknown operation"),
-        (
-            HEADER
-            + json.dumps(
-                {**BASE_OP, "op": "update", "finding": "c" * 32, "status": "open", "clock": -4}
-            ).encode(),
-            "clock -4",
-        ),
-        (b"\xff\xfe" + HEADER, "not UTF-8"),
-    ],
-)
+# Logs anyone could push, and why each is refused.
+HOSTILE_LOGS: list[tuple[bytes, str]] = [
+    (b"not json at all\n", "line 1 is not JSON"),
+    (b'{"format": "other"}\n', "first line is not a diffchunk-record header"),
+    (HEADER + b"{nope\n", "line 2 is not JSON"),
+    (
+        HEADER
+        + json.dumps(
+            {
+                **BASE_OP,
+                "op": "mark",
+                "path": "../../etc/passwd",
+                "scope": "file",
+                "change_id": "c",
+                "on": True,
+            }
+        ).encode(),
+        "is not a path inside the repository",
+    ),
+    (HEADER + json.dumps({**BASE_OP, "op": "drop_table"}).encode(), "unknown operation"),
+    (
+        HEADER
+        + json.dumps(
+            {**BASE_OP, "op": "update", "finding": "c" * 32, "status": "open", "clock": -4}
+        ).encode(),
+        "clock -4",
+    ),
+    (b"\xff\xfe" + HEADER, "not UTF-8"),
+]
+
+
 def test_a_hostile_log_is_refused_whole_and_the_others_applied(
-    team: dict[str, Path], tmp_path: Path, content: bytes, why: str
+    team: dict[str, Path], tmp_path: Path
 ) -> None:
+    """Every hostile log at once, each under a name of its own: each is refused with its
+    reason, and bob's log beside them is applied (one sync, where a sync for each log
+    proved the same seven times over)."""
     with reviewer("bob", tmp_path):
         core.add_finding(_load(team["bob"]), "f4.py", "f4 ten leaks", line=10)
         sync(str(team["bob"]))
-    _plant(team, "e" * 32, content)
+    names = [f"{k:x}" * 32 for k in range(len(HOSTILE_LOGS))]
+    for name, (content, _) in zip(names, HOSTILE_LOGS, strict=True):
+        _plant(team, name, content)
     with reviewer("ada", tmp_path):
         result = sync(str(team["ada"]))
-        assert len(result.refused) == 1 and why in result.refused[0], result.refused
-        assert f"refs/diffchunk/log/{'e' * 32}" in result.refused[0]
+        assert len(result.refused) == len(HOSTILE_LOGS), result.refused
+        for name, (_, why) in zip(names, HOSTILE_LOGS, strict=True):
+            said = [r for r in result.refused if f"refs/diffchunk/log/{name}" in r]
+            assert len(said) == 1 and why in said[0], (why, result.refused)
         assert core.list_findings(_load(team["ada"])).total == 1  # bob's, applied
         cli = run_cli("sync", cwd=team["ada"])
     assert cli.returncode == 1 and "Refused:" in cli.stderr
