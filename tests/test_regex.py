@@ -7,6 +7,7 @@ not stop it.  Python's ``re`` is the oracle of what a pattern means.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -96,6 +97,53 @@ def test_search_content_with_a_backtracking_pattern_answers_at_once(
     # One line matches: "aaa" the first pattern, "call(x)" the second (Python's re
     # would backtrack on the others for hours before it said no).
     assert found == {"total": 1, "count": 1}
+
+
+LONG_LITERAL = 200_000
+"""Characters of a text searched as it is: RE2 matched a literal in time proportional to
+the text times the literal (100,000 characters took 48 s of CPU on one line), so this one
+held a search for minutes."""
+
+SEARCH_LONG_LITERAL = """
+    import json, sys
+    from diffchunk.files.content_search import search_content
+    needle = "x" * int(sys.argv[2])
+    shown = search_content(sys.argv[1], needle, fuzzy=False).to_dict()
+    print(json.dumps({"total": shown["total_matches"]}))
+"""
+
+
+def test_search_content_of_a_long_text_as_it_is_answers_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "one_long_line.txt"
+    path.write_text("before\ny" + "x" * LONG_LITERAL + "\nafter\n", encoding="utf-8")
+    found = _run(tmp_path, SEARCH_LONG_LITERAL, str(path), str(LONG_LITERAL))
+    assert found == {"total": 1}
+
+
+@pytest.mark.parametrize(
+    ("needle", "text"),
+    [
+        ("aa", "aaaaa"),  # matches do not overlap: left to right, as RE2 gives them
+        ("", "ab"),  # the empty text matches everywhere
+        ("é.", "café. é.x É."),
+        ("x" * 50, "y" + "x" * 120),
+        ("\udcff", "a\udcffb"),  # a lone surrogate (surrogatepass), as files may hold
+        ("needle", "no match here"),
+    ],
+)
+def test_a_literal_found_without_re2_matches_where_re2_does(needle: str, text: str) -> None:
+    """A case-sensitive literal is found with ``bytes.find``; RE2's literal search (the
+    same pattern without its needle) is the oracle."""
+    fast = compile_literal(needle, case_sensitive=True)
+    assert fast.needle is not None
+    oracle = dataclasses.replace(fast, needle=None)
+    data = text.encode("utf-8", "surrogatepass")
+    assert list(fast.iter_spans(data)) == list(oracle.iter_spans(data))
+    assert fast.spans(text) == oracle.spans(text)
+    for pos in range(len(data) + 1):
+        assert fast.search(data, pos, len(data) - 1 if pos < len(data) else None) == (
+            oracle.search(data, pos, len(data) - 1 if pos < len(data) else None)
+        )
 
 
 SEARCH_CODE = """
