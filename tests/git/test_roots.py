@@ -8,6 +8,11 @@ from a repository outside the roots runs no git there when a server with
 roots reads it (every git the server starts is logged by a ``sitecustomize``
 module).  The command line honours ``DIFFCHUNK_ALLOWED_ROOTS`` for every path
 it reads or writes (``review --out``, ``export --out``, a diff file, ``--repo``).
+
+The refusals share one server of the module (:func:`guarded`, a server start is
+its dearest part): its one allowed root holds a directory per test, and the
+outside a directory per test beside it, so each repository still sits inside the
+roots and points out of them, by the same relative path, link or alternate.
 """
 
 from __future__ import annotations
@@ -15,13 +20,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from click.testing import CliRunner
 from gitrepo import git, history_repo, run_git
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer, running_server, serve
 
 from diffchunk.cli import main
 
@@ -36,65 +42,99 @@ def _layout(tmp_path: Path) -> tuple[Path, Path]:
     return root, outside
 
 
-def _refused(tmp_path: Path, root: Path, repo: Path) -> dict[str, Any]:
-    """What a server with ``root`` as its only root answers for ``repo``."""
-    answers: dict[str, Any] = {}
+class Guarded(NamedTuple):
+    """The module's server, started with ``root`` as its only root; ``outside`` lies
+    beside ``root``."""
 
-    async def script(c: Caller) -> None:
-        answers["worktree"] = await c.error("load_git_diff", absolute_repo_path=str(repo))
-        answers["range"] = await c.error(
-            "load_git_diff", absolute_repo_path=str(repo), revision_range="HEAD~1..HEAD"
-        )
+    server: RunningServer
+    root: Path
+    outside: Path
 
-    serve(tmp_path, script, "--allow-root", str(root))
-    return answers
+    def layout(self, tmp_path: Path) -> tuple[Path, Path]:
+        """``(root, outside)`` of one test: a directory of its own inside the server's
+        root, and one outside it."""
+        root, outside = self.root / tmp_path.name, self.outside / tmp_path.name
+        root.mkdir()
+        outside.mkdir()
+        return root, outside
+
+    def refused(self, repo: Path) -> dict[str, Any]:
+        """What the server answers for ``repo``."""
+        answers: dict[str, Any] = {}
+
+        async def script(c: Caller) -> None:
+            answers["worktree"] = await c.error("load_git_diff", absolute_repo_path=str(repo))
+            answers["range"] = await c.error(
+                "load_git_diff", absolute_repo_path=str(repo), revision_range="HEAD~1..HEAD"
+            )
+
+        self.server.run(script)
+        return answers
+
+    def nothing_of_the_outside(self) -> None:
+        """No diff the server wrote holds a line of the outside."""
+        for path in (self.server.directory / "cache").rglob("*.diff"):
+            assert SECRET.strip() not in path.read_text(errors="replace"), path
 
 
-def _nothing_of_the_outside(tmp_path: Path) -> None:
-    """No diff diffchunk wrote holds a line of the outside."""
-    for path in (tmp_path / "cache").rglob("*.diff"):
-        assert SECRET.strip() not in path.read_text(errors="replace"), path
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guarded]:
+    """One server with one allowed root, for the refusals of the module."""
+    base = tmp_path_factory.mktemp("guarded")
+    root, outside = _layout(base)
+    with running_server(base, "--allow-root", str(root)) as server:
+        yield Guarded(server, root, outside)
 
 
 @pytest.mark.parametrize("form", ["absolute", "relative"])
-def test_core_worktree_outside_the_roots_path_traversal(tmp_path: Path, form: str) -> None:
-    root, outside = _layout(tmp_path)
+def test_core_worktree_outside_the_roots_path_traversal(
+    guarded: Guarded, tmp_path: Path, form: str
+) -> None:
+    root, outside = guarded.layout(tmp_path)
     repo = history_repo(root / "repo", [{"a.py": "x = 1\n"}, {"a.py": "x = 2\n"}])
     (outside / "a.py").write_text(SECRET)
-    target = str(outside) if form == "absolute" else "../../../outside"
+    # Relative to the git directory: ../../../../outside/<test>
+    target = str(outside) if form == "absolute" else os.path.relpath(outside, repo / ".git")
     git(repo, "config", "core.worktree", target)
-    answers = _refused(tmp_path, root, repo)
+    answers = guarded.refused(repo)
     for text in answers.values():
         assert "outside the allowed roots" in text and "core.worktree" in text, text
-    _nothing_of_the_outside(tmp_path)
+    guarded.nothing_of_the_outside()
 
 
-def test_core_worktree_through_a_link_outside_the_roots_symlink_escape(tmp_path: Path) -> None:
-    root, outside = _layout(tmp_path)
+def test_core_worktree_through_a_link_outside_the_roots_symlink_escape(
+    guarded: Guarded, tmp_path: Path
+) -> None:
+    root, outside = guarded.layout(tmp_path)
     repo = history_repo(root / "repo", [{"a.py": "x = 1\n"}, {"a.py": "x = 2\n"}])
     (outside / "a.py").write_text(SECRET)
     os.symlink(outside, root / "link")
     git(repo, "config", "core.worktree", "../../link")
-    for text in _refused(tmp_path, root, repo).values():
+    for text in guarded.refused(repo).values():
         assert "outside the allowed roots" in text, text
-    _nothing_of_the_outside(tmp_path)
+    guarded.nothing_of_the_outside()
 
 
-def test_a_git_file_pointing_outside_the_roots_path_traversal(tmp_path: Path) -> None:
-    root, outside = _layout(tmp_path)
+def test_a_git_file_pointing_outside_the_roots_path_traversal(
+    guarded: Guarded, tmp_path: Path
+) -> None:
+    root, outside = guarded.layout(tmp_path)
     real = history_repo(outside / "real", [{"a.py": SECRET}, {"a.py": SECRET * 2}])
     shutil.move(str(real / ".git"), str(outside / "real.git"))
     repo = root / "repo"
     repo.mkdir()
-    (repo / ".git").write_text("gitdir: ../../outside/real.git\n")
-    for text in _refused(tmp_path, root, repo).values():
+    # Relative to the repository: ../../../outside/<test>/real.git
+    (repo / ".git").write_text(f"gitdir: {os.path.relpath(outside / 'real.git', repo)}\n")
+    for text in guarded.refused(repo).values():
         assert "outside the allowed roots" in text and "gitdir" in text, text
-    _nothing_of_the_outside(tmp_path)
+    guarded.nothing_of_the_outside()
 
 
 @pytest.mark.parametrize("through", ["path", "link"])
-def test_alternates_outside_the_roots_symlink_escape(tmp_path: Path, through: str) -> None:
-    root, outside = _layout(tmp_path)
+def test_alternates_outside_the_roots_symlink_escape(
+    guarded: Guarded, tmp_path: Path, through: str
+) -> None:
+    root, outside = guarded.layout(tmp_path)
     source = history_repo(outside / "source", [{"a.py": SECRET}, {"a.py": SECRET * 2}])
     repo = root / "repo"
     run_git(tmp_path, "clone", "-q", "--shared", str(source), str(repo))
@@ -102,13 +142,15 @@ def test_alternates_outside_the_roots_symlink_escape(tmp_path: Path, through: st
     if through == "link":  # a link inside the root to the objects outside
         os.symlink(source / ".git" / "objects", root / "objects")
         alternates.write_text(f"{root / 'objects'}\n")
-    for text in _refused(tmp_path, root, repo).values():
+    for text in guarded.refused(repo).values():
         assert "outside the allowed roots" in text and "alternate" in text, text
-    _nothing_of_the_outside(tmp_path)
+    guarded.nothing_of_the_outside()
 
 
-def test_alternates_of_alternates_outside_the_roots_path_traversal(tmp_path: Path) -> None:
-    root, outside = _layout(tmp_path)
+def test_alternates_of_alternates_outside_the_roots_path_traversal(
+    guarded: Guarded, tmp_path: Path
+) -> None:
+    root, outside = guarded.layout(tmp_path)
     source = history_repo(outside / "source", [{"a.py": SECRET}, {"a.py": SECRET * 2}])
     middle = root / "middle"
     run_git(tmp_path, "clone", "-q", "--shared", str(source), str(middle))
@@ -116,8 +158,12 @@ def test_alternates_of_alternates_outside_the_roots_path_traversal(tmp_path: Pat
     run_git(tmp_path, "clone", "-q", "--shared", str(middle), str(repo))
     # The repository's alternate is inside the root; that one's, followed by git, is not.
     middle_alternates = middle / ".git" / "objects" / "info" / "alternates"
-    middle_alternates.write_text("../../../../outside/source/.git/objects\n")
-    for text in _refused(tmp_path, root, repo).values():
+    # Relative to the middle's objects: ../../../../../outside/<test>/source/.git/objects
+    outside_objects = os.path.relpath(
+        outside / "source" / ".git" / "objects", middle_alternates.parent.parent
+    )
+    middle_alternates.write_text(f"{outside_objects}\n")
+    for text in guarded.refused(repo).values():
         assert "outside the allowed roots" in text and "alternate" in text, text
 
 

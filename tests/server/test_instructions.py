@@ -1,15 +1,14 @@
 """What every conversation reads first: the tool list and the server's instructions,
 measured as ``make bench-tokens`` measures them, through the installed server and the
-SDK's stdio client."""
+SDK's stdio client: both checks only read the list, so they share the module's server."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from mcp import types
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 
 #: Every conversation reads the tool list and the server's instructions before any
 #: work (issue 29: at most 14,000 characters, however many tools are added).
@@ -24,7 +23,7 @@ def _listed_size(tools: list[types.Tool], instructions: str | None) -> int:
     return sum(len(json.dumps(t, ensure_ascii=False)) for t in listed) + len(instructions or "")
 
 
-def test_the_tool_list_and_instructions_fit_their_budget(tmp_path: Path) -> None:
+def test_the_tool_list_and_instructions_fit_their_budget(server: RunningServer) -> None:
     seen: dict[str, Any] = {}
 
     async def script(c: Caller) -> None:
@@ -32,7 +31,7 @@ def test_the_tool_list_and_instructions_fit_their_budget(tmp_path: Path) -> None
         init = c.session.initialize_result
         seen["instructions"] = init.instructions if init is not None else None
 
-    serve(tmp_path, script)
+    server.run(script)
     size = _listed_size(seen["tools"], seen["instructions"])
     assert size <= TOOL_LIST_BUDGET, f"{size:,} characters for {len(seen['tools'])} tools"
     # The instructions lead along the cheap path: the load's plan, code in lean with its
@@ -40,7 +39,9 @@ def test_the_tool_list_and_instructions_fit_their_budget(tmp_path: Path) -> None
     assert 'context="symbol"' in seen["instructions"] and "load_git_diff" in seen["instructions"]
 
 
-def test_the_schemas_leave_out_the_defaults_an_absent_value_means(tmp_path: Path) -> None:
+def test_the_schemas_leave_out_the_defaults_an_absent_value_means(
+    server: RunningServer,
+) -> None:
     """A flag's false, a page's 0 and an optional value's null go without saying; a
     default that says something stays."""
     seen: dict[str, Any] = {}
@@ -48,7 +49,7 @@ def test_the_schemas_leave_out_the_defaults_an_absent_value_means(tmp_path: Path
     async def script(c: Caller) -> None:
         seen["tools"] = {t.name: t for t in (await c.session.list_tools()).tools}
 
-    serve(tmp_path, script)
+    server.run(script)
     defaults = [
         (name, param, spec["default"])
         for name, tool in seen["tools"].items()
