@@ -73,7 +73,7 @@ _CONFIG_NAMES = frozenset(
     }
 )
 _CONFIG_EXTENSIONS = frozenset(
-    {".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".jsonc", ".conf", ".properties"}
+    {".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".jsonc", ".conf", ".properties", ".cff"}
 )
 _CONFIG_DIRS = frozenset({".github", ".gitlab", ".circleci", ".devcontainer", ".vscode", "ci"})
 

@@ -39,6 +39,7 @@ from diffchunk.errors import InvalidArgument
         ("CHANGES.rst", DOCS),
         ("README", DOCS),
         ("pyproject.toml", CONFIG),
+        ("CITATION.cff", CONFIG),  # the Citation File Format: YAML
         (".github/workflows/tests.yaml", CONFIG),
         ("requirements/dev.txt", CONFIG),
         (".gitignore", CONFIG),
