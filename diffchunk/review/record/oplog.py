@@ -233,7 +233,10 @@ def parse(data: bytes, where: str) -> list[Op]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _refused(where, f"it is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    lines = text.splitlines()
+    # Newlines only: JSON keeps U+0085, U+2028 and U+2029 raw inside a string.
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if len(lines) > SYNC_LOG_MAX_LINES + 1:
         raise _refused(where, f"it holds {len(lines):,} lines (at most {SYNC_LOG_MAX_LINES:,})")
     if not lines:

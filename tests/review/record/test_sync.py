@@ -364,6 +364,20 @@ def test_a_log_too_large_or_badly_named_is_refused_unread(
     assert any("its name is not one diffchunk gives" in r for r in refused), refused
 
 
+def test_a_message_with_a_unicode_line_separator_syncs(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    """JSON keeps U+2028, U+2029 and U+0085 raw in a string: a log splits at newlines only."""
+    message = "first\u2028second\u2029third\x85fourth\x1cfifth"
+    with reviewer("bob", tmp_path):
+        core.add_finding(_load(team["bob"]), "f4.py", message, line=10)
+        sync(str(team["bob"]))
+    with reviewer("ada", tmp_path):
+        assert sync(str(team["ada"])).refused == ()
+        found = core.list_findings(_load(team["ada"])).findings
+        assert [f.message for f in found] == [message]
+
+
 def test_parse_bounds_the_log_before_reading_it() -> None:
     with pytest.raises(RecordLogRefused, match="at most"):
         oplog.parse(b"x" * (oplog.SYNC_LOG_MAX_BYTES + 1), "t")
