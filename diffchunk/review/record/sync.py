@@ -221,13 +221,15 @@ def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
             "diffchunk gives. Nothing of it was applied."
         )
     blob = f"{ref}:{LOG_FILE}"
-    size = git.run(["cat-file", "-s", blob], check=False)
-    if size.returncode != 0:
+    found = git.text(
+        ["cat-file", "--batch-check=%(objecttype) %(objectsize)"], input=f"{blob}\n".encode()
+    ).split()
+    if len(found) != 2 or found[0] != "blob":  # missing, or a tree or link in its place
         raise RecordLogRefused(
             f"The review log {where} was refused: it holds no {LOG_FILE}. Nothing of it "
             "was applied."
         )
-    length = int(size.stdout.decode().strip() or 0)
+    length = int(found[1])
     if length > SYNC_LOG_MAX_BYTES:
         raise RecordLogRefused(
             f"The review log {where} was refused: it holds {length:,} bytes (at most "

@@ -364,6 +364,32 @@ def test_a_log_too_large_or_badly_named_is_refused_unread(
     assert any("its name is not one diffchunk gives" in r for r in refused), refused
 
 
+def test_a_log_whose_ops_file_is_a_tree_is_refused_and_the_others_applied(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    with reviewer("bob", tmp_path):
+        core.add_finding(_load(team["bob"]), "f4.py", "f4 ten leaks", line=10)
+        sync(str(team["bob"]))
+    ada = team["ada"]
+    inner = git(ada, "rev-parse", "HEAD^{tree}")
+    tree = (
+        subprocess.run(
+            ["git", "-C", str(ada), "mktree"],
+            input=f"040000 tree {inner}\tops.jsonl\n".encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    commit = git(ada, "commit-tree", tree, "-m", "x")
+    git(ada, "push", "-q", str(team["remote"]), f"{commit}:refs/diffchunk/log/{'e' * 32}")
+    with reviewer("ada", tmp_path):
+        refused = sync(str(ada)).refused
+        assert len(refused) == 1 and "holds no ops.jsonl" in refused[0], refused
+        assert core.list_findings(_load(ada)).total == 1  # bob's, applied
+
+
 def test_a_message_with_a_unicode_line_separator_syncs(
     team: dict[str, Path], tmp_path: Path
 ) -> None:
