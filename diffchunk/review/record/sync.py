@@ -9,8 +9,9 @@ repository, :func:`actor`): a commit whose tree holds one file,
 
 1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
    sync repository, :mod:`diffchunk.git.transport`: never the user's);
-2. reads each other log that moved since it was last applied, bounded and checked (:func:`_read_log`: at most
-   :data:`SYNC_LOGS_MAX` logs, each at most
+2. reads each other log that moved since it was last applied, bounded and checked
+   (:func:`_read_logs`: at most :data:`SYNC_LOGS_MAX` logs and
+   :data:`SYNC_READ_MAX_BYTES` a sync, the others left for the next; each log at most
    :data:`~diffchunk.limits.SYNC_LOG_MAX_BYTES`; a log that is not valid is
    refused whole and named in the answer, the others are applied);
 3. applies their new operations (:mod:`.merge`) and writes this record's own
@@ -62,7 +63,12 @@ _COMMITTER = {
 }
 
 SYNC_LOGS_MAX = 1_000
-"""Most reviewers' logs fetched from one remote: more is a remote filled to hurt."""
+"""Most reviewers' logs one sync reads (those that moved): more is a remote filled to
+hurt; the others wait for the next sync."""
+
+SYNC_READ_MAX_BYTES = SYNC_LOG_MAX_BYTES
+"""Most bytes of logs one sync holds in memory: the largest log read alone, where a
+thousand logs of that size (well compressed in a pack) would be a thousand times it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,38 +197,58 @@ def _read_logs(
     git: TransportCommand, me: str, seen: dict[str, str]
 ) -> tuple[list[tuple[str, str, list[oplog.Op]]], list[str]]:
     """The other reviewers' logs fetched that moved since last applied (``seen``), each
-    checked, with their commits; and those refused, with why."""
+    checked, with their commits; and those refused, with why.  One sync reads at most
+    :data:`SYNC_LOGS_MAX` of them and :data:`SYNC_READ_MAX_BYTES` in all, by name; the
+    others are left for the next sync (those read are then seen)."""
     listed = git.text(["for-each-ref", "--format=%(refname) %(objectname)", FETCHED]).splitlines()
-    logs: list[tuple[str, str, list[oplog.Op]]] = []
-    refused: list[str] = []
-    if len(listed) > SYNC_LOGS_MAX:
-        refused.append(
-            f"the remote holds {len(listed):,} review logs (at most {SYNC_LOGS_MAX:,} are "
-            "read); the first ones by name were read"
-        )
-        listed = sorted(listed)[:SYNC_LOGS_MAX]
-    for entry in listed:
+    moved, misnamed = [], []
+    for entry in sorted(listed):
         ref, _, commit = entry.rpartition(" ")
         name = ref[len(FETCHED) :]
-        if name == me or seen.get(name) == commit:
-            continue
+        if not _ACTOR.fullmatch(name):
+            misnamed.append(name)
+        elif name != me and seen.get(name) != commit:
+            moved.append((ref, name, commit))
+    logs: list[tuple[str, str, list[oplog.Op]]] = []
+    refused = [_misnamed(misnamed)] if misnamed else []
+    left = SYNC_READ_MAX_BYTES
+    for done, (ref, name, commit) in enumerate(moved):
+        if done == SYNC_LOGS_MAX:
+            refused.append(_left_over(len(moved) - done))
+            break
         try:
+            length = _log_size(git, ref, f"{LOG_REFS}{name}")
+            if length > left:
+                refused.append(_left_over(len(moved) - done))
+                break
+            left -= length
             logs.append((name, commit, _read_log(git, ref, name)))
         except RecordLogRefused as exc:
             refused.append(exc.message)
     return logs, refused
 
 
-def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
-    where = f"{LOG_REFS}{name}"
-    if not _ACTOR.fullmatch(name):
-        raise RecordLogRefused(
-            f"The review log {where} was refused: its name is not one "
-            "diffchunk gives. Nothing of it was applied."
-        )
-    blob = f"{ref}:{LOG_FILE}"
+def _left_over(count: int) -> str:
+    return (
+        f"{count:,} more review logs were left for the next sync (one sync reads at most "
+        f"{SYNC_LOGS_MAX:,} logs and {SYNC_READ_MAX_BYTES:,} bytes); sync again to read them"
+    )
+
+
+def _misnamed(names: list[str]) -> str:
+    more = f" (and {len(names) - 1:,} more)" if len(names) > 1 else ""
+    return (
+        f"The review log {LOG_REFS}{names[0]}{more} was refused: its name is not one "
+        "diffchunk gives. Nothing of it was applied."
+    )
+
+
+def _log_size(git: TransportCommand, ref: str, where: str) -> int:
+    """The bytes of the log at ``ref`` (``where`` on the remote), refused
+    (:class:`RecordLogRefused`) when it holds no log of at most SYNC_LOG_MAX_BYTES."""
     found = git.text(
-        ["cat-file", "--batch-check=%(objecttype) %(objectsize)"], input=f"{blob}\n".encode()
+        ["cat-file", "--batch-check=%(objecttype) %(objectsize)"],
+        input=f"{ref}:{LOG_FILE}\n".encode(),
     ).split()
     if len(found) != 2 or found[0] != "blob":  # missing, or a tree or link in its place
         raise RecordLogRefused(
@@ -235,8 +261,12 @@ def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
             f"The review log {where} was refused: it holds {length:,} bytes (at most "
             f"{SYNC_LOG_MAX_BYTES:,}). Nothing of it was applied."
         )
-    data = git.run(["cat-file", "blob", blob]).stdout
-    return oplog.parse(data, where)
+    return length
+
+
+def _read_log(git: TransportCommand, ref: str, name: str) -> list[oplog.Op]:
+    data = git.run(["cat-file", "blob", f"{ref}:{LOG_FILE}"]).stdout
+    return oplog.parse(data, f"{LOG_REFS}{name}")
 
 
 def _publish(git: TransportCommand, url: str, me: str, data: bytes) -> None:

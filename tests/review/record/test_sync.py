@@ -404,6 +404,41 @@ def test_a_message_with_a_unicode_line_separator_syncs(
         assert [f.message for f in found] == [message]
 
 
+def _review_log(k: int) -> bytes:
+    op = {**BASE_OP, "id": f"{k:x}" * 32, "review": f"{k:x}" * 32, "op": "review"}
+    return HEADER + json.dumps({**op, "range": "main..feature", "keys": []}).encode() + b"\n"
+
+
+@pytest.mark.parametrize("limit", ["SYNC_LOGS_MAX", "SYNC_READ_MAX_BYTES"])
+def test_logs_beyond_one_syncs_share_are_read_by_the_next_sync(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str
+) -> None:
+    from diffchunk.review.record import sync as sync_module
+
+    for k in (1, 2):
+        _plant(team, f"{k:x}" * 32, _review_log(k))
+    monkeypatch.setattr(sync_module, limit, 1 if limit == "SYNC_LOGS_MAX" else 300)
+    with reviewer("ada", tmp_path):
+        first = sync(str(team["ada"]))
+        assert first.logs == 1 and len(first.refused) == 1, first
+        assert "1 more review logs were left for the next sync" in first.refused[0]
+        second = sync(str(team["ada"]))
+        assert (second.logs, second.applied.new, second.refused) == (1, 1, ())
+        assert sync(str(team["ada"])).logs == 0
+
+
+def test_many_badly_named_logs_are_refused_in_one_line_without_a_git_each(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    for name in ("not-hex", "x/y", "zz"):
+        _plant(team, name, _review_log(1))
+    _plant(team, "1" * 32, _review_log(1))
+    with reviewer("ada", tmp_path):
+        result = sync(str(team["ada"]))
+    assert result.logs == 1 and len(result.refused) == 1, result.refused
+    assert "(and 2 more) was refused: its name is not one" in result.refused[0]
+
+
 def test_parse_bounds_the_log_before_reading_it() -> None:
     with pytest.raises(RecordLogRefused, match="at most"):
         oplog.parse(b"x" * (oplog.SYNC_LOG_MAX_BYTES + 1), "t")
