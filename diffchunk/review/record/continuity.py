@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InvalidArgument
-from .model import RecordedReview, ReviewSource
+from .model import RecordedReview
 
 OVERLAPPING_REVIEWS_LISTED = 5
 """Earlier reviews a load names when it cannot tell which one it continues (the
@@ -102,9 +102,7 @@ def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> Reco
     if isinstance(review_id, bool) or not isinstance(review_id, int):
         raise InvalidArgument(f"review_id must be an integer, got {review_id!r}.")
     row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
-    review = (
-        None if row is None else RecordedReview(int(row["id"]), _source(row), row["created_at"])
-    )
+    review = None if row is None else RecordedReview.of_row(row)
     if review is None or review.source.kind != "git" or review.source.repository != repository:
         raise InvalidArgument(
             f"The review record has no review {review_id} of a range of this repository.",
@@ -119,17 +117,6 @@ def chosen(conn: sqlite3.Connection, review_id: object, repository: str) -> Reco
             suggestion="Continue a review of a commit range, or leave review_id out.",
         )
     return review
-
-
-def _source(row: sqlite3.Row) -> ReviewSource:
-    return ReviewSource(
-        kind=row["kind"],
-        repository=row["repository"],
-        repository_path=row["repository_path"],
-        range=row["range"],
-        worktree=row["worktree"],
-        diff_file=row["diff_file"],
-    )
 
 
 def overlapping(

@@ -94,21 +94,6 @@ def file_source(diff_path: str) -> ReviewSource:
 # --------------------------------------------------------------------------
 
 
-def _review(row: sqlite3.Row) -> RecordedReview:
-    return RecordedReview(
-        id=int(row["id"]),
-        source=ReviewSource(
-            kind=row["kind"],
-            repository=row["repository"],
-            repository_path=row["repository_path"],
-            range=row["range"],
-            worktree=row["worktree"],
-            diff_file=row["diff_file"],
-        ),
-        created_at=row["created_at"],
-    )
-
-
 def revision_of_row(row: sqlite3.Row) -> Revision:
     """A ``revisions`` row as a :class:`Revision`."""
     return Revision(
@@ -132,14 +117,14 @@ def _paths(text: str | None) -> tuple[str, ...] | None:
 
 def review_by_id(conn: sqlite3.Connection, review_id: int) -> RecordedReview | None:
     row = conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
-    return _review(row) if row is not None else None
+    return RecordedReview.of_row(row) if row is not None else None
 
 
 def ensure_review(conn: sqlite3.Connection, source: ReviewSource) -> RecordedReview:
     """The review of ``source``, created if the record has none (inside a write)."""
     row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (source.identity,)).fetchone()
     if row is not None:
-        return _review(row)
+        return RecordedReview.of_row(row)
     conn.execute(
         "INSERT INTO reviews (identity, kind, repository, repository_path, range, worktree, "
         "diff_file, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -155,7 +140,7 @@ def ensure_review(conn: sqlite3.Connection, source: ReviewSource) -> RecordedRev
         ),
     )
     row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (source.identity,)).fetchone()
-    return _review(row)
+    return RecordedReview.of_row(row)
 
 
 def ensure_revision(
@@ -277,7 +262,9 @@ def _respelled(
     if review.source.range == source.range:
         return review
     conn.execute("UPDATE reviews SET range = ? WHERE id = ?", (source.range, review.id))
-    return _review(conn.execute("SELECT * FROM reviews WHERE id = ?", (review.id,)).fetchone())
+    return RecordedReview.of_row(
+        conn.execute("SELECT * FROM reviews WHERE id = ?", (review.id,)).fetchone()
+    )
 
 
 def _commits_review(
@@ -311,7 +298,7 @@ def _commits_review(
         (identity_text, source.repository, source.repository_path, source.range, now()),
     )
     row = conn.execute("SELECT * FROM reviews WHERE identity = ?", (identity_text,)).fetchone()
-    review = _review(row)
+    review = RecordedReview.of_row(row)
     continuity.attach(conn, review.id, wanted, take=True)
     return review, continuity.overlapping(conn, review.id, repository, base, head, branch)
 
@@ -378,7 +365,7 @@ def find(
         ).fetchone()
         if row is None:
             return None
-        review = _review(row)
+        review = RecordedReview.of_row(row)
         revision = _find_revision(conn, review.id, None, None, sha256)
         return (review, revision) if revision is not None else None
     if handle["since_revision_id"] is not None:
@@ -421,7 +408,7 @@ def reviews_with_head(
         (db_text(common_dir),),
     ).fetchall()
     for row in rows:
-        review = _review(row)
+        review = RecordedReview.of_row(row)
         revision = latest_revision(conn, review.id)
         if revision is None or revision.head not in wanted:
             continue

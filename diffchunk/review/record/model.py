@@ -6,6 +6,7 @@ exports take them from here).  What the record's tools return is in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,22 @@ class RecordedReview:
     id: int
     source: ReviewSource
     created_at: str
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> RecordedReview:
+        """The review a row of the table ``reviews`` holds."""
+        return cls(
+            id=int(row["id"]),
+            source=ReviewSource(
+                kind=row["kind"],
+                repository=row["repository"],
+                repository_path=row["repository_path"],
+                range=row["range"],
+                worktree=row["worktree"],
+                diff_file=row["diff_file"],
+            ),
+            created_at=row["created_at"],
+        )
 
 
 @dataclass(frozen=True, slots=True)
