@@ -649,17 +649,17 @@
       card.appendChild(el("div", "muted", "Suggested change:"));
       card.appendChild(el("pre", null, f.suggestion));
     }
-    const replies = Array.isArray(f.thread) ? f.thread : f.comments;
-    if (Array.isArray(replies) && replies.length) {
+    const replies = f.thread || [];
+    if (replies.length) {
       const thread = el("div", "thread");
       for (const c of replies) {
         const item = el("div", "comment");
         const who = el("div", "meta");
         if (c.author) who.appendChild(el("span", "author", c.author));
         if (c.status) who.appendChild(el("span", "status", c.status));
-        if (c.at || c.created_at) who.appendChild(el("span", null, c.at || c.created_at));
+        if (c.at) who.appendChild(el("span", null, c.at));
         item.appendChild(who);
-        item.appendChild(el("div", "text", c.text !== undefined ? c.text : c.body !== undefined ? c.body : c.comment));
+        item.appendChild(el("div", "text", c.body));
         thread.appendChild(item);
       }
       card.appendChild(thread);
