@@ -691,18 +691,17 @@
       say("Write a reply first.", true);
       return;
     }
-    try {
-      await api("findings/" + id, {}, { view: state.view, comment });
-      say("");
-      await refresh(true);
-    } catch (error) {
-      say(errorText(error), true);
-    }
+    await updateFinding(id, { comment });
   }
 
-  async function setStatus(id, status) {
+  function setStatus(id, status) {
+    return updateFinding(id, { status });
+  }
+
+  // One change to a finding (update_finding), then the page drawn again; a refusal is said.
+  async function updateFinding(id, change) {
     try {
-      await api("findings/" + id, {}, { view: state.view, status });
+      await api("findings/" + id, {}, { view: state.view, ...change });
       say("");
       await refresh(true);
     } catch (error) {
