@@ -33,7 +33,6 @@ review page may not import it (``pyproject.toml``).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sqlite3
@@ -48,8 +47,6 @@ from ...limits import SYNC_LOG_MAX_BYTES
 from . import merge, oplog
 from .public import repository_name
 from .store import RecordStore, default_record
-
-logger = logging.getLogger(__name__)
 
 LOG_REFS = "refs/diffchunk/log/"
 FETCHED = "refs/diffchunk/fetched/"
