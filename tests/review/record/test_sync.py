@@ -22,7 +22,7 @@ from gitrepo import git, run_git, write_files
 from incrementalkit import five_files
 from recordkit import run_cli
 
-from diffchunk.errors import RecordLogRefused
+from diffchunk.errors import GitError, RecordLogRefused
 from diffchunk.git.repo import discover
 from diffchunk.review import record as core
 from diffchunk.review.incremental.load import load_git_diff
@@ -437,6 +437,37 @@ def test_many_badly_named_logs_are_refused_in_one_line_without_a_git_each(
         result = sync(str(team["ada"]))
     assert result.logs == 1 and len(result.refused) == 1, result.refused
     assert "(and 2 more) was refused: its name is not one" in result.refused[0]
+
+
+def test_sync_runs_no_program_the_repositorys_config_or_hooks_name(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    """Sync's git runs in diffchunk's own repository: the reviewed one's transport keys,
+    URL rewrites and hooks are never read, and an ``ext::`` remote is git's to refuse."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    ada = team["ada"]
+    program = {
+        "remote.origin.uploadpack": f"touch {marks}/uploadpack; git-upload-pack",
+        "remote.origin.receivepack": f"touch {marks}/receivepack; git-receive-pack",
+        "core.sshCommand": f"touch {marks}/ssh",
+        "core.askPass": f"touch {marks}/askpass",
+        "credential.helper": f"!touch {marks}/credential",
+        f"url.ext::sh -c touch% {marks}/insteadof.insteadOf": str(team["remote"]),
+        "remote.evil.url": f"ext::sh -c touch% {marks}/ext",
+    }
+    for key, value in program.items():
+        git(ada, "config", key, value)
+    hook = ada / ".git" / "hooks" / "pre-push"
+    hook.write_text(f"#!/bin/sh\ntouch {marks}/pre-push\n")
+    hook.chmod(0o755)
+    with reviewer("ada", tmp_path):
+        core.add_finding(_load(ada), "f4.py", "f4 ten leaks", line=10)
+        assert sync(str(ada)).published == 2  # the review and its finding
+        with pytest.raises(GitError, match="not allowed"):
+            sync(str(ada), "evil")
+    assert sorted(p.name for p in marks.iterdir()) == []
+    assert "refs/diffchunk/log/" in git(team["remote"], "for-each-ref", "refs/diffchunk")
 
 
 def test_parse_bounds_the_log_before_reading_it() -> None:
