@@ -16,6 +16,7 @@ filled by :func:`~diffchunk.review.paging.fill_page` like ``list_chunks``'s.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -227,10 +228,14 @@ def _excluded(review: Review, sections: list[int]) -> Excluded | None:
     """Why the first of ``sections`` that was left out was (None: none was)."""
     excluded = review.excluded
     if isinstance(excluded, ExcludedFiles):
-        wanted = set(sections)
-        found = (k for k in range(len(excluded)) if excluded.file_index(k) in wanted)
-        first = next(found, None)
-        return None if first is None else excluded[first]
+        # In diff order: each section is found by bisection, not by a walk through
+        # them all (get_file_diff of a glob asks for every path of the diff).
+        positions = range(len(excluded))
+        for section in sorted(sections):
+            k = bisect_left(positions, section, key=excluded.file_index)
+            if k < len(excluded) and excluded.file_index(k) == section:
+                return excluded[k]
+        return None
     return next((ex for ex in excluded if ex.file_index in sections), None)
 
 
