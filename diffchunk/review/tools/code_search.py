@@ -63,11 +63,11 @@ from ...files.answer_size import json_size
 from ...files.matchers import TextMatcher, window_hits
 from ...git.trees import TreeFile, files_with, read_tree_blobs, tree_files
 from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS
-from ...regex import Pattern, compile_literal, compile_regex
+from ...regex import Pattern, compile_regex
 from ..paging import check_search
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
-from .diff_search import changed_lines
+from .diff_search import MAX_PATTERN_CHARS, changed_lines, line_pattern
 from .file_versions import open_file_version, side_source
 from .search_tree import CodeHit, SearchTree
 
@@ -98,9 +98,6 @@ OTHER_FILES_LISTED = 5
 MAX_FILE_BYTES = 32 << 20
 """A blob larger than this is not searched (and the answer names it): one
 generated file must not hold the search."""
-
-MAX_PATTERN_CHARS = 1_000
-"""The longest pattern searched across a tree: as search_diff's bound."""
 
 MAX_RESULTS = 500
 """The most hits one page holds; each is cut to CODE_SEARCH_TEXT_CHARS, so a
@@ -179,18 +176,13 @@ class _Found:
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
-    if not isinstance(pattern, str) or pattern == "":
-        raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
-    if "\n" in pattern or "\r" in pattern or "\0" in pattern:
+    if isinstance(pattern, str) and "\0" in pattern:
         raise InvalidArgument(
-            "The pattern holds a line break or a NUL: lines are searched one at a time.",
-            suggestion="Search for one line of it.",
+            "The pattern holds a NUL character (a text searched as it is goes to git grep, "
+            "whose arguments cannot hold one).",
+            suggestion="Write it as \\x00 in a regex (regex=true).",
         )
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
-    if regex:
-        return compile_regex(pattern, case_sensitive=case_sensitive)
-    return compile_literal(pattern, case_sensitive=case_sensitive)
+    return line_pattern(pattern, regex, case_sensitive)
 
 
 def _tree(loaded: Session, side: str) -> SearchTree:
