@@ -140,8 +140,10 @@ class DiffRows:
     def render(self, diff_text: str, out: Rows) -> None:
         """Append the rows of ``diff_text`` (one file's raw diff) to ``out``."""
         lines = visible(diff_text).split("\n")
-        # Escaping keeps the line breaks: the raw lines (to colour) line up with these.
-        raw = diff_text.split("\n") if self._colours is not None else None
+        # Escaping keeps the line breaks: the raw lines (to colour) line up with these;
+        # once the budget is spent, no file splits its text a second time.
+        colours = self._colours
+        raw = diff_text.split("\n") if colours is not None and colours.left else None
         if lines and lines[-1] == "":
             lines.pop()
         at, end = 0, len(lines)

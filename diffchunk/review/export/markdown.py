@@ -9,7 +9,8 @@ in a fenced block in the file's language, and its suggestion as a
 
 Text rules (what a reader can rely on):
 
-- A finding's *message* is Markdown written by the reviewer and stays
+- A finding's *message* (and each reply on its thread, quoted) is Markdown
+  written by the reviewer and stays
   Markdown (emphasis, code spans, fenced blocks, lists, links work), except
   raw HTML: ``<`` and ``&`` in text are written as ``&lt;`` and ``&amp;``, so
   ``<script>`` shows as text and is never a tag (in code spans and fenced
@@ -187,7 +188,8 @@ def finding_markdown(
     for reply in finding.thread:
         status = f" ({escape_text(reply.status)})" if reply.status else ""
         out += [f"> **{escape_text(reply.author)}**{status}:", ">"]
-        out += [f"> {line}" if line else ">" for line in reply.body.splitlines()]
+        quoted = message_markdown(reply.body).split("\n")
+        out += [f"> {line}" if line else ">" for line in quoted]
         out.append("")
     return out
 

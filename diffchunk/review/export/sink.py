@@ -23,15 +23,14 @@ HTML is gigabytes)."""
 class TextSink:
     """Pieces of text on their way to ``write`` (called with joined pieces)."""
 
-    __slots__ = ("_held", "_parts", "_write", "characters", "flush_at", "last")
+    __slots__ = ("_held", "_parts", "_write", "characters", "flush_at")
 
     def __init__(self, write: Callable[[str], object], flush_at: int = EXPORT_FLUSH_CHARS) -> None:
         self._write = write
         self._parts: list[str] = []
         self._held = 0
         self.flush_at = flush_at
-        self.characters = 0  # written so far, held ones included
-        self.last = ""  # the last character written
+        self.characters = 0  # handed to the destination so far
 
     def append(self, text: str) -> None:
         self._parts.append(text)
@@ -54,7 +53,6 @@ class TextSink:
             self._parts.clear()
             self._held = 0
             self.characters += len(text)
-            self.last = text[-1]
             self._write(text)
 
 

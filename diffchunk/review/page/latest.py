@@ -80,6 +80,11 @@ def latest_review(
             suggestion=f"Name what to review: diffchunk {command} main..feature (a range), or "
             "a diff file; or start a review with diffchunk review RANGE or over MCP first.",
         )
+    return _latest(row)
+
+
+def _latest(row: sqlite3.Row) -> LatestReview:
+    """A review's latest load, from a row of ``reviews`` joined with ``revisions``."""
     revision_range, staged = _range_of(str(row["range"]))
     return LatestReview(
         review_id=int(row["id"]),
@@ -139,15 +144,7 @@ def repository_reviews(
     def read(conn: sqlite3.Connection) -> tuple[RepositoryReview, ...]:
         found = []
         for row in conn.execute(_REVIEWS, (db_text(repo.common_dir), worktree)).fetchall():
-            revision_range, staged = _range_of(str(row["range"]))
-            latest = LatestReview(
-                review_id=int(row["id"]),
-                repository=str(row["repository_path"]),
-                revision_range=revision_range,
-                staged=staged,
-                paths=_paths(row["paths"]),
-                loaded_at=str(row["loaded_at"]),
-            )
+            latest = _latest(row)
             found.append(
                 RepositoryReview(
                     latest=latest,

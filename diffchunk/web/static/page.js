@@ -649,17 +649,17 @@
       card.appendChild(el("div", "muted", "Suggested change:"));
       card.appendChild(el("pre", null, f.suggestion));
     }
-    const replies = Array.isArray(f.thread) ? f.thread : f.comments;
-    if (Array.isArray(replies) && replies.length) {
+    const replies = f.thread || [];
+    if (replies.length) {
       const thread = el("div", "thread");
       for (const c of replies) {
         const item = el("div", "comment");
         const who = el("div", "meta");
         if (c.author) who.appendChild(el("span", "author", c.author));
         if (c.status) who.appendChild(el("span", "status", c.status));
-        if (c.at || c.created_at) who.appendChild(el("span", null, c.at || c.created_at));
+        if (c.at) who.appendChild(el("span", null, c.at));
         item.appendChild(who);
-        item.appendChild(el("div", "text", c.text !== undefined ? c.text : c.body !== undefined ? c.body : c.comment));
+        item.appendChild(el("div", "text", c.body));
         thread.appendChild(item);
       }
       card.appendChild(thread);
@@ -691,18 +691,17 @@
       say("Write a reply first.", true);
       return;
     }
-    try {
-      await api("findings/" + id, {}, { view: state.view, comment });
-      say("");
-      await refresh(true);
-    } catch (error) {
-      say(errorText(error), true);
-    }
+    await updateFinding(id, { comment });
   }
 
-  async function setStatus(id, status) {
+  function setStatus(id, status) {
+    return updateFinding(id, { status });
+  }
+
+  // One change to a finding (update_finding), then the page drawn again; a refusal is said.
+  async function updateFinding(id, change) {
     try {
-      await api("findings/" + id, {}, { view: state.view, status });
+      await api("findings/" + id, {}, { view: state.view, ...change });
       say("");
       await refresh(true);
     } catch (error) {

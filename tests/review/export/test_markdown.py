@@ -217,3 +217,17 @@ def test_an_empty_suggestion_removes_the_lines(sample: Any) -> None:
     b.finding("src/app.py", "nit", "Remove.", line=33, end_line=34, suggestion="")
     text = render(b.document(), "markdown")
     assert "Suggested change:\n\n```suggestion\n```\n" in text
+
+
+def test_a_hostile_reply_shows_as_text_inside_its_quote() -> None:
+    b = sample_review()
+    finding = b.finding("src/app.py", "major", "First word.", line=33)
+    finding["thread"] = [
+        {"author": "Mallory", "body": HOSTILE_MESSAGE, "at": "2026-11-25T11:58:00Z"},
+        {"author": "Sam", "body": "Keep `Vec<T>` & <b>this</b>.", "at": "2026-11-25T11:59:00Z"},
+    ]
+    rendered = to_html(render(b.document(), "markdown"))
+    assert raw_tags(rendered) == set(), rendered
+    assert "&lt;script&gt;window.pwned=1" in rendered
+    assert "<code>Vec&lt;T&gt;</code> &amp; &lt;b&gt;this&lt;/b&gt;." in rendered
+    assert "<h2>Files not reviewed yet" in rendered, "the open fence stays inside its quote"
