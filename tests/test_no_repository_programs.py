@@ -455,7 +455,11 @@ def test_the_tools_in_this_process_runs_no_repository_program(
     from diffchunk.review.ranges.load import load_git_diff
     from diffchunk.review.sessions.store import SessionStore
     from diffchunk.review.tools import diff_tools
-    from diffchunk.review.tools.code_search import find_references, search_code
+    from diffchunk.review.tools.code_search import (
+        find_references,
+        find_references_each,
+        search_code,
+    )
     from diffchunk.review.tools.commits import list_commits
     from diffchunk.review.tools.file_versions import open_file_version
 
@@ -509,6 +513,20 @@ def test_the_tools_in_this_process_runs_no_repository_program(
             lambda: find_references(loaded["file_path"], "function_3", store=store),
         ),
         (
+            "find_references several",
+            lambda: find_references_each(
+                loaded["file_path"], "function_3, s.function_4", store=store
+            ),
+        ),
+        (
+            "open_file_version outside the diff",
+            lambda: open_file_version(loaded["file_path"], "readme.md", "new", store=store),
+        ),
+        (
+            "get_file_diff several",
+            lambda: diff_tools.get_file_diff(loaded["file_path"], "*", store=store),
+        ),
+        (
             "list_commits bodies",
             lambda: list_commits(loaded["file_path"], include_body=True, store=store),
         ),
@@ -530,6 +548,10 @@ def test_the_tools_in_this_process_runs_no_repository_program(
     assert unsafe == [], "git started outside the runner's sandbox"
     overview = results["get_overview"]
     assert isinstance(overview, dict) and overview["changed_symbols"] > 0
+    assert [name for name, _ in results["find_references several"]] == ["function_3", "function_4"]
+    assert results["open_file_version outside the diff"].to_dict()["in_diff"] is False
+    several = results["get_file_diff several"]
+    assert "+++ b/a.py" in several and "+++ b/notes.txt" in several
     # The check itself: a git started any other way is caught.
     subprocess.run(["git", "--version"], capture_output=True, check=True)
     assert unsafe == [["git", "--version"]]

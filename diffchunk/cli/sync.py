@@ -53,7 +53,8 @@ def sync(remote: str | None, repo: str | None, as_json: bool) -> None:
         click.echo(
             f"Synced the review record with {result.remote} ({result.url}): "
             f"{result.logs} other log(s) read, {ops.new} new operation(s) applied; "
-            f"published {result.published} operation(s), {result.published_bytes:,} bytes."
+            f"your log there holds {result.published} operation(s), "
+            f"{result.published_bytes:,} bytes."
         )
         if ops.unplaced:
             click.echo(f"  {ops.unplaced} operation(s) name a review or finding not shared yet.")

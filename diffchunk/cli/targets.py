@@ -337,7 +337,8 @@ def current_target(
     """``params`` with their target made concrete: ``-`` becomes the diff read from
     standard input; nothing (for every command but ``review``, where nothing is the
     uncommitted changes, as for ``git diff``) becomes the repository's latest review,
-    which is said on standard error (``announce``: unless the output names it)."""
+    which is said on standard error (``announce``: unless the output names it); its
+    paths are read in its repository's top directory, where they start."""
     resolved = dict(params)
     if resolved.get("target") == STDIN_TARGET:
         resolved["target"] = stdin_diff()
@@ -359,6 +360,8 @@ def current_target(
             f"repository (diffchunk {command} main..feature --repo PATH), or run it in one.",
         ) from exc
     resolved.update(target=latest.revision_range, staged=latest.staged, paths=latest.paths)
+    if latest.paths:  # relative to the repository's top: read from there, not from here
+        resolved.update(repo=latest.repository)
     if announce:
         click.echo(f"{review_label(latest)} (the latest review here)", err=True)
     return resolved

@@ -190,6 +190,19 @@ def test_review_paths_are_relative_to_the_current_directory(repo: Path) -> None:
     assert outside.returncode == 1 and "leads out of the repository" in outside.stderr
 
 
+def test_the_latest_reviews_paths_are_read_from_the_top_in_a_subdirectory(repo: Path) -> None:
+    """The latest review's paths are stored relative to the top: a command run without a
+    target in a subdirectory loads them as they are, not under the subdirectory again."""
+    inside = repo / "src"
+    ok("review", "main..feature", "--", "a.py", cwd=inside)
+    status = ok("status", cwd=inside)
+    assert "main..feature -- src/a.py in" in status.stdout and "src/src" not in status.stdout
+    added = ok(
+        "finding", "add", "--file", "src/a.py", "--line", "10", "--message", "Ten?", cwd=inside
+    )
+    assert "Finding #" in added.stdout and "src/src" not in added.stderr
+
+
 def test_findings_are_listed_where_the_diff_shows_their_lines(repo: Path) -> None:
     """An old-side finding in the first hunk comes before a new-side one in the second
     (they came after every new-side finding), in the list and the exports alike."""

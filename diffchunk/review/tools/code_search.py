@@ -27,7 +27,9 @@ its match; :data:`KEPT_HITS` hits kept
 for paging (``total`` counts every one); files over :data:`MAX_FILE_BYTES`
 are not searched and a tree past :data:`MAX_TREE_BYTES` is searched in part
 (the answer names what was left out); :data:`TIME_BUDGET` seconds, checked
-between files.
+between files.  Several names of one ``find_references`` call share that time
+and one answer (each page gets its part of it), so a list of names costs no
+more than one search.
 
 ``find_references`` is ``search_code`` for the whole word ``symbol`` (its
 last dotted part; ``\\b`` as ``git grep -w`` sees words), each hit with the
@@ -61,11 +63,11 @@ from ...files.answer_size import json_size
 from ...files.matchers import TextMatcher, window_hits
 from ...git.trees import TreeFile, files_with, read_tree_blobs, tree_files
 from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS
-from ...regex import Pattern, compile_literal, compile_regex
+from ...regex import Pattern, compile_regex
 from ..paging import check_search
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
-from .diff_search import changed_lines
+from .diff_search import MAX_PATTERN_CHARS, changed_lines, line_pattern
 from .file_versions import open_file_version, side_source
 from .search_tree import CodeHit, SearchTree
 
@@ -96,9 +98,6 @@ OTHER_FILES_LISTED = 5
 MAX_FILE_BYTES = 32 << 20
 """A blob larger than this is not searched (and the answer names it): one
 generated file must not hold the search."""
-
-MAX_PATTERN_CHARS = 1_000
-"""The longest pattern searched across a tree: as search_diff's bound."""
 
 MAX_RESULTS = 500
 """The most hits one page holds; each is cut to CODE_SEARCH_TEXT_CHARS, so a
@@ -177,18 +176,13 @@ class _Found:
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
-    if not isinstance(pattern, str) or pattern == "":
-        raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
-    if "\n" in pattern or "\r" in pattern or "\0" in pattern:
+    if isinstance(pattern, str) and "\0" in pattern:
         raise InvalidArgument(
-            "The pattern holds a line break or a NUL: lines are searched one at a time.",
-            suggestion="Search for one line of it.",
+            "The pattern holds a NUL character (a text searched as it is goes to git grep, "
+            "whose arguments cannot hold one).",
+            suggestion="Write it as \\x00 in a regex (regex=true).",
         )
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise InvalidArgument(f"The pattern is longer than {MAX_PATTERN_CHARS} characters.")
-    if regex:
-        return compile_regex(pattern, case_sensitive=case_sensitive)
-    return compile_literal(pattern, case_sensitive=case_sensitive)
+    return line_pattern(pattern, regex, case_sensitive)
 
 
 def _tree(loaded: Session, side: str) -> SearchTree:
@@ -255,16 +249,20 @@ def _lines(data: bytes, compiled: Pattern) -> Iterator[tuple[int, bytes]]:
         yield number + 1, data[start:end]
 
 
+def _deadline() -> float:
+    return time.monotonic() + TIME_BUDGET
+
+
 class _Search:
     """One tree-wide search, file by file, within its bounds."""
 
-    def __init__(self, loaded: Session, side: str, compiled: Pattern) -> None:
+    def __init__(self, loaded: Session, side: str, compiled: Pattern, deadline: float) -> None:
         self.loaded = loaded
         self.side = side
         self.compiled = compiled
         self.changed = _in_diff(loaded, side)
         self.found = _Found()
-        self.deadline = time.monotonic() + TIME_BUDGET
+        self.deadline = deadline
         self.matched: set[str] = set()
 
     def file(self, path: str, data: bytes) -> Iterator[CodeHit]:
@@ -323,9 +321,10 @@ def _run(
     compiled: Pattern,
     files: PathQuery | None,
     literal: tuple[str, bool] | None,
+    deadline: float,
 ) -> _Found:
     tree = _tree(loaded, side)
-    search = _Search(loaded, side, compiled)
+    search = _Search(loaded, side, compiled, deadline)
     found = search.found
     prefilter = None
     # (files listed with no tree: the index's, which git grep --cached reads)
@@ -364,19 +363,25 @@ def _merged(
         yield path, tree.local_content(path)
 
 
-def _fitting(hits: list[CodeHit]) -> list[CodeHit]:
-    """As many of ``hits`` as one answer holds (at least one; the rest of the answer,
-    notes included, is counted as :data:`FRAME_CHARS`)."""
-    used = FRAME_CHARS
+HITS_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN - FRAME_CHARS
+"""Characters of one answer its hits may fill (shared by the names of one
+find_references call)."""
+
+
+def _fitting(hits: list[CodeHit], room: int) -> list[CodeHit]:
+    """As many of ``hits`` as ``room`` characters hold (at least one)."""
+    used = 0
     for count, hit in enumerate(hits):
         used += json_size(hit.to_dict()) + 1
-        if count and used > RESPONSE_TOKENS * CHARS_PER_TOKEN:
+        if count and used > room:
             return hits[:count]
     return hits
 
 
-def _page(found: _Found, tree: SearchTree, side: str, max_results: int, offset: int) -> CodeSearch:
-    hits = _fitting(found.hits[offset : offset + max_results])
+def _page(
+    found: _Found, tree: SearchTree, side: str, max_results: int, offset: int, room: int
+) -> CodeSearch:
+    hits = _fitting(found.hits[offset : offset + max_results], room)
     following = offset + len(hits)
     return CodeSearch(
         tuple(hits),
@@ -425,8 +430,10 @@ def search_code(
     files = PathQuery(file_pattern, name="file_pattern") if file_pattern else None
     literal = None if regex else (pattern, case_sensitive)
     key = ("search", side, pattern, regex, case_sensitive, file_pattern)
-    found = _remembered(loaded, key, lambda: _run(loaded, side, compiled, files, literal))
-    return _page(found, _tree(loaded, side), side, max_results, offset)
+    found = _remembered(
+        loaded, key, lambda: _run(loaded, side, compiled, files, literal, _deadline())
+    )
+    return _page(found, _tree(loaded, side), side, max_results, offset, HITS_CHARS)
 
 
 def find_references(
@@ -437,14 +444,19 @@ def find_references(
     offset: int = 0,
     *,
     store: SessionStore | None = None,
+    deadline: float | None = None,
+    room: int = HITS_CHARS,
 ) -> CodeSearch:
-    """Where ``symbol`` is used across the tree at ``side`` (see the module docstring)."""
+    """Where ``symbol`` is used across the tree at ``side`` (see the module docstring);
+    ``deadline`` (a :func:`time.monotonic` time) and ``room`` (characters of hits)
+    are those of a call that looks up several names."""
     check_search(side, SIDES, max_results, MAX_RESULTS, offset)
     name = _reference_name(symbol)
     loaded = session(absolute_file_path, store)
     key = ("references", side, name)
-    found = _remembered(loaded, key, lambda: _references(loaded, side, name))
-    page = _page(found, _tree(loaded, side), side, max_results, offset)
+    until = _deadline() if deadline is None else deadline
+    found = _remembered(loaded, key, lambda: _references(loaded, side, name, until))
+    page = _page(found, _tree(loaded, side), side, max_results, offset, room)
     return replace(page, notes=(REFERENCES_NOTE, *page.notes))
 
 
@@ -468,10 +480,24 @@ def find_references_each(
             f"{len(asked)} names: find_references looks up at most {MAX_SYMBOLS} at once.",
             suggestion="Ask for the names of one file at a time.",
         )
-    # Every name checked before any search; each looked for once.
+    # Every name checked before any search; each looked for once; all in one time
+    # budget and one answer.
     names = list(dict.fromkeys(_reference_name(n) for n in asked)) or [symbol]
+    until, room = _deadline(), HITS_CHARS // len(names)
     return [
-        (name, find_references(absolute_file_path, name, side, max_results, offset, store=store))
+        (
+            name,
+            find_references(
+                absolute_file_path,
+                name,
+                side,
+                max_results,
+                offset,
+                store=store,
+                deadline=until,
+                room=room,
+            ),
+        )
         for name in names
     ]
 
@@ -490,9 +516,9 @@ def _reference_name(symbol: str) -> str:
     return name
 
 
-def _references(loaded: Session, side: str, name: str) -> _Found:
+def _references(loaded: Session, side: str, name: str, deadline: float) -> _Found:
     compiled = compile_regex(r"\b" + re.escape(name) + r"\b")
-    found = _run(loaded, side, compiled, None, (name, True))
+    found = _run(loaded, side, compiled, None, (name, True), deadline)
     from .references import place_hits, split_languages
 
     placed, left_out, defining = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)

@@ -64,8 +64,9 @@ TIME_BUDGET = 5.0
 backtracks must not hold the server."""
 
 MAX_PATTERN_CHARS = 1000
-"""Longest search_diff pattern: a pattern is matched against single lines, so
-a longer one is a pasted block (refused with a message) or a hostile regex."""
+"""Longest search_diff (and search_code) pattern: a pattern is matched against
+single lines, so a longer one is a pasted block (refused with a message) or a
+hostile regex."""
 
 
 SIDES = ("both", "new", "old")
@@ -174,12 +175,14 @@ def changed_lines(review: Review, side: str) -> dict[str, set[int]]:
     return found
 
 
-def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
+def line_pattern(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
+    """``pattern`` compiled to search lines one at a time (``search_diff``'s and
+    ``search_code``'s), or the error saying what to pass."""
     if not isinstance(pattern, str) or pattern == "":
         raise InvalidArgument("The pattern is empty.", suggestion="Pass the text to look for.")
     if "\n" in pattern or "\r" in pattern:
         raise InvalidArgument(
-            "The pattern holds a line break: diff lines are searched one at a time.",
+            "The pattern holds a line break: lines are searched one at a time.",
             suggestion="Search for one line of it.",
         )
     if len(pattern) > MAX_PATTERN_CHARS:
@@ -307,7 +310,7 @@ def search_diff(
 ) -> DiffSearch:
     """The lines of the diff that match ``pattern`` (see the module docstring)."""
     check_search(side, SIDES, max_results, MAX_RESULTS, offset)
-    compiled = _compiled(pattern, regex, case_sensitive)
+    compiled = line_pattern(pattern, regex, case_sensitive)
     loaded = session(absolute_file_path, store)
     review = loaded.review
     files = PathQuery(file_pattern, name="file_pattern") if file_pattern else None

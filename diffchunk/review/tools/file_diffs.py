@@ -16,13 +16,14 @@ filled by :func:`~diffchunk.review.paging.fill_page` like ``list_chunks``'s.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
 from ...diff.chunk_parts import FileChunks
 from ...diff.formatter import format_chunk, normalize_format
 from ...diff.model import Excluded
-from ...diff.patterns import PathQuery
+from ...diff.patterns import MAX_PATTERN_LENGTH, PathQuery
 from ...diff.pipeline import Review
 from ...diff.table import ExcludedFiles, table_of
 from ...errors import FileNotInDiff, InvalidArgument
@@ -39,6 +40,17 @@ PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
 (pattern "*" over SQLAlchemy's rel_1_4_0..rel_2_0_0 answered 85,425 characters
 unpaged; with 10-line chunks, 323,356 of them, 26,321,519).  Most queries fit one
 page and are answered as the plain list."""
+
+LISTED_CHARS = 4_000
+"""Characters of paths the end of a several-file get_file_diff names for the
+excluded files it skips: a glob over a diff of thousands of files must not name
+them all (2,000 of them answered 254,410 characters); the rest are counted.  The
+files it leaves out are named in a ``file_path`` that reads them next, as long
+as a query may be (:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`)."""
+
+TAIL_CHARS = LISTED_CHARS + MAX_PATTERN_LENGTH + 1_000
+"""Characters of a several-file answer kept for its end: the two lists and their
+words."""
 
 
 def _query(pattern: str) -> PathQuery:
@@ -227,10 +239,14 @@ def _excluded(review: Review, sections: list[int]) -> Excluded | None:
     """Why the first of ``sections`` that was left out was (None: none was)."""
     excluded = review.excluded
     if isinstance(excluded, ExcludedFiles):
-        wanted = set(sections)
-        found = (k for k in range(len(excluded)) if excluded.file_index(k) in wanted)
-        first = next(found, None)
-        return None if first is None else excluded[first]
+        # In diff order: each section is found by bisection, not by a walk through
+        # them all (get_file_diff of a glob asks for every path of the diff).
+        positions = range(len(excluded))
+        for section in sorted(sections):
+            k = bisect_left(positions, section, key=excluded.file_index)
+            if k < len(excluded) and excluded.file_index(k) == section:
+                return excluded[k]
+        return None
     return next((ex for ex in excluded if ex.file_index in sections), None)
 
 
@@ -277,7 +293,8 @@ def get_files_diff(
     own answer would be without the lean head line (its ``##`` line names it),
     as many whole files as fit one answer (the first at least, cut as one file
     is); the answer ends with the files it leaves out, as a ``file_path`` that
-    reads them next, and the excluded files it skips (served one at a time)."""
+    reads them next, and the excluded files it skips (served one at a time),
+    each list named within a bound (:data:`LISTED_CHARS`) and the rest counted."""
     fmt = normalize_format(format)
     if context not in CONTEXTS:
         raise InvalidArgument(
@@ -330,7 +347,7 @@ def _several_files(
             left.append(path)
             continue
         text = _one_file(absolute_file_path, path, fmt, context, store, head=False)
-        if shown and used + len(text) > PAGE_CHARS:
+        if shown and used + len(text) > PAGE_CHARS - TAIL_CHARS:
             left.append(path)
             continue
         shown.append(path)
@@ -338,17 +355,37 @@ def _several_files(
         used += len(text)
     tail = []
     if left:
+        named = _named(left, ",", MAX_PATTERN_LENGTH)
+        reads = (
+            "reads them"
+            if len(named) == len(left)
+            else f"reads the next {len(named)} (find_chunks_for_files lists them all)"
+        )
         tail.append(
             f"=== {len(left)} more file(s) match, left out to fit one answer: "
-            f'file_path="{",".join(left)}" reads them ==='
+            f'file_path="{",".join(named)}" {reads} ==='
         )
     if excluded:
+        named = _named(excluded, ", ", LISTED_CHARS)
+        more = len(excluded) - len(named)
         tail.append(
             f"=== excluded from the chunks, not shown (each is served alone): "
-            f"{', '.join(excluded)} ==="
+            f"{', '.join(named)}"
+            + (f" and {more} more (list_chunks with excluded=true lists them)" if more else "")
+            + " ==="
         )
     body = "".join(t if t.endswith("\n") else t + "\n" for t in texts)
     return body + "".join(line + "\n" for line in tail), shown
+
+
+def _named(items: list[str], separator: str, room: int) -> list[str]:
+    """The first of ``items`` that fit ``room`` characters joined (one at least)."""
+    used = -len(separator)
+    for count, item in enumerate(items):
+        used += len(item) + len(separator)
+        if count and used > room:
+            return items[:count]
+    return items
 
 
 def _one_file(

@@ -542,3 +542,17 @@ def test_the_pre_push_hook_syncs_when_asked(team: dict[str, Path], tmp_path: Pat
         sync(str(team["bob"]))
         messages = [f.message for f in core.list_findings(_load(team["bob"])).findings]
     assert messages == ["f1 ten"]
+
+
+def test_the_command_line_does_not_say_a_second_sync_published_anything(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    """Syncing again changes nothing: its line says what the remote holds, not that the
+    whole log was published once more."""
+    with reviewer("ada", tmp_path):
+        core.add_finding(_load(team["ada"]), "f4.py", "f4 ten leaks", line=10)
+        first = run_cli("sync", cwd=team["ada"])
+        again = run_cli("sync", cwd=team["ada"])
+    assert first.returncode == 0 and again.returncode == 0, again.stderr
+    assert "0 new operation(s) applied" in again.stdout
+    assert "published" not in again.stdout and "your log there holds" in again.stdout

@@ -14,10 +14,11 @@ import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
 from mcpkit import RunningServer
 
-from diffchunk.errors import FileNotInDiff, InvalidArgument, NotARange
+from diffchunk.errors import FileNotInDiff, FileToolError, InvalidArgument, NotARange
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.loading import load_diff
 from diffchunk.review.sessions.store import SessionStore
+from diffchunk.review.tools import code_search
 from diffchunk.review.tools.code_search import find_references, find_references_each, search_code
 from diffchunk.review.tools.commits import list_commits, render_messages
 from diffchunk.review.tools.file_versions import open_file_version
@@ -320,6 +321,56 @@ def test_references_of_several_names_in_one_call(repo: Path) -> None:
         find_references_each(diff, "wrap, wr-ap", store=store)
     with pytest.raises(InvalidArgument, match="at most 100 at once"):
         find_references_each(diff, ",".join(f"n{i}" for i in range(101)), store=store)
+
+
+class _Clock:
+    """A monotonic clock one second later at each reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1
+        return self.now
+
+
+def test_several_names_share_one_time_budget(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(code_search, "time", clock)
+    names = ("render", "wrap", "width")
+    spent = []
+    for name in names:  # each alone, in a store of its own: the readings it takes
+        store = SessionStore()
+        diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+        before = clock.now
+        find_references(diff, name, store=store)
+        spent.append(clock.now - before)
+    assert all(s >= 2 for s in spent)  # the deadline and at least one file each
+    monkeypatch.setattr(code_search, "TIME_BUDGET", max(spent))
+    for name in names:  # each alone still within the budget
+        store = SessionStore()
+        diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+        find_references(diff, name, store=store)
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main..feature", store=store).file_path
+    with pytest.raises(FileToolError, match="The search stopped after"):
+        find_references_each(diff, ", ".join(names), store=store)
+
+
+def test_several_names_share_one_answer(repo: Path) -> None:
+    names = [f"name{i}" for i in range(4)]
+    wide = "".join(f"{n} = '{'w' * 300}'\n" for n in names for _ in range(400))
+    commit(repo, {"wide.txt": wide})
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main~1..main", store=store).file_path
+    alone = find_references(diff, names[0], max_results=500, store=store).to_dict()
+    assert len(json.dumps(alone, separators=(",", ":"))) > 60_000  # one fills an answer
+    found = find_references_each(diff, " ".join(names), max_results=500, store=store)
+    pages = [page.to_dict() for _, page in found]
+    assert len(json.dumps(pages, separators=(",", ":"))) <= 80_000
+    assert all(
+        page["total"] == 400 and 0 < len(page["hits"]) == page["next_offset"] for page in pages
+    )
 
 
 def test_the_messages_as_git_log_gives_them(repo: Path) -> None:

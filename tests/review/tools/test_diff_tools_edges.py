@@ -145,6 +145,51 @@ def test_several_files_fill_one_answer_and_name_those_left_out(
     )
 
 
+def test_several_files_name_at_most_a_bounded_list_of_those_they_leave(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """A glob over thousands of files: the answer names the next files and the skipped
+    excluded ones within a bound and counts the rest, and stays within one answer."""
+    limit = diff_tools.RESPONSE_TOKENS * diff_tools.CHARS_PER_TOKEN
+    body = "".join(f"+row {i} {'x' * 40}\n" for i in range(1200))  # ~58k characters
+
+    def added(name: str, text: str, lines: int) -> str:
+        return (
+            f"diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..1111111\n"
+            f"--- /dev/null\n+++ b/{name}\n@@ -0,0 +1,{lines} @@\n{text}"
+        )
+
+    many = [
+        (f"pkg{i:04d}/a/longer/directory/module.txt", f"pkg{i:04d}/package-lock.json")
+        for i in range(2000)
+    ]
+    diff = tmp_path / "many.diff"
+    diff.write_text(
+        added("big.txt", body, 1200)
+        + "".join(added(code, "+x\n", 1) + added(lock, "+x\n", 1) for code, lock in many)
+    )
+    path = str(diff)
+    answer = diff_tools.get_file_diff(path, "*", store=store)
+    assert answer.startswith(diff_tools.get_file_diff(path, "big.txt", store=store))
+    assert len(answer) <= limit
+    left, skipped = answer.splitlines()[-2:]
+    shown = answer.count("+++ b/pkg")
+    assert left.startswith(f"=== {2000 - shown} more file(s) match, left out to fit one answer: ")
+    assert left.endswith(" (find_chunks_for_files lists them all) ===")
+    named = left.split('file_path="')[1].split('"')[0].split(",")
+    assert 10 < len(named) < 2000 - shown
+    assert named == [code for code, _ in many[shown : shown + len(named)]]
+    assert f"reads the next {len(named)} " in left
+    assert skipped.startswith("=== excluded from the chunks, not shown (each is served alone): ")
+    listed = skipped.count("(generated)")
+    assert 10 < listed < 2000
+    assert skipped.endswith(
+        f" and {2000 - listed} more (list_chunks with excluded=true lists them) ==="
+    )
+    nexts = diff_tools.get_file_diff(path, ",".join(named), store=store)
+    assert [line[6:] for line in nexts.splitlines() if line.startswith("+++ b/")] == named
+
+
 def test_a_chunk_that_is_not_utf8_says_where_its_exact_bytes_are(
     tmp_path: Path, store: SessionStore
 ) -> None:
