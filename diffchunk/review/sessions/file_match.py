@@ -43,9 +43,11 @@ def match_file(review: Review, file_path: str) -> str:
         raise FileNotInDiff(
             f"No file of the diff matches {query!r}. "
             f"Closest paths: {', '.join(_closest(query, paths)) or '(the diff has no files)'}.",
-            suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'.",
+            suggestion="Pass an exact path from list_chunks, or a glob such as '*name*'. A "
+            "file the diff does not change: open_file_version reads it.",
             cli_suggestion="Pass an exact path as `diffchunk review` lists it, or a glob such "
-            "as '*name*'.",
+            "as '*name*'. A file the diff does not change: `diffchunk show --path PATH` reads "
+            "it.",
         )
     return found
 

@@ -371,7 +371,11 @@ def _several_files(
         tail.append(
             f"=== excluded from the chunks, not shown (each is served alone): "
             f"{', '.join(named)}"
-            + (f" and {more} more (list_chunks with excluded=true lists them)" if more else "")
+            + (
+                f" and {more} more (list_chunks names them all among the excluded files)"
+                if more
+                else ""
+            )
             + " ==="
         )
     body = "".join(t if t.endswith("\n") else t + "\n" for t in texts)

@@ -184,7 +184,7 @@ def test_several_files_name_at_most_a_bounded_list_of_those_they_leave(
     listed = skipped.count("(generated)")
     assert 10 < listed < 2000
     assert skipped.endswith(
-        f" and {2000 - listed} more (list_chunks with excluded=true lists them) ==="
+        f" and {2000 - listed} more (list_chunks names them all among the excluded files) ==="
     )
     nexts = diff_tools.get_file_diff(path, ",".join(named), store=store)
     assert [line[6:] for line in nexts.splitlines() if line.startswith("+++ b/")] == named

@@ -198,8 +198,11 @@ def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
     assert whole.count("\n+new ") == 300  # all hunks, though split over chunks
     assert diff_tools.get_file_diff(path, "*guide*", store=store).startswith("diff --git")
     assert "new_name.py" in diff_tools.get_file_diff(path, "old_name.py", store=store)
-    with pytest.raises(FileNotInDiff, match=r"Closest paths: .*src/mod_"):
+    with pytest.raises(FileNotInDiff, match=r"Closest paths: .*src/mod_") as missing:
         diff_tools.get_file_diff(path, "src/mod_99.py", store=store)
+    # a file the diff leaves alone is read by another tool, and the error says which
+    assert "open_file_version reads it" in (missing.value.suggestion or "")
+    assert "diffchunk show --path PATH" in (missing.value.cli_suggestion or "")
     with pytest.raises(InvalidArgument, match="empty"):
         diff_tools.get_file_diff(path, " ", store=store)
 
