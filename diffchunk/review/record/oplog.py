@@ -85,6 +85,14 @@ SYNC_CLOCK_MAX = 2**53
 """Largest Lamport clock or line number an operation may carry: JSON readers in
 other languages keep integers exactly up to here."""
 
+SYNC_READ_CLOCK_MAX = SYNC_CLOCK_MAX - 2**32
+"""Largest clock a log read from elsewhere (a sync, ``record import``) may carry.  A
+record's own operations count on from the greatest clock it holds: a log carrying
+a clock just below :data:`SYNC_CLOCK_MAX` would leave its reader's next operation
+beyond it, refused by the reader itself and by every other clone, for good.  Below
+this bound a record keeps 2**32 operations of its own before that limit; an honest
+clock is at most the number of operations ever made."""
+
 SYNC_TEXT_CHARS = 4096
 """Longest path, range or key part in an operation: git's own paths stop at
 PATH_MAX (4,096 bytes on Linux)."""
@@ -246,7 +254,15 @@ def parse(data: bytes, where: str) -> list[Op]:
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        ops.append(parse_op(_json(line, where, number), f"{where}, line {number}"))
+        op = parse_op(_json(line, where, number), f"{where}, line {number}")
+        if op.clock >= SYNC_READ_CLOCK_MAX:
+            raise _refused(
+                where,
+                f"line {number}'s clock {op.clock} is beyond any honest one (at most "
+                f"{SYNC_READ_CLOCK_MAX - 1:,}): the reader's own operations would count on "
+                "past the largest clock a record takes",
+            )
+        ops.append(op)
     return ops
 
 

@@ -323,6 +323,15 @@ HOSTILE_LOGS: list[tuple[bytes, str]] = [
         "clock -4",
     ),
     (b"\xff\xfe" + HEADER, "not UTF-8"),
+    # the largest clock a record takes, less one: its reader's next operation would be
+    # past it, and every sync and export of the reader refused from then on
+    (
+        HEADER
+        + json.dumps(
+            {**BASE_OP, "op": "update", "finding": "c" * 32, "status": "open", "clock": 2**53 - 1}
+        ).encode(),
+        "clock 9007199254740991 is beyond any honest one",
+    ),
 ]
 
 
