@@ -12,8 +12,11 @@ from ...diff.table import table_of
 from ...errors import FileNotInDiff, InvalidArgument
 
 MAX_CANDIDATES = 20
-"""Candidate paths an error names when a file is not in the diff: enough to
-spot a typo, short enough for an error message."""
+"""Paths an error names when a query matches several files of the diff."""
+
+CLOSEST = 5
+"""Paths an error names when a query matches no file of the diff, the closest
+first: enough to spot a typo (twenty read as a list of the diff's files)."""
 
 
 def _all_paths(review: Review) -> list[str]:
@@ -22,17 +25,17 @@ def _all_paths(review: Review) -> list[str]:
 
 def _closest(query: str, paths: Iterable[str]) -> list[str]:
     pool = list(paths)
-    if len(pool) <= MAX_CANDIDATES:
+    if len(pool) <= CLOSEST:
         return pool
     try:
         from rapidfuzz import fuzz, process
 
-        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=MAX_CANDIDATES)
+        ranked = process.extract(query, pool, scorer=fuzz.WRatio, limit=CLOSEST)
         return [str(item[0]) for item in ranked]
     except ImportError:  # pragma: no cover - rapidfuzz is a dependency
         import difflib
 
-        return difflib.get_close_matches(query, pool, n=MAX_CANDIDATES, cutoff=0.0)
+        return difflib.get_close_matches(query, pool, n=CLOSEST, cutoff=0.0)
 
 
 def match_file(review: Review, file_path: str) -> str:

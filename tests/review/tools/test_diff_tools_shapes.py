@@ -201,6 +201,8 @@ def test_get_file_diff_matching(diff_path: Path, store: SessionStore) -> None:
     with pytest.raises(FileNotInDiff, match=r"Closest paths: .*src/mod_") as missing:
         diff_tools.get_file_diff(path, "src/mod_99.py", store=store)
     # a file the diff leaves alone is read by another tool, and the error says which
+    closest = str(missing.value).split("Closest paths: ")[1].split(".py.")[0]
+    assert closest.count(", ") == 4  # five paths, the closest first: not the diff's list
     assert "open_file_version reads it" in (missing.value.suggestion or "")
     assert "diffchunk show --path PATH" in (missing.value.cli_suggestion or "")
     with pytest.raises(InvalidArgument, match="empty"):
