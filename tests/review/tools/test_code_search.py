@@ -57,6 +57,11 @@ def main(argv):
 class Cli:
     def run(self):
         return render("x") + wrap("y", 2)
+
+
+def usage():
+    '''Say how render(text) is called.'''
+    return "render" + f"{render('x')}"  # an f-string's render is a call
 """
 
 
@@ -241,9 +246,34 @@ def test_search_code_pages_and_bounds(repo: Path) -> None:
         search_code(diff, r"(a)\1", regex=True, store=store)
 
 
-def _ast_references(source: str, name: str) -> dict[int, str]:
+def _code_line(node: ast.AST, name: str) -> int | None:
+    """The line where ``node`` holds ``name`` as a token of code (a name, an attribute,
+    a definition's, an argument's, a keyword's or an import's name), else None."""
+    names: tuple[str | None, ...] = ()
+    if isinstance(node, ast.Name):
+        names = (node.id,)
+    elif isinstance(node, ast.Attribute):  # the attribute's name ends it
+        return (node.end_lineno or node.lineno) if node.attr == name else None
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names = (node.name,)
+    elif isinstance(node, ast.arg | ast.keyword):
+        names = (node.arg,)
+    elif isinstance(node, ast.alias):
+        names = (node.name, node.asname)
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        names = tuple(node.names)
+    return getattr(node, "lineno", None) if name in names else None
+
+
+def _code_lines(tree: ast.AST, name: str) -> set[int]:
+    """The lines where ``name`` is a token of code, per Python's ast."""
+    return {n for n in (_code_line(node, name) for node in ast.walk(tree)) if n is not None}
+
+
+def _ast_references(source: str, name: str) -> tuple[dict[int, str], set[int]]:
     """``git grep -w``'s lines of ``name`` in ``source`` but the lines where a definition
-    of that name starts, each with the innermost definition around it (ast)."""
+    of that name starts: those where the name is code, each with the innermost definition
+    around it, and those where it sits only in comments and strings (ast)."""
     tree = ast.parse(source)
     defs: list[tuple[int, int, str]] = []
     starts: set[int] = set()
@@ -260,13 +290,18 @@ def _ast_references(source: str, name: str) -> dict[int, str]:
                 walk(child, prefix)
 
     walk(tree, "")
+    code = _code_lines(tree, name)
     word = re.compile(rf"\b{re.escape(name)}\b")
-    found = {}
+    found, prose = {}, set()
     for number, line in enumerate(source.split("\n"), 1):
-        if word.search(line) and number not in starts:
-            around = [d for d in defs if d[0] <= number <= d[1]]
-            found[number] = max(around)[2] if around else "(module level)"
-    return found
+        if not word.search(line) or number in starts:
+            continue
+        if number not in code:
+            prose.add(number)
+            continue
+        around = [d for d in defs if d[0] <= number <= d[1]]
+        found[number] = max(around)[2] if around else "(module level)"
+    return found, prose
 
 
 @pytest.mark.parametrize("where", ["work tree", "bare"])
@@ -282,11 +317,14 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         grep = run_git(place, "grep", "-w", "-l", "-F", "render", rev, "--").stdout
         listed = {line.removeprefix(f"{rev}:") for line in grep.splitlines()}
         expected: dict[tuple[str, int], str | None] = {}
+        prose: set[tuple[str, int]] = set()
         for path in listed:
             source = git_bytes(place, "show", f"{rev}:{path}").decode()
             if path.endswith(".py"):
-                for number, where_ in _ast_references(source, "render").items():
+                in_code, in_prose = _ast_references(source, "render")
+                for number, where_ in in_code.items():
                     expected[(path, number)] = where_
+                prose.update((path, number) for number in in_prose)
             else:  # the lines alone (a Markdown file's hits sit in its headings)
                 for number, line in enumerate(source.split("\n"), 1):
                     if re.search(r"\brender\b", line):
@@ -294,7 +332,11 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         code = {k: v for k, v in expected.items() if k[0].endswith(".py")}
         assert {(h.path, h.line): h.definition for h in found.hits} == code
         assert found.total == len(code)
-        # The hits in files of another language than the definitions' are counted apart.
+        # A comment's or a string's word is no reference (an f-string's call is one):
+        # counted apart, as the hits in files of another language than the definitions'.
+        assert {("lib.py", 16), ("cli.py", 15)} <= prose
+        assert ("cli.py", 16) in code
+        assert found.to_dict()["comments_and_strings"] == len(prose)
         other = found.to_dict()["other_files"]
         assert other["hits"] == len(expected) - len(code)
         assert other["files"] == len({path for path, _ in expected} - {p for p, _ in code})
@@ -490,6 +532,10 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
         assert "\nPager: 0 in 0 file(s)\n" in refs
         assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
+        words = await call.json("find_references", absolute_file_path=diff, symbol="render")
+        assert words.startswith("render: 5 in 2 file(s) at new (")
+        assert "; 2 more in comments and strings\n" in words.split("\n", 1)[0] + "\n"
+        assert "render again" not in words and "Say how" not in words
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
         assert commits.startswith("2 commit(s) of ")
         assert " Touch every function (" in commits
@@ -526,7 +572,8 @@ def test_the_cli_twins(repo: Path) -> None:
     assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
     assert "not a type checker" in refs
     words = runner.invoke(main, ["refs", "-s", "render", *where]).stdout  # in the docs too
-    assert "; 5 more in 4 file(s) of other languages\n" in words, words  # md, txt, bin
+    # md, txt, bin; lib.py's comment and cli.py's docstring
+    assert "; 5 more in 4 file(s) of other languages; 2 more in comments and strings\n" in words
     symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])
