@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import commit, git, git_bytes, init_repo, run_git
+from gitrepo import commit, git, git_bytes, git_environment, init_repo, run_git
 from mcpkit import RunningServer
 
 from diffchunk.errors import FileNotInDiff, FileToolError, InvalidArgument, NotARange
@@ -420,13 +421,36 @@ def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
     diff = load_git_diff(str(repo), "main..feature", store=store).file_path
     page = list_commits(diff, include_body=True, limit=1, store=store)
     text = render_messages(page)
-    short = run_git(repo, "rev-parse", "--short=12", "feature").stdout.strip()
+    short = {
+        rev: run_git(repo, "rev-parse", "--short=12", rev).stdout.strip()
+        for rev in ("main", "feature")
+    }
+    # What git log --format='%h %s%n%b' prints, and no author (a reviewer reading the
+    # messages asks the listing without bodies who wrote them) or full id.
     assert text == (
-        f"2 commit(s) of {page.source}; 1-1 shown, next offset=1\n"
-        f"{short} Touch every function (t)\n"
+        f"2 commit(s) of {short['main']}..{short['feature']}; 1-1 shown, next offset=1\n"
+        f"{short['feature']} Touch every function\n"
         "  The body says why:\n"
         "  all of them.\n"
     )
+    assert list_commits(diff, store=store).to_dict()["commits"][0]["author"] == "t"
+    # A release's commits come in one page by default.
+    commit(repo, {"f.txt": "x\n"}, "One file")
+    stream = "".join(  # sixty more commits in one git process
+        f"commit refs/heads/main\ncommitter t <t@t> {i} +0000\ndata 2\nc{i % 10}\n"
+        + ("from refs/heads/main^0\n" if i == 0 else "")
+        for i in range(60)
+    )
+    subprocess.run(
+        ["git", "-C", str(repo), "fast-import", "--quiet"],
+        input=stream,
+        text=True,
+        env=git_environment(),
+        check=True,
+    )
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main~61..main", store=store).file_path
+    assert len(list_commits(diff, include_body=True, store=store).commits) == 61
 
 
 def test_commit_bodies_are_git_log_format_B(repo: Path, bare: Path, tmp_path: Path) -> None:
@@ -538,9 +562,9 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert "render again" not in words and "Say how" not in words
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
         assert commits.startswith("2 commit(s) of ")
-        assert " Touch every function (" in commits
+        assert " Touch every function\n" in commits
         assert "\n  The body says why:\n  all of them.\n" in commits
-        assert "Touch every function\n" not in commits  # the subject is not repeated
+        assert "  Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
