@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from diffchunk.files import prose
 from diffchunk.files.prose import prose_lines
 
 
@@ -58,17 +59,30 @@ SOURCES = {
 def test_a_word_only_in_comments_and_strings_is_prose(language: str) -> None:
     source = SOURCES[language]
     holding, marked = _lines(source, "invoke")
-    found = prose_lines(source.encode(), language, "invoke", holding, _later())
+    found = prose_lines(("t", language), source.encode(), language, "invoke", holding, _later())
     assert found == marked, language
+
+
+def _prose(source: bytes, language: str, lines: list[int], deadline: float) -> set[int]:
+    return prose_lines(source, source, language, "invoke", lines, deadline)  # keyed by itself
 
 
 def test_in_doubt_a_line_is_code() -> None:
     # No grammar; a line where the word is not found; a parse past its deadline.
-    assert prose_lines(b"# invoke\n", "nothing", "invoke", [1], _later()) == set()
-    assert prose_lines(b"# invoke\nx = 1\n", "python", "invoke", [2, 9], _later()) == set()
-    assert prose_lines(b"# invoke\n", "python", "invoke", [1], time.monotonic() - 1) == set()
+    assert _prose(b"# invoke\n", "nothing", [1], _later()) == set()
+    assert _prose(b"# invoke\nx = 1\n", "python", [2, 9], _later()) == set()
+    assert _prose(b"# invoke!\n", "python", [1], time.monotonic() - 1) == set()
     # Python indented too deep for its grammar is not parsed (its parse would crash).
     deep = b"# invoke\n" + b" " * 300 + b"x = 'invoke'\n"
-    assert prose_lines(deep, "python", "invoke", [1, 2], _later()) == set()
+    assert _prose(deep, "python", [1, 2], _later()) == set()
     # A word inside a longer one is no occurrence: the line's only word is in code.
-    assert prose_lines(b"invoke()  # invoker\n", "python", "invoke", [1], _later()) == set()
+    assert _prose(b"invoke()  # invoker\n", "python", [1], _later()) == set()
+
+
+def test_a_file_is_parsed_once_for_every_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = b"x = invoke()  # invoke\ny = 'other'  # other\n"
+    assert _prose(source, "python", [1, 2], _later()) == set()  # line 1: a call
+    parsed = []
+    monkeypatch.setattr(prose, "syntax_tree", lambda *args: parsed.append(args))
+    found = prose_lines(source, source, "python", "other", [2], time.monotonic() - 1)
+    assert found == {2} and not parsed  # its spans kept: no parse, past any deadline

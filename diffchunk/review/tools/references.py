@@ -23,7 +23,6 @@ search's deadline, and past it the rest keep theirs too.
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass, replace
 
 from ...files.languages import language_for_path
@@ -105,8 +104,8 @@ def place_hits(
     for path, (key, data) in contents.items():
         language = language_for_path(path, data[:LANGUAGE_SNIFF_BYTES])
         outlines[path] = None if language is None else _outline(key, data, path)
-        if language is not None and time.monotonic() < deadline:
-            found = prose_lines(data, language, name, lines[path], deadline)
+        if language is not None:
+            found = prose_lines(key, data, language, name, lines[path], deadline)
             prose.update((path, n) for n in found)
     kept: list[CodeHit] = []
     defining: set[str] = set()
