@@ -8,7 +8,9 @@ repository, :func:`actor`): a commit whose tree holds one file,
 ``ops.jsonl``.  A sync (:func:`sync`):
 
 1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
-   sync repository, :mod:`diffchunk.git.transport`: never the user's);
+   sync repository, :mod:`diffchunk.git.transport`: never the user's), at most
+   :data:`SYNC_FETCH_MAX_BYTES` of pack (past it the fetch is stopped and the sync
+   refused);
 2. reads each other log that moved since it was last applied, bounded and checked
    (:func:`_read_logs`: at most :data:`SYNC_LOGS_MAX` logs and
    :data:`SYNC_READ_MAX_BYTES` a sync, the others left for the next; each log at most
@@ -68,6 +70,12 @@ hurt; the others wait for the next sync."""
 SYNC_READ_MAX_BYTES = SYNC_LOG_MAX_BYTES
 """Most bytes of logs one sync holds in memory: the largest log read alone, where a
 thousand logs of that size (well compressed in a pack) would be a thousand times it."""
+
+SYNC_FETCH_MAX_BYTES = SYNC_LOG_MAX_BYTES
+"""Most bytes of pack one sync fetches (the file the fetch writes): a sync reads at most
+SYNC_READ_MAX_BYTES of logs, which git compresses several times over in a pack, and
+only what moved is sent; a remote sending more is filled to hurt, and the fetch is
+stopped there (the time limit is the transport's, SYNC_GIT_TIME_LIMIT)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,16 +180,9 @@ def _absolute(repo: Repo, url: str) -> str:
 
 
 def _fetch(git: TransportCommand, url: str) -> None:
-    git.run(
-        [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--prune",
-            "--end-of-options",
-            url,
-            f"+{LOG_REFS}*:{FETCHED}*",
-        ],
+    git.fetch(
+        ["--quiet", "--no-tags", "--prune", "--end-of-options", url, f"+{LOG_REFS}*:{FETCHED}*"],
+        max_bytes=SYNC_FETCH_MAX_BYTES,
         what="git fetch of the review logs",
     )
 

@@ -475,6 +475,29 @@ def test_many_badly_named_logs_are_refused_in_one_line_without_a_git_each(
     assert "(and 2 more) was refused: its name is not one" in result.refused[0]
 
 
+def test_a_remote_sending_more_than_the_fetch_bound_is_stopped_and_nothing_kept(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of 3 MiB that does not compress, under a bound of 1 MiB: the fetch is stopped
+    at the bound (the kernel's file size limit on git's pack), refused in words, and
+    leaves nothing in the sync repository; once the ref is gone, sync works."""
+    from diffchunk.git.transport import sync_git_dir
+    from diffchunk.review.record import sync as sync_module
+
+    bound = 1 << 20
+    _plant(team, "e" * 32, os.urandom(3 * bound))
+    monkeypatch.setattr(sync_module, "SYNC_FETCH_MAX_BYTES", bound)
+    with reviewer("ada", tmp_path):
+        with pytest.raises(GitError, match="the remote sent more than 1,048,576 bytes") as info:
+            sync(str(team["ada"]))
+        assert "git push REMOTE --delete REF" in str(info.value)
+        packs = Path(sync_git_dir(discover(str(team["ada"])).common_dir)) / "objects" / "pack"
+        kept = {p.name: p.stat().st_size for p in packs.iterdir()} if packs.exists() else {}
+        assert sum(kept.values()) < bound and not any(n.startswith("tmp") for n in kept), kept
+        git(team["remote"], "update-ref", "-d", "refs/diffchunk/log/" + "e" * 32)
+        assert sync(str(team["ada"])).refused == ()
+
+
 def test_sync_runs_no_program_the_repositorys_config_or_hooks_name(
     team: dict[str, Path], tmp_path: Path
 ) -> None:
