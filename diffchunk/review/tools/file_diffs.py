@@ -46,8 +46,9 @@ LISTED_CHARS = 4_000
 """Characters of paths the end of a several-file get_file_diff names for the
 excluded files it skips: a glob over a diff of thousands of files must not name
 them all (2,000 of them answered 254,410 characters); the rest are counted.  The
-files it leaves out are named in a ``file_path`` that reads them next, as long
-as a query may be (:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`)."""
+files it leaves out are named in a ``file_path`` that reads them next, within one
+path's length (:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`): the answer's
+room is for the diffs."""
 
 CHUNKS_NAMED = 20
 """Chunks the note of a cut file's diff names one by one: more (a file split into

@@ -65,3 +65,24 @@ def test_the_raw_cut_says_where_read_content_reads_on(split: Path, store: Sessio
     offset = int(note.split("offset=")[1].split(")")[0])
     lines = split.read_text().splitlines()
     assert lines[offset - 2] == text.splitlines()[-1]
+
+
+def test_a_list_of_paths_longer_than_one_path_reads_them(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """The several-file answer names the files it leaves out in a file_path; a list of
+    60 paths (2,000 characters) passed back is each path checked, not the list as one."""
+    names = [f"src/module_{i:03d}/implementation_{i:03d}.txt" for i in range(60)]
+    diff = tmp_path / "many.diff"
+    diff.write_text(
+        "".join(
+            f"diff --git a/{n} b/{n}\nnew file mode 100644\nindex 0000000..1111111\n"
+            f"--- /dev/null\n+++ b/{n}\n@@ -0,0 +1 @@\n+{n}\n"
+            for n in names
+        )
+    )
+    wanted = ",".join(names[10:])
+    assert len(wanted) > 1_024
+    answer = diff_tools.get_file_diff(str(diff), wanted, store=store)
+    shown = [n for n in names if f"diff --git a/{n} " in answer]
+    assert shown == names[10:]
