@@ -39,8 +39,9 @@ files of another language than the definitions' counted apart (``other_files``:
 a word in the docs is no caller), and so are the lines where the name sits only
 in comments and strings (``comments_and_strings``, told by the file's syntax
 tree; ``search_code`` finds them).  Textual plus syntax-aware: no type
-checker, so a same-named attribute of another class is a hit too.  :func:`find_references_each` looks up several names in one
-call (``"a, b"``), each paged alike.
+checker, so a same-named attribute of another class is a hit too.
+:func:`find_references_each` looks up several names in one call
+(``"a, b"``), each paged alike.
 
 The MCP tools answer in the compact text of :mod:`.hits_text`; the typed
 result (:meth:`CodeSearch.to_dict`, the command line's ``--json``) keeps every
