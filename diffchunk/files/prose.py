@@ -22,7 +22,9 @@ deadline checked between them; past it nothing of the file is called prose.
 
 A file's spans are kept by the key the caller gives its content (a blob id), so
 the names of one ``find_references`` call, and the next calls, parse each file
-once; at most :data:`SPANS_KEPT` spans are kept in all (16 bytes each).
+once; at most :data:`SPANS_KEPT` spans are kept in all (16 bytes each), a file
+counted as one more (one without any is kept too), each file kept added in
+constant time.
 
 An occurrence is a run of the word's bytes with no ASCII letter, digit or
 underscore on either side: at least every place a whole-word search found,
@@ -80,6 +82,7 @@ hold strings: no prose span inside one is kept."""
 
 _queries: dict[str, tuple[Any | None, Any | None]] = {}
 _spans: OrderedDict[Hashable, tuple[array[int], array[int]]] = OrderedDict()  # by (key, language)
+_held = 0  # the spans _spans holds, and one for each file (a file without any counts)
 _lock = threading.Lock()
 
 
@@ -177,12 +180,14 @@ def _spans_of(key: Hashable, source: bytes, language: str, deadline: float) -> _
     found = _find_spans(source, language, deadline)
     if found is None:
         return None
+    global _held
     with _lock:
-        _spans[(key, language)] = found
-        held = sum(len(starts) for starts, _ in _spans.values())
-        while len(_spans) > 1 and held > SPANS_KEPT:
+        if (key, language) not in _spans:  # (another thread may have put it)
+            _spans[(key, language)] = found
+            _held += len(found[0]) + 1
+        while len(_spans) > 1 and _held > SPANS_KEPT:
             _, (starts, _ends) = _spans.popitem(last=False)
-            held -= len(starts)
+            _held -= len(starts) + 1
     return found
 
 

@@ -131,3 +131,18 @@ def test_deep_nesting_is_bounded() -> None:
     started = time.monotonic()
     assert _prose(nested, "javascript", [1, 2], time.monotonic() + 60) <= {1}
     assert time.monotonic() - started < 60
+
+
+def test_the_files_kept_are_bounded_those_without_prose_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A file without comments or strings weighs one: such files were kept without bound.
+    monkeypatch.setattr(prose, "SPANS_KEPT", 5)
+    monkeypatch.setattr(prose, "_spans", type(prose._spans)())
+    monkeypatch.setattr(prose, "_held", 0, raising=False)
+    for k in range(20):
+        source = f"invoke({k})\n".encode()
+        assert _prose(source, "python", [1], _later()) == set()
+    assert len(prose._spans) <= 5
+    _prose(b"x = 'a'  # b\n" * 10, "python", [1], _later())  # 20 spans: kept alone
+    assert len(prose._spans) == 1
