@@ -11,7 +11,10 @@ grammars give a string's text and its interpolations apart); a Ruby symbol
 name, found by a second query (:data:`CODE_NODES`): a Python annotation, a
 forward reference ``"Foo"`` included (type checkers read it as code), and the
 names ``__all__`` lists; and a Rust format string's inline argument
-(``format!("{name}")`` reads the variable).
+(``format!("{name}")`` reads the variable).  A comment or a string inside
+what the grammar could not parse (an ``ERROR`` node) is code too: there its
+nodes are guesses (a Ruby string nested 300 interpolations deep parses as a
+comment).
 
 The work is bounded whatever the file, as the outline's (:mod:`.outline`): a
 source over its bound is not parsed, the queries start no capture deeper than
@@ -78,7 +81,8 @@ CODE_NODES = {
     ),
 }
 """Per language, the tree-sitter patterns whose ``@code`` nodes are code though they
-hold strings: no prose span inside one is kept."""
+hold strings: no prose span inside one is kept (nor inside an ``ERROR`` node, in
+every language)."""
 
 _queries: dict[str, tuple[Any | None, Any | None]] = {}
 _spans: OrderedDict[Hashable, tuple[array[int], array[int]]] = OrderedDict()  # by (key, language)
@@ -104,10 +108,10 @@ def _query(language: str) -> tuple[Any | None, Any | None]:
             except (QueryError, ValueError, TypeError):
                 continue  # a node type this grammar does not have
             kept.append(f"({kind}) @prose")
-        code = CODE_NODES.get(language)
+        code = (*CODE_NODES.get(language, ()), "(ERROR) @code")
         queries = (
             Query(lang_obj, "\n".join(kept)) if kept else None,
-            Query(lang_obj, "\n".join(code)) if code else None,
+            Query(lang_obj, "\n".join(code)),
         )
     with _lock:
         _queries[language] = queries

@@ -146,3 +146,12 @@ def test_the_files_kept_are_bounded_those_without_prose_too(
     assert len(prose._spans) <= 5
     _prose(b"x = 'a'  # b\n" * 10, "python", [1], _later())  # 20 spans: kept alone
     assert len(prose._spans) == 1
+
+
+def test_what_the_grammar_could_not_parse_is_code() -> None:
+    # A Ruby string nested 300 interpolations deep parses as an ERROR holding a
+    # "comment" from its first "#{" on: the call inside it was called prose.  The
+    # ERROR is the whole file here, so its comment is code too (in doubt).
+    nested = b"x = " + b'"a#{' * 300 + b"invoke" + b'}"' * 300 + b"\n# invoke\n"
+    assert _prose(nested, "ruby", [1, 2], _later()) == set()
+    assert _prose(b'x = "a#{"b#{invoke}"}"\n# invoke\n', "ruby", [1, 2], _later()) == {2}
