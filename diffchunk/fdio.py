@@ -293,8 +293,8 @@ class PendingFile:
     Exactly one of :meth:`commit` and :meth:`discard` ends it; ``discard`` may be
     called again, after a failed commit and after a commit, and does nothing more.  Its writers:
     a file snapshot (:mod:`diffchunk.snapshots`, under a name of its own then
-    renamed into place), a backup (:mod:`diffchunk.files.backups`: its data at
-    its own reserved name, its metadata under a temporary name then renamed) and
+    renamed into place), a backup's data (:mod:`diffchunk.files.backups`, at its
+    own reserved name) and
     a diff cache entry (:class:`diffchunk.git.cache.PendingEntry`, which renames it
     while still open and locked, then closes it).
     """

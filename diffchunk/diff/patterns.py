@@ -220,12 +220,21 @@ class PathQuery:
     __slots__ = ("_globs", "_whole", "text")
 
     def __init__(self, query: str, *, name: str = "pattern") -> None:
-        self.text = query.strip()
+        self.text = query.strip() if isinstance(query, str) else query
+        # Each item is a path or glob of at most MAX_PATTERN_LENGTH characters, the list
+        # at most MAX_PATTERNS of them in MAX_PATTERNS_CHARS (split_patterns refuses more).
         self._globs = PathPatterns(query, name=name)
-        self._whole = PathPatterns([self.text], name=name)
+        # The whole query as one listed path (a name holding a comma): only when it is
+        # one path's length, as a listed path is; a longer query is a list of paths.
+        whole = "," in self.text and len(self.text) <= MAX_PATTERN_LENGTH
+        self._whole = PathPatterns([self.text], name=name) if whole else None
 
     def matches(self, path: str) -> bool:
-        return self._globs.matches(path) or self._globs.names(path) or self._whole.names(path)
+        return (
+            self._globs.matches(path)
+            or self._globs.names(path)
+            or (self._whole is not None and self._whole.names(path))
+        )
 
     def matches_everything(self) -> bool:
         """Whether the query is a glob that matches every path (``*``, ``**``, ``**/*``):

@@ -37,13 +37,12 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import paths, settings
 from ..errors import FileToolError
-from ..fdio import BackgroundHash, PendingFile, copy_range, prune_newest_first, write_all
+from ..fdio import BackgroundHash, PendingFile, copy_range, prune_newest_first, replace_file
 from ..limits import SHORT_ID
 
 BACKUP_NAME_PART_BYTES = 120
@@ -383,15 +382,11 @@ def _try_link(link_from: LinkSource, src_fd: int, size: int, data: str) -> bool:
 
 
 def _write_json(target: str, payload: dict[str, object]) -> None:
-    """Write ``target`` whole or not at all, through a temporary file beside it (named
-    ``*.tmp``: :func:`_remove_leftovers` removes one an interrupted run left)."""
-    pending = PendingFile(f"{target}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    try:
-        write_all(pending.fd, json.dumps(payload, indent=1, sort_keys=True).encode("utf-8"))
-    except BaseException:
-        pending.discard()
-        raise
-    pending.commit(target)
+    """Write ``target`` whole or not at all, mode 0600 (:func:`~diffchunk.fdio.replace_file`:
+    its temporary file, ``.<name>.<random>.tmp``, is removed on failure, and
+    :func:`_remove_leftovers` removes one a killed run left)."""
+    data = json.dumps(payload, indent=1, sort_keys=True).encode("utf-8")
+    replace_file(target, data, mode=0o600)
 
 
 def late_side(info: BackupInfo) -> str:
@@ -441,15 +436,21 @@ def _remove_leftovers(realpath: str) -> None:
     """Delete pieces of backups of ``realpath`` that an interrupted run left.
 
     Runs under the file's lock, when no backup of it is being written: a data
-    file without metadata, a temporary link or metadata file, or late bytes
-    whose backup is gone, are garbage.
+    file without metadata, a temporary link or metadata file (``.<name>.<random>.tmp``
+    of :func:`~diffchunk.fdio.replace_file`, or ``<name>.<pid>.<ns>.tmp`` of earlier
+    versions), or late bytes whose backup is gone, are garbage.
     """
     root = backup_root()
     prefix = _prefix(realpath)
     try:
-        names = [name for name in os.listdir(root) if name.startswith(prefix)]
+        listed = os.listdir(root)
     except OSError:
         return
+    for name in listed:
+        if name.startswith("." + prefix) and name.endswith(".tmp"):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(root, name))
+    names = [name for name in listed if name.startswith(prefix)]
     present = set(names)
     for name in names:
         rest = name[len(prefix) :]

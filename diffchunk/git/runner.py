@@ -57,9 +57,10 @@ own that no read path imports; none exists.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -142,6 +143,23 @@ def _git_missing() -> GitError:
 Redirect = int
 
 
+def _file_size_limit(limit: int) -> Callable[[], None]:
+    """What a child runs before git starts: no file it (or a process it starts) writes
+    may pass ``limit`` bytes (``RLIMIT_FSIZE``: a write past it fails and the writer
+    gets SIGXFSZ), and that signal leaves no core file.  Set in the child before
+    git runs, so no process of git's escapes it (a limit set after the start would
+    race with git's own children)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    bound = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    _, core_hard = resource.getrlimit(resource.RLIMIT_CORE)
+
+    def apply() -> None:  # in the child: system calls only
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bound, bound))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, core_hard))
+
+    return apply
+
+
 def _spawn(
     argv: list[str],
     env: dict[str, str],
@@ -150,9 +168,13 @@ def _spawn(
     stdout: Redirect,
     stderr: Redirect,
     bufsize: int = -1,
+    file_size_limit: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start git: the one call in diffchunk that does (argv from :meth:`GitCommand.argv`),
-    in a new session, so that its process group is its own to stop."""
+    in a new session, so that its process group is its own to stop; with
+    ``file_size_limit``, no file git writes may pass that many bytes
+    (:func:`_file_size_limit`)."""
+    limit = None if file_size_limit is None else _file_size_limit(file_size_limit)
     try:
         return subprocess.Popen(
             argv,
@@ -162,6 +184,7 @@ def _spawn(
             env=env,
             bufsize=bufsize,
             start_new_session=True,
+            preexec_fn=limit,  # two setrlimit calls: no lock a thread could hold
         )
     except FileNotFoundError:
         raise _git_missing() from None
@@ -239,11 +262,14 @@ class GitCommand(NamedTuple):
         env_extra: Mapping[str, str] | None = None,
         what: str | None = None,
         time_limit: float = GIT_RUN_TIME_LIMIT,
+        file_size_limit: int | None = None,
     ) -> GitProcess:
         """Start git with its streams where asked; the caller owns the :class:`GitProcess`.
 
         Past ``time_limit`` seconds git is stopped (its owner's wait then raises
-        :class:`~diffchunk.errors.GitTimeout`).  A termination signal while git
+        :class:`~diffchunk.errors.GitTimeout`); with ``file_size_limit``, no file
+        git writes may pass that many bytes (a process of git's writing past it
+        is killed, and git fails).  A termination signal while git
         starts waits until the process object owns git (see
         :class:`~diffchunk.termination.Held`): git is then stopped here, not
         left running unowned.
@@ -253,7 +279,14 @@ class GitCommand(NamedTuple):
         argv = self.argv(args)
         logger.debug("running %s", argv)
         with Held() as held:
-            proc = _spawn(argv, self.env(env_extra), stdin=stdin, stdout=stdout, stderr=stderr)
+            proc = _spawn(
+                argv,
+                self.env(env_extra),
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                file_size_limit=file_size_limit,
+            )
             process = GitProcess(proc, what, time_limit, self.missing_objects)
         if held.signal is not None:
             process.kill()

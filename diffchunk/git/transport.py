@@ -25,24 +25,36 @@ What keeps it apart:
   contract in ``pyproject.toml``): no MCP tool touches the network.
 
 Each git is bounded in time as any other
-(:data:`SYNC_GIT_TIME_LIMIT`).
+(:data:`SYNC_GIT_TIME_LIMIT`).  A fetch is bounded in bytes too
+(:meth:`TransportCommand.fetch`): what the remote sends is always kept as one
+pack (never unpacked into loose objects), and no file the fetch writes may pass
+the bound the caller gives, by the kernel's file size limit set before git
+starts; a fetch stopped by it is refused with that bound, and its partial pack
+removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from ..errors import GitError
 from ..paths import state_dir
-from .process import GitProcess
+from .process import GitProcess, command_failed
 from .runner import GitCommand
 
 SYNC_GIT_TIME_LIMIT = 300.0
 """How long one git of ``diffchunk sync`` may run (a push or fetch over a slow
 network, a credential prompt answered by a person): minutes, not forever."""
+
+# Received objects stay one pack, written by index-pack as they arrive, whose file the
+# size limit bounds (loose objects would be many files, each under it).
+_ONE_PACK = ("-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1")
 
 # The user's GIT_* variables a transport reads, kept as git push would see them.
 _TRANSPORT_ENV = frozenset(
@@ -90,6 +102,39 @@ class TransportCommand(GitCommand):
     def start(self, args: Sequence[str], **kwargs: Any) -> GitProcess:
         kwargs.setdefault("time_limit", SYNC_GIT_TIME_LIMIT)
         return super().start(args, **kwargs)
+
+    def fetch(self, args: Sequence[str], *, max_bytes: int, what: str) -> None:
+        """``git fetch ARGS`` receiving at most ``max_bytes`` of pack; past that it is
+        stopped and refused (:class:`GitError`), and nothing it received is kept."""
+        git = self.with_options(*_ONE_PACK)
+        try:
+            with git.start(["fetch", *args], what=what, file_size_limit=max_bytes) as proc:
+                done = proc.finish(check=False)
+        except BaseException:
+            self._drop_partial_packs(max_bytes)
+            raise
+        if done.returncode == 0:
+            return
+        if self._drop_partial_packs(max_bytes):
+            raise GitError(
+                f"{what} was stopped: the remote sent more than {max_bytes:,} bytes, far "
+                "more than review logs take. Nothing of it was kept or applied.",
+                suggestion="A ref under refs/diffchunk/log/ on the remote holds something "
+                "else: ask whoever can push there to delete it (git push REMOTE --delete "
+                "REF), then sync again.",
+            )
+        raise command_failed(what, done.returncode, done.stderr)
+
+    def _drop_partial_packs(self, max_bytes: int) -> bool:
+        """Remove the packs a failed or stopped fetch left unfinished; whether one had
+        reached ``max_bytes`` (the fetch was stopped by the bound)."""
+        partial = glob.glob(os.path.join(self.cwd, "objects", "pack", "tmp_*"))
+        reached = False
+        for path in partial:
+            with contextlib.suppress(FileNotFoundError):
+                reached = reached or os.path.getsize(path) >= max_bytes
+                os.unlink(path)
+        return reached
 
 
 def sync_git_dir(common_dir: str) -> str:

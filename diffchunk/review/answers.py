@@ -87,9 +87,9 @@ def shortened(text: str) -> tuple[str, list[str]]:
     return text, notes
 
 
-def fit_response(text: str) -> tuple[str, int]:
-    """``text`` up to its last line that fits one response, and how many lines are left out."""
-    limit = RESPONSE_TOKENS * CHARS_PER_TOKEN
+def fit_response(text: str, limit: int = RESPONSE_TOKENS * CHARS_PER_TOKEN) -> tuple[str, int]:
+    """``text`` up to its last line that fits one response (``limit`` characters: less
+    when the answer adds its own words), and how many lines are left out."""
     if len(text) <= limit:
         return text, 0
     cut = text.rfind("\n", 0, limit) + 1 or limit

@@ -14,7 +14,9 @@ from diffchunk.diff.globs import attributes_glob, gitignore_glob
 from diffchunk.diff.patterns import (
     MAX_PATTERN_LENGTH,
     MAX_PATTERNS,
+    MAX_PATTERNS_CHARS,
     PathPatterns,
+    PathQuery,
 )
 from diffchunk.errors import InvalidArgument
 
@@ -172,6 +174,27 @@ def test_too_many_or_too_long_patterns_are_refused_fast() -> None:
         PathPatterns(42)  # type: ignore[arg-type]
     assert time.perf_counter() - start < 1.0
     assert len(PathPatterns(",".join(f"*.e{i}" for i in range(MAX_PATTERNS)))) == MAX_PATTERNS
+
+
+def test_a_query_checks_each_path_against_one_paths_length_and_the_list_by_count() -> None:
+    """A comma-separated list of paths longer than one path may be is taken (it was
+    refused whole against the 1,024 characters meant for one path); one path past them,
+    or more than MAX_PATTERNS paths, is refused saying the bound."""
+    paths = [f"src/module_{i:03d}/implementation.py" for i in range(60)]
+    query = PathQuery(",".join(paths), name="file_path")
+    assert len(query.text) > MAX_PATTERN_LENGTH
+    assert [p for p in [*paths, "src/other.py"] if query.matches(p)] == paths
+    with pytest.raises(InvalidArgument, match="A pattern in file_path is 1025 characters"):
+        PathQuery(f"a.py,{'x' * (MAX_PATTERN_LENGTH + 1)}", name="file_path")
+    too_many = ",".join(f"f{i}.py" for i in range(MAX_PATTERNS + 1))
+    with pytest.raises(
+        InvalidArgument, match=f"holds {MAX_PATTERNS + 1} patterns; the limit is 512"
+    ):
+        PathQuery(too_many, name="file_path")
+    with pytest.raises(InvalidArgument, match=f"the limit is {MAX_PATTERNS_CHARS}"):
+        PathQuery(",".join(["y" * 1000] * 9), name="file_path")
+    # a listed path holding a comma still matches as itself
+    assert PathQuery("docs/a,b.md", name="file_path").matches("docs/a,b.md")
 
 
 def test_hostile_globs_stay_fast() -> None:

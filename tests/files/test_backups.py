@@ -223,15 +223,52 @@ def test_leftovers_of_interrupted_backups_are_cleaned(tmp_path: Path) -> None:
     stem = Path(str(info["path"])).name.rsplit(".", 1)[0]
     orphan = root / f"{stem}.20000101_000000_000000_00"
     orphan.write_text("half written")
-    stray = root / f"{stem}.20000101_000000_000000_01.json.123.456.tmp"
+    stray = root / f"{stem}.20000101_000000_000000_01.json.123.456.tmp"  # earlier versions'
     stray.write_text("{")
+    hidden = root / f".{stem}.20000101_000000_000000_02.json.0a1b2c3d.tmp"  # replace_file's
+    hidden.write_text("{")
     unrelated = root / "other.txt.0123456789ab.20000101_000000_000000_00"
     unrelated.write_text("someone else's")
+    unrelated_temp = root / ".other.txt.0123456789ab.20000101_000000_000000_00.json.0a.tmp"
+    unrelated_temp.write_text("{")
     assert len(list_backups(str(f))) == 1  # incomplete backups are never listed
     _apply(f, "B", "C")
-    assert not orphan.exists() and not stray.exists()
-    assert unrelated.exists()
+    assert not orphan.exists() and not stray.exists() and not hidden.exists()
+    assert unrelated.exists() and unrelated_temp.exists()
     assert len(list_backups(str(f))) == 2
+
+
+def test_backup_metadata_is_written_by_the_one_replace_mechanism(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The metadata that lists a backup is written by fdio.replace_file (mode 0600); when
+    that write fails, the edit is refused, the file unchanged, and no backup listed."""
+    from diffchunk import fdio
+
+    f = tmp_path / "meta.txt"
+    f.write_text("A\n")
+    written: list[tuple[str, int | None]] = []
+
+    def recorded(target: str, data: bytes, *, mode: int | None = None) -> None:
+        written.append((os.path.basename(target), mode))
+        fdio.replace_file(target, data, mode=mode)
+
+    monkeypatch.setattr(backups, "replace_file", recorded)
+    _apply(f, "A", "B")
+    (info,) = list_backups(str(f))
+    assert written == [(os.path.basename(str(info["path"])) + ".json", 0o600)]
+    assert os.stat(str(info["path"]) + ".json").st_mode & 0o777 == 0o600
+
+    def full(target: str, data: bytes, *, mode: int | None = None) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(backups, "replace_file", full)
+    with pytest.raises(FileToolError, match="Cannot write the backup metadata"):
+        edit_content(str(f), [{"search": "B", "replace": "C"}], fuzzy=False, preview=False)
+    assert f.read_text() == "B\n"
+    assert len(list_backups(str(f))) == 1
+    leftovers = sorted(p.name for p in Path(backups.backup_root()).iterdir() if p.is_file())
+    assert len(leftovers) == 2, leftovers  # the first backup and its metadata
 
 
 def test_ids_keep_increasing_when_the_clock_goes_back(tmp_path: Path) -> None:

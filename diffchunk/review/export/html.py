@@ -76,8 +76,8 @@ def write_html(
     colours: int | None = None,
 ) -> None:
     """:func:`render_html`, written to ``out`` as it is made: a file's rows at a time
-    (those of a file with findings are made twice, once to learn which findings sit
-    under a line, which the page says above the rows).  ``colours``: the characters
+    (those of a file with findings on lines are made once and held until the findings
+    they do not place, which the page shows above the rows, are written).  ``colours``: the characters
     to colour (default :data:`~diffchunk.review.export.html_diff.EXPORT_HIGHLIGHT_CHARS`)."""
     export = load_document(document)
     groups = {g.path: g.findings for g in export.by_file()}
@@ -269,10 +269,11 @@ def _file_section(
     )
     placed: set[int] = set()
     usable: list[ExportFinding] = []
+    held: list[str] = []  # the rows, when which findings they take must be known first
     if diff_text and file is not None and not file.binary:
         usable = [f for f in findings if f.on_lines]
-    if usable:  # which findings the rows take, known before the rows are written
-        placed = _diff_rows(diff_text or "", usable, file, _NOWHERE)
+    if usable:
+        placed = _diff_rows(diff_text or "", usable, file, held, colours)
     loose = [f for f in findings if f.id not in placed]
     if loose:
         out.append("<div class=file-note>")
@@ -282,21 +283,14 @@ def _file_section(
         out.append("</div>")
     if diff_text:
         out.append("<table class=diff>")
-        _diff_rows(diff_text, usable, file, out, colours)
+        if usable:
+            out += held
+        else:
+            _diff_rows(diff_text, usable, file, out, colours)
         out.append("</table>")
     elif not findings:
         out.append("<p class=file-note>No diff text for this file in the export.</p>")
     out.append("</div></details>\n")
-
-
-class _Nowhere:
-    """Rows written to nowhere (to learn which findings they place)."""
-
-    def append(self, text: str, /) -> None:
-        pass
-
-
-_NOWHERE = _Nowhere()
 
 
 def _diff_rows(

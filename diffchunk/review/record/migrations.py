@@ -68,6 +68,14 @@ Version 4 (:func:`m004_shared_review`), one review across spellings and people:
   name of this record's log of each repository on its remotes; ``sync_seen``,
   the commit of each other log last applied (a log that did not move is not
   read again).
+
+Version 5 (:func:`m005_refused_logs`):
+
+- ``sync_seen.refused``: why a log was refused at its commit ``commit_id``
+  (NULL: it was applied).  A refused log is remembered as seen too, so it is
+  read again only when it moves: a thousand refused logs do not take every
+  sync's share of logs (:data:`~diffchunk.review.record.sync.SYNC_LOGS_MAX`) from
+  the others; the reason is said again, unread, while it has not moved.
 """
 
 from __future__ import annotations
@@ -263,10 +271,16 @@ def m004_shared_review(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def m005_refused_logs(conn: sqlite3.Connection) -> None:
+    """A log refused by a sync is remembered, with why, until it moves."""
+    conn.execute("ALTER TABLE sync_seen ADD COLUMN refused TEXT")
+
+
 #: Every migration, in the order they run.  Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial,
     m002_incremental_review,
     m003_partial_revisions,
     m004_shared_review,
+    m005_refused_logs,
 )

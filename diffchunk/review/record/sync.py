@@ -8,12 +8,16 @@ repository, :func:`actor`): a commit whose tree holds one file,
 ``ops.jsonl``.  A sync (:func:`sync`):
 
 1. fetches every ``refs/diffchunk/log/*`` of the remote (into diffchunk's own
-   sync repository, :mod:`diffchunk.git.transport`: never the user's);
+   sync repository, :mod:`diffchunk.git.transport`: never the user's), at most
+   :data:`SYNC_FETCH_MAX_BYTES` of pack (past it the fetch is stopped and the sync
+   refused);
 2. reads each other log that moved since it was last applied, bounded and checked
    (:func:`_read_logs`: at most :data:`SYNC_LOGS_MAX` logs and
    :data:`SYNC_READ_MAX_BYTES` a sync, the others left for the next; each log at most
    :data:`~diffchunk.limits.SYNC_LOG_MAX_BYTES`; a log that is not valid is
-   refused whole and named in the answer, the others are applied);
+   refused whole and named in the answer, the others are applied).  A refused
+   log's commit is remembered with why (``sync_seen.refused``): it is read again
+   only when it moves, and said refused again, unread, until then;
 3. applies their new operations (:mod:`.merge`) and writes this record's own
    log, in one write of the record;
 4. commits that log (when it changed) and pushes it to the remote, force
@@ -67,6 +71,12 @@ SYNC_READ_MAX_BYTES = SYNC_LOG_MAX_BYTES
 """Most bytes of logs one sync holds in memory: the largest log read alone, where a
 thousand logs of that size (well compressed in a pack) would be a thousand times it."""
 
+SYNC_FETCH_MAX_BYTES = SYNC_LOG_MAX_BYTES
+"""Most bytes of pack one sync fetches (the file the fetch writes): a sync reads at most
+SYNC_READ_MAX_BYTES of logs, which git compresses several times over in a pack, and
+only what moved is sent; a remote sending more is filled to hurt, and the fetch is
+stopped there (the time limit is the transport's, SYNC_GIT_TIME_LIMIT)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SyncResult:
@@ -105,15 +115,18 @@ def sync(
     git = transport_command(repo.common_dir)
     _fetch(git, fetch_url)
     seen = target.read(lambda conn: _seen(conn, repo.common_dir))
-    logs, refused = _read_logs(git, me, seen)
+    read = _read_logs(git, me, seen)
+    logs = read.logs
     public = repository_name(repo.path)
 
     def work(conn: sqlite3.Connection) -> tuple[merge.Applied, bytes, int]:
         ops = [op for _, _, found in logs for op in found]
         applied = merge.apply(conn, ops, repo.common_dir, repo.path)
         conn.executemany(
-            "INSERT OR REPLACE INTO sync_seen (repository, log, commit_id) VALUES (?, ?, ?)",
-            [(repo.common_dir, name, commit) for name, commit, _ in logs],
+            "INSERT OR REPLACE INTO sync_seen (repository, log, commit_id, refused) "
+            "VALUES (?, ?, ?, ?)",
+            [(repo.common_dir, name, commit, None) for name, commit, _ in logs]
+            + [(repo.common_dir, name, commit, why) for name, commit, why in read.refused_logs],
         )
         oplog.review_ops(conn, repo.common_dir)
         own = list(oplog.ops_of(conn, repo.common_dir, local_only=True))
@@ -122,7 +135,7 @@ def sync(
     applied, data, count = target.write(work)
     _publish(git, push_url, me, data)
     shown = public_url(push_url) or os.path.basename(push_url.rstrip("/")) or name
-    return SyncResult(name, shown, len(logs), applied, count, len(data), tuple(refused))
+    return SyncResult(name, shown, len(logs), applied, count, len(data), tuple(read.refused))
 
 
 def actor(record: RecordStore, common_dir: str) -> str:
@@ -167,62 +180,92 @@ def _absolute(repo: Repo, url: str) -> str:
 
 
 def _fetch(git: TransportCommand, url: str) -> None:
-    git.run(
-        [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--prune",
-            "--end-of-options",
-            url,
-            f"+{LOG_REFS}*:{FETCHED}*",
-        ],
+    git.fetch(
+        ["--quiet", "--no-tags", "--prune", "--end-of-options", url, f"+{LOG_REFS}*:{FETCHED}*"],
+        max_bytes=SYNC_FETCH_MAX_BYTES,
         what="git fetch of the review logs",
     )
 
 
-def _seen(conn: sqlite3.Connection, repository: str) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A log as the last sync that read it left it: its commit, and why it was refused
+    (None: applied)."""
+
+    commit: str
+    refused: str | None
+
+
+def _seen(conn: sqlite3.Connection, repository: str) -> dict[str, _Seen]:
     return {
-        str(r[0]): str(r[1])
+        str(r[0]): _Seen(str(r[1]), None if r[2] is None else str(r[2]))
         for r in conn.execute(
-            "SELECT log, commit_id FROM sync_seen WHERE repository = ?", (repository,)
+            "SELECT log, commit_id, refused FROM sync_seen WHERE repository = ?", (repository,)
         )
     }
 
 
-def _read_logs(
-    git: TransportCommand, me: str, seen: dict[str, str]
-) -> tuple[list[tuple[str, str, list[oplog.Op]]], list[str]]:
-    """The other reviewers' logs fetched that moved since last applied (``seen``), each
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What :func:`_read_logs` found: the logs to apply ``(name, commit, ops)``, the logs
+    refused now ``(name, commit, why)`` (remembered), and every refusal to say."""
+
+    logs: list[tuple[str, str, list[oplog.Op]]]
+    refused_logs: list[tuple[str, str, str]]
+    refused: list[str]
+
+
+def _read_logs(git: TransportCommand, me: str, seen: dict[str, _Seen]) -> _Read:
+    """The other reviewers' logs fetched that moved since last read (``seen``), each
     checked, with their commits; and those refused, with why.  One sync reads at most
     :data:`SYNC_LOGS_MAX` of them and :data:`SYNC_READ_MAX_BYTES` in all, by name; the
-    others are left for the next sync (those read are then seen)."""
+    others are left for the next sync (those read are then seen, refused or not).  A
+    log refused at an earlier sync that has not moved is not read: it is said refused
+    again, in one line for all of them."""
     listed = git.text(["for-each-ref", "--format=%(refname) %(objectname)", FETCHED]).splitlines()
-    moved, misnamed = [], []
+    moved, misnamed, still = [], [], []
     for entry in sorted(listed):
         ref, _, commit = entry.rpartition(" ")
         name = ref[len(FETCHED) :]
+        last = seen.get(name)
         if not _ACTOR.fullmatch(name):
             misnamed.append(name)
-        elif name != me and seen.get(name) != commit:
+        elif name == me:
+            continue
+        elif last is None or last.commit != commit:
             moved.append((ref, name, commit))
-    logs: list[tuple[str, str, list[oplog.Op]]] = []
-    refused = [_misnamed(misnamed)] if misnamed else []
+        elif last.refused is not None:
+            still.append((name, last.refused))
+    found = _Read([], [], [_misnamed(misnamed)] if misnamed else [])
+    if still:
+        found.refused.append(_still_refused(still))
     left = SYNC_READ_MAX_BYTES
     for done, (ref, name, commit) in enumerate(moved):
         if done == SYNC_LOGS_MAX:
-            refused.append(_left_over(len(moved) - done))
+            found.refused.append(_left_over(len(moved) - done))
             break
         try:
             length = _log_size(git, ref, f"{LOG_REFS}{name}")
             if length > left:
-                refused.append(_left_over(len(moved) - done))
+                found.refused.append(_left_over(len(moved) - done))
                 break
             left -= length
-            logs.append((name, commit, _read_log(git, ref, name)))
+            found.logs.append((name, commit, _read_log(git, ref, name)))
         except RecordLogRefused as exc:
-            refused.append(exc.message)
-    return logs, refused
+            found.refused.append(exc.message)
+            found.refused_logs.append((name, commit, exc.message))
+    return found
+
+
+def _still_refused(still: list[tuple[str, str]]) -> str:
+    """One line for the logs refused at an earlier sync that have not moved since."""
+    name, why = still[0]
+    if len(still) == 1:
+        return f"{why} (Refused at an earlier sync: it is read again when it moves.)"
+    return (
+        f"{len(still):,} review logs refused at earlier syncs have not moved and were not "
+        f"read again; each is read again when it moves. The first, {LOG_REFS}{name}: {why}"
+    )
 
 
 def _left_over(count: int) -> str:

@@ -1,12 +1,15 @@
 """Which file of a diff a query names: an exact path, case ignored, a renamed file's
 old path, or a glob matching exactly one file; the error for none or several names
-the closest paths."""
+the closest paths.  A query longer than one path may be
+(:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`) that holds commas names no
+one file: it is a list, each of its paths checked by the caller's
+:class:`~diffchunk.diff.patterns.PathQuery`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...diff.patterns import PathPatterns
+from ...diff.patterns import MAX_PATTERN_LENGTH, PathPatterns
 from ...diff.pipeline import Review
 from ...diff.table import table_of
 from ...errors import FileNotInDiff, InvalidArgument
@@ -76,12 +79,13 @@ def find_file(review: Review, file_path: str) -> str | None:
         old = files.old_path(i)
         if old:
             renamed_from[old] = files.path(i)
-    glob = PathPatterns([query], name="file_path")
+    one = len(query) <= MAX_PATTERN_LENGTH or "," not in query  # else a list of paths
+    glob = PathPatterns([query], name="file_path") if one else None
     for candidates in (
         [p for p in paths if p == query],
         [p for p in paths if p.lower() == query.lower()],
         [renamed_from[query]] if query in renamed_from else [],
-        [p for p in paths if glob.matches(p)],
+        [p for p in paths if glob is not None and glob.matches(p)],
     ):
         if len(candidates) == 1:
             return candidates[0]

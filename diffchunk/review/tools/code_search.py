@@ -352,14 +352,16 @@ def _run(
 def _merged(
     stored: list[TreeFile], local: list[str], tree: SearchTree
 ) -> Iterator[tuple[str, bytes]]:
-    """The object store's files and the work tree's, in path order (as git grep lists)."""
-    pending = list(local)
+    """The object store's files and the work tree's, in path order (as git grep lists):
+    a work-tree path comes before the first stored path greater than it.  One pass
+    over each list (``local`` sorted), whatever their lengths."""
+    at = 0
     for file, data in read_tree_blobs(tree.repo, stored):
-        while pending and pending[0] < file.path:
-            path = pending.pop(0)
-            yield path, tree.local_content(path)
+        while at < len(local) and local[at] < file.path:
+            yield local[at], tree.local_content(local[at])
+            at += 1
         yield file.path, data
-    for path in pending:
+    for path in local[at:]:
         yield path, tree.local_content(path)
 
 

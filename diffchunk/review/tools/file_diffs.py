@@ -17,6 +17,7 @@ filled by :func:`~diffchunk.review.paging.fill_page` like ``list_chunks``'s.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +46,17 @@ LISTED_CHARS = 4_000
 """Characters of paths the end of a several-file get_file_diff names for the
 excluded files it skips: a glob over a diff of thousands of files must not name
 them all (2,000 of them answered 254,410 characters); the rest are counted.  The
-files it leaves out are named in a ``file_path`` that reads them next, as long
-as a query may be (:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`)."""
+files it leaves out are named in a ``file_path`` that reads them next, within one
+path's length (:data:`~diffchunk.diff.patterns.MAX_PATTERN_LENGTH`): the answer's
+room is for the diffs."""
+
+CHUNKS_NAMED = 20
+"""Chunks the note of a cut file's diff names one by one: more (a file split into
+thousands) are named as the span they run over, or the first of them and a count."""
+
+NOTE_SLACK_CHARS = 64
+"""Characters a cut file's text gives up beyond its note's length when the two do not
+fit one answer: the note's counts of lines change by a few digits with the cut."""
 
 TAIL_CHARS = LISTED_CHARS + MAX_PATTERN_LENGTH + 1_000
 """Characters of a several-file answer kept for its end: the two lists and their
@@ -346,7 +356,9 @@ def _several_files(
         if left:
             left.append(path)
             continue
-        text = _one_file(absolute_file_path, path, fmt, context, store, head=False)
+        text = _one_file(
+            absolute_file_path, path, fmt, context, store, head=False, room=PAGE_CHARS - TAIL_CHARS
+        )
         if shown and used + len(text) > PAGE_CHARS - TAIL_CHARS:
             left.append(path)
             continue
@@ -399,8 +411,10 @@ def _one_file(
     context: str,
     store: SessionStore | None,
     head: bool,
+    room: int = PAGE_CHARS,
 ) -> str:
-    """One file's diff text (see :func:`get_file_diff`); ``head``: with the lean head line."""
+    """One file's diff text (see :func:`get_file_diff`) in at most ``room`` characters;
+    ``head``: with the lean head line."""
     loaded = session(absolute_file_path, store)
     result = get_file_diff_bytes(absolute_file_path, path, store=store)
     notes = []
@@ -423,22 +437,56 @@ def _one_file(
         whole = view.text
     else:
         whole = format_chunk(result.data, fmt)
-    text, left_out = fit_response(whole)
     if result.excluded is not None:
         ex = result.excluded
         why = ex.reason.value + (f": {ex.detail}" if ex.detail else "")
         notes.append(f"{result.path} is excluded from the chunks ({why})")
+    # The head line says where a cut falls, and the cut leaves room for the head line:
+    # cut again, shorter, until both fit one answer (its counts change by a few digits).
+    cut = room
+    while True:
+        text, left_out = fit_response(whole, cut)
+        top = _top(loaded, result, notes, text, left_out, whole, fmt, head)
+        if top is None:
+            return text
+        if len(top) + 2 + len(text) <= room or cut <= NOTE_SLACK_CHARS:
+            return f"{top}\n\n{text}"
+        cut = max(NOTE_SLACK_CHARS, min(cut, room - len(top) - 2) - NOTE_SLACK_CHARS)
+
+
+def _top(
+    loaded: Session,
+    result: FileDiffText,
+    notes: list[str],
+    text: str,
+    left_out: int,
+    whole: str,
+    fmt: str,
+    head: bool,
+) -> str | None:
+    """The line above a file's diff text: its notes, and how to read on when the text
+    is cut; else the lean head line (``head``); else none."""
     if left_out:
-        notes.append(_read_on(loaded, result, text, left_out, whole, fmt))
-        top = f"=== {'; '.join(notes)} ==="
-    elif notes:
-        top = f"=== {'; '.join(notes)}; its full diff follows ==="
-    elif fmt == "lean" and head:
+        return (
+            f"=== {'; '.join([*notes, _read_on(loaded, result, text, left_out, whole, fmt)])} ==="
+        )
+    if notes:
+        return f"=== {'; '.join(notes)}; its full diff follows ==="
+    if fmt == "lean" and head:
         tokens, raw_tokens = len(text) // CHARS_PER_TOKEN, len(result.data) // CHARS_PER_TOKEN
-        top = f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
-    else:
-        return text
-    return f"{top}\n\n{text}"
+        return f"=== {result.path} | lean | ~{tokens:,} tokens (raw ~{raw_tokens:,}) ==="
+    return None
+
+
+def _chunk_numbers(numbers: Sequence[int]) -> str:
+    """The chunks a file's note names: all of them when few, else the span they run
+    over (a file in 2,000 chunks named each in 11,000 characters), or the first few."""
+    if len(numbers) <= CHUNKS_NAMED:
+        return ", ".join(map(str, numbers))
+    if numbers[-1] - numbers[0] == len(numbers) - 1:
+        return f"{numbers[0]} to {numbers[-1]}"
+    named = ", ".join(map(str, numbers[:CHUNKS_NAMED]))
+    return f"{named} and {len(numbers) - CHUNKS_NAMED:,} more: find_chunks_for_files lists them"
 
 
 def _read_on(
@@ -454,7 +502,7 @@ def _read_on(
     review = loaded.review
     tokens = len(whole) // CHARS_PER_TOKEN
     shown = text.count("\n")
-    numbers = ", ".join(map(str, review.file_to_chunks.get(result.path, ())))
+    numbers = _chunk_numbers(review.file_to_chunks.get(result.path, ()))
     more = f"get_chunk serves it whole in parts (chunks {numbers})" if numbers else ""
     # The diff file's own lines: not those of a view with its context reduced,
     # nor of a widened diff or another format.

@@ -12,7 +12,7 @@ import pytest
 from diffchunk.review.export import render
 from diffchunk.review.export.highlight import lexer_class_for, lexer_for
 from diffchunk.review.export.html import CSP, render_html
-from diffchunk.review.export.html_diff import DiffRows
+from diffchunk.review.export.html_diff import DiffRows, Rows
 from tests.support import chromium
 from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review, uncoloured
 
@@ -192,6 +192,37 @@ def test_the_lexer_of_a_name_is_the_one_pygments_chooses() -> None:
     for name in ("README", "x.d.ts", "foo.PY", "Makefile.am", "a.b.py", "noext"):
         found, cls = lexer_for(name), lexer_class_for(name)
         assert (type(found) if found is not None else None) is cls, name
+
+
+def test_a_file_with_a_finding_has_its_rows_made_once_and_shown_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file of 5,000 added lines with one finding on line 2,500: one walk of its rows
+    (two were made, the first to learn which findings its rows take), each line in one
+    row, the finding under its line."""
+    lines = 5000
+    body = "".join(f"+line {n} of the file\n" for n in range(1, lines + 1))
+    diff = (
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n{body}"
+    ).encode()
+    review = DocumentBuilder(diff)
+    review.finding("big.txt", "major", "the middle line", line=2500)
+    walks = []
+    made = DiffRows.render
+
+    def counted(self: DiffRows, text: str, out: Rows) -> None:
+        walks.append(len(text))
+        made(self, text, out)
+
+    monkeypatch.setattr(DiffRows, "render", counted)
+    page = render_html(review.document("all"), review.diffs(), colours=0)
+    assert len(walks) == 1, walks
+    shown = re.findall(r"<tr class=a><td><td>(\d+)<td>\+line (\d+) of the file", page)
+    assert [int(n) for n, _ in shown] == list(range(1, lines + 1))
+    assert all(n == m for n, m in shown)
+    assert [(f, end) for f, _, end, _ in _finding_rows(page)] == [(1, 2500)]
+    assert "Findings not on a line" not in page
 
 
 def test_control_characters_are_shown_not_dropped() -> None:

@@ -112,6 +112,7 @@ FIXTURES: dict[
                 (),
             ),
             ("UPDATE findings SET author = 'Ada' WHERE message = 'kept'", ()),
+            ("INSERT INTO sync_seen VALUES ('/r/.git', ?, ?)", ("a" * 32, "c" * 40)),
         ],
         [
             ("SELECT author FROM marks", [("",)]),  # written before authors were recorded
@@ -121,6 +122,17 @@ FIXTURES: dict[
                 [("Ada", "not a bug: the caller checks")],
             ),
             ("SELECT count(*) FROM review_keys", [(0,)]),  # a diff file's review has none
+            # a log applied before refusals were remembered stays applied (m005)
+            ("SELECT commit_id, refused FROM sync_seen WHERE log LIKE 'a%'", [("c" * 40, None)]),
+        ],
+    ),
+    "m005_refused_logs": (
+        [("INSERT INTO sync_seen VALUES ('/r/.git', ?, ?, 'not JSON')", ("b" * 32, "d" * 40))],
+        [
+            (
+                "SELECT log, refused FROM sync_seen WHERE refused IS NOT NULL",
+                [("b" * 32, "not JSON")],
+            )
         ],
     ),
 }

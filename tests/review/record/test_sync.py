@@ -302,7 +302,7 @@ def _plant(team: dict[str, Path], name: str, content: bytes) -> None:
         .strip()
     )
     commit = git(ada, "commit-tree", tree, "-m", "x")
-    git(ada, "push", "-q", str(team["remote"]), f"{commit}:refs/diffchunk/log/{name}")
+    git(ada, "push", "-q", str(team["remote"]), f"+{commit}:refs/diffchunk/log/{name}")
 
 
 HEADER = b'{"format":"diffchunk-record","repository":"x","version":1}\n'
@@ -457,6 +457,33 @@ def test_logs_beyond_one_syncs_share_are_read_by_the_next_sync(
         assert sync(str(team["ada"])).logs == 0
 
 
+def test_a_refused_log_is_read_again_only_when_it_moves(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused logs that do not move leave each sync's share of logs to the others: two
+    invalid logs filling a share of two kept the valid one after them out for good."""
+    from diffchunk.review.record import sync as sync_module
+
+    for k in (1, 2):
+        _plant(team, f"{k:x}" * 32, b"not json at all\n")
+    _plant(team, "3" * 32, _review_log(3))
+    monkeypatch.setattr(sync_module, "SYNC_LOGS_MAX", 2)
+    with reviewer("ada", tmp_path):
+        first = sync(str(team["ada"]))
+        assert first.logs == 0 and len(first.refused) == 3, first.refused
+        assert "1 more review logs were left for the next sync" in first.refused[2]
+        second = sync(str(team["ada"]))
+        assert (second.logs, second.applied.new) == (1, 1), second
+        assert len(second.refused) == 1, second.refused
+        assert second.refused[0].startswith("2 review logs refused at earlier syncs"), second
+        assert "line 1 is not JSON" in second.refused[0]
+        _plant(team, "1" * 32, _review_log(1))  # the refused log moves: it is read again
+        third = sync(str(team["ada"]))
+        assert (third.logs, third.applied.new) == (1, 1), third
+        assert len(third.refused) == 1 and "refs/diffchunk/log/" + "2" * 32 in third.refused[0]
+        assert "Refused at an earlier sync" in third.refused[0]
+
+
 def test_many_badly_named_logs_are_refused_in_one_line_without_a_git_each(
     team: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -467,6 +494,29 @@ def test_many_badly_named_logs_are_refused_in_one_line_without_a_git_each(
         result = sync(str(team["ada"]))
     assert result.logs == 1 and len(result.refused) == 1, result.refused
     assert "(and 2 more) was refused: its name is not one" in result.refused[0]
+
+
+def test_a_remote_sending_more_than_the_fetch_bound_is_stopped_and_nothing_kept(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log of 3 MiB that does not compress, under a bound of 1 MiB: the fetch is stopped
+    at the bound (the kernel's file size limit on git's pack), refused in words, and
+    leaves nothing in the sync repository; once the ref is gone, sync works."""
+    from diffchunk.git.transport import sync_git_dir
+    from diffchunk.review.record import sync as sync_module
+
+    bound = 1 << 20
+    _plant(team, "e" * 32, os.urandom(3 * bound))
+    monkeypatch.setattr(sync_module, "SYNC_FETCH_MAX_BYTES", bound)
+    with reviewer("ada", tmp_path):
+        with pytest.raises(GitError, match="the remote sent more than 1,048,576 bytes") as info:
+            sync(str(team["ada"]))
+        assert "git push REMOTE --delete REF" in str(info.value)
+        packs = Path(sync_git_dir(discover(str(team["ada"])).common_dir)) / "objects" / "pack"
+        kept = {p.name: p.stat().st_size for p in packs.iterdir()} if packs.exists() else {}
+        assert sum(kept.values()) < bound and not any(n.startswith("tmp") for n in kept), kept
+        git(team["remote"], "update-ref", "-d", "refs/diffchunk/log/" + "e" * 32)
+        assert sync(str(team["ada"])).refused == ()
 
 
 def test_sync_runs_no_program_the_repositorys_config_or_hooks_name(
