@@ -8,11 +8,13 @@ STAMP  := $(VENV)/.installed
 
 # The packages are installed by uv, in the virtualenv beside pip: the same packages
 # and versions as `pip install -e ".[dev]"`, in 4 s of CPU where pip took 18 (most of a
-# fresh clone's install).  Where uv cannot be had, pip installs them.
+# fresh clone's install).  Named `python3`, as pip names it, the interpreter is what
+# the installed scripts start (a process the tests see is `python3`).  Where uv cannot
+# be had, pip installs them.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip uv || $(BIN)/pip install --quiet --upgrade pip
-	if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev]"; \
+	if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]"; \
 	else $(BIN)/pip install --quiet -e ".[dev]"; fi
 	touch $(STAMP)
 
