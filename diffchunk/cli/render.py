@@ -315,6 +315,8 @@ def render_code_hits(found: CodeSearch) -> str:
     if found.other_files is not None:
         hits, files = found.other_files
         summary += f"; {hits} more in {len(files)} file(s) of other languages"
+    if found.prose:
+        summary += f"; {found.prose} more in comments and strings"
     lines.append(summary)
     lines.extend(f"note: {cli_terms(note)}" for note in found.notes)
     return "\n".join(lines) + "\n"

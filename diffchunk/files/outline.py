@@ -145,6 +145,7 @@ __all__ = [
     "outline_skip_reason",
     "qualified_name",
     "qualified_parts",
+    "syntax_tree",
 ]
 
 logger = logging.getLogger(__name__)
@@ -301,6 +302,20 @@ def _parse(lang_obj: Any, text: bytes, deadline: float) -> Any | None:
         return parser.parse(read, progress_callback=progress)
     except ValueError:  # "Parsing failed": the progress callback stopped it
         return None
+
+
+def syntax_tree(source: bytes, language: str, deadline: float) -> Any | None:
+    """The tree-sitter tree of ``source`` written in ``language``, its byte offsets
+    those of ``source``; None without a grammar, for a source over
+    :data:`SKELETON_MIN_BYTES` (it would be parsed whole), for Python indented too deep
+    for the grammar (see the module doc: blanking those lines would move the offsets),
+    or when the parse runs past ``deadline``."""
+    lang_obj = load_language(language)
+    if lang_obj is None or len(source) > SKELETON_MIN_BYTES:
+        return None
+    if language == "python" and _DEEP_INDENT.search(source):
+        return None
+    return _parse(lang_obj, source, deadline)
 
 
 def _matches(

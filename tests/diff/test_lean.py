@@ -158,7 +158,9 @@ def test_a_changed_word_is_one_pair_line(repo: Path) -> None:
     view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
     assert "~    return compute(a, [-timeout-]{+deadline+}=5)" in view.text
     assert "## m.py (+1 -1)" in view.text
-    assert "@@ 12 " in view.text  # the changed line is line 12 of the new file
+    # The changed line is line 12 of the new file; git's section, a line that defines
+    # nothing in a Python file, is not repeated.
+    assert "\n@@ 12\n" in view.text
     assert "line 3 of the file" not in view.text  # context lines are left out
 
 
@@ -193,10 +195,28 @@ def test_kept_context_shows_the_unchanged_lines_and_expands_back(repo: Path) -> 
     raw = _diff(repo, {"m.py": before}, {"m.py": after})
     view = render_lean(raw, keep_context=True)
     assert expand(view.text, view.originals) == raw
-    assert "@@ 9 " in view.text  # the first shown line: three before the change
+    assert "\n@@ 9\n" in view.text  # the first shown line: three before the change
     assert " line 7 of the file, with some words in it" in view.text.split("\n")
     assert " tail 2 of the file, with some words in it" in view.text.split("\n")
     assert "⋯" not in view.text
+
+
+def test_a_hunk_names_the_section_git_names_for_its_language(repo: Path) -> None:
+    """Python and Markdown: a definition or a heading, as git's diff drivers for them
+    would (not the last line starting with a letter: a statement, a sentence); other
+    files: git's section as it is."""
+    lines = "".join(f"    v{i} = {i}\n" for i in range(8))
+    before = {
+        "a.py": "def run(a):\n" + lines + "    end = 0\n",
+        "b.py": "import os\n" + lines.replace("    ", "") + "end = 0\n",
+        "c.md": "# Title\n" + "".join(f"Some prose {i}.\n" for i in range(8)) + "end\n",
+        "d.yml": "jobs:\n" + lines.replace(" = ", ": ") + "  end: 0\n",
+    }
+    after = {path: text.replace("end = 0", "end = 1").replace("end: 0", "end: 1")
+             .replace("end\n", "the end\n") for path, text in before.items()}  # fmt: skip
+    view = check_view(_diff(repo, before, after))
+    heads = [line for line in view.text.split("\n") if line.startswith("@@ ")]
+    assert heads == ["@@ 10 def run(a):", "@@ 10", "@@ 10", "@@ 10 jobs:"], view.text
 
 
 def test_a_deleted_file_is_its_head_line_alone(repo: Path) -> None:

@@ -131,8 +131,9 @@ def _file(
             lead = parts[0] if parts and isinstance(parts[0], list) else []
             if lead:
                 parts = parts[1:]
-            _hunk_head(out, hunk, lead, hunk.section == previous, show_lead=keep_context)
-            previous = hunk.section
+            section = section_text(hunk.section, fd.path)
+            _hunk_head(out, hunk, lead, section, section == previous, show_lead=keep_context)
+            previous = section
             for line in lead if keep_context else ():
                 write_line(out, line)
         for k, part in enumerate(parts):
@@ -150,7 +151,13 @@ def _file(
 
 
 def _hunk_head(
-    out: ViewWriter, hunk: HunkItem, lead: list[Line], ditto: bool, *, show_lead: bool = False
+    out: ViewWriter,
+    hunk: HunkItem,
+    lead: list[Line],
+    section: str,
+    ditto: bool,
+    *,
+    show_lead: bool = False,
 ) -> None:
     """``@@ N section``: N is the new-side number of the hunk's first change (of its
     first line when the unchanged lines before it are shown); a section that is the
@@ -161,7 +168,7 @@ def _hunk_head(
     )
     if show_lead and lead:
         start = lead[0].new
-    section = mk.DITTO if ditto and hunk.section else section_text(hunk.section)
+    section = mk.DITTO if ditto and section else section
     text = mk.HUNK + str(start) + (f" {section}" if section else "")
     context = b"" if show_lead else b"".join(ln.raw for ln in lead)
     out.fold(text, hunk.header, mk.HEADERS, context=context)
@@ -210,7 +217,7 @@ def _plain_file(out: ViewWriter, item: PlainFile) -> None:
     fd = item.fd
     out.fold(mk.FILE + file_head(fd, fd.added, fd.removed, "merge"), item.header, mk.HEADERS)
     for header, section, start, lines in item.hunks:
-        section = section_text(section)
+        section = section_text(section, fd.path)
         out.fold(mk.HUNK + str(start) + (f" {section}" if section else ""), header, mk.HEADERS)
         for line in lines:
             write_line(out, line)

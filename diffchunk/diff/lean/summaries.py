@@ -219,8 +219,23 @@ def file_head(fd: FileDiff, added: int, removed: int, extra: str = "") -> str:
     return f"{name} ({', '.join(notes)})" if notes else name
 
 
-def section_text(section: str) -> str:
-    """A hunk's function context, cut to :data:`MAX_SECTION_CHARS` characters."""
+# git's own diff drivers' function context for these files (userdiff.c, ``diff=python``
+# and ``diff=markdown``): a definition, a heading.  Without the attribute git names the
+# last line that starts with a letter (an import, a sentence), which locates nothing.
+_PYTHON = (".py", ".pyi", ".pyx")
+_PYTHON_SECTION = re.compile(r"^[ \t]*(?:class|(?:async[ \t]+)?def)[ \t]")
+_MARKDOWN_SECTION = re.compile(r"^ {0,3}#{1,6}[ \t]")
+
+
+def section_text(section: str, path: str = "") -> str:
+    """A hunk's function context, cut to :data:`MAX_SECTION_CHARS` characters; for a
+    Python or Markdown file (by ``path``), only what git's diff driver of that language
+    would name (a definition, a heading), else nothing."""
+    lowered = path.lower()
+    if lowered.endswith(_PYTHON) and not _PYTHON_SECTION.match(section):
+        return ""
+    if lowered.endswith(_MARKDOWN) and not _MARKDOWN_SECTION.match(section):
+        return ""
     section = section.strip()
     if len(section) > MAX_SECTION_CHARS:
         return section[: MAX_SECTION_CHARS - 1] + "…"

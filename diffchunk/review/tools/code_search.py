@@ -34,12 +34,14 @@ more than one search.
 ``find_references`` is ``search_code`` for the whole word ``symbol`` (its
 last dotted part; ``\\b`` as ``git grep -w`` sees words), each hit with the
 innermost definition it sits in (``in``, from the file's outline at that side),
-the lines where a definition of that name starts left out, and the hits in
+the lines where a definition of that name starts left out, the hits in
 files of another language than the definitions' counted apart (``other_files``:
-a word in the docs is no caller).  Textual plus syntax-aware: no type
-checker, so a same-named attribute of another class, a string or a comment
-are hits too.  :func:`find_references_each` looks up several names in one
-call (``"a, b"``), each paged alike.
+a word in the docs is no caller), and so are the lines where the name sits only
+in comments and strings (``comments_and_strings``, told by the file's syntax
+tree; ``search_code`` finds them).  Textual plus syntax-aware: no type
+checker, so a same-named attribute of another class is a hit too.
+:func:`find_references_each` looks up several names in one call
+(``"a, b"``), each paged alike.
 
 The MCP tools answer in the compact text of :mod:`.hits_text`; the typed
 result (:meth:`CodeSearch.to_dict`, the command line's ``--json``) keeps every
@@ -139,6 +141,7 @@ class CodeSearch:
     next_offset: int | None = None
     notes: tuple[str, ...] = ()
     other_files: tuple[int, tuple[str, ...]] | None = None  # references: (hits, files)
+    prose: int | None = None  # references: lines holding the name only in comments, strings
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -160,6 +163,8 @@ class CodeSearch:
                 "files": len(files),
                 "listed": list(files[:OTHER_FILES_LISTED]),
             }
+        if self.prose is not None:
+            result["comments_and_strings"] = self.prose
         return result
 
 
@@ -173,6 +178,7 @@ class _Found:
     files_searched: int = 0
     notes: list[str] = field(default_factory=list)
     other_files: tuple[int, tuple[str, ...]] | None = None
+    prose: int | None = None
 
 
 def _compiled(pattern: str, regex: bool, case_sensitive: bool) -> Pattern:
@@ -395,6 +401,7 @@ def _page(
         following if following < min(found.total, len(found.hits)) else None,
         tuple(found.notes),
         found.other_files,
+        found.prose,
     )
 
 
@@ -523,13 +530,17 @@ def _references(loaded: Session, side: str, name: str, deadline: float) -> _Foun
     found = _run(loaded, side, compiled, None, (name, True), deadline)
     from .references import place_hits, split_languages
 
-    placed, left_out, defining = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES)
-    found.hits, other = split_languages(placed, defining)
-    found.total -= left_out + len(other)
+    placed = place_hits(_tree(loaded, side), found.hits, name, OUTLINE_FILES, deadline)
+    same, other = split_languages(placed.hits, placed.defining)
+    found.hits = [h for h in same if (h.path, h.line) not in placed.prose]
+    prose = len(same) - len(found.hits)
+    found.total -= placed.definitions + len(other) + prose
+    found.prose = prose
     if other:
         found.other_files = (len(other), tuple(dict.fromkeys(h.path for h in other)))
     if found.total == len(found.hits):
         found.files_matched = len({hit.path for hit in found.hits})
     else:
-        found.files_matched -= len({hit.path for hit in other} - {h.path for h in found.hits})
+        dropped = {h.path for h in other} | {path for path, _ in placed.prose}
+        found.files_matched -= len(dropped - {h.path for h in found.hits})
     return found

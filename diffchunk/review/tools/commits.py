@@ -25,11 +25,15 @@ files, with their total; ``include_body``: each commit's whole message
 cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list is read once per session and query.
 
 Over MCP, the messages (``include_body``) come as the compact text of
-:func:`render_messages`, about ``git log --format='%h %s%n%b'``'s size: a head
-line, then per commit its short id, subject and author, and the message's lines
-after the subject indented (a message that only repeats its subject adds
-nothing).  Dates and files stay in the listing without bodies and in the typed
-result (:meth:`CommitListing.to_dict`, the command line's ``--json``).
+:func:`render_messages`, about the size of ``git log --format='%h %s%n%b'``
+(its ids are :data:`~diffchunk.limits.SHORT_ID` digits, git's as few as it can): a
+head line (its commit ids short), then per commit its short id and subject,
+and the message's lines after the subject indented (a message that only
+repeats its subject adds nothing).  Authors, dates and files stay in the
+listing without bodies and in the typed result (:meth:`CommitListing.to_dict`,
+the command line's ``--json``): a reviewer reading why the code changed reads
+the messages, and one author's name on every commit of a release doubled the
+answer's framing.
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ logger = logging.getLogger(__name__)
 
 _AUTHOR = re.compile(rb"^(?:Author|From): *([^\n<]*?) *(?:<[^\n>]*>)?[ \t]*\r?$", re.MULTILINE)
 _BLANK = re.compile(rb"\n\r?\n")  # the end of a commit's header (a mail's lines may end in CRLF)
+_FULL_IDS = re.compile(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b")  # SHA-1 or SHA-256 commit ids
 _DATE = re.compile(rb"^(?:Date|AuthorDate): *([^\n]*?)[ \t]*\r?$", re.MULTILINE)
 
 
@@ -420,13 +425,12 @@ def render_messages(listing: CommitListing, offset: int = 0) -> str:
         head += f"; {offset + 1}-{offset + len(listing.commits)} shown"
     if listing.next_offset is not None:
         head += f", next offset={listing.next_offset}"
-    lines = [head]
+    lines = [_FULL_IDS.sub(lambda m: m.group(0)[:SHORT_ID], head)]
     if listing.note is not None:
         lines.append(f"note: {listing.note}")
     if listing.since_review is not None and listing.since_review.full_file_path:
         lines.append(f"full diff: {listing.since_review.full_file_path}")
     for entry in listing.commits:
-        by = f" ({entry.author})" if entry.author else ""
-        lines.append(f"{(entry.id or '-')[:SHORT_ID]} {entry.subject}{by}")
+        lines.append(f"{(entry.id or '-')[:SHORT_ID]} {entry.subject}")
         lines += [f"  {line}" if line.strip() else "" for line in message_rest(entry)]
     return "\n".join(lines) + "\n"

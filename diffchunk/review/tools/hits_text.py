@@ -7,7 +7,8 @@ written for a reader who pays for each character:
 - one head line per search: what was looked for, how many lines (or
   references) in how many files at which side and revision (said once, first,
   for several names), the lines shown and the ``offset`` of the next page; a
-  reference search adds the hits it counted in files of another language;
+  reference search adds the hits it counted in files of another language and
+  the lines where the name sits only in comments and strings;
 - the hits grouped by file, the path once, then one line per hit:
   ``LINE: text`` (``search_code``), ``LINE DEFINITION: text``
   (``find_references``: the definition the line sits in, ``〃`` when it is the
@@ -44,6 +45,8 @@ def _head(what: str, page: CodeSearch, offset: int, where: bool) -> str:
     if page.other_files is not None:
         hits, files = page.other_files
         head += f"; {hits} more in {len(files)} file(s) of other languages"
+    if page.prose:
+        head += f"; {page.prose} more in comments and strings"
     return head
 
 

@@ -12,16 +12,22 @@ cut, gives hits without ``in`` too.
 A reference is code: when the name is defined somewhere (a definition left
 out), only the hits in files of the definitions' languages are kept; the
 others (a word in the docs, a key of a workflow) are counted apart
-(:func:`split_languages`), and ``search_code`` finds them.
+(:func:`split_languages`), and ``search_code`` finds them.  So are the lines
+of those files where every occurrence of the name sits in a comment or a
+string's text (a docstring's ``:meth:`invoke```, ``menu = "main"``), told by
+the file's syntax tree (:mod:`diffchunk.files.prose`: a file type without a
+grammar, or one past its bounds, keeps them); they are parsed within the
+search's deadline, and past it the rest keep theirs too.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ...files.languages import language_for_path
 from ...files.outline_item import OutlineItem, qualified_parts
+from ...files.prose import prose_lines
 from ...git.trees import read_tree_blobs
 from ...limits import LANGUAGE_SNIFF_BYTES
 from .search_tree import CodeHit, SearchTree
@@ -73,17 +79,34 @@ def _is_definition(around: list[OutlineItem], line: int, text: str | None, name:
 _DEFINING = ("def ", "async def ", "class ", "function ", "fn ", "func ", "pub fn ", "struct ")
 
 
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """What :func:`place_hits` makes of a search's hits."""
+
+    hits: list[CodeHit]  # each with the definition it sits in, the definitions left out
+    definitions: int  # hits left out: lines where a definition of the name starts
+    defining: set[str]  # the paths of those definitions
+    prose: set[tuple[str, int]]  # (path, line) of hits only in comments and strings
+
+
 def place_hits(
-    tree: SearchTree, hits: list[CodeHit], name: str, max_files: int
-) -> tuple[list[CodeHit], int, set[str]]:
+    tree: SearchTree, hits: list[CodeHit], name: str, max_files: int, deadline: float
+) -> Placed:
     """The hits with the definition each sits in, the definitions of ``name`` left
-    out; how many were left out; and the paths of those definitions."""
-    paths = list(dict.fromkeys(h.path for h in hits))[:max_files]
-    contents = _contents(tree, paths)
+    out, and which hits hold the name only in comments and strings (files parsed
+    until ``deadline``)."""
+    lines: dict[str, list[int]] = {}
+    for hit in hits:
+        lines.setdefault(hit.path, []).append(hit.line)
+    contents = _contents(tree, list(lines)[:max_files])
     outlines: dict[str, list[OutlineItem] | None] = {}
+    prose: set[tuple[str, int]] = set()
     for path, (key, data) in contents.items():
-        known = language_for_path(path, data[:LANGUAGE_SNIFF_BYTES]) is not None
-        outlines[path] = _outline(key, data, path) if known else None
+        language = language_for_path(path, data[:LANGUAGE_SNIFF_BYTES])
+        outlines[path] = None if language is None else _outline(key, data, path)
+        if language is not None:
+            found = prose_lines(key, data, language, name, lines[path], deadline)
+            prose.update((path, n) for n in found)
     kept: list[CodeHit] = []
     defining: set[str] = set()
     for hit in hits:
@@ -97,7 +120,7 @@ def place_hits(
             continue
         where = listed_name(qualified_parts(around)) if around else "(module level)"
         kept.append(replace(hit, definition=where))
-    return kept, len(hits) - len(kept), defining
+    return Placed(kept, len(hits) - len(kept), defining, prose)
 
 
 def split_languages(hits: list[CodeHit], defining: set[str]) -> tuple[list[CodeHit], list[CodeHit]]:

@@ -6,7 +6,10 @@ or the work tree's file checked against the diff), its outline from the
 file tools; each run of changed lines is widened to the innermost function,
 method or class that holds its first and its last line, when that
 definition has at most :data:`MAX_SYMBOL_LINES` lines (a change in a huge
-class's body keeps its hunk as it is).  Hunks are rewritten by
+function keeps its hunk as it is).  Of a class, only its own lines around the
+change are shown, between the nested definitions before and after it (a
+changed class line or docstring shows the class's head, not every method: the
+changed methods are widened on their own).  Hunks are rewritten by
 :func:`diffchunk.diff.widen.widen_hunks`: a valid patch still.  Where the
 hunks cannot be widened (a deleted, binary or renamed-only file, several
 sections of one path, a file type without outline), the file's diff is
@@ -22,6 +25,7 @@ from ...diff.table import table_of
 from ...diff.widen import changed_new_lines, split_lines, widen_hunks
 from ...errors import DiffchunkError
 from ...files.outline import OutlineItem, enclosing_path, outline_for_file
+from ...files.outline_item import CLASS_LIKE_TYPES
 from ..sessions.store import Session, SessionStore
 from .file_versions import open_file_version
 
@@ -32,11 +36,19 @@ MAX_SYMBOL_LINES = 400
 
 
 def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:
-    """The lines of the innermost definition holding ``line`` (None: none, or too long)."""
+    """The lines of the innermost definition holding ``line``, a class's own lines only
+    (None: none, or too long)."""
     path = enclosing_path(outline, line)
-    if not path or path[-1].end_line - path[-1].line_number + 1 > MAX_SYMBOL_LINES:
+    if not path:
         return None
-    return path[-1].line_number, path[-1].end_line
+    item = path[-1]
+    first, last = item.line_number, item.end_line
+    if item.type in CLASS_LIKE_TYPES:  # its lines between the nested definitions around
+        first = max([first - 1, *(c.end_line for c in item.children if c.end_line < line)]) + 1
+        last = min([last + 1, *(c.line_number for c in item.children if c.line_number > line)]) - 1
+    if last - first + 1 > MAX_SYMBOL_LINES:
+        return None
+    return first, last
 
 
 def _wanted(

@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import commit, git, git_bytes, init_repo, run_git
+from gitrepo import commit, git, git_bytes, git_environment, init_repo, run_git
 from mcpkit import RunningServer
 
 from diffchunk.errors import FileNotInDiff, FileToolError, InvalidArgument, NotARange
@@ -57,6 +58,11 @@ def main(argv):
 class Cli:
     def run(self):
         return render("x") + wrap("y", 2)
+
+
+def usage():
+    '''Say how render(text) is called.'''
+    return "render" + f"{render('x')}"  # an f-string's render is a call
 """
 
 
@@ -241,9 +247,34 @@ def test_search_code_pages_and_bounds(repo: Path) -> None:
         search_code(diff, r"(a)\1", regex=True, store=store)
 
 
-def _ast_references(source: str, name: str) -> dict[int, str]:
+def _code_line(node: ast.AST, name: str) -> int | None:
+    """The line where ``node`` holds ``name`` as a token of code (a name, an attribute,
+    a definition's, an argument's, a keyword's or an import's name), else None."""
+    names: tuple[str | None, ...] = ()
+    if isinstance(node, ast.Name):
+        names = (node.id,)
+    elif isinstance(node, ast.Attribute):  # the attribute's name ends it
+        return (node.end_lineno or node.lineno) if node.attr == name else None
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names = (node.name,)
+    elif isinstance(node, ast.arg | ast.keyword):
+        names = (node.arg,)
+    elif isinstance(node, ast.alias):
+        names = (node.name, node.asname)
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        names = tuple(node.names)
+    return getattr(node, "lineno", None) if name in names else None
+
+
+def _code_lines(tree: ast.AST, name: str) -> set[int]:
+    """The lines where ``name`` is a token of code, per Python's ast."""
+    return {n for n in (_code_line(node, name) for node in ast.walk(tree)) if n is not None}
+
+
+def _ast_references(source: str, name: str) -> tuple[dict[int, str], set[int]]:
     """``git grep -w``'s lines of ``name`` in ``source`` but the lines where a definition
-    of that name starts, each with the innermost definition around it (ast)."""
+    of that name starts: those where the name is code, each with the innermost definition
+    around it, and those where it sits only in comments and strings (ast)."""
     tree = ast.parse(source)
     defs: list[tuple[int, int, str]] = []
     starts: set[int] = set()
@@ -260,13 +291,18 @@ def _ast_references(source: str, name: str) -> dict[int, str]:
                 walk(child, prefix)
 
     walk(tree, "")
+    code = _code_lines(tree, name)
     word = re.compile(rf"\b{re.escape(name)}\b")
-    found = {}
+    found, prose = {}, set()
     for number, line in enumerate(source.split("\n"), 1):
-        if word.search(line) and number not in starts:
-            around = [d for d in defs if d[0] <= number <= d[1]]
-            found[number] = max(around)[2] if around else "(module level)"
-    return found
+        if not word.search(line) or number in starts:
+            continue
+        if number not in code:
+            prose.add(number)
+            continue
+        around = [d for d in defs if d[0] <= number <= d[1]]
+        found[number] = max(around)[2] if around else "(module level)"
+    return found, prose
 
 
 @pytest.mark.parametrize("where", ["work tree", "bare"])
@@ -282,11 +318,14 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         grep = run_git(place, "grep", "-w", "-l", "-F", "render", rev, "--").stdout
         listed = {line.removeprefix(f"{rev}:") for line in grep.splitlines()}
         expected: dict[tuple[str, int], str | None] = {}
+        prose: set[tuple[str, int]] = set()
         for path in listed:
             source = git_bytes(place, "show", f"{rev}:{path}").decode()
             if path.endswith(".py"):
-                for number, where_ in _ast_references(source, "render").items():
+                in_code, in_prose = _ast_references(source, "render")
+                for number, where_ in in_code.items():
                     expected[(path, number)] = where_
+                prose.update((path, number) for number in in_prose)
             else:  # the lines alone (a Markdown file's hits sit in its headings)
                 for number, line in enumerate(source.split("\n"), 1):
                     if re.search(r"\brender\b", line):
@@ -294,7 +333,11 @@ def test_references_of_a_changed_function_are_git_grep_w_filtered_by_ast(
         code = {k: v for k, v in expected.items() if k[0].endswith(".py")}
         assert {(h.path, h.line): h.definition for h in found.hits} == code
         assert found.total == len(code)
-        # The hits in files of another language than the definitions' are counted apart.
+        # A comment's or a string's word is no reference (an f-string's call is one):
+        # counted apart, as the hits in files of another language than the definitions'.
+        assert {("lib.py", 16), ("cli.py", 15)} <= prose
+        assert ("cli.py", 16) in code
+        assert found.to_dict()["comments_and_strings"] == len(prose)
         other = found.to_dict()["other_files"]
         assert other["hits"] == len(expected) - len(code)
         assert other["files"] == len({path for path, _ in expected} - {p for p, _ in code})
@@ -378,13 +421,36 @@ def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
     diff = load_git_diff(str(repo), "main..feature", store=store).file_path
     page = list_commits(diff, include_body=True, limit=1, store=store)
     text = render_messages(page)
-    short = run_git(repo, "rev-parse", "--short=12", "feature").stdout.strip()
+    short = {
+        rev: run_git(repo, "rev-parse", "--short=12", rev).stdout.strip()
+        for rev in ("main", "feature")
+    }
+    # What git log --format='%h %s%n%b' prints, and no author (a reviewer reading the
+    # messages asks the listing without bodies who wrote them) or full id.
     assert text == (
-        f"2 commit(s) of {page.source}; 1-1 shown, next offset=1\n"
-        f"{short} Touch every function (t)\n"
+        f"2 commit(s) of {short['main']}..{short['feature']}; 1-1 shown, next offset=1\n"
+        f"{short['feature']} Touch every function\n"
         "  The body says why:\n"
         "  all of them.\n"
     )
+    assert list_commits(diff, store=store).to_dict()["commits"][0]["author"] == "t"
+    # A release's commits come in one page by default.
+    commit(repo, {"f.txt": "x\n"}, "One file")
+    stream = "".join(  # sixty more commits in one git process
+        f"commit refs/heads/main\ncommitter t <t@t> {i} +0000\ndata 2\nc{i % 10}\n"
+        + ("from refs/heads/main^0\n" if i == 0 else "")
+        for i in range(60)
+    )
+    subprocess.run(
+        ["git", "-C", str(repo), "fast-import", "--quiet"],
+        input=stream,
+        text=True,
+        env=git_environment(),
+        check=True,
+    )
+    store = SessionStore()
+    diff = load_git_diff(str(repo), "main~61..main", store=store).file_path
+    assert len(list_commits(diff, include_body=True, store=store).commits) == 61
 
 
 def test_commit_bodies_are_git_log_format_B(repo: Path, bare: Path, tmp_path: Path) -> None:
@@ -490,11 +556,15 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
         assert "\nPager: 0 in 0 file(s)\n" in refs
         assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
+        words = await call.json("find_references", absolute_file_path=diff, symbol="render")
+        assert words.startswith("render: 5 in 2 file(s) at new (")
+        assert "; 2 more in comments and strings\n" in words.split("\n", 1)[0] + "\n"
+        assert "render again" not in words and "Say how" not in words
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
         assert commits.startswith("2 commit(s) of ")
-        assert " Touch every function (" in commits
+        assert " Touch every function\n" in commits
         assert "\n  The body says why:\n  all of them.\n" in commits
-        assert "Touch every function\n" not in commits  # the subject is not repeated
+        assert "  Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
@@ -526,7 +596,8 @@ def test_the_cli_twins(repo: Path) -> None:
     assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
     assert "not a type checker" in refs
     words = runner.invoke(main, ["refs", "-s", "render", *where]).stdout  # in the docs too
-    assert "; 5 more in 4 file(s) of other languages\n" in words, words  # md, txt, bin
+    # md, txt, bin; lib.py's comment and cli.py's docstring
+    assert "; 5 more in 4 file(s) of other languages; 2 more in comments and strings\n" in words
     symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])

@@ -167,6 +167,4 @@ def test_a_code_file_changed_outside_any_definition_is_not_widened(
     server.run(script)
     head_block, change = out["blocks"]
     assert json.loads(head_block)["change_widened"] == []
-    assert (
-        change == "## pkg/version.py (+1 -1)\n@@ 7 import sys\n-VERSION = '1.0'\n+VERSION = '1.1'\n"
-    )
+    assert change == "## pkg/version.py (+1 -1)\n@@ 7\n-VERSION = '1.0'\n+VERSION = '1.1'\n"

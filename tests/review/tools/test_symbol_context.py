@@ -23,6 +23,18 @@ def _function(name: str, body: int, tag: str = "") -> str:
     return "".join(lines)
 
 
+def _methods(names: str) -> str:
+    return "".join(f"    def {n}(self):\n        return {n!r}\n\n" for n in names.split())
+
+
+CLASS = (
+    'class Shape:\n    """A shape."""\n\n    sides = 0\n\n'
+    + _methods("area perimeter")
+    + "    kind = 'plain'\n\n"
+    + _methods("scale rotate")
+)
+
+
 def _big_class(methods: int) -> str:
     out = ["class Big:\n", "    a = 1\n"]
     for m in range(methods):
@@ -36,6 +48,7 @@ OLD = {
     "notes.txt": "".join(f"note {i}\n" for i in range(60)),
     "tail.py": _function("last", 12).rstrip("\n"),
     "gone.py": _function("old", 5),
+    "shape.py": CLASS,
 }
 
 
@@ -52,7 +65,8 @@ def _new() -> dict[str, str]:
     big = OLD["big.py"].replace("    a = 1\n", "    a = 2\n")
     notes = OLD["notes.txt"].replace("note 30\n", "note thirty\n")
     tail = OLD["tail.py"].replace("y6 = x + 6", "y6 = x * 6")
-    return {"mod.py": mod, "big.py": big, "notes.txt": notes, "tail.py": tail}
+    shape = CLASS.replace('"""A shape."""', '"""A plane shape."""').replace("'plain'", "'flat'")
+    return {"mod.py": mod, "big.py": big, "notes.txt": notes, "tail.py": tail, "shape.py": shape}
 
 
 @pytest.fixture()
@@ -100,7 +114,8 @@ def test_a_definition_too_long_and_files_without_outline_keep_their_hunks(
 ) -> None:
     diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
     big = diff_tools.get_file_diff(diff, "big.py", context="symbol")
-    assert _hunks(big) == _hunks(diff_tools.get_file_diff(diff, "big.py"))  # a 600-line class
+    # A 600-line class: its own head (lines 1-2) lies within the hunk already.
+    assert _hunks(big) == _hunks(diff_tools.get_file_diff(diff, "big.py"))
     # Widened to nothing more, lean shows it as it shows the plain diff: git's context
     # lines are no definition.
     lean = diff_tools.get_file_diff(diff, "big.py", format="lean", context="symbol")
@@ -143,3 +158,21 @@ def test_a_diff_file_without_its_repository_is_served_as_it_is(repo: Path, tmp_p
     open_file_version(str(diff), "mod.py", absolute_repo_path=str(repo), store=store)
     widened = diff_tools.get_file_diff(str(diff), "mod.py", context="symbol", store=store)
     assert _hunks(widened) == [(1, 34, 1, 33), (68, 7, 67, 7)]
+
+
+def test_a_class_shows_its_own_lines_around_a_change_not_its_methods(
+    repo: Path, tmp_path: Path
+) -> None:
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
+    store = SessionStore()
+    view = load_git_diff(
+        str(repo), "HEAD~1..HEAD", options=LoadOptions(context_lines=0), store=store
+    ).file_path
+    widened = diff_tools.get_file_diff(view, "shape.py", context="symbol", store=store)
+    # The docstring's change: the class's head, to its first method (lines 1-5); the
+    # attribute's between two methods: the lines between them (11-13); no method.
+    assert _hunks(widened) == [(1, 5, 1, 5), (11, 3, 11, 3)], widened
+    assert "def area" not in widened and "def scale" not in widened
+    _applies(repo, widened, "shape.py", tmp_path)
+    lean = diff_tools.get_file_diff(diff, "shape.py", format="lean", context="symbol")
+    assert "rotate" not in lean, lean
