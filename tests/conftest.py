@@ -12,7 +12,8 @@ with another one running at the same time, nor depend on one that ran before it:
   servers, CLIs and hooks it starts;
 * nothing listens on a port; a repository many tests build alike is built once per
   worker and copied (``gitrepo.templated``), and tests that need an MCP server, not a
-  new one, share the module's (:func:`server`, :func:`other_server`).
+  new one, share the worker's (:func:`server`; :func:`other_server`, a second process
+  on its record, is the module's).
 
 Helpers shared by several test modules live in ``tests/support/`` (on the path, so a
 test imports ``gitrepo`` or ``mcpkit`` by name); a fixture used by several modules
@@ -135,10 +136,11 @@ def system_tmp() -> Path:
     return SYSTEM_TMP
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """An installed ``diffchunk-mcp`` that the module's tests share (``tests/support/
-    mcpkit.py``: a test that needs a new process starts its own with ``serve``)."""
+    """An installed ``diffchunk-mcp`` that the worker's tests share, whatever their module
+    (``tests/support/mcpkit.py``: a test that needs a new process, or a server on its own
+    record, starts its own with ``serve``)."""
     from mcpkit import running_server
 
     with running_server(tmp_path_factory.mktemp("server")) as running:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 
 from diffchunk.files import content_read
 from diffchunk.files.access import clear_cache
@@ -165,7 +165,7 @@ def test_one_result_whose_context_exceeds_an_answer(tmp_path: Path) -> None:
     assert any("context of line 51 is cut" in w for w in result.warnings)
 
 
-def test_the_bound_over_mcp(escaped: Path, tmp_path: Path) -> None:
+def test_the_bound_over_mcp(escaped: Path, server: RunningServer) -> None:
     texts: dict[str, str] = {}
 
     async def script(c: Caller) -> None:
@@ -182,7 +182,7 @@ def test_the_bound_over_mcp(escaped: Path, tmp_path: Path) -> None:
             assert not result.is_error
             texts[name] = result.content[0].text  # type: ignore[union-attr]
 
-    serve(tmp_path, script)
+    server.run(script)
     assert all(LIMIT / 2 < len(t) <= LIMIT for t in texts.values()), {
         k: len(t) for k, t in texts.items()
     }

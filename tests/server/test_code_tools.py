@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 from symbolkit import symbol_texts
 
 
@@ -62,7 +62,7 @@ def repos(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_reviewing_the_code_around_a_change_over_mcp(
-    repos: dict[str, Path], tmp_path: Path
+    repos: dict[str, Path], tmp_path: Path, server: RunningServer
 ) -> None:
     """One conversation with one server over stdio, kept whole: much of what it checks
     lives in that server between calls (the loaded diff and its views, the file versions
@@ -148,7 +148,7 @@ def test_reviewing_the_code_around_a_change_over_mcp(
             "open_file_version", absolute_file_path=side["file_path"], file_path="gone.py"
         )
 
-    serve(tmp_path, script)
+    server.run(script)
 
     details = {d["path"]: d for c in out["list"]["chunks"] for d in c["file_details"]}
     assert {p: d["status"] for p, d in details.items()} == {

@@ -26,6 +26,7 @@ from typing import Any
 
 import anyio
 import pytest
+from anyio.from_thread import BlockingPortal
 from hostile_mcp import (
     EXPECTED_TOOLS,
     SCHEMAS,
@@ -36,6 +37,7 @@ from hostile_mcp import (
     fill_paths,
     generated_type_cases,
     hostile_files,
+    in_process_client,
     path_cases,
     reply_text,
     run_case,
@@ -54,6 +56,14 @@ from diffchunk.server import app
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     with hostile_files(tmp_path_factory.mktemp("hostile")) as paths:
         yield paths
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[tuple[BlockingPortal, Any]]:
+    """The module's in-process client session: every case of the matrix is called in it,
+    each followed by a plain call that shows the server still serves."""
+    with in_process_client() as opened:
+        yield opened
 
 
 CASES = generated_type_cases() + path_cases() + value_cases()
@@ -75,8 +85,11 @@ def test_matrix_covers_every_tool_and_parameter() -> None:
         for c in CASES
     ],
 )
-def test_hostile_mcp_call(case: Case, env: dict[str, str]) -> None:
-    result, elapsed, healthy = anyio.run(run_case, case, env)
+def test_hostile_mcp_call(
+    case: Case, env: dict[str, str], session: tuple[BlockingPortal, Any]
+) -> None:
+    portal, client = session
+    result, elapsed, healthy = portal.call(run_case, client, case, env)
     check_answer(case, result, elapsed, healthy)
 
 

@@ -15,6 +15,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+# Settings every test's git runs with, as ``git -c`` would give them: no housekeeping
+# after a commit, push or fetch.  Without them each ``git commit`` starts a ``git
+# maintenance run --auto`` and each push a ``gc --auto`` in the remote (a thousand
+# processes a run of the suite, a few of them packing a repository), which no test
+# asks for and none reads.
+_QUIET_CONFIG = (("maintenance.auto", "false"), ("gc.auto", "0"), ("receive.autoGC", "false"))
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@t",
@@ -22,6 +29,9 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "t@t",
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_COUNT": str(len(_QUIET_CONFIG)),
+    **{f"GIT_CONFIG_KEY_{i}": key for i, (key, _) in enumerate(_QUIET_CONFIG)},
+    **{f"GIT_CONFIG_VALUE_{i}": value for i, (_, value) in enumerate(_QUIET_CONFIG)},
 }
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,20 +33,39 @@ from diffchunk.review.record import exchange, oplog
 from diffchunk.review.record.store import default_record
 from diffchunk.review.record.sync import sync
 
+REVIEWERS = ("ada", "bob")
+
+
+def _build_team(path: Path) -> Path:
+    """``path/origin`` (five_files), its bare clone ``remote.git`` and a clone of that for
+    each reviewer, with ``feature`` checked out and ``main`` beside it."""
+    origin = five_files(path / "origin")
+    remote = path / "remote.git"
+    run_git(path, "clone", "-q", "--bare", str(origin), str(remote))
+    for name in REVIEWERS:
+        clone = path / name
+        run_git(path, "clone", "-q", str(remote), str(clone))
+        git(clone, "checkout", "-q", "feature")
+        git(clone, "branch", "-q", "main", "origin/main")
+    return path
+
+
+_TEAM: list[Path] = []  # the team built once in this process, copied for each test
+
 
 @pytest.fixture
 def team(tmp_path: Path) -> dict[str, Path]:
-    """A bare remote of five_files and two clones of it, each with main and feature."""
-    origin = five_files(tmp_path / "origin")
+    """A bare remote of five_files and two clones of it, each with main and feature: the
+    process's team copied (a tenth of the git commands that build one), each clone's
+    ``origin`` pointed at the copy's own remote."""
+    if not _TEAM or not _TEAM[0].is_dir():
+        _TEAM[:] = [_build_team(Path(tempfile.mkdtemp(prefix="sync-team-")))]
+    shutil.copytree(_TEAM[0], tmp_path, symlinks=True, dirs_exist_ok=True)
     remote = tmp_path / "remote.git"
-    run_git(tmp_path, "clone", "-q", "--bare", str(origin), str(remote))
-    clones = {}
-    for name in ("ada", "bob"):
-        clone = tmp_path / name
-        run_git(tmp_path, "clone", "-q", str(remote), str(clone))
-        git(clone, "checkout", "-q", "feature")
-        git(clone, "branch", "-q", "main", "origin/main")
-        clones[name] = clone
+    clones = {name: tmp_path / name for name in REVIEWERS}
+    for clone in clones.values():
+        git(clone, "remote", "set-url", "origin", str(remote))
+        git(clone, "update-index", "-q", "--refresh")
     return {"remote": remote, **clones}
 
 

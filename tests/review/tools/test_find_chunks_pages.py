@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from gitrepo import commit, git, init_repo
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 
 from diffchunk.diff.options import LoadOptions
 from diffchunk.errors import InvalidArgument
@@ -111,7 +111,7 @@ def test_a_chunk_of_more_files_than_a_page_holds(repo: Path, store: SessionStore
     )
 
 
-def test_find_chunks_for_files_pages_over_mcp(repo: Path, tmp_path: Path) -> None:
+def test_find_chunks_for_files_pages_over_mcp(repo: Path, server: RunningServer) -> None:
     seen: dict[str, Any] = {}
 
     async def script(c: Caller) -> None:
@@ -135,7 +135,7 @@ def test_find_chunks_for_files_pages_over_mcp(repo: Path, tmp_path: Path) -> Non
             "find_chunks_for_files", absolute_file_path=path, pattern=_name(7)
         )
 
-    serve(tmp_path, script)
+    server.run(script)
     assert max(len(t) for t in seen["texts"]) <= LIMIT and len(seen["pages"]) >= 2
     chunks = [c["chunk"] for page in seen["pages"] for c in page["chunks"]]
     assert len(chunks) == len(set(chunks)) == seen["pages"][0]["total"] >= FILES // 2
