@@ -217,24 +217,28 @@ class PathQuery:
     what :meth:`matches` (``README.md`` is that file, ``*.md`` every one).
     """
 
-    __slots__ = ("_globs", "_whole", "text")
+    __slots__ = ("_globs", "_listed", "text")
 
     def __init__(self, query: str, *, name: str = "pattern") -> None:
         self.text = query.strip() if isinstance(query, str) else query
         # Each item is a path or glob of at most MAX_PATTERN_LENGTH characters, the list
         # at most MAX_PATTERNS of them in MAX_PATTERNS_CHARS (split_patterns refuses more).
         self._globs = PathPatterns(query, name=name)
-        # The whole query as one listed path (a name holding a comma): only when it is
-        # one path's length, as a listed path is; a longer query is a list of paths.
-        whole = "," in self.text and len(self.text) <= MAX_PATTERN_LENGTH
-        self._whole = PathPatterns([self.text], name=name) if whole else None
+        # A listed path holding commas is split with the list: it is named when its
+        # pieces are items one after the other (the whole query, or any run of it, as
+        # a several-file answer's list of the files it left out writes them).
+        items = split_patterns(self.text, name=name)
+        negated = any(item.startswith("!") for item in items)
+        self._listed = None if negated or len(items) < 2 else _joined(items)
 
     def matches(self, path: str) -> bool:
-        return (
-            self._globs.matches(path)
-            or self._globs.names(path)
-            or (self._whole is not None and self._whole.names(path))
-        )
+        return self._globs.matches(path) or self._globs.names(path) or self._names_listed(path)
+
+    def _names_listed(self, path: str) -> bool:
+        """Whether ``path``, holding a comma, is written among the items (case ignored)."""
+        if self._listed is None or "," not in path:
+            return False
+        return _joined(path.split(",")) in self._listed
 
     def matches_everything(self) -> bool:
         """Whether the query is a glob that matches every path (``*``, ``**``, ``**/*``):
@@ -255,3 +259,10 @@ class PathQuery:
         if renamed_from and self.text in renamed_from:
             return [renamed_from[self.text]]
         return [p for p in listed if self.matches(p)]
+
+
+def _joined(items: Sequence[str]) -> str:
+    """``items`` trimmed, the empty ones left out, lowered, each between NUL characters
+    (no path holds one): a run of them is a substring."""
+    kept = [item.strip().lower() for item in items]
+    return "\0" + "\0".join(item for item in kept if item) + "\0"

@@ -30,7 +30,10 @@ Each git is bounded in time as any other
 pack (never unpacked into loose objects), and no file the fetch writes may pass
 the bound the caller gives, by the kernel's file size limit set before git
 starts; a fetch stopped by it is refused with that bound, and its partial pack
-removed.
+removed.  One fetch at a time runs in a sync repository (a lock file,
+:data:`FETCH_LOCK`): the partial packs a failed fetch removes are its own, never
+those of another sync's fetch under way (a pre-push hook's beside a person's),
+which is refused while one runs.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import contextlib
 import glob
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -105,7 +108,12 @@ class TransportCommand(GitCommand):
 
     def fetch(self, args: Sequence[str], *, max_bytes: int, what: str) -> None:
         """``git fetch ARGS`` receiving at most ``max_bytes`` of pack; past that it is
-        stopped and refused (:class:`GitError`), and nothing it received is kept."""
+        stopped and refused (:class:`GitError`), and nothing it received is kept.  Refused
+        while another fetch runs in this repository (see the module doc)."""
+        with _alone(self.cwd, what):
+            self._fetch(args, max_bytes, what)
+
+    def _fetch(self, args: Sequence[str], max_bytes: int, what: str) -> None:
         git = self.with_options(*_ONE_PACK)
         try:
             with git.start(["fetch", *args], what=what, file_size_limit=max_bytes) as proc:
@@ -135,6 +143,29 @@ class TransportCommand(GitCommand):
                 reached = reached or os.path.getsize(path) >= max_bytes
                 os.unlink(path)
         return reached
+
+
+FETCH_LOCK = "diffchunk-fetch.lock"
+"""The file of a sync repository a fetch holds locked (``flock``) while it runs."""
+
+
+@contextlib.contextmanager
+def _alone(git_dir: str, what: str) -> Iterator[None]:
+    """Hold ``git_dir``'s :data:`FETCH_LOCK`, or refuse: another fetch holds it."""
+    import fcntl
+
+    fd = os.open(os.path.join(git_dir, FETCH_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GitError(
+                f"{what} did not start: another sync of this repository is fetching.",
+                suggestion="Sync again when it has ended (each git of a sync is bounded in time).",
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def sync_git_dir(common_dir: str) -> str:

@@ -197,6 +197,19 @@ def test_a_query_checks_each_path_against_one_paths_length_and_the_list_by_count
     assert PathQuery("docs/a,b.md", name="file_path").matches("docs/a,b.md")
 
 
+def test_a_path_holding_a_comma_is_named_among_other_paths() -> None:
+    """A list naming a path that holds a comma beside other paths (as a several-file
+    answer writes the files it left out) selects it: it was split with the list and
+    lost, or the list matched one file and was refused."""
+    paths = ["docs/a,b.md", "c.md", "docs/a", "b.md"]
+    for text in ("c.md,docs/a,b.md", "docs/a,b.md,c.md", "c.md, Docs/A,B.md"):
+        query = PathQuery(text, name="file_path")
+        assert [p for p in paths if query.matches(p)] == ["docs/a,b.md", "c.md", "docs/a", "b.md"]
+    query = PathQuery("c.md,docs/a", name="file_path")
+    assert [p for p in paths if query.matches(p)] == ["c.md", "docs/a"]  # no run: not named
+    assert not PathQuery("docs/a,b.md,!c.md", name="file_path").matches("docs/a,b.md,!c.md")
+
+
 def test_hostile_globs_stay_fast() -> None:
     star_heavy = "*a" * 40 + "*b"
     pats = PathPatterns(f"{star_heavy}, **/**/**/**/**/**/x*y*z*q")

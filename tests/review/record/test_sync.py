@@ -519,6 +519,36 @@ def test_a_remote_sending_more_than_the_fetch_bound_is_stopped_and_nothing_kept(
         assert sync(str(team["ada"])).refused == ()
 
 
+def test_a_sync_while_another_fetches_is_refused_and_leaves_its_pack_alone(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another sync's fetch under way (its lock held, its pack half-written): a sync whose
+    fetch fails removed every partial pack, that one's too, and said the remote sent too
+    much for its size; it is refused before its fetch, and the next one works."""
+    import fcntl
+
+    from diffchunk.git.transport import FETCH_LOCK, sync_git_dir
+    from diffchunk.review.record import sync as sync_module
+
+    bound = 1 << 20
+    _plant(team, "e" * 32, os.urandom(3 * bound))
+    monkeypatch.setattr(sync_module, "SYNC_FETCH_MAX_BYTES", bound)
+    with reviewer("ada", tmp_path):
+        git_dir = Path(sync_git_dir(discover(str(team["ada"])).common_dir))
+        with pytest.raises(GitError):
+            sync(str(team["ada"]))  # makes the sync repository; refused: the log is too large
+        other = git_dir / "objects" / "pack" / "tmp_pack_other"
+        other.write_bytes(b"P" * (2 * bound))  # another fetch's pack, under way
+        with open(git_dir / FETCH_LOCK, "a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            with pytest.raises(GitError, match="another sync of this repository is fetching"):
+                sync(str(team["ada"]))
+            assert other.stat().st_size == 2 * bound
+        other.unlink()
+        git(team["remote"], "update-ref", "-d", "refs/diffchunk/log/" + "e" * 32)
+        assert sync(str(team["ada"])).refused == ()
+
+
 def test_sync_runs_no_program_the_repositorys_config_or_hooks_name(
     team: dict[str, Path], tmp_path: Path
 ) -> None:

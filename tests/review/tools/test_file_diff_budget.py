@@ -86,3 +86,26 @@ def test_a_list_of_paths_longer_than_one_path_reads_them(
     answer = diff_tools.get_file_diff(str(diff), wanted, store=store)
     shown = [n for n in names if f"diff --git a/{n} " in answer]
     assert shown == names[10:]
+
+
+def test_a_left_out_path_holding_a_comma_is_read_by_the_list_given_back(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """The files a several-file answer leaves out, a path holding a comma among them,
+    are read by the file_path it names (the comma path was split and lost)."""
+    big = "".join(f"+{'x' * 70} {i}\n" for i in range(1_500))
+    names = ["big.txt", "notes/a,b.txt", "c.txt"]
+    diff = tmp_path / "comma.diff"
+    diff.write_text(
+        "".join(
+            f"diff --git a/{n} b/{n}\nnew file mode 100644\nindex 0000000..1111111\n"
+            f"--- /dev/null\n+++ b/{n}\n@@ -0,0 +1,{1_500 if n == 'big.txt' else 1} @@\n"
+            + (big if n == "big.txt" else f"+{n}\n")
+            for n in names
+        )
+    )
+    answer = diff_tools.get_file_diff(str(diff), "*.txt", store=store)
+    wanted = answer.rsplit('file_path="', 1)[1].split('"', 1)[0]
+    assert wanted == "notes/a,b.txt,c.txt", answer[-300:]
+    again = diff_tools.get_file_diff(str(diff), wanted, store=store)
+    assert [n for n in names if f"diff --git a/{n} " in again] == names[1:]
