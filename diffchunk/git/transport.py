@@ -30,7 +30,8 @@ Each git is bounded in time as any other
 pack (never unpacked into loose objects), and no file the fetch writes may pass
 the bound the caller gives, by the kernel's file size limit set before git
 starts; a fetch stopped by it is refused with that bound, and its partial pack
-removed.  One fetch at a time runs in a sync repository (a lock file,
+removed.  The fetch starts none of git's housekeeping, which would run under that
+bound: ``git gc --auto`` runs after it, outside the bound.  One fetch at a time runs in a sync repository (a lock file,
 :data:`FETCH_LOCK`): the partial packs a failed fetch removes are its own, never
 those of another sync's fetch under way (a pre-push hook's beside a person's),
 which is refused while one runs.
@@ -41,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -51,6 +53,8 @@ from ..paths import state_dir
 from .process import GitProcess, command_failed
 from .runner import GitCommand
 
+logger = logging.getLogger(__name__)
+
 SYNC_GIT_TIME_LIMIT = 300.0
 """How long one git of ``diffchunk sync`` may run (a push or fetch over a slow
 network, a credential prompt answered by a person): minutes, not forever."""
@@ -58,6 +62,15 @@ network, a credential prompt answered by a person): minutes, not forever."""
 # Received objects stay one pack, written by index-pack as they arrive, whose file the
 # size limit bounds (loose objects would be many files, each under it).
 _ONE_PACK = ("-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1")
+
+# The fetch starts none of git's housekeeping: started by it, a repack of the whole sync
+# repository ran under the fetch's file size limit, was killed there once the repository
+# had grown past it (every time), and left its temporary pack behind.
+_NO_HOUSEKEEPING = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
+
+# The housekeeping a fetch would have started, run after it: in the foreground, so that it
+# is bounded in time as any git here is and ends with the sync.
+_HOUSEKEEPING = ("-c", "gc.autoDetach=false")
 
 # The user's GIT_* variables a transport reads, kept as git push would see them.
 _TRANSPORT_ENV = frozenset(
@@ -114,7 +127,7 @@ class TransportCommand(GitCommand):
             self._fetch(args, max_bytes, what)
 
     def _fetch(self, args: Sequence[str], max_bytes: int, what: str) -> None:
-        git = self.with_options(*_ONE_PACK)
+        git = self.with_options(*_ONE_PACK, *_NO_HOUSEKEEPING)
         try:
             with git.start(["fetch", *args], what=what, file_size_limit=max_bytes) as proc:
                 done = proc.finish(check=False)
@@ -122,6 +135,7 @@ class TransportCommand(GitCommand):
             self._drop_partial_packs(max_bytes)
             raise
         if done.returncode == 0:
+            self._housekeep(what)
             return
         if self._drop_partial_packs(max_bytes):
             raise GitError(
@@ -132,6 +146,22 @@ class TransportCommand(GitCommand):
                 "REF), then sync again.",
             )
         raise command_failed(what, done.returncode, done.stderr)
+
+    def _housekeep(self, what: str) -> None:
+        """``git gc --auto`` after a fetch, without the fetch's file size limit (see
+        :data:`_NO_HOUSEKEEPING`): the objects it packs were each received within it.  A
+        failure leaves the fetched logs as they are and is only logged: the next fetch
+        tries again."""
+        done = self.with_options(*_HOUSEKEEPING).run(
+            ["gc", "--auto", "--quiet"], check=False, what=f"housekeeping after {what}"
+        )
+        if done.returncode != 0:
+            logger.warning(
+                "git gc --auto in %s failed (%s): %s",
+                self.cwd,
+                done.returncode,
+                done.stderr.decode("utf-8", "replace").strip(),
+            )
 
     def _drop_partial_packs(self, max_bytes: int) -> bool:
         """Remove the packs a failed or stopped fetch left unfinished; whether one had

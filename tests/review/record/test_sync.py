@@ -666,3 +666,32 @@ def test_the_command_line_does_not_say_a_second_sync_published_anything(
     assert first.returncode == 0 and again.returncode == 0, again.stderr
     assert "0 new operation(s) applied" in again.stdout
     assert "published" not in again.stdout and "your log there holds" in again.stdout
+
+
+def test_the_housekeeping_a_fetch_starts_runs_without_the_fetch_bound(
+    team: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two logs of 600 KiB each under a bound of 1 MiB a fetch: each fetch fits, but the
+    repack git's housekeeping makes of both after the second (the sync repository at its
+    pack limit) does not.  Run by the fetch, it ran under the fetch's file size limit: it
+    was killed at the bound every time and left its temporary pack behind.  It runs after
+    the fetch, unbounded: one pack, nothing left over."""
+    from diffchunk.git.transport import sync_git_dir
+    from diffchunk.review.record import sync as sync_module
+
+    bound = 1 << 20
+    monkeypatch.setattr(sync_module, "SYNC_FETCH_MAX_BYTES", bound)
+    with reviewer("ada", tmp_path):
+        _plant(team, "a" * 32, os.urandom(600 << 10))
+        sync(str(team["ada"]))
+        git_dir = Path(sync_git_dir(discover(str(team["ada"])).common_dir))
+        # At its pack limit, and housekeeping in the foreground (git detaches it
+        # otherwise: the leftovers then come later, not at all in this test).
+        git(git_dir, "config", "gc.autoPackLimit", "1")
+        git(git_dir, "config", "gc.autoDetach", "false")
+        _plant(team, "b" * 32, os.urandom(600 << 10))
+        sync(str(team["ada"]))
+        packs = git_dir / "objects" / "pack"
+        names = sorted(p.name for p in packs.iterdir())
+        assert not [n for n in names if "tmp" in n], names
+        assert len([n for n in names if n.endswith(".pack")]) == 1, names
