@@ -57,7 +57,6 @@ from typing import NamedTuple
 from ..errors import GitError, UnsafeRepository
 from ..fdio import FileTooLarge, NotAFile, read_small_file
 from ..paths import Fingerprint, check_in_roots, fingerprint
-from .globs import wildmatch_glob
 
 GIT_CONFIG_MAX_BYTES = 4 << 20
 """The largest git config file diffchunk reads (a repository's, the user's, an
@@ -458,6 +457,10 @@ def _dir_pattern(pattern: str) -> str:
 
 
 def _wildmatch(pattern: str, text: str, fold: bool) -> bool:
+    # Only a conditional include needs the matcher (and its imports): `diffchunk review`
+    # reads a config before it starts git diff, with as few modules loaded as it can.
+    from .globs import wildmatch_glob
+
     if fold:
         pattern, text = pattern.translate(_ASCII_LOWER), text.translate(_ASCII_LOWER)
     return wildmatch_glob(pattern).matches(text)
