@@ -38,10 +38,10 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgument, PathError
+from ..git.globs import CompiledGlob, attributes_glob
 from ..limits import BINARY_SNIFF_BYTES
 from ..paths import resolve_regular_file
 from .attributes import WANTED, Attributes, AttrValue
-from .globs import CompiledGlob, attributes_glob
 
 MAX_LINE_LENGTH = 2048
 """Longer lines of a .gitattributes file are ignored: git ignores them."""

@@ -2,13 +2,13 @@
 
 :class:`PathPatterns` (``include_patterns``/``exclude_patterns``, file
 lookups by glob) follows ``.gitignore`` rules (see
-:func:`~diffchunk.diff.globs.gitignore_glob`): ``*.py`` matches at any
+:func:`~diffchunk.git.globs.gitignore_glob`): ``*.py`` matches at any
 depth, ``src/*.py`` is anchored at the root, ``docs/`` means the files below
 that directory, ``**`` spans directories, ``!pattern`` negates (the last
 matching pattern decides).  Matching is case-insensitive: both sides are
 lowercased.  Lists of plain names and ``*.ext`` items are set lookups and
 ``str.endswith`` calls; the other items one combined regex where that is
-safe (see :mod:`diffchunk.diff.globs`).  Pattern lists are capped
+safe (see :mod:`diffchunk.git.globs`).  Pattern lists are capped
 (:data:`MAX_PATTERNS`, :data:`MAX_PATTERN_LENGTH`,
 :data:`MAX_PATTERNS_CHARS`); larger input is refused with
 :class:`~diffchunk.errors.InvalidArgument`.
@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InvalidArgument
-from .globs import CompiledGlob, gitignore_glob
+from ..git.globs import CompiledGlob, gitignore_glob
 
 MAX_PATTERNS = 512
 """Caps on an include/exclude pattern list, so that a hostile or mistaken

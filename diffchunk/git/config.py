@@ -12,15 +12,35 @@ a line git would refuse is refused here (``bad config line N``).
 
 :func:`read_files` reads config files with their ``include.path`` files
 (relative to the including file, ``~`` expanded, missing ones skipped, at
-most :data:`GIT_CONFIG_INCLUDE_DEPTH` deep, as git).  Each
+most :data:`GIT_CONFIG_INCLUDE_DEPTH` deep, as git), and, given the
+repository's :class:`Conditions`, the ``includeIf.<condition>.path`` files
+whose condition holds, as git-config(1) defines them:
+
+- ``gitdir:`` and ``gitdir/i:`` (case ignored, ASCII as git): the pattern,
+  ``~/`` expanded, ``./`` the directory of the including file (its real path,
+  taken literally), one not starting with ``/`` given ``**/`` in front, one
+  ending in ``/`` given ``**`` after, against the repository's git directory
+  (a linked worktree's own), its real path first, then its path as named
+  (symlinks kept);
+- ``onbranch:``: the pattern (``**`` after a trailing ``/``) against the
+  branch ``HEAD`` names (read from the file, git not run; none when ``HEAD``
+  is detached, or in a reftable repository, whose ``HEAD`` file names
+  ``.invalid``);
+- ``hasconfig:remote.*.url:`` is not followed (it would need every config
+  read first), nor are unknown conditions (false in git too).
+
+Patterns match by :func:`~diffchunk.git.globs.wildmatch_glob` (git's
+wildmatch with ``WM_PATHNAME``: ``*`` stays within a segment, ``**/`` spans
+zero or more directories), in linear time whatever a repository writes.
+Without :class:`Conditions` (no repository) no ``includeIf`` is followed, as
+git outside a repository.
+
+Both kinds of include obey the same bounds.  Each
 file is opened by :func:`~diffchunk.fdio.read_small_file`: a named pipe or a
 device (which would block git forever) is refused, and so is a file larger
 than :data:`GIT_CONFIG_MAX_BYTES`.  A file the repository
 names (its own config's includes) must lie in the allowed roots
-(:func:`~diffchunk.paths.check_in_roots`).  Conditional includes
-(``includeIf.<condition>.path``) are not followed: what diffchunk takes from
-a config (:mod:`~diffchunk.git.sandbox`) is rarely set there, and a key set
-only there takes git's default.
+(:func:`~diffchunk.paths.check_in_roots`).
 
 Reading a config runs nothing: values are data here, whatever they name.
 """
@@ -263,23 +283,52 @@ def _value(src: _Source) -> str:
 # Files and includes
 
 
-def read_files(files: Sequence[tuple[str, str]], *, home: str | None = None) -> list[ConfigItem]:
+class Conditions(NamedTuple):
+    """What ``includeIf`` conditions are tested against, for one repository.
+
+    ``git_dirs``: its git directory, real path first, then as named (the same
+    when no symlink leads to it); ``branch``: the branch ``HEAD`` names
+    (``main``), None when detached or unknown.
+    """
+
+    git_dirs: tuple[str, ...]
+    branch: str | None
+
+
+class _Reading(NamedTuple):
+    """One :func:`read_files` call: where items go and what includes see."""
+
+    items: list[ConfigItem]
+    home: str | None
+    conditions: Conditions | None
+
+
+def read_files(
+    files: Sequence[tuple[str, str]],
+    *,
+    home: str | None = None,
+    conditions: Conditions | None = None,
+) -> list[ConfigItem]:
     """The items of the config ``files`` (``(scope, path)`` in git's order), with
     their includes; a missing file has none.  ``home``: what ``~`` is in an include
-    (default: this process's home)."""
-    items: list[ConfigItem] = []
+    (default: this process's home); ``conditions``: the repository's, for
+    ``includeIf`` (None: none followed)."""
+    reading = _Reading([], home, conditions)
     for scope, path in files:
-        _read_file(path, scope, 0, items, home)
-    return items
+        _read_file(path, scope, 0, reading)
+    return reading.items
 
 
-def _read_file(
-    path: str, scope: str, depth: int, items: list[ConfigItem], home: str | None
-) -> None:
+def _read_file(path: str, scope: str, depth: int, reading: _Reading) -> None:
     for key, value in parsed_file(path):
-        items.append(ConfigItem(key, value, scope, path))
-        if key == "include.path":
-            _include(path, scope, depth, value, items, home)
+        reading.items.append(ConfigItem(key, value, scope, path))
+        if key == "include.path" or (
+            key.startswith("includeif.")
+            and key.endswith(".path")
+            and key.count(".") >= 2
+            and _condition_holds(key[len("includeif.") : -len(".path")], path, reading)
+        ):
+            _include(path, scope, depth, value, reading, key)
 
 
 _PARSED: OrderedDict[tuple[str, Fingerprint], list[tuple[str, str | None]]] = OrderedDict()
@@ -348,18 +397,15 @@ def _config_text(path: str) -> bytes | None:
 
 
 def _include(
-    origin: str,
-    scope: str,
-    depth: int,
-    value: str | None,
-    items: list[ConfigItem],
-    home: str | None,
+    origin: str, scope: str, depth: int, value: str | None, reading: _Reading, key: str
 ) -> None:
-    """Read the file an ``include.path`` of ``origin`` names, as git would."""
+    """Read the file an ``include.path`` (or a holding ``includeIf``) of ``origin``
+    names, as git would."""
+    name = "include.path" if key == "include.path" else f"includeIf.{key[10:-5]}.path"
     if not value:
         if value is None:
             raise GitError(
-                f"include.path in {origin} has no value (git refuses it too).",
+                f"{name} in {origin} has no value (git refuses it too).",
                 suggestion="Give it the path of the file to include, or remove it.",
             )
         return
@@ -369,13 +415,55 @@ def _include(
             "(git refuses this too: an include loop?).",
             suggestion="Remove the include that leads back to a file already included.",
         )
-    target = _expand_user(value, home)
+    target = _expand_user(value, reading.home)
     target = os.path.join(os.path.dirname(origin), target)
     if scope in ("local", "worktree"):
-        check_in_roots(
-            os.path.realpath(target), what=f"the file included by {origin} (include.path)"
-        )
-    _read_file(target, scope, depth + 1, items, home)
+        check_in_roots(os.path.realpath(target), what=f"the file included by {origin} ({name})")
+    _read_file(target, scope, depth + 1, reading)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_GLOB_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*?["})
+
+
+def _condition_holds(condition: str, origin: str, reading: _Reading) -> bool:
+    """Whether the ``includeIf`` ``condition`` of a key in ``origin`` holds (git's
+    ``include_condition_is_true``; unknown conditions are false)."""
+    conditions = reading.conditions
+    if conditions is None:
+        return False
+    for prefix, fold in (("gitdir:", False), ("gitdir/i:", True)):
+        if condition.startswith(prefix):
+            pattern = _gitdir_pattern(condition[len(prefix) :], origin, reading.home)
+            return any(_wildmatch(pattern, text, fold) for text in conditions.git_dirs)
+    if condition.startswith("onbranch:") and conditions.branch is not None:
+        return _wildmatch(_dir_pattern(condition[len("onbranch:") :]), conditions.branch, False)
+    return False
+
+
+def _gitdir_pattern(pattern: str, origin: str, home: str | None) -> str:
+    """A ``gitdir:`` pattern as git matches it (``prepare_include_condition_pattern``)."""
+    pattern = _expand_user(pattern, home) if pattern.startswith("~") else pattern
+    if pattern.startswith("./"):
+        directory = os.path.dirname(os.path.realpath(origin))
+        pattern = directory.translate(_GLOB_SPECIAL) + pattern[1:]
+    elif not pattern.startswith("/"):
+        pattern = "**/" + pattern
+    return _dir_pattern(pattern)
+
+
+def _dir_pattern(pattern: str) -> str:
+    return pattern + "**" if pattern.endswith("/") else pattern
+
+
+def _wildmatch(pattern: str, text: str, fold: bool) -> bool:
+    # Only a conditional include needs the matcher (and its imports): `diffchunk review`
+    # reads a config before it starts git diff, with as few modules loaded as it can.
+    from .globs import wildmatch_glob
+
+    if fold:
+        pattern, text = pattern.translate(_ASCII_LOWER), text.translate(_ASCII_LOWER)
+    return wildmatch_glob(pattern).matches(text)
 
 
 def _expand_user(path: str, home: str | None) -> str:

@@ -61,7 +61,9 @@ class Location(NamedTuple):
     ``objects``: the object directories git reads, the repository's first,
     then its alternates; ``config``: the repository's own config items
     (``common_dir/config``, then ``config.worktree`` when enabled), without
-    includes.
+    includes; ``named_git_dir``: the git directory as the path given names it,
+    symlinks kept (what git's ``includeIf "gitdir:..."`` also matches; empty:
+    the same as ``git_dir``).
     """
 
     root: str | None
@@ -69,6 +71,7 @@ class Location(NamedTuple):
     common_dir: str
     objects: tuple[str, ...]
     config: tuple[ConfigItem, ...]
+    named_git_dir: str = ""
 
     @property
     def directories(self) -> tuple[str, ...]:
@@ -130,13 +133,32 @@ def locate(path: str) -> Location:
     for directory in _upwards(start, path):
         found = _git_dir_in(directory)
         if found is not None:
-            return _located(found, directory, via_dot_git=True)
+            location = _located(found, directory, via_dot_git=True)
+            named = os.path.join(_as_named(directory, start, expanded), ".git")
+            return location._replace(named_git_dir=_named_if_same(named, location.git_dir))
         if _is_git_directory(directory):
-            return _located(directory, directory, via_dot_git=False)
+            location = _located(directory, directory, via_dot_git=False)
+            named = _as_named(directory, start, expanded)
+            return location._replace(named_git_dir=_named_if_same(named, location.git_dir))
     raise NotARange(
         f"{path!r} is not inside a git repository.",
         suggestion="Pass the absolute path of a git working tree, or run `git init` there first.",
     )
+
+
+def _as_named(directory: str, start: str, given: str) -> str:
+    """``directory`` (``start`` or a parent of it, real paths) as the path ``given``
+    (whose real path is ``start``) names it: as many components taken off."""
+    named = os.path.normpath(given)
+    for _ in range(start.count("/") - directory.count("/") if directory != "/" else 0):
+        named = os.path.dirname(named)
+    return named
+
+
+def _named_if_same(named: str, real: str) -> str:
+    """``named`` when it leads to ``real`` (a ``.git`` file's target keeps its real path,
+    as git reads it), else empty."""
+    return named if named != real and os.path.realpath(named) == real else ""
 
 
 def _upwards(start: str, shown: str) -> Iterator[str]:

@@ -46,7 +46,7 @@ from typing import NamedTuple
 from ..errors import CacheWriteError, GitError, UnsafeRepository
 from ..fdio import replace_file
 from ..paths import cache_dir, check_in_roots
-from .config import ConfigItem, as_bool, as_size, by_key, last, read_files, render
+from .config import Conditions, ConfigItem, as_bool, as_size, by_key, last, read_files, render
 from .discovery import Location, small_file
 
 # Booleans copied as git reads them.
@@ -153,7 +153,25 @@ def _settings(location: Location) -> list[ConfigItem]:
     files.append(("local", os.path.join(location.common_dir, "config")))
     if any(i.scope == "worktree" for i in location.config):
         files.append(("worktree", os.path.join(location.git_dir, "config.worktree")))
-    return read_files(files)
+    git_dirs = (location.git_dir, location.named_git_dir or location.git_dir)
+    conditions = Conditions(tuple(dict.fromkeys(git_dirs)), _branch(location.git_dir))
+    return read_files(files, conditions=conditions)
+
+
+_REFTABLE_HEAD = "refs/heads/.invalid"
+"""What ``HEAD`` names in a reftable repository (whose real ``HEAD`` is in the
+table): no branch, for ``includeIf "onbranch:..."``."""
+
+
+def _branch(git_dir: str) -> str | None:
+    """The branch ``HEAD`` names (``includeIf "onbranch:..."``), None when detached."""
+    head = _head(git_dir).decode("utf-8", "surrogateescape")
+    if not head.startswith("ref:"):
+        return None
+    ref = head[4:].strip(" \t\n\v\f\r")
+    if not ref.startswith("refs/heads/") or ref == _REFTABLE_HEAD:
+        return None
+    return ref[len("refs/heads/") :]
 
 
 def _user_files() -> list[tuple[str, str]]:

@@ -10,7 +10,6 @@ from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diffchunk.diff.globs import attributes_glob, gitignore_glob
 from diffchunk.diff.patterns import (
     MAX_PATTERN_LENGTH,
     MAX_PATTERNS,
@@ -19,6 +18,7 @@ from diffchunk.diff.patterns import (
     PathQuery,
 )
 from diffchunk.errors import InvalidArgument
+from diffchunk.git.globs import attributes_glob, gitignore_glob
 
 PATHS = [
     "a.py",

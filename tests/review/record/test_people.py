@@ -228,3 +228,31 @@ def test_the_cli_says_why_a_finding_was_not_added_and_takes_replies(
     assert "ada: by design" in listed.stdout and "bob: fine by me" in listed.stdout
     status = run_cli("status", "main..feature", cwd=repo)
     assert "reviewer  ada: 0 files reviewed, 1 findings" in status.stdout
+
+
+def test_the_reviewer_of_a_finding_is_the_identity_a_conditional_include_sets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[includeIf "gitdir:~/work/"]`` in ``~/.gitconfig`` names the work identity: a
+    finding made in ``~/work/repo`` is signed with it, as git would sign a commit."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Ada\n\temail = ada@home.example\n"
+        '[includeIf "gitdir:~/work/"]\n\tpath = ~/.gitconfig-work\n'
+    )
+    (home / ".gitconfig-work").write_text("[user]\n\temail = ada@work.example\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv(REVIEWER_ENV, raising=False)
+    repo = five_files(home / "work" / "repo")
+    added = run_cli(
+        "finding", "add", "main..feature", "--file", "f4.py", "--line", "10",
+        "--message", "f4 ten is wrong", cwd=repo,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    status = run_cli("status", "main..feature", cwd=repo)
+    assert "reviewer  Ada <ada@work.example>: 0 files reviewed, 1 findings" in status.stdout

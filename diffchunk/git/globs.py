@@ -1,4 +1,8 @@
-"""Path globs with git's wildmatch rules: one engine, two anchoring rules.
+"""Path globs with git's wildmatch rules: one engine, three anchoring rules.
+
+The engine lives with the git plumbing because git's config uses it too
+(:mod:`diffchunk.git.config`, ``includeIf``); the diff engine imports it from
+here.
 
 - :func:`gitignore_glob` follows ``.gitignore`` rules (for
   :class:`~diffchunk.diff.patterns.PathPatterns`): a pattern without ``/``
@@ -8,6 +12,9 @@
 - :func:`attributes_glob` follows ``.gitattributes`` rules (for
   :mod:`diffchunk.diff.gitattributes`): a pattern matches a *path* only,
   never the files below a matching directory.
+- :func:`wildmatch_glob` is git's ``wildmatch`` with ``WM_PATHNAME`` alone:
+  the pattern against the whole text, no anchoring rule added (for
+  ``includeIf`` conditions, :mod:`diffchunk.git.config`).
 
 Glob syntax (git's wildmatch with ``WM_PATHNAME``): ``*`` and ``?`` never
 cross ``/``; ``[a-z]``, ``[!x]``/``[^x]``, ``[[:alpha:]]`` classes; ``\\``
@@ -29,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["GLOBSTAR", "CompiledGlob", "attributes_glob", "gitignore_glob"]
+__all__ = ["GLOBSTAR", "CompiledGlob", "attributes_glob", "gitignore_glob", "wildmatch_glob"]
 
 # POSIX character classes of git's wildmatch, as Python class contents (ASCII).
 _POSIX_CLASSES = {
@@ -383,4 +390,15 @@ def attributes_glob(pattern: str) -> CompiledGlob:
     if not anchored:
         seg = globs[0]
         globs = (GLOBSTAR, _ANY if seg is GLOBSTAR else seg)
+    return _compile(pattern, False, globs)
+
+
+def wildmatch_glob(pattern: str) -> CompiledGlob:
+    """Compile ``pattern`` to match a whole text as git's ``wildmatch(pattern, text,
+    WM_PATHNAME)`` does: ``*`` stays within a segment, ``**/`` spans zero or more
+    directories, a trailing ``/**`` needs something below, nothing else is added."""
+    try:
+        globs = _parse_segments(pattern)
+    except _Malformed:
+        return CompiledGlob(pattern, False, None, None)
     return _compile(pattern, False, globs)
