@@ -309,15 +309,10 @@ def render_code_hits(found: CodeSearch) -> str:
         mark = "  (in diff)" if hit.in_diff else ""
         lines.append(f"{hit.path}:{hit.line}: {text}{where}{mark}")
     summary = f"{found.total} line(s) in {found.files_matched} file(s)"
-    summary += f" at {found.side} ({(found.revision or 'empty tree')[:SHORT_ID]})"
+    summary += " " + found.where
     if found.next_offset is not None:
         summary += f"; {len(found.hits)} shown, more with --offset {found.next_offset}"
-    if found.other_files is not None:
-        hits, files = found.other_files
-        summary += f"; {hits} more in {len(files)} file(s) of other languages"
-    if found.prose:
-        summary += f"; {found.prose} more in comments and strings"
-    lines.append(summary)
+    lines.append("; ".join([summary, *found.left_apart()]))
     lines.extend(f"note: {cli_terms(note)}" for note in found.notes)
     return "\n".join(lines) + "\n"
 

@@ -64,7 +64,7 @@ from ...errors import FileToolError, InvalidArgument
 from ...files.answer_size import json_size
 from ...files.matchers import TextMatcher, window_hits
 from ...git.trees import TreeFile, files_with, read_tree_blobs, tree_files
-from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS
+from ...limits import CHARS_PER_TOKEN, CODE_SEARCH_DEFAULT_RESULTS, RESPONSE_TOKENS, SHORT_ID
 from ...regex import Pattern, compile_regex
 from ..paging import check_search
 from ..sessions.loading import session
@@ -142,6 +142,22 @@ class CodeSearch:
     notes: tuple[str, ...] = ()
     other_files: tuple[int, tuple[str, ...]] | None = None  # references: (hits, files)
     prose: int | None = None  # references: lines holding the name only in comments, strings
+
+    @property
+    def where(self) -> str:
+        """``at SIDE (REVISION)``: the tree the page searched."""
+        return f"at {self.side} ({str(self.revision or 'empty tree')[:SHORT_ID]})"
+
+    def left_apart(self) -> list[str]:
+        """What the hits leave out, as a count each ("N more in comments and strings"):
+        the text and the command line's summary say it alike."""
+        said = []
+        if self.other_files is not None:
+            hits, files = self.other_files
+            said.append(f"{hits} more in {len(files)} file(s) of other languages")
+        if self.prose:
+            said.append(f"{self.prose} more in comments and strings")
+        return said
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {

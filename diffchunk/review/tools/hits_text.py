@@ -23,31 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...limits import SHORT_ID
 from .code_search import CodeSearch
 from .search_tree import CodeHit
 
 _MODULE_LEVEL = "(module level)"
 
 
-def _where(page: CodeSearch) -> str:
-    return f"at {page.side} ({str(page.revision or 'empty tree')[:SHORT_ID]})"
-
-
 def _head(what: str, page: CodeSearch, offset: int, where: bool) -> str:
     head = f"{what}: {page.total} in {page.files_matched} file(s)"
     if where:
-        head += " " + _where(page)
+        head += " " + page.where
     if page.next_offset is not None or offset:
         head += f"; {offset + 1}-{offset + len(page.hits)} shown"
     if page.next_offset is not None:
         head += f", next offset={page.next_offset}"
-    if page.other_files is not None:
-        hits, files = page.other_files
-        head += f"; {hits} more in {len(files)} file(s) of other languages"
-    if page.prose:
-        head += f"; {page.prose} more in comments and strings"
-    return head
+    return "; ".join([head, *page.left_apart()])
 
 
 def _hit_line(hit: CodeHit, previous: str | None, references: bool) -> str:
@@ -92,7 +82,7 @@ def render_searches(
     lines: list[str] = []
     notes: dict[str, None] = {}
     if len(searches) > 1:
-        lines.append(f"{len(searches)} names {_where(searches[0][1])}")
+        lines.append(f"{len(searches)} names {searches[0][1].where}")
     for what, page in searches:
         lines.append(_head(what, page, offset, len(searches) == 1))
         lines += _hits(page.hits, references)
