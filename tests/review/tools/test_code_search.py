@@ -425,13 +425,15 @@ def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
         rev: run_git(repo, "rev-parse", "--short=12", rev).stdout.strip()
         for rev in ("main", "feature")
     }
-    # What git log --format='%h %s%n%b' prints, and no author (a reviewer reading the
-    # messages asks the listing without bodies who wrote them) or full id.
+    abbreviated = run_git(repo, "log", "-1", "--format=%h", "feature").stdout.strip()
+    # What git log --format='%h %s%n%b' prints (its id as git abbreviates it), and no
+    # author (a reviewer reading the messages asks the listing without bodies who wrote
+    # them) or full id.
     assert text == (
         f"2 commit(s) of {short['main']}..{short['feature']}; 1-1 shown, next offset=1\n"
-        f"{short['feature']} Touch every function\n"
-        "  The body says why:\n"
-        "  all of them.\n"
+        f"{abbreviated} Touch every function\n"
+        " The body says why:\n"
+        " all of them.\n"
     )
     assert list_commits(diff, store=store).to_dict()["commits"][0]["author"] == "t"
     # A release's commits come in one page by default.
@@ -563,8 +565,8 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
         assert commits.startswith("2 commit(s) of ")
         assert " Touch every function\n" in commits
-        assert "\n  The body says why:\n  all of them.\n" in commits
-        assert "  Touch every function\n" not in commits  # the subject is not repeated
+        assert "\n The body says why:\n all of them.\n" in commits
+        assert "\n Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
