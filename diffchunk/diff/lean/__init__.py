@@ -51,7 +51,8 @@ from __future__ import annotations
 
 from .expand import expand
 from .markers import KINDS
-from .render import render_lean
+from .reading import Block
+from .render import partner_blocks, render_lean
 from .view import FoldStats, LeanView
 
-__all__ = ["KINDS", "FoldStats", "LeanView", "expand", "render_lean"]
+__all__ = ["KINDS", "Block", "FoldStats", "LeanView", "expand", "partner_blocks", "render_lean"]
