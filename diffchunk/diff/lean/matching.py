@@ -12,8 +12,11 @@ characters, the first is shown with the list of the other places and each
 later one folds into a line naming the first (the writer decides,
 :mod:`.blocks`).
 
-Both look only inside the view (a chunk, or one file's diff): what they
-point at is always in the same answer.
+Repeated edits are looked for only inside the view (a chunk, or one file's
+diff): what they point at is always in the same answer.  Moves are looked
+for inside the view and, when the view is given the rest of the diff
+(*partner* blocks, not written), between the view and the rest: a fold then
+names a place in another file of the diff.
 """
 
 from __future__ import annotations
@@ -58,8 +61,11 @@ def _key(line: Line) -> str:
     return line.content.strip()
 
 
-def find_moves(blocks: list[Block]) -> list[Move]:
-    """Moved runs between the change blocks of a view (see the module doc)."""
+def find_moves(blocks: list[Block], shown: int | None = None) -> list[Move]:
+    """Moved runs between the change blocks of a view (see the module doc): the first
+    ``shown`` of ``blocks`` are the view's (all of them when None), the rest its
+    partners; a move between two partners is not looked for."""
+    shown = len(blocks) if shown is None else shown
     index: dict[str, list[tuple[int, int]]] = {}
     removed = [b.removed for b in blocks]
     for b, lines in enumerate(removed):
@@ -77,7 +83,10 @@ def find_moves(blocks: list[Block]) -> list[Move]:
         added = block.added
         j = 0
         while j < len(added):
-            best = _longest(removed, added, j, d, index.get(_key(added[j]), ()), used)
+            places = index.get(_key(added[j]), [])
+            if d >= shown:  # a partner's added lines: moved only from the view
+                places = [(b, i) for b, i in places if b < shown]
+            best = _longest(removed, added, j, d, places, used)
             if best is None:
                 j += 1
                 continue
