@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from gitrepo import commit, git_bytes, init_repo
 
+from diffchunk.diff.options import LoadOptions
+from diffchunk.review.answers import CHARS_PER_TOKEN
 from diffchunk.review.ranges.load import load_git_diff
 from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.listing import list_chunks
 
 
 def _tests(names: str, tag: str = "") -> str:
@@ -111,3 +114,27 @@ def test_every_place_a_lean_answer_names_holds_those_lines(tmp_path: Path, diff:
 def test_raw_answers_are_untouched(diff: str) -> None:
     raw = diff_tools.get_file_diff(diff, "src/util.py")
     assert raw.count("\n+def helper_") == 5 and "⋯" not in raw
+
+
+def test_chunks_name_moves_to_other_chunks_and_list_them_at_their_size(tmp_path: Path) -> None:
+    """Each file in a chunk of its own: a chunk's lean view finds the moves to and from
+    the other chunks, and list_chunks counts the tokens of that view."""
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, OLD)
+    (repo / "tests" / "test_utils.py").unlink()
+    commit(repo, NEW, "split")
+    store = SessionStore()
+    diff = load_git_diff(
+        str(repo), "HEAD~1..HEAD", options=LoadOptions(max_chunk_lines=30), store=store
+    ).file_path
+    listing = list_chunks(diff, format="lean", store=store, max_tokens=None)
+    texts = []
+    for entry in listing.chunks:
+        assert len(entry.files) == 1
+        text = diff_tools.get_chunk(diff, entry.chunk, False, "lean", store=store)
+        assert entry.token_count == len(text) // CHARS_PER_TOKEN
+        texts.append(text)
+    whole = "".join(texts)
+    assert "⋯ 20 lines (old 4-23) moved to src/util.py:4" in whole
+    assert "⋯ 20 lines (new 4-23) moved unchanged from old src/core.py:4-23" in whole
+    assert _check_claims(tmp_path / "repo", whole) == 20 + 20 + 9
