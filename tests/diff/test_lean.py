@@ -12,7 +12,7 @@ from gitrepo import commit, git, init_repo
 from test_data import CORPUS, ROOT
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
-from diffchunk.diff.lean import LeanView, expand, partner_blocks, render_lean
+from diffchunk.diff.lean import LeanView, Partners, expand, render_lean
 from diffchunk.diff.lean.words import sides
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
@@ -326,17 +326,21 @@ def test_a_file_view_finds_lines_moved_from_the_rest_of_the_diff(repo: Path) -> 
     }
     _diff(repo, before, after)  # type: ignore[arg-type]
     raw = git_raw(repo, "diff", "--no-renames", "before", "HEAD")  # a split, not a rename
-    partners = partner_blocks(raw)
-    assert set(partners) == {
+    partners = Partners(raw)
+    assert {b.file.path for b in partners.blocks} == {
         "tests/test_all.py",
+        "tests/split/test_first.py",
+        "tests/split/test_second.py",
+    }
+    skipped = Partners(raw, skip=["tests/test_all.py"])
+    assert {b.file.path for b in skipped.blocks} == {
         "tests/split/test_first.py",
         "tests/split/test_second.py",
     }
 
     def view_of(path: str) -> LeanView:
         own = b"".join(p for p in _sections(raw) if _section_path(p) == path)
-        others = [b for p, blocks in partners.items() if p != path for b in blocks]
-        view = render_lean(own, partners=others)
+        view = render_lean(own, partners=partners)
         assert expand(view.text, view.originals) == own
         return view
 

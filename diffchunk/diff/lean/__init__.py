@@ -56,8 +56,8 @@ from __future__ import annotations
 
 from .expand import expand
 from .markers import KINDS
-from .reading import Block
-from .render import partner_blocks, render_lean
+from .partners import Partners
+from .render import render_lean
 from .view import FoldStats, LeanView
 
-__all__ = ["KINDS", "Block", "FoldStats", "LeanView", "expand", "partner_blocks", "render_lean"]
+__all__ = ["KINDS", "FoldStats", "LeanView", "Partners", "expand", "render_lean"]

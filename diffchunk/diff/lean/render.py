@@ -12,6 +12,7 @@ from diffchunk.errors import NotADiffError
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
+from .partners import Partners
 from .reading import (
     Block,
     FileItem,
@@ -50,7 +51,7 @@ _PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 
 def render_lean(
-    raw: bytes, *, keep_context: bool = False, partners: Sequence[Block] = ()
+    raw: bytes, *, keep_context: bool = False, partners: Partners | None = None
 ) -> LeanView:
     """The lean view of ``raw`` (a chunk's text, a file's diff): see the package doc.
 
@@ -58,8 +59,8 @@ def render_lean(
     removed lines folds only when it starts with a definition (whole definitions
     removed): for a diff whose context is what the reader asked for (each hunk
     widened to the definitions around it), read once with its changes.
-    ``partners``: the change blocks of the rest of the diff (:func:`partner_blocks`),
-    where lines moved to or from the view are looked for too; they are not shown."""
+    ``partners``: the whole diff (:class:`~.partners.Partners`), whose other files'
+    blocks are looked in for lines moved to or from the view; they are not shown."""
     out = ViewWriter()
     if not raw:
         return out.finish()
@@ -69,11 +70,12 @@ def render_lean(
         items = [Verbatim(raw, "text")]
     blocks = _change_blocks(items)
     shown = len(blocks)
-    moves = find_moves([*blocks, *partners], shown) if partners else find_moves(blocks)
+    others = partners.around(blocks) if partners is not None else []
+    moves = find_moves([*blocks, *others], shown)
     moved = {m.src for m in moves} | {m.dst for m in moves}
     writer = BlockWriter(
         out,
-        [*blocks, *partners],
+        [*blocks, *others],
         moves,
         find_repeats(blocks, moved),
         keep_context=keep_context,
@@ -99,19 +101,6 @@ def _change_blocks(items: Sequence[Item]) -> list[Block]:
         for part in hunk.body
         if isinstance(part, Block)
     ]
-
-
-def partner_blocks(raw: bytes) -> dict[str, list[Block]]:
-    """The change blocks of a diff by file path, to give a view of one of its files
-    the rest as ``partners`` (a text that is not a diff has none)."""
-    try:
-        items = read_items(parse_diff(raw))
-    except NotADiffError:
-        return {}
-    out: dict[str, list[Block]] = {}
-    for block in _change_blocks(items):
-        out.setdefault(block.file.path, []).append(block)
-    return out
 
 
 def _deleted_whole(item: FileItem) -> bool:

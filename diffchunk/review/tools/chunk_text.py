@@ -152,7 +152,7 @@ def get_chunk(
     elif fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
-        view = render_lean(raw, partners=partners(loaded, set(chunk.files)))
+        view = render_lean(raw, partners=partners(loaded))
         text, legend = view.text, view.legend()
     else:
         text = format_chunk(raw, fmt, review.look_ahead(chunk_number))

@@ -434,9 +434,7 @@ def _one_file(
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
         # Widened to whole definitions: their unchanged lines are what was asked for.
-        view = render_lean(
-            result.data, keep_context=widened is not None, partners=partners(loaded, {result.path})
-        )
+        view = render_lean(result.data, keep_context=widened is not None, partners=partners(loaded))
         whole = view.text
     else:
         whole = format_chunk(result.data, fmt)

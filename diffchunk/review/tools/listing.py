@@ -52,7 +52,7 @@ def chunk_tokens(loaded: Session, number: int, fmt: str) -> int:
     if fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most listings are raw
 
-        text = render_lean(raw, partners=partners(loaded, set(review.chunk(number).files))).text
+        text = render_lean(raw, partners=partners(loaded)).text
     else:
         text = format_chunk(raw, fmt, review.look_ahead(number))
     if len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
