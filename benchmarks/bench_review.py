@@ -47,6 +47,7 @@ from benchmarks.bench_tokens import find_repo
 from benchmarks.review_calls import (
     Reading,
     code_line_count,
+    moved_lines,
     seen_lines,
     unread_definitions,
     unread_lines,
@@ -214,7 +215,16 @@ def check(reading: RangeReading, readers: list[Reading]) -> None:
         f"{defs} enclosing definitions"
     )
     for r in readers:
-        seen = seen_lines(r.calls + [c for g in r.gaps for c in g.instead])
+        calls = r.calls + [c for g in r.gaps for c in g.instead]
+        seen = seen_lines(calls, reading)
+        moved = moved_lines(reading, calls)
+        if moved.lines:
+            print(
+                f"    {r.reader}: {moved.lines:,} line(s) of {moved.chars:,} characters named "
+                "as moved unchanged and not shown (both places read from git: the same)"
+            )
+        for claim in moved.wrong:
+            print(f"    WARNING: {r.reader} names a move that does not hold: {claim}")
         lines = unread_lines(reading, seen)
         unread_defs = unread_definitions(reading, seen)
         if not lines and not unread_defs:

@@ -209,7 +209,7 @@ async def unfold(rv: Review) -> None:
     lines (and a deleted file) to the definitions it held, giving its old lines; those
     are read from the old side (``open_file_version(side="old")``, ``read_content``),
     a file missing added lines again in raw."""
-    seen = seen_lines(rv.out.calls)
+    seen = seen_lines(rv.out.calls, rv.reading)
     for path in rv.lean:
         f = rv.code_file(path)
         if f is None:
@@ -364,7 +364,7 @@ async def _mark(rv: Review, paths: list[str]) -> None:
 
 async def unseen_definitions(rv: Review) -> None:
     """The enclosing definitions no answer so far showed whole, from the new side."""
-    seen = seen_lines(rv.out.calls)
+    seen = seen_lines(rv.out.calls, rv.reading)
     for f in rv.reading.files:
         wanted = [
             d for d in f.enclosing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
@@ -11,6 +12,7 @@ from diffchunk.errors import NotADiffError
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
+from .partners import Partners
 from .reading import (
     Block,
     FileItem,
@@ -48,13 +50,17 @@ _FILES_CHANGED = re.compile(rb"\d+ files? changed")
 _PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 
-def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
+def render_lean(
+    raw: bytes, *, keep_context: bool = False, partners: Partners | None = None
+) -> LeanView:
     """The lean view of ``raw`` (a chunk's text, a file's diff): see the package doc.
 
     ``keep_context``: the unchanged lines are shown, not folded, and a run of
     removed lines folds only when it starts with a definition (whole definitions
     removed): for a diff whose context is what the reader asked for (each hunk
-    widened to the definitions around it), read once with its changes."""
+    widened to the definitions around it), read once with its changes.
+    ``partners``: the whole diff (:class:`~.partners.Partners`), whose other files'
+    blocks are looked in for lines moved to or from the view; they are not shown."""
     out = ViewWriter()
     if not raw:
         return out.finish()
@@ -62,17 +68,19 @@ def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
         items: list[Item] = read_items(parse_diff(raw))
     except NotADiffError:
         items = [Verbatim(raw, "text")]
-    blocks = [
-        part
-        for item in items
-        if isinstance(item, FileItem)
-        for hunk in item.hunks
-        for part in hunk.body
-        if isinstance(part, Block)
-    ]
-    moves = find_moves(blocks)
+    blocks = _change_blocks(items)
+    shown = len(blocks)
+    others = partners.around(blocks) if partners is not None else []
+    moves = find_moves([*blocks, *others], shown)
     moved = {m.src for m in moves} | {m.dst for m in moves}
-    writer = BlockWriter(out, blocks, moves, find_repeats(blocks, moved), keep_context=keep_context)
+    writer = BlockWriter(
+        out,
+        [*blocks, *others],
+        moves,
+        find_repeats(blocks, moved),
+        keep_context=keep_context,
+        shown=shown,
+    )
     number = {id(block): b for b, block in enumerate(blocks)}
     for item in items:
         if isinstance(item, FileItem):
@@ -82,6 +90,17 @@ def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
         else:
             _verbatim(out, item)
     return out.finish()
+
+
+def _change_blocks(items: Sequence[Item]) -> list[Block]:
+    return [
+        part
+        for item in items
+        if isinstance(item, FileItem)
+        for hunk in item.hunks
+        for part in hunk.body
+        if isinstance(part, Block)
+    ]
 
 
 def _deleted_whole(item: FileItem) -> bool:
@@ -107,7 +126,7 @@ def _file(
     keep_context: bool = False,
 ) -> None:
     fd = item.fd
-    if _deleted_whole(item):
+    if _deleted_whole(item) and not writer.moved_any(number[id(b)] for b in _file_blocks(item)):
         removed = [line for hunk in item.hunks for part in _blocks(hunk) for line in part.removed]
         names = names_text(definitions((line.content for line in removed), fd.path))
         raw = item.header + b"".join(_hunk_raw(h) for h in item.hunks) + item.payload
@@ -116,10 +135,11 @@ def _file(
     hunks = item.hunks
     # A new file's one hunk starts at line 1 with nothing before it: its "@@"
     # line says nothing the file's head does not.
+    # Nor does a deleted file's, which starts at line 1 and leaves nothing after it.
     new_file = (
-        fd.status is FileStatus.ADDED
+        fd.status in (FileStatus.ADDED, FileStatus.DELETED)
         and len(hunks) == 1
-        and hunks[0].header.startswith(b"@@ -0,0 +1")
+        and hunks[0].header.startswith(b"@@ -0,0 +1" if fd.status is FileStatus.ADDED else b"@@ -1")
         and all(isinstance(part, Block) for part in hunks[0].body)
     )
     header = item.header + (hunks[0].header if new_file else b"")
@@ -172,6 +192,10 @@ def _hunk_head(
     text = mk.HUNK + str(start) + (f" {section}" if section else "")
     context = b"" if show_lead else b"".join(ln.raw for ln in lead)
     out.fold(text, hunk.header, mk.HEADERS, context=context)
+
+
+def _file_blocks(item: FileItem) -> list[Block]:
+    return [part for hunk in item.hunks for part in _blocks(hunk)]
 
 
 def _blocks(hunk: HunkItem) -> list[Block]:

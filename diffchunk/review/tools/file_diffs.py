@@ -35,6 +35,7 @@ from ..paging import check_page, fill_page
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
+from .lean_partners import partners
 
 PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
 """A page of find_chunks_for_files, in characters of JSON: the bound of any answer
@@ -433,7 +434,7 @@ def _one_file(
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
         # Widened to whole definitions: their unchanged lines are what was asked for.
-        view = render_lean(result.data, keep_context=widened is not None)
+        view = render_lean(result.data, keep_context=widened is not None, partners=partners(loaded))
         whole = view.text
     else:
         whole = format_chunk(result.data, fmt)
