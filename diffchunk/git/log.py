@@ -75,7 +75,7 @@ def range_commits(
         if len(fields) < 5:
             continue
         first = 6 if include_body else 5
-        names = tuple(n for n in (n.lstrip("\n") for n in fields[first:]) if n)
+        names = tuple(n for n in (f.lstrip("\n") for f in fields[first:]) if n)
         body = fields[5] if include_body and len(fields) > 5 else None
         commits.append(
             LoggedCommit(fields[0], fields[2], fields[3], fields[4], names, body, fields[1])

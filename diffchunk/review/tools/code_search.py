@@ -123,7 +123,6 @@ OUTLINE_FILES = 200
 hits keep their lines without ``in`` (outlines cost a parse each)."""
 
 SIDES = ("new", "old")
-
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 REFERENCES_NOTE = "textual and syntax-aware, not a type checker"

@@ -27,13 +27,13 @@ cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list
 Over MCP, the messages (``include_body``) come as the compact text of
 :func:`render_messages`, no larger than ``git log --format='%h %s%n%b'``: a
 head line (its commit ids short), then per commit its id as git abbreviates it
-(``%h``; a stream's :data:`~diffchunk.limits.SHORT_ID` digits) and subject, and the
-message's lines after the subject indented a space (a message that only repeats
-its subject adds nothing; git writes a blank line after every message).  Authors, dates and files stay in the
-listing without bodies and in the typed result (:meth:`CommitListing.to_dict`,
-the command line's ``--json``): a reviewer reading why the code changed reads
-the messages, and one author's name on every commit of a release doubled the
-answer's framing.
+(``%h``; a stream's :data:`~diffchunk.limits.SHORT_ID` digits) and subject, and
+the message's lines after the subject indented a space (a message that only
+repeats its subject adds nothing; git writes a blank line after every message).
+Authors, dates and files stay in the listing without bodies and in the typed
+result (:meth:`CommitListing.to_dict`, the command line's ``--json``): a reviewer
+reading why the code changed reads the messages, and one author's name on every
+commit of a release doubled the answer's framing.
 """
 
 from __future__ import annotations
