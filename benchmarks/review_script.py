@@ -278,8 +278,9 @@ async def log(rv: Review) -> None:
     """The commits with their bodies: every page of ``list_commits(include_body=True)``."""
     offset: int | None = 0
     while offset is not None:
+        paged = {"offset": offset} if offset else {}  # the first page asks no offset
         page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path,
-                             offset=offset, include_body=True)  # fmt: skip
+                             include_body=True, **paged)  # fmt: skip
         found = _NEXT.search(page.split("\n", 1)[0]) if isinstance(page, str) else None
         offset = int(found.group(1)) if found else None
 
