@@ -4,6 +4,7 @@ Usage::
 
     python -m benchmarks.bench_review [--only NAME ...] [--range REPO:A..B ...]
                                       [--path plan|chunks|files ...] [--quiet]
+                                      [--dump DIR]
 
 For a small and a medium release of real Python projects (:data:`RANGES`),
 the characters a reviewer reads: plain git's commands
@@ -46,6 +47,7 @@ from benchmarks.bench_tokens import find_repo
 from benchmarks.review_calls import (
     Reading,
     code_line_count,
+    moved_lines,
     seen_lines,
     unread_definitions,
     unread_lines,
@@ -213,7 +215,16 @@ def check(reading: RangeReading, readers: list[Reading]) -> None:
         f"{defs} enclosing definitions"
     )
     for r in readers:
-        seen = seen_lines(r.calls + [c for g in r.gaps for c in g.instead])
+        calls = r.calls + [c for g in r.gaps for c in g.instead]
+        seen = seen_lines(calls, reading)
+        moved = moved_lines(reading, calls)
+        if moved.lines:
+            print(
+                f"    {r.reader}: {moved.lines:,} line(s) of {moved.chars:,} characters named "
+                "as moved unchanged and not shown (both places read from git: the same)"
+            )
+        for claim in moved.wrong:
+            print(f"    WARNING: {r.reader} names a move that does not hold: {claim}")
         lines = unread_lines(reading, seen)
         unread_defs = unread_definitions(reading, seen)
         if not lines and not unread_defs:
@@ -235,7 +246,30 @@ def check(reading: RangeReading, readers: list[Reading]) -> None:
             print(f"      {path}: {name} ({missing})")
 
 
-def bench(repo: str, rng: str, br: BenchRange | None, paths: list[str], quiet: bool) -> None:
+def _file_name(text: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", text)
+
+
+def dump(directory: Path, label: str, readers: list[Reading]) -> None:
+    """Each call's request and answer in a file of its own under ``directory``
+    (``<range>/<reader>/NNN-step.txt``), to read what each call cost."""
+    for r in readers:
+        where = directory / _file_name(label) / _file_name(r.reader)
+        where.mkdir(parents=True, exist_ok=True)
+        calls = r.calls + [c for g in r.gaps for c in g.instead]
+        for i, call in enumerate(calls, 1):
+            name = f"{i:03}-{_file_name(call.step)}.txt"
+            (where / name).write_text(f"{call.request}\n\n{call.answer}\n", encoding="utf-8")
+
+
+def bench(
+    repo: str,
+    rng: str,
+    br: BenchRange | None,
+    paths: list[str],
+    quiet: bool,
+    dump_to: Path | None = None,
+) -> None:
     import anyio
 
     reading = read_range(repo, rng)
@@ -260,6 +294,8 @@ def bench(repo: str, rng: str, br: BenchRange | None, paths: list[str], quiet: b
     print_table(plain, readers)
     print_verdict(br, plain, readers)
     check(reading, [plain, *readers])
+    if dump_to is not None:
+        dump(dump_to, br.name if br else rng, [plain, *readers])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", action="append", choices=sorted(PATHS),
                         help="diffchunk's paths to run (default: all)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no list of calls")
+    parser.add_argument("--dump", type=Path, metavar="DIR",
+                        help="write each call's request and answer under DIR")  # fmt: skip
     args = parser.parse_args(argv)
     paths = args.path or list(PATHS)
     for br in RANGES:
@@ -280,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         repo = bench_repo(br)
         if repo is not None:
-            bench(repo, br.rng, br, paths, args.quiet)
+            bench(repo, br.rng, br, paths, args.quiet, args.dump)
     for spec in args.range:
         repo, _, rng = spec.rpartition(":")
         repo = os.path.abspath(repo)
@@ -289,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         missing = _missing_revision(repo, rng)
         if missing is not None:
             parser.error(f"--range {spec}: {missing}")
-        bench(repo, rng, None, paths, args.quiet)
+        bench(repo, rng, None, paths, args.quiet, args.dump)
     return 0
 
 

@@ -15,6 +15,12 @@ looks for each in the answers, whitespace collapsed: a diff's line without its
 fold of long lines counts by its first 200 characters.  A line counts as read
 wherever its text shows (the check does not tell two lines of the same text
 apart), so it finds what no answer shows, not every place a fold hides.
+
+A run lean leaves out as *moved unchanged* (``⋯ N lines (new A-B) moved
+unchanged from old P:a-b``, and its removed side ``⋯ N lines (old a-b) moved
+to P:L``) counts as read when the claim holds: the check reads both places
+from git and credits their lines only when every line is the same
+(:func:`moved_lines`); a claim that does not hold is reported.
 """
 
 from __future__ import annotations
@@ -112,8 +118,95 @@ def answer_lines(answer: str) -> Iterator[str]:
                 yield normal(_OLD.sub("", _NEW.sub(r"\1", body)))
 
 
-def seen_lines(calls: Iterable[Call]) -> set[str]:
-    return {n for call in calls if not call.error for n in answer_lines(call.answer)}
+def seen_lines(calls: Iterable[Call], reading: RangeReading | None = None) -> set[str]:
+    """The lines the answers show; with ``reading``, the lines of the moves they name
+    too (:func:`moved_lines`)."""
+    calls = [call for call in calls if not call.error]
+    seen = {n for call in calls for n in answer_lines(call.answer)}
+    if reading is not None:
+        seen |= moved_lines(reading, calls).texts
+    return seen
+
+
+_FILE_HEAD = re.compile(r"^## (?P<path>.+?)(?: \((?:[^()]|\([^()]*\))*\))?$")
+_MOVED_HERE = re.compile(
+    r"^⋯ (?P<n>\d+) lines \(new (?P<a>\d+)-(?P<b>\d+)\) moved unchanged from old "
+    r"(?:lines (?P<x>\d+)-(?P<y>\d+)|(?P<path>.+):(?P<p>\d+)-(?P<q>\d+))$"
+)
+_MOVED_AWAY = re.compile(
+    r"^⋯ (?P<n>\d+) lines \(old (?P<a>\d+)-(?P<b>\d+)\) moved to "
+    r"(?:line (?P<x>\d+)|(?P<path>.+):(?P<p>\d+))$"
+)
+
+
+@dataclass
+class Moved:
+    """The lines of the moves the answers name, where the claim holds."""
+
+    texts: set[str] = field(default_factory=set)  # as :func:`normal` forms
+    lines: int = 0  # lines credited (each side of a move counted)
+    chars: int = 0  # their characters
+    wrong: list[str] = field(default_factory=list)  # claims that do not hold
+
+
+def moved_lines(reading: RangeReading, calls: Iterable[Call]) -> Moved:
+    """The lines of the moved-unchanged folds in the answers (see the module doc)."""
+    from benchmarks.review_reading import git
+
+    files = {f.path: f for f in reading.files}
+    texts: dict[tuple[str, str], list[str]] = {}
+
+    def lines_of(rev: str, path: str) -> list[str]:
+        if (rev, path) not in texts:
+            try:
+                texts[rev, path] = git(reading.repo, "show", f"{rev}:{path}").split("\n")
+            except Exception:
+                texts[rev, path] = []
+        return texts[rev, path]
+
+    def named(short: str | None, here: str, old: bool) -> str | None:
+        """The file a fold names (``old``: by its old path, as the new one is)."""
+        if short is None:
+            return here
+        paths = {(f.old_path or f.path) if old else f.path: f.path for f in files.values()}
+        found = [p for name, p in paths.items() if name == short or name.endswith("/" + short)]
+        return found[0] if len(found) == 1 else None
+
+    def old_path(path: str) -> str:
+        f = files.get(path)
+        return f.old_path or path if f is not None else path
+
+    out = Moved()
+    for call in calls:
+        here = ""
+        for line in call.answer.split("\n"):
+            head = _FILE_HEAD.match(line)
+            if head:
+                here = head.group("path")
+                continue
+            for pattern, away in ((_MOVED_HERE, False), (_MOVED_AWAY, True)):
+                m = pattern.match(line)
+                if m is None or not here:
+                    continue
+                n, a = int(m["n"]), int(m["a"])
+                other = named(m["path"], here, old=not away)
+                at = int(m["x"] or m["p"])
+                if other is None:
+                    out.wrong.append(f"{here}: {line} (no such file)")
+                    continue
+                if away:  # old lines a.. of here are new lines at.. of other
+                    old = lines_of(reading.base, old_path(here))[a - 1 : a - 1 + n]
+                    new = lines_of(reading.head, other)[at - 1 : at - 1 + n]
+                else:  # new lines a.. of here are old lines at.. of other
+                    new = lines_of(reading.head, here)[a - 1 : a - 1 + n]
+                    old = lines_of(reading.base, old_path(other))[at - 1 : at - 1 + n]
+                if len(old) != n or old != new:
+                    out.wrong.append(f"{here}: {line}")
+                    continue
+                out.texts.update(normal(t) for t in old)
+                out.lines += n
+                out.chars += sum(len(t) + 1 for t in old)
+    return out
 
 
 def unread_lines(reading: RangeReading, seen: set[str]) -> dict[str, list[tuple[str, int]]]:

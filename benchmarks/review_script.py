@@ -209,7 +209,7 @@ async def unfold(rv: Review) -> None:
     lines (and a deleted file) to the definitions it held, giving its old lines; those
     are read from the old side (``open_file_version(side="old")``, ``read_content``),
     a file missing added lines again in raw."""
-    seen = seen_lines(rv.out.calls)
+    seen = seen_lines(rv.out.calls, rv.reading)
     for path in rv.lean:
         f = rv.code_file(path)
         if f is None:
@@ -278,8 +278,9 @@ async def log(rv: Review) -> None:
     """The commits with their bodies: every page of ``list_commits(include_body=True)``."""
     offset: int | None = 0
     while offset is not None:
+        paged = {"offset": offset} if offset else {}  # the first page asks no offset
         page = await rv.call("log", "list_commits", absolute_file_path=rv.file_path,
-                             offset=offset, include_body=True)  # fmt: skip
+                             include_body=True, **paged)  # fmt: skip
         found = _NEXT.search(page.split("\n", 1)[0]) if isinstance(page, str) else None
         offset = int(found.group(1)) if found else None
 
@@ -363,7 +364,7 @@ async def _mark(rv: Review, paths: list[str]) -> None:
 
 async def unseen_definitions(rv: Review) -> None:
     """The enclosing definitions no answer so far showed whole, from the new side."""
-    seen = seen_lines(rv.out.calls)
+    seen = seen_lines(rv.out.calls, rv.reading)
     for f in rv.reading.files:
         wanted = [
             d for d in f.enclosing

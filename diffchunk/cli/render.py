@@ -302,13 +302,15 @@ def render_code_hits(found: CodeSearch) -> str:
     """A ``search-code``/``refs`` page as grep prints it: ``path:line: text``, the
     definition a reference sits in and ``(in diff)`` after it, then the count and where
     to page on."""
+    from ..review.tools.code_search import files_counted  # loaded with ``found``
+
     lines = []
     for hit in found.hits:
         text = "(binary file)" if hit.text is None else hit.text
         where = f"  [{hit.definition}]" if hit.definition is not None else ""
         mark = "  (in diff)" if hit.in_diff else ""
         lines.append(f"{hit.path}:{hit.line}: {text}{where}{mark}")
-    summary = f"{found.total} line(s) in {found.files_matched} file(s)"
+    summary = f"{found.total} line(s) in {files_counted(found.files_matched)}"
     summary += " " + found.where
     if found.next_offset is not None:
         summary += f"; {len(found.hits)} shown, more with --offset {found.next_offset}"

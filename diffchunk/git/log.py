@@ -31,6 +31,7 @@ class LoggedCommit(NamedTuple):
     subject: str
     files: tuple[str, ...]
     body: str | None = None  # the whole message (%B), when asked for
+    short: str | None = None  # the id as git abbreviates it (%h: unique in the repository)
 
 
 def range_commits(
@@ -58,7 +59,7 @@ def range_commits(
         "--no-ext-diff",
         "--no-textconv",
         f"--max-count={limit}",
-        f"--format={_RECORD}%H%x00%an%x00%aI%x00%s" + ("%x00%B" if include_body else ""),
+        f"--format={_RECORD}%H%x00%h%x00%an%x00%aI%x00%s" + ("%x00%B" if include_body else ""),
         "--name-only",
         "-z",
         head if base is None else f"{base}..{head}",
@@ -71,14 +72,12 @@ def range_commits(
     commits = []
     for record in out.split(_RECORD)[1:]:
         fields = record.split("\0")
-        if len(fields) < 4:
+        if len(fields) < 5:
             continue
-        first = 5 if include_body else 4
-        names = [n.lstrip("\n") for n in fields[first:]]
-        body = fields[4] if include_body and len(fields) > 4 else None
+        first = 6 if include_body else 5
+        names = tuple(n for n in (f.lstrip("\n") for f in fields[first:]) if n)
+        body = fields[5] if include_body and len(fields) > 5 else None
         commits.append(
-            LoggedCommit(
-                fields[0], fields[1], fields[2], fields[3], tuple(n for n in names if n), body
-            )
+            LoggedCommit(fields[0], fields[2], fields[3], fields[4], names, body, fields[1])
         )
     return commits

@@ -68,14 +68,15 @@ The cheapest review that is enough:
 1. load_git_diff (a diff file: load_diff): its answer plans the review (files by
 kind with +/- counts, facts, the log when short) and holds the whole change when small.
 2. Code files in order: get_file_diff(file_path, format="lean", context="symbol")
-(each change within its whole definition; several files: comma-separated); then
-tests, docs, config in lean; generated files by summary. Where needed: callers
-(find_references of a file's changed names at once), other files or the old
-side (open_file_version).
+(several files: comma-separated); then tests, docs, config in lean; generated
+files by summary. Where needed: callers (find_references of a file's changed
+names at once), other files or the old side (open_file_version).
 3. add_finding per problem; mark_reviewed what you read; review_status resumes.
 Lean: '@@ N' next line is new line N (〃 same section); '⋯ N' N unchanged lines;
 '~' [-old-]{+new+}; other '⋯' lines say what they fold; format="raw" has all.
 Large files: get_overview, search_content, read_content, edit_content.
+Arguments: side "new" or "old"; file_pattern, *_patterns: comma-separated globs;
+a page's next_offset is the next offset.
 """
 
 
@@ -100,8 +101,9 @@ def compact_schema(schema: Any) -> Any:
     optional value's ``anyOf: [{type: T}, {type: null}]`` written ``type: [T, null]``
     and its ``default: null`` left out (not required: its absence is the default), as
     are a flag's ``default: false`` and a count's or offset's ``default: 0`` (absent, a
-    flag is off and a page starts at the first item).  Every other default stays: it
-    says something.  Every conversation pays for the tool list."""
+    flag is off and a page starts at the first item), and an object's
+    ``additionalProperties: true`` (what JSON Schema assumes).  Every other default
+    stays: it says something.  Every conversation pays for the tool list."""
     if isinstance(schema, list):
         return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -110,6 +112,8 @@ def compact_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
             continue
+        if key == "additionalProperties" and value is True:
+            continue  # what JSON Schema assumes without it
         if key == "properties" and isinstance(value, dict):
             out[key] = {name: compact_schema(sub) for name, sub in value.items()}
         else:

@@ -30,9 +30,8 @@ def open_file_version(
     side: str = "new",
     absolute_repo_path: str | None = None,
 ) -> str:
-    """Any file of the repository at side "new" or "old" (not only the diff's), as a
-    read-only snapshot whose "path" the file tools read. A diff file needs
-    absolute_repo_path."""
+    """Any file of the repository (not only the diff's) at a side, as a read-only
+    snapshot whose "path" the file tools read. A diff file needs absolute_repo_path."""
     with tool_errors():
         found = core_open_file_version(absolute_file_path, file_path, side, absolute_repo_path)
         return to_json(found.to_dict())
@@ -51,7 +50,7 @@ def search_diff(
     offset: int = 0,
 ) -> str:
     """Lines of the diff's hunks matching a text or regex: file, chunk, side, line,
-    text. changed_only: no context; file_pattern: globs."""
+    text. changed_only: no context."""
     with tool_errors():
         found = core_search_diff(
             absolute_file_path,
@@ -93,8 +92,8 @@ def search_code(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """git grep of a range's whole tree at side "new" or "old": lines by file, those in
-    the diff marked. regex: Python syntax; file_pattern: globs."""
+    """git grep of a range's whole tree at a side: lines by file, those in the diff
+    marked. regex: Python syntax."""
     with tool_errors():
         found = core_search_code(
             absolute_file_path,
@@ -117,8 +116,8 @@ def find_references(
     max_results: int = CODE_SEARCH_DEFAULT_RESULTS,
     offset: int = 0,
 ) -> str:
-    """Callers of a name (or several: "a, b") across a range's tree at one side, in
-    code of the definition's language, each with the definition it sits in."""
+    """Callers of a name (several: "a, b") in a range's tree at a side, in code of the
+    definition's language, each with the definition it sits in."""
     with tool_errors():
         found = find_references_each(absolute_file_path, symbol, side, max_results, offset)
         return render_searches(found, offset, references=True)

@@ -33,7 +33,7 @@ async def load_diff(
 ) -> str | list[TextContent]:
     """Load a diff file with other options (its "file_path" is then a view handle).
     skip_trivial: whitespace-only changes; skip_generated: lockfiles, generated,
-    vendored; patterns: comma-separated globs; order: "path" or "review".
+    vendored; order: "path" or "review".
     """
 
     with tool_errors():
@@ -56,8 +56,8 @@ def list_chunks(
     format: str = "raw",
     excluded: bool = False,
 ) -> str:
-    """A diff's chunks: each file's status, +/- lines, changed symbols. Pages:
-    offset=next_offset. excluded=true: the files left out.
+    """A diff's chunks: each file's status, +/- lines, changed symbols; excluded=true:
+    the files left out.
     """
     with tool_errors():
         if excluded:
@@ -84,8 +84,8 @@ def get_chunk(
 def find_chunks_for_files(
     absolute_file_path: str, pattern: str, offset: int = 0, limit: int | None = None
 ) -> str:
-    """The chunks holding files that match a glob (comma-separated) or a path, with
-    those files' lines in each. Pages: offset=next_offset.
+    """The chunks holding the files pattern (globs or paths) matches, with their
+    lines in each.
     """
     with tool_errors():
         found = core.find_chunks_page(absolute_file_path, pattern, offset, limit)
@@ -96,8 +96,8 @@ def find_chunks_for_files(
 def get_file_diff(
     absolute_file_path: str, file_path: str, format: str = "raw", context: str = "hunks"
 ) -> str:
-    """A file's diff (file_path as listed; a glob or comma-separated paths: each file
-    in turn). context="symbol": each change within its whole definition."""
+    """A file's diff (file_path as listed; several, comma-separated, or globs: each
+    file in turn). context="symbol": each change within its whole definition."""
     with tool_errors():
         return core.get_file_diff(absolute_file_path, file_path, format, context=context)
 

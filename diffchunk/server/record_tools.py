@@ -55,9 +55,9 @@ def add_finding(
     suggestion: str | None = None,
     force: bool = False,
 ) -> str:
-    """Record a problem at lines (any of a changed file) of side "new" or "old"; no
-    line: the whole file. severity: blocker, major, minor, nit, question.
-    suggestion: replacement lines. force=true: add it though dismissed or resolved.
+    """Record a problem at lines (any of a changed file) of a side; no line: the
+    whole file. severity: blocker, major, minor, nit, question. suggestion:
+    replacement lines. force=true: add it though dismissed or resolved.
     """
     with tool_errors():
         return to_json(
@@ -105,8 +105,7 @@ def list_findings(
     author: str | None = None,
 ) -> str:
     """The findings in diff order. status: open, resolved, dismissed, outdated or all;
-    severity: comma-separated; file_pattern: a glob; author: a text in it. Pages:
-    offset=next_offset.
+    severity: comma-separated; author: a text in it.
     """
     with tool_errors():
         return to_json(

@@ -12,7 +12,7 @@ from gitrepo import commit, git, init_repo
 from test_data import CORPUS, ROOT
 
 from diffchunk.diff.chunker import chunk_files, render_chunk
-from diffchunk.diff.lean import LeanView, expand, render_lean
+from diffchunk.diff.lean import LeanView, Partners, expand, render_lean
 from diffchunk.diff.lean.words import sides
 from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
@@ -48,8 +48,9 @@ def visible_added(text: str) -> tuple[set[str], list[str]]:
     return seen, heads
 
 
-def added_lines(raw: bytes) -> Iterator[str]:
-    """The added lines of every two-way hunk of ``raw`` (without their ``+``)."""
+def added_lines(raw: bytes, sign: str = "+") -> Iterator[str]:
+    """The added lines of every two-way hunk of ``raw`` (without their ``+``), or the
+    lines of another ``sign``."""
     try:
         parsed = parse_diff(raw)
     except NotADiffError:
@@ -60,17 +61,40 @@ def added_lines(raw: bytes) -> Iterator[str]:
         for hunk in fd.hunks:
             body = parsed.data[hunk.body_start : hunk.end].decode("utf-8", "replace")
             for line in body.split("\n"):
-                if line.startswith("+"):
+                if line.startswith(sign):
                     yield line[1:]
 
 
+def removed_lines(raw: bytes) -> Iterator[str]:
+    return added_lines(raw, "-")
+
+
+_MOVED_HERE = re.compile(r"^⋯ \d+ lines \(new \d+-\d+\) moved unchanged from old ", re.M)
+
+
+def moved_unchanged(view: LeanView) -> list[str]:
+    """The added lines a view leaves out as moved unchanged: its folds that say so."""
+    lines = view.text.split("\n")
+    out: list[str] = []
+    for n, text in enumerate(lines):
+        if _MOVED_HERE.match(text):
+            raw = view.originals[n].decode("utf-8", "replace")
+            out += [line[1:] for line in raw.split("\n") if line.startswith("+")]
+    return out
+
+
 def check_view(raw: bytes) -> LeanView:
-    """The lean view of ``raw`` expands back to it, and shows every added line."""
+    """The lean view of ``raw`` expands back to it, and shows every added line, but
+    those it names as moved unchanged: each of them is a removed line of ``raw``."""
     view = render_lean(raw)
     assert expand(view.text, view.originals) == raw
     seen, heads = visible_added(view.text)
+    moved = moved_unchanged(view)
+    removed = set(removed_lines(raw)) if moved else set()
+    assert all(line in removed for line in moved)
     for line in added_lines(raw):
-        assert line in seen or any(line.startswith(h) for h in heads), line[:80]
+        shown = line in seen or any(line.startswith(h) for h in heads)
+        assert shown or line in moved, line[:80]
     return view
 
 
@@ -244,9 +268,106 @@ def test_a_moved_block_is_shown_once_with_both_places(repo: Path) -> None:
     before = {"a.py": _body(8) + block + _body(8, "more"), "b.py": _body(6, "b")}
     after = {"a.py": _body(8) + _body(8, "more"), "b.py": _body(6, "b") + block}
     view = check_view(_diff(repo, before, after))
-    assert "⋯ 8 lines moved to b.py:7" in view.text
+    assert "⋯ 8 lines (old 9-16) moved to b.py:7" in view.text
     assert "⋯ 8 lines below moved from old a.py:9" in view.text
     assert view.text.count("def moved_2(argument):") == 1
+
+
+def _long_block(n: int = 6) -> str:
+    return "".join(
+        f"def moved_{i}(argument, other):\n    return combine(argument * {i}, other)\n"
+        for i in range(n)
+    )
+
+
+def test_a_long_block_moved_unchanged_is_named_not_shown_on_either_side(repo: Path) -> None:
+    """A reader reviews what changed: a long run moved as it was is named by both its
+    places (and shown on neither side), and the view still expands back."""
+    block = _long_block()
+    before = {"a.py": _body(8) + block + _body(8, "more"), "b.py": _body(6, "b")}
+    after = {"a.py": _body(8) + _body(8, "more"), "b.py": _body(6, "b") + block}
+    view = check_view(_diff(repo, before, after))
+    assert "⋯ 12 lines (old 9-20) moved to b.py:7" in view.text
+    assert "⋯ 12 lines (new 7-18) moved unchanged from old a.py:9-20" in view.text
+    assert "moved_2" not in view.text
+    assert view.stats["moved"].count == 2
+
+
+def test_a_moved_block_re_indented_or_edited_or_short_stays_shown(repo: Path) -> None:
+    """Only a run moved exactly as it was, and long enough not to be a coincidence,
+    is left out: re-indented lines (a function moved into a class) are shown, and so
+    is a line edited on the way (the run stops there)."""
+    block = _long_block()
+    indented = "".join("    " + line if line.strip() else line for line in block.splitlines(True))
+    edited = block.replace("argument * 3", "argument * 33")
+    short = _long_block(1)
+    for moved, shown in ((indented, "moved_2"), (edited, "argument * 33"), (short, "moved_0")):
+        before = {"a.py": _body(8) + block + _body(8, "more"), "b.py": _body(6, "b")}
+        after = {"a.py": _body(8) + _body(8, "more"), "b.py": _body(6, "b") + "class C:\n" + moved}
+        if moved is short:
+            before["a.py"] = _body(8) + short + _body(8, "more")
+        view = check_view(_diff(repo, before, after))
+        assert shown in view.text, view.text
+    assert "moved unchanged" in view.text or "moved_0" in view.text
+
+
+def test_a_file_view_finds_lines_moved_from_the_rest_of_the_diff(repo: Path) -> None:
+    """Tests split out of a deleted file: the new file's view, given the rest of the
+    diff as partners, names the old lines it took unchanged (by path) and shows its
+    own lines; the deleted file's view names where each run went and shows what went
+    nowhere."""
+    first, second = _long_block(), _long_block(5).replace("moved_", "kept_")
+    gone = "def dropped(x):\n    return x\n"
+    before = {"tests/test_all.py": "import os\n\n" + first + gone + second}
+    after = {
+        "tests/test_all.py": None,
+        "tests/split/test_first.py": "import sys\n\n" + first,
+        "tests/split/test_second.py": second,
+    }
+    _diff(repo, before, after)  # type: ignore[arg-type]
+    raw = git_raw(repo, "diff", "--no-renames", "before", "HEAD")  # a split, not a rename
+    partners = Partners(raw)
+    assert {b.file.path for b in partners.blocks} == {
+        "tests/test_all.py",
+        "tests/split/test_first.py",
+        "tests/split/test_second.py",
+    }
+    skipped = Partners(raw, skip=["tests/test_all.py"])
+    assert {b.file.path for b in skipped.blocks} == {
+        "tests/split/test_first.py",
+        "tests/split/test_second.py",
+    }
+
+    def view_of(path: str) -> LeanView:
+        own = b"".join(p for p in _sections(raw) if _section_path(p) == path)
+        view = render_lean(own, partners=partners)
+        assert expand(view.text, view.originals) == own
+        return view
+
+    new = view_of("tests/split/test_first.py").text
+    assert "+import sys" in new
+    assert "⋯ 12 lines (new 3-14) moved unchanged from old tests/test_all.py:3-14" in new
+    assert "moved_1" not in new
+    old = view_of("tests/test_all.py").text
+    assert old.startswith("## tests/test_all.py (deleted, -26)\n")
+    assert "⋯ 12 lines (old 3-14) moved to tests/split/test_first.py:3" in old
+    assert "⋯ 10 lines (old 17-26) moved to tests/split/test_second.py:1" in old
+    assert "-def dropped(x):\n-    return x\n" in old
+    # Alone, with no partners, the deleted file is its head line (its names).
+    alone = render_lean(
+        b"".join(p for p in _sections(raw) if _section_path(p) == "tests/test_all.py")
+    )
+    assert alone.text.startswith("## tests/test_all.py (deleted, -26: def moved_0")
+
+
+def _sections(raw: bytes) -> list[bytes]:
+    parts = re.split(rb"(?m)^(?=diff --git )", raw)
+    return [p for p in parts if p]
+
+
+def _section_path(section: bytes) -> str:
+    head = section.split(b"\n", 1)[0].decode()
+    return head.rsplit(" b/", 1)[1]
 
 
 def test_an_edit_repeated_in_several_places_is_shown_once(repo: Path) -> None:

@@ -11,8 +11,9 @@ from mcp import types
 from mcpkit import Caller, RunningServer
 
 #: Every conversation reads the tool list and the server's instructions before any
-#: work (issue 29: at most 14,000 characters, however many tools are added).
-TOOL_LIST_BUDGET = 14_000
+#: work (issue 29: at most 14,000 characters, however many tools are added; 13,023
+#: today, the bound a little above so that what is added is weighed).
+TOOL_LIST_BUDGET = 13_300
 
 
 def _listed_size(tools: list[types.Tool], instructions: str | None) -> int:
@@ -62,3 +63,6 @@ def test_the_schemas_leave_out_the_defaults_an_absent_value_means(
     assert props["part"]["type"] == ["integer", "null"]
     assert "default" not in seen["tools"]["list_chunks"].input_schema["properties"]["offset"]
     assert seen["tools"]["read_content"].input_schema["properties"]["offset"]["default"] == 1
+    # An object's other keys are allowed without saying so (JSON Schema's default).
+    changes = seen["tools"]["edit_content"].input_schema["properties"]["changes"]
+    assert changes == {"items": {"type": "object"}, "type": "array"}

@@ -25,9 +25,11 @@ line of a diff's hunks starts with one of the markers)::
                                removed lines (their line range, count and the
                                definitions they held), lines re-indented (the
                                added side follows), lines moved to or from
-                               another place of the view, an edit repeated from
-                               another place, a GIT binary patch (its sizes and
-                               blob ids), a mail's diffstat
+                               another place of the diff (a long run moved
+                               unchanged is named by both places and shown on
+                               neither side), an edit repeated from another
+                               place, a GIT binary patch (its sizes and blob
+                               ids), a mail's diffstat
     ↳ N more characters...     the rest of the line above, cut
     | text                     a line outside the files (a commit message), as it is
 
@@ -35,8 +37,11 @@ A commit's header lines (``From``/``commit``, author, date, subject) are one
 ``## commit`` line.  Unchanged lines are left out: the context before a
 hunk's first change and after its last, and runs between two changes (a
 ``⋯ N`` line).  A deleted file whose lines are all removed is its ``##``
-line alone.  Word-level pairs, moved lines and repeated edits are found
-only within the view, so every place a fold names is in the same answer.
+line alone (unless some of its lines moved elsewhere: then it is written run by
+run).  Word-level pairs and repeated edits are found only within the view, so
+every place their folds name is in the same answer; moved lines are found
+within the view and, when :func:`render_lean` is given the rest of the diff
+(``partners``), in the diff's other files too, which a fold then names by path.
 Any line the view leaves out is served exactly by ``get_chunk`` with
 ``format="raw"`` (or ``get_file_diff`` for one file).
 
@@ -51,7 +56,8 @@ from __future__ import annotations
 
 from .expand import expand
 from .markers import KINDS
+from .partners import Partners
 from .render import render_lean
 from .view import FoldStats, LeanView
 
-__all__ = ["KINDS", "FoldStats", "LeanView", "expand", "render_lean"]
+__all__ = ["KINDS", "FoldStats", "LeanView", "Partners", "expand", "render_lean"]

@@ -2,8 +2,9 @@
 
 In order of precedence, a block is: a repeat of an earlier block's edit
 (one fold line naming it); a block with moved lines (their removed side
-folds into a line naming where they went, their added side is shown after a
-line naming where they came from); a block only re-indented (the removed
+folds into a line naming where they went; their added side, when moved
+unchanged and long enough, folds into a line naming both places, else it is
+shown after a line naming where it came from); a block only re-indented (the removed
 side folds, the added side is shown); or a block of word-level pairs and
 plain lines, whose long run of removed lines with little added folds into
 one line naming what it defined.
@@ -15,10 +16,12 @@ added line), which only holds when the block is one run of shown lines.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import markers as mk
 from .matching import Move
 from .reading import Block, Line
-from .summaries import definition_name, place, places, removed_names, short_names
+from .summaries import definition_name, place, places, removed_names, short_names, spans
 from .view import ViewWriter
 from .words import pair_lines
 
@@ -43,6 +46,16 @@ MIN_ECHO_CHARS = 120
 
 MAX_ECHO_CANDIDATES = 16
 """...and a line is looked for in this many earlier places at most."""
+
+HIDDEN_MOVE_LINES = 4
+"""A run moved unchanged (indentation too) is left out on both sides, its added
+side a line naming both places, when it is at least this many lines..."""
+
+HIDDEN_MOVE_CHARS = 240
+"""...and this many characters: a reader reviews what changed, and a block moved
+as it was (tests split into new files, a function moved to another module) is
+read at its old place if at all; a short run (a few common lines that happen to
+match) stays shown, as it may be new code that only looks like old."""
 
 MIN_REMOVED_LINES = 6
 """A run of removed lines folds when it is at least this long: a shorter one
@@ -157,6 +170,15 @@ class ShownRuns:
         return best
 
 
+def _hidden(move: Move, run: list[Line]) -> bool:
+    """Whether a moved run's added side is left out (see :data:`HIDDEN_MOVE_LINES`)."""
+    return (
+        not move.reindented
+        and len(run) >= HIDDEN_MOVE_LINES
+        and sum(len(ln.raw) for ln in run) >= HIDDEN_MOVE_CHARS
+    )
+
+
 def _old_before(block: Block, first: Line) -> list[str]:
     """The old-side lines (unchanged and removed) of ``block``'s hunk before ``first``."""
     found: list[str] = []
@@ -186,7 +208,8 @@ class BlockWriter:
 
     ``repeats``: groups of blocks with the same edit (:func:`find_repeats`); a
     group folds when its later blocks cost more than the lines naming them.
-    Other files are named by their shortest unambiguous ending.
+    Other files of the view are named by their shortest unambiguous ending, files of
+    the rest of the diff (blocks from ``shown`` on, never written) by their paths.
     """
 
     def __init__(
@@ -197,11 +220,13 @@ class BlockWriter:
         repeats: list[list[int]],
         *,
         keep_context: bool = False,
+        shown: int | None = None,
     ) -> None:
         self.out = out
         self.keep_context = keep_context
         self.blocks = blocks
-        self.names = short_names(block.file.path for block in blocks)
+        # Files of the view by their short names; the rest of the diff by its paths.
+        self.names = short_names(block.file.path for block in blocks[:shown])
         self._from: dict[tuple[int, int], Move] = {}
         self._to: dict[tuple[int, int], Move] = {}
         for move in moves:
@@ -219,6 +244,12 @@ class BlockWriter:
             if cost < len(later) * _shown_size(blocks[first]):
                 self._others[first] = later
                 self._first.update((b, first) for b in later)
+
+    def moved_any(self, numbers: Iterable[int]) -> bool:
+        """Whether a line of one of these blocks moved to or from another place."""
+        return any(
+            (b, i) in self._from for b in numbers for i in range(len(self.blocks[b].removed))
+        )
 
     def _place(self, b: int) -> tuple[str, int]:
         block = self.blocks[b]
@@ -317,10 +348,11 @@ class BlockWriter:
                 continue
             k = move.length - (i - move.src_at)
             dst = self.blocks[move.dst]
-            to = dst.added[move.dst_at]
+            to = dst.added[move.dst_at + (i - move.src_at)]
             how = ", re-indented" if move.reindented else ""
             at = place((dst.file.path, to.new), block.file.path, self.names)
-            text = f"{mk.FOLD}{k} line{'s' if k != 1 else ''} moved to {at}{how}"
+            span = f" (old {removed[i].old}-{removed[i + k - 1].old})" if k > 1 else ""
+            text = f"{mk.FOLD}{k} line{'s' if k != 1 else ''}{span} moved to {at}{how}"
             out.fold(text, b"".join(ln.raw for ln in removed[i : i + k]), mk.MOVED)
             i += k
         j = 0
@@ -330,7 +362,17 @@ class BlockWriter:
                 src = self.blocks[move.src]
                 frm = src.removed[move.src_at]
                 n = move.length
-                at = place((src.file.path, frm.old), block.file.path, self.names)
+                run = added[j : j + n]
+                # the old side of a renamed file by its old path
+                old_path = src.file.fd.old_path or src.file.path
+                if _hidden(move, run):
+                    here = f"new {run[0].new}-{run[-1].new}"
+                    at = spans((old_path, frm.old, n), block.file.path, self.names)
+                    text = f"{mk.FOLD}{n} lines ({here}) moved unchanged from old {at}"
+                    out.fold(text, b"".join(ln.raw for ln in run), mk.MOVED)
+                    j += n
+                    continue
+                at = place((old_path, frm.old), block.file.path, self.names)
                 text = f"{mk.FOLD}{n} line{'s' if n != 1 else ''} below moved from old {at}"
                 out.fold(text, b"", mk.MOVED)
             write_line(out, added[j])

@@ -12,8 +12,11 @@ characters, the first is shown with the list of the other places and each
 later one folds into a line naming the first (the writer decides,
 :mod:`.blocks`).
 
-Both look only inside the view (a chunk, or one file's diff): what they
-point at is always in the same answer.
+Repeated edits are looked for only inside the view (a chunk, or one file's
+diff): what they point at is always in the same answer.  Moves are looked
+for inside the view and, when the view is given the rest of the diff
+(*partner* blocks, not written), between the view and the rest: a fold then
+names a place in another file of the diff.
 """
 
 from __future__ import annotations
@@ -55,29 +58,29 @@ class Move:
 
 
 def _key(line: Line) -> str:
-    return line.content.strip()
+    return line.key
 
 
-def find_moves(blocks: list[Block]) -> list[Move]:
-    """Moved runs between the change blocks of a view (see the module doc)."""
-    index: dict[str, list[tuple[int, int]]] = {}
+def find_moves(blocks: list[Block], shown: int | None = None) -> list[Move]:
+    """Moved runs between the change blocks of a view (see the module doc): the first
+    ``shown`` of ``blocks`` are the view's (all of them when None), the rest its
+    partners; a move between two partners is not looked for."""
+    shown = len(blocks) if shown is None else shown
     removed = [b.removed for b in blocks]
-    for b, lines in enumerate(removed):
-        for i, line in enumerate(lines):
-            key = _key(line)
-            if key:
-                places = index.setdefault(key, [])
-                if len(places) < MAX_CANDIDATES:
-                    places.append((b, i))
+    index = _removed_index(removed)
+    # a partner's added line is looked for among the view's removed lines only
+    view_index = _removed_index(removed[:shown]) if shown < len(blocks) else index
     if not index:
         return []
     used: set[tuple[int, int]] = set()
     moves: list[Move] = []
     for d, block in enumerate(blocks):
         added = block.added
+        found = index if d < shown else view_index
         j = 0
         while j < len(added):
-            best = _longest(removed, added, j, d, index.get(_key(added[j]), ()), used)
+            places = found.get(_key(added[j]))
+            best = _longest(removed, added, j, d, places, used) if places else None
             if best is None:
                 j += 1
                 continue
@@ -88,6 +91,20 @@ def find_moves(blocks: list[Block]) -> list[Move]:
             used.update((b, i + k) for k in range(length))
             j += length
     return moves
+
+
+def _removed_index(removed: list[list[Line]]) -> dict[str, list[tuple[int, int]]]:
+    """Where each removed line's text is: (block, index), at most :data:`MAX_CANDIDATES`
+    places, the first blocks' first."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for b, lines in enumerate(removed):
+        for i, line in enumerate(lines):
+            key = _key(line)
+            if key:
+                places = index.setdefault(key, [])
+                if len(places) < MAX_CANDIDATES:
+                    places.append((b, i))
+    return index
 
 
 def _longest(

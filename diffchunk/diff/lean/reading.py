@@ -42,6 +42,15 @@ class Line:
     text: str  # the line decoded (U+FFFD for bytes that are not UTF-8), without its "\n"
     old: int  # old-side number of the line (of the next old line, for an added line)
     new: int  # new-side number of the line (of the next new line, for a removed line)
+    _key: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        """The text a moved line is matched by: :attr:`content` without the whitespace
+        around it (kept once made: a diff's lines are matched against many views)."""
+        if self._key is None:
+            self._key = self.content.strip()
+        return self._key
 
     @property
     def exact(self) -> bool:

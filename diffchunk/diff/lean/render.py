@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
@@ -11,6 +13,7 @@ from diffchunk.errors import NotADiffError
 from . import markers as mk
 from .blocks import BlockWriter, write_line
 from .matching import find_moves, find_repeats
+from .partners import Partners
 from .reading import (
     Block,
     FileItem,
@@ -48,13 +51,24 @@ _FILES_CHANGED = re.compile(rb"\d+ files? changed")
 _PATCH_TAG = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 
-def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
+def render_lean(
+    raw: bytes,
+    *,
+    keep_context: bool = False,
+    context_spans: Sequence[tuple[int, int]] | None = None,
+    partners: Partners | None = None,
+) -> LeanView:
     """The lean view of ``raw`` (a chunk's text, a file's diff): see the package doc.
 
     ``keep_context``: the unchanged lines are shown, not folded, and a run of
     removed lines folds only when it starts with a definition (whole definitions
     removed): for a diff whose context is what the reader asked for (each hunk
-    widened to the definitions around it), read once with its changes."""
+    widened to the definitions around it), read once with its changes.
+    ``context_spans``: with ``keep_context``, only the unchanged lines within these
+    new-side spans (first, last) are kept, those of the definitions the hunks were
+    widened to; git's context lines outside them are left out as lean leaves them.
+    ``partners``: the whole diff (:class:`~.partners.Partners`), whose other files'
+    blocks are looked in for lines moved to or from the view; they are not shown."""
     out = ViewWriter()
     if not raw:
         return out.finish()
@@ -62,7 +76,33 @@ def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
         items: list[Item] = read_items(parse_diff(raw))
     except NotADiffError:
         items = [Verbatim(raw, "text")]
-    blocks = [
+    blocks = _change_blocks(items)
+    shown = len(blocks)
+    others = partners.around(blocks) if partners is not None else []
+    moves = find_moves([*blocks, *others], shown)
+    moved = {m.src for m in moves} | {m.dst for m in moves}
+    writer = BlockWriter(
+        out,
+        [*blocks, *others],
+        moves,
+        find_repeats(blocks, moved),
+        keep_context=keep_context,
+        shown=shown,
+    )
+    number = {id(block): b for b, block in enumerate(blocks)}
+    kept = _Kept(keep_context, context_spans)
+    for item in items:
+        if isinstance(item, FileItem):
+            _file(out, item, writer, number, kept)
+        elif isinstance(item, PlainFile):
+            _plain_file(out, item)
+        else:
+            _verbatim(out, item)
+    return out.finish()
+
+
+def _change_blocks(items: Sequence[Item]) -> list[Block]:
+    return [
         part
         for item in items
         if isinstance(item, FileItem)
@@ -70,18 +110,6 @@ def render_lean(raw: bytes, *, keep_context: bool = False) -> LeanView:
         for part in hunk.body
         if isinstance(part, Block)
     ]
-    moves = find_moves(blocks)
-    moved = {m.src for m in moves} | {m.dst for m in moves}
-    writer = BlockWriter(out, blocks, moves, find_repeats(blocks, moved), keep_context=keep_context)
-    number = {id(block): b for b, block in enumerate(blocks)}
-    for item in items:
-        if isinstance(item, FileItem):
-            _file(out, item, writer, number, keep_context)
-        elif isinstance(item, PlainFile):
-            _plain_file(out, item)
-        else:
-            _verbatim(out, item)
-    return out.finish()
 
 
 def _deleted_whole(item: FileItem) -> bool:
@@ -99,15 +127,34 @@ def _deleted_whole(item: FileItem) -> bool:
     )
 
 
+class _Kept:
+    """Which unchanged lines a view shows: none (lean's own rule: only short runs
+    between two changes), all of them, or those within some new-side spans."""
+
+    def __init__(self, keep: bool, spans: Sequence[tuple[int, int]] | None) -> None:
+        self.any = keep
+        self._spans = sorted(spans) if keep and spans is not None else None
+        self._firsts = [first for first, _ in self._spans] if self._spans is not None else []
+
+    def __call__(self, line: Line) -> bool:
+        if not self.any:
+            return False
+        if self._spans is None:
+            return True
+        at = bisect_right(self._firsts, line.new)
+        # spans may nest or overlap: any span starting at or before the line may hold it
+        return any(self._spans[k][1] >= line.new for k in range(at))
+
+
 def _file(
     out: ViewWriter,
     item: FileItem,
     writer: BlockWriter,
     number: dict[int, int],
-    keep_context: bool = False,
+    kept: _Kept,
 ) -> None:
     fd = item.fd
-    if _deleted_whole(item):
+    if _deleted_whole(item) and not writer.moved_any(number[id(b)] for b in _file_blocks(item)):
         removed = [line for hunk in item.hunks for part in _blocks(hunk) for line in part.removed]
         names = names_text(definitions((line.content for line in removed), fd.path))
         raw = item.header + b"".join(_hunk_raw(h) for h in item.hunks) + item.payload
@@ -116,10 +163,11 @@ def _file(
     hunks = item.hunks
     # A new file's one hunk starts at line 1 with nothing before it: its "@@"
     # line says nothing the file's head does not.
+    # Nor does a deleted file's, which starts at line 1 and leaves nothing after it.
     new_file = (
-        fd.status is FileStatus.ADDED
+        fd.status in (FileStatus.ADDED, FileStatus.DELETED)
         and len(hunks) == 1
-        and hunks[0].header.startswith(b"@@ -0,0 +1")
+        and hunks[0].header.startswith(b"@@ -0,0 +1" if fd.status is FileStatus.ADDED else b"@@ -1")
         and all(isinstance(part, Block) for part in hunks[0].body)
     )
     header = item.header + (hunks[0].header if new_file else b"")
@@ -131,21 +179,23 @@ def _file(
             lead = parts[0] if parts and isinstance(parts[0], list) else []
             if lead:
                 parts = parts[1:]
+            # the lead's lines from the first kept one on are shown, those before hidden
+            cut = next((n for n, line in enumerate(lead) if kept(line)), len(lead))
             section = section_text(hunk.section, fd.path)
-            _hunk_head(out, hunk, lead, section, section == previous, show_lead=keep_context)
+            _hunk_head(out, hunk, lead[:cut], lead[cut:], section, section == previous)
             previous = section
-            for line in lead if keep_context else ():
+            for line in lead[cut:]:
                 write_line(out, line)
         for k, part in enumerate(parts):
             if isinstance(part, Block):
                 writer.write(number[id(part)])
-            elif keep_context:
-                for line in part:
+            elif k == len(parts) - 1:  # the trail: shown up to its last kept line
+                end = max((n + 1 for n, line in enumerate(part) if kept(line)), default=0)
+                for line in part[:end]:
                     write_line(out, line)
-            elif k == len(parts) - 1:
-                out.hide(b"".join(ln.raw for ln in part), mk.CONTEXT)
+                out.hide(b"".join(ln.raw for ln in part[end:]), mk.CONTEXT)
             else:
-                _interior_context(out, part)
+                _interior(out, part, kept)
     if item.payload:
         _payload(out, item)
 
@@ -153,25 +203,28 @@ def _file(
 def _hunk_head(
     out: ViewWriter,
     hunk: HunkItem,
-    lead: list[Line],
+    hidden: list[Line],
+    shown: list[Line],
     section: str,
     ditto: bool,
-    *,
-    show_lead: bool = False,
 ) -> None:
-    """``@@ N section``: N is the new-side number of the hunk's first change (of its
-    first line when the unchanged lines before it are shown); a section that is the
-    previous hunk's is a ditto mark."""
+    """``@@ N section``: N is the new-side number of the hunk's first shown line (its
+    first change, or the first of the unchanged lines ``shown`` before it; it stands
+    for those ``hidden`` before them); a section that is the previous hunk's is a
+    ditto mark."""
     start = next(
         (ln.new for part in hunk.body for ln in _lines(part) if ln.kind != " "),
-        lead[0].new if lead else 1,
+        hidden[0].new if hidden else 1,
     )
-    if show_lead and lead:
-        start = lead[0].new
+    if shown:
+        start = shown[0].new
     section = mk.DITTO if ditto and section else section
     text = mk.HUNK + str(start) + (f" {section}" if section else "")
-    context = b"" if show_lead else b"".join(ln.raw for ln in lead)
-    out.fold(text, hunk.header, mk.HEADERS, context=context)
+    out.fold(text, hunk.header, mk.HEADERS, context=b"".join(ln.raw for ln in hidden))
+
+
+def _file_blocks(item: FileItem) -> list[Block]:
+    return [part for hunk in item.hunks for part in _blocks(hunk)]
 
 
 def _blocks(hunk: HunkItem) -> list[Block]:
@@ -184,6 +237,23 @@ def _lines(part: list[Line] | Block) -> list[Line]:
 
 def _hunk_raw(hunk: HunkItem) -> bytes:
     return hunk.header + b"".join(ln.raw for part in hunk.body for ln in _lines(part))
+
+
+def _interior(out: ViewWriter, lines: list[Line], kept: _Kept) -> None:
+    """Unchanged lines between two changes: the kept ones shown, each run of the others
+    as :func:`_interior_context` writes it."""
+    n = 0
+    while n < len(lines):
+        keep = kept(lines[n])
+        end = n
+        while end < len(lines) and kept(lines[end]) == keep:
+            end += 1
+        if keep:
+            for line in lines[n:end]:
+                write_line(out, line)
+        else:
+            _interior_context(out, lines[n:end])
+        n = end
 
 
 def _interior_context(out: ViewWriter, lines: list[Line]) -> None:

@@ -40,6 +40,7 @@ __all__ = [
     "places",
     "removed_names",
     "short_names",
+    "spans",
 ]
 
 
@@ -290,6 +291,16 @@ def place(spot: tuple[str, int], here: str, names: dict[str, str] | None = None)
     if path == here:
         return f"line {line}"
     return f"{shown_path((names or {}).get(path, path))}:{line}"
+
+
+def spans(spot: tuple[str, int, int], here: str, names: dict[str, str] | None = None) -> str:
+    """``lines 12-40`` in the file ``here``, else ``b.py:12-40``: ``spot`` is (path,
+    first line, count)."""
+    path, first, count = spot
+    last = f"{first}-{first + count - 1}" if count > 1 else str(first)
+    if path == here:
+        return f"line{'s' if count > 1 else ''} {last}"
+    return f"{shown_path((names or {}).get(path, path))}:{last}"
 
 
 def places(spots: list[tuple[str, int]], here: str, names: dict[str, str] | None = None) -> str:

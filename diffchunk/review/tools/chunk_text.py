@@ -21,6 +21,7 @@ from ..answers import CHARS_PER_TOKEN, RESPONSE_TOKENS, part_spans, shortened
 from ..sessions.loading import session, store_of
 from ..sessions.store import Session, SessionStore
 from ..sessions.views import describe, other_views
+from .lean_partners import partners
 
 BANNER_FILES = 20
 """File names the banner of a chunk lists (the rest are counted): a chunk of
@@ -151,7 +152,7 @@ def get_chunk(
     elif fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
-        view = render_lean(raw)
+        view = render_lean(raw, partners=partners(loaded))
         text, legend = view.text, view.legend()
     else:
         text = format_chunk(raw, fmt, review.look_ahead(chunk_number))

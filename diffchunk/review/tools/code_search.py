@@ -128,6 +128,11 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 REFERENCES_NOTE = "textual and syntax-aware, not a type checker"
 
 
+def files_counted(count: int) -> str:
+    """``1 file``, ``2 files``: a count of files as the answers write it."""
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
 @dataclass(frozen=True, slots=True)
 class CodeSearch:
     """One page of ``search_code`` or ``find_references``."""
@@ -149,14 +154,14 @@ class CodeSearch:
         return f"at {self.side} ({str(self.revision or 'empty tree')[:SHORT_ID]})"
 
     def left_apart(self) -> list[str]:
-        """What the hits leave out, as a count each ("N more in comments and strings"):
+        """What the hits leave out, as a count each ("+N in comments and strings"):
         the text and the command line's summary say it alike."""
         said = []
         if self.other_files is not None:
             hits, files = self.other_files
-            said.append(f"{hits} more in {len(files)} file(s) of other languages")
+            said.append(f"+{hits} in {files_counted(len(files))} of other languages")
         if self.prose:
-            said.append(f"{self.prose} more in comments and strings")
+            said.append(f"+{self.prose} in comments and strings")
         return said
 
     def to_dict(self) -> dict[str, Any]:

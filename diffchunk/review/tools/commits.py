@@ -25,15 +25,15 @@ files, with their total; ``include_body``: each commit's whole message
 cut past :data:`BODY_CHARS` characters (``body_cut`` counts the rest).  The list is read once per session and query.
 
 Over MCP, the messages (``include_body``) come as the compact text of
-:func:`render_messages`, about the size of ``git log --format='%h %s%n%b'``
-(its ids are :data:`~diffchunk.limits.SHORT_ID` digits, git's as few as it can): a
-head line (its commit ids short), then per commit its short id and subject,
-and the message's lines after the subject indented (a message that only
-repeats its subject adds nothing).  Authors, dates and files stay in the
-listing without bodies and in the typed result (:meth:`CommitListing.to_dict`,
-the command line's ``--json``): a reviewer reading why the code changed reads
-the messages, and one author's name on every commit of a release doubled the
-answer's framing.
+:func:`render_messages`, no larger than ``git log --format='%h %s%n%b'``: a
+head line (its commit ids short), then per commit its id as git abbreviates it
+(``%h``; a stream's :data:`~diffchunk.limits.SHORT_ID` digits) and subject, and
+the message's lines after the subject indented a space (a message that only
+repeats its subject adds nothing; git writes a blank line after every message).
+Authors, dates and files stay in the listing without bodies and in the typed
+result (:meth:`CommitListing.to_dict`, the command line's ``--json``): a reviewer
+reading why the code changed reads the messages, and one author's name on every
+commit of a release doubled the answer's framing.
 """
 
 from __future__ import annotations
@@ -95,6 +95,7 @@ class CommitEntry:
     date: str | None
     files: tuple[str, ...]
     body: str | None = None  # the whole message, when asked for
+    short_id: str | None = None  # the id as git abbreviates it, when git listed it
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {}
@@ -225,7 +226,9 @@ Found = tuple[list[CommitEntry], str, str | None, SinceCommits | None]
 
 
 def _entries(logged: list[LoggedCommit]) -> list[CommitEntry]:
-    return [CommitEntry(c.id, c.subject, c.author, c.date, c.files, c.body) for c in logged]
+    return [
+        CommitEntry(c.id, c.subject, c.author, c.date, c.files, c.body, c.short) for c in logged
+    ]
 
 
 def _full_diff(since_path: str) -> str | None:
@@ -431,6 +434,6 @@ def render_messages(listing: CommitListing, offset: int = 0) -> str:
     if listing.since_review is not None and listing.since_review.full_file_path:
         lines.append(f"full diff: {listing.since_review.full_file_path}")
     for entry in listing.commits:
-        lines.append(f"{(entry.id or '-')[:SHORT_ID]} {entry.subject}")
-        lines += [f"  {line}" if line.strip() else "" for line in message_rest(entry)]
+        lines.append(f"{entry.short_id or (entry.id or '-')[:SHORT_ID]} {entry.subject}")
+        lines += [f" {line}" if line.strip() else "" for line in message_rest(entry)]
     return "\n".join(lines) + "\n"

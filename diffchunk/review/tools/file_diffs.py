@@ -35,6 +35,7 @@ from ..paging import check_page, fill_page
 from ..sessions.file_match import match_file
 from ..sessions.loading import session
 from ..sessions.store import Session, SessionStore
+from .lean_partners import partners
 
 PAGE_CHARS = RESPONSE_TOKENS * CHARS_PER_TOKEN
 """A page of find_chunks_for_files, in characters of JSON: the bound of any answer
@@ -419,11 +420,12 @@ def _one_file(
     result = get_file_diff_bytes(absolute_file_path, path, store=store)
     notes = []
     widened = None
+    definitions: tuple[tuple[int, int], ...] = ()
     if context == "symbol":
         from .symbol_context import symbol_context
 
-        widened, note = symbol_context(absolute_file_path, loaded, result.path, store)
-        if widened == result.data:
+        widened, note, definitions = symbol_context(absolute_file_path, loaded, result.path, store)
+        if not definitions:
             widened = None  # its changes sit in no definition: git's context lines only
         if widened is not None:
             result = FileDiffText(result.path, widened, 1, result.excluded)
@@ -432,8 +434,14 @@ def _one_file(
     if fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most calls are raw
 
-        # Widened to whole definitions: their unchanged lines are what was asked for.
-        view = render_lean(result.data, keep_context=widened is not None)
+        # Widened to whole definitions: their unchanged lines are what was asked for (git's
+        # context lines outside them are left out as lean leaves them out).
+        view = render_lean(
+            result.data,
+            keep_context=widened is not None,
+            context_spans=definitions if widened is not None else None,
+            partners=partners(loaded),
+        )
         whole = view.text
     else:
         whole = format_chunk(result.data, fmt)

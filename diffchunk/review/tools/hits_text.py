@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .code_search import CodeSearch
+from .code_search import CodeSearch, files_counted
 from .search_tree import CodeHit
 
 _MODULE_LEVEL = "(module level)"
 
 
 def _head(what: str, page: CodeSearch, offset: int, where: bool) -> str:
-    head = f"{what}: {page.total} in {page.files_matched} file(s)"
+    head = f"{what}: {page.total} in {files_counted(page.files_matched)}"
     if where:
         head += " " + page.where
     if page.next_offset is not None or offset:

@@ -28,6 +28,7 @@ from ..sessions.excluded import LISTED_CHARS, ExcludedListing, excluded_page, li
 from ..sessions.loading import ExcludedView, session
 from ..sessions.store import Session, SessionStore
 from .file_details import file_detail, part_counts, part_text
+from .lean_partners import partners
 
 if TYPE_CHECKING:  # the symbols are computed for pages of the MCP listing only
     from .symbols import FileSymbols
@@ -40,17 +41,18 @@ characters), so that a model reads a listing before it asks for chunks."""
 __all__ = ["CHARS_PER_TOKEN", "PAGE_TOKENS", "RESPONSE_TOKENS", "list_chunks", "list_excluded"]
 
 
-def chunk_tokens(review: Review, number: int, fmt: str) -> int:
+def chunk_tokens(loaded: Session, number: int, fmt: str) -> int:
     """Tokens of chunk ``number``'s text as get_chunk returns it in ``fmt`` (its banner
     aside): the whole raw text (served in parts when it is larger than one answer),
     or the view, shortened when it is larger than one answer."""
+    review = loaded.review
     if fmt == "raw":
         return review.chunk(number).token_count
     raw = review.chunk_bytes(number)
     if fmt == "lean":
         from ...diff.lean import render_lean  # on first use: most listings are raw
 
-        text = render_lean(raw).text
+        text = render_lean(raw, partners=partners(loaded)).text
     else:
         text = format_chunk(raw, fmt, review.look_ahead(number))
     if len(text) > RESPONSE_TOKENS * CHARS_PER_TOKEN:
@@ -80,7 +82,7 @@ def _summary(chunk: Chunk) -> str:
 
 
 def chunk_entry(
-    review: Review,
+    loaded: Session,
     chunk: Chunk,
     fmt: str = "raw",
     symbols: Mapping[int, FileSymbols] | None = None,
@@ -90,6 +92,7 @@ def chunk_entry(
     its token count is that of the chunk's text in ``fmt`` (``token_count`` when it is
     known already); ``symbols``: the changed definitions of its files by file index,
     when computed."""
+    review = loaded.review
     if symbols:
         from .symbols import for_part, merged
     order: list[str] = []
@@ -118,7 +121,7 @@ def chunk_entry(
         file_details=tuple(details),
         lines=chunk.line_count,
         token_count=(
-            token_count if token_count is not None else chunk_tokens(review, chunk.number, fmt)
+            token_count if token_count is not None else chunk_tokens(loaded, chunk.number, fmt)
         ),
         summary=_summary(chunk),
         parent_file=chunk.parent_file,
@@ -132,7 +135,9 @@ class _Listing:
     """list_chunks entries (their tokens counted in ``fmt``) and their JSON sizes, built
     on demand and kept."""
 
-    def __init__(self, review: Review, fmt: str = "raw") -> None:
+    def __init__(self, loaded: Session, fmt: str = "raw") -> None:
+        review = loaded.review
+        self._loaded = loaded
         self._review = review
         self.format = fmt
         self._entries: list[ChunkEntry | None] = [None] * len(review.chunks)
@@ -173,7 +178,7 @@ class _Listing:
         entry = self._entries[i]
         if entry is None:
             # Two threads may both build it; either result is the same.
-            entry = chunk_entry(self._review, self._review.chunks[i], self.format)
+            entry = chunk_entry(self._loaded, self._review.chunks[i], self.format)
             self._entries[i] = entry
         return entry
 
@@ -198,7 +203,7 @@ class _Listing:
         for i, chunk in zip(todo, chunks, strict=True):
             # Its tokens as counted already: a lean or annotated text is not made again.
             tokens = self.entry(i).token_count
-            entry = chunk_entry(self._review, chunk, self.format, found, tokens)
+            entry = chunk_entry(self._loaded, chunk, self.format, found, tokens)
             # The size first: a reader between the two sees a size too large, never
             # too small (its page may end early, never overrun).
             self._sizes[i] = json_size(entry.to_dict())
@@ -212,7 +217,7 @@ def _listing(loaded: Session, fmt: str = "raw") -> _Listing:
     key = "listing" if fmt == "raw" else f"listing:{fmt}"
     cached = loaded.cache.get(key)
     if cached is None:
-        cached = _Listing(loaded.review, fmt)
+        cached = _Listing(loaded, fmt)
         loaded.cache[key] = cached
     assert isinstance(cached, _Listing)
     return cached

@@ -229,9 +229,9 @@ def _change(
 
     Each file is first rendered as lean shows it; then code files are widened (their
     unchanged lines shown), those that add the fewest characters first, while the
-    whole fits :data:`LOAD_WIDENED_CHARS`.  A file whose widened diff is its diff as
-    it is (its changes in no definition, at module level) stays as lean shows it:
-    its unchanged lines would be git's context lines, no definition."""
+    whole fits :data:`LOAD_WIDENED_CHARS`.  A widened file shows the unchanged lines
+    of the definitions around its changes, not git's context lines outside them; a
+    file whose changes sit in no definition (at module level) stays as lean shows it."""
     parsed = loaded.review.parsed
     texts = [render_lean(b"".join(parsed.raw(fd) for fd in sections)).text for _, sections in files]
     used = sum(map(len, texts))
@@ -240,15 +240,15 @@ def _change(
     from .symbol_context import symbol_context  # on first use: it reads the new side
 
     candidates: list[tuple[int, int, str]] = []  # (characters more, file, text)
-    for i, (path, sections) in enumerate(files):
+    for i, (path, _) in enumerate(files):
         if category(path) != CODE:
             continue
         try:
-            data, _ = symbol_context(loaded.handle, loaded, path, store)
+            data, _, definitions = symbol_context(loaded.handle, loaded, path, store)
         except DiffchunkError:
             continue
-        if data is not None and data != b"".join(parsed.raw(fd) for fd in sections):
-            text = render_lean(data, keep_context=True).text
+        if data is not None and definitions:
+            text = render_lean(data, keep_context=True, context_spans=definitions).text
             candidates.append((len(text) - len(texts[i]), i, text))
     widened: list[str] = []
     wide: dict[int, str] = {}

@@ -19,6 +19,8 @@ served as it is, with a note saying why; where the outline's bounds cut it
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ...diff.hunk import Hunk, hunks_once
 from ...diff.model import DiffKind
 from ...diff.table import table_of
@@ -53,46 +55,63 @@ def _around(outline: list[OutlineItem], line: int) -> tuple[int, int] | None:
 
 def _wanted(
     loaded: Session, hunks: tuple[Hunk, ...], outline: list[OutlineItem]
-) -> list[tuple[int, int]]:
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Each hunk's new lines to show (its changes and the definitions around them), and
+    the definitions' lines among them."""
     data = loaded.review.parsed.data
     wanted = []
+    definitions = []
     for hunk in hunks:
         changed = changed_new_lines(data, hunk)
         first, last = (changed[0], changed[-1]) if changed else (hunk.new_start, hunk.new_start)
         spans = [s for s in (_around(outline, first), _around(outline, last)) if s is not None]
         wanted.append((min([first, *(s[0] for s in spans)]), max([last, *(s[1] for s in spans)])))
-    return wanted
+        definitions += spans
+    return wanted, definitions
+
+
+class Widened(NamedTuple):
+    """A file's diff widened to its definitions (None when it cannot be), a note on it,
+    and the new lines of the definitions shown (first, last), where the unchanged lines
+    are what the reader asked for: the rest is git's context."""
+
+    data: bytes | None
+    note: str | None
+    definitions: tuple[tuple[int, int], ...] = ()
 
 
 def symbol_context(
     absolute_file_path: str, loaded: Session, path: str, store: SessionStore | None
-) -> tuple[bytes | None, str | None]:
-    """The widened diff of ``path`` (None when it cannot be widened) and a note on it."""
+) -> Widened:
+    """The widened diff of ``path`` (see :class:`Widened`)."""
     files = loaded.review.parsed.files
     sections = [files[i] for i in table_of(files, loaded.review.parsed.data).indices_of(path)]
     if len(sections) != 1:
-        return None, f"{path} has {len(sections)} sections in this diff: shown as they are"
+        return Widened(None, f"{path} has {len(sections)} sections in this diff: shown as they are")
     fd = sections[0]
     if fd.new_path is None:
-        return None, f"{path} is deleted: it has no new revision to widen the hunks in"
+        return Widened(None, f"{path} is deleted: it has no new revision to widen the hunks in")
     if fd.kind is DiffKind.COMBINED or fd.is_binary or not fd.hunks:
-        return None, f"{path} has no text hunks to widen"
+        return Widened(None, f"{path} has no text hunks to widen")
     try:
         version = open_file_version(absolute_file_path, path, "new", store=store)
     except DiffchunkError as exc:
-        return None, f"the new revision of {path} cannot be read ({exc.message}): hunks as they are"
+        return Widened(
+            None, f"the new revision of {path} cannot be read ({exc.message}): hunks as they are"
+        )
     with open(version.path, "rb") as fh:
         content = fh.read()
     cut: list[str] = []
     outline = outline_for_file(version.path, ("blob", version.blob), content, cut=cut)
     if not outline:
         why = "; ".join(cut) if cut else "its file type has none"
-        return None, f"{path} has no outline ({why}): hunks as they are"
+        return Widened(None, f"{path} has no outline ({why}): hunks as they are")
     hunks = tuple(hunks_once(fd.hunks))
     data = loaded.review.parsed.data
-    widened = widen_hunks(data, hunks, split_lines(content), _wanted(loaded, hunks, outline))
+    wanted, definitions = _wanted(loaded, hunks, outline)
+    widened = widen_hunks(data, hunks, split_lines(content), wanted)
     header = bytes(data[fd.start : fd.header_end])
     note = None
     if cut:
         note = f"the outline of {path} is cut ({'; '.join(cut)}): hunks there are as they are"
-    return header + widened, note
+    return Widened(header + widened, note, tuple(sorted(set(definitions))))

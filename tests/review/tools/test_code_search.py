@@ -425,13 +425,15 @@ def test_the_messages_as_git_log_gives_them(repo: Path) -> None:
         rev: run_git(repo, "rev-parse", "--short=12", rev).stdout.strip()
         for rev in ("main", "feature")
     }
-    # What git log --format='%h %s%n%b' prints, and no author (a reviewer reading the
-    # messages asks the listing without bodies who wrote them) or full id.
+    abbreviated = run_git(repo, "log", "-1", "--format=%h", "feature").stdout.strip()
+    # What git log --format='%h %s%n%b' prints (its id as git abbreviates it), and no
+    # author (a reviewer reading the messages asks the listing without bodies who wrote
+    # them) or full id.
     assert text == (
         f"2 commit(s) of {short['main']}..{short['feature']}; 1-1 shown, next offset=1\n"
-        f"{short['feature']} Touch every function\n"
-        "  The body says why:\n"
-        "  all of them.\n"
+        f"{abbreviated} Touch every function\n"
+        " The body says why:\n"
+        " all of them.\n"
     )
     assert list_commits(diff, store=store).to_dict()["commits"][0]["author"] == "t"
     # A release's commits come in one page by default.
@@ -554,17 +556,17 @@ def test_the_tools_through_the_stdio_client(repo: Path, server: RunningServer) -
         assert refs.startswith("2 names at new (")
         assert "\nlib.py\n 6: (in diff)\n" in refs  # read in the diff: no text again
         assert '\n 11 Cli.run: return render("x") + wrap("y", 2)\n' in refs
-        assert "\nPager: 0 in 0 file(s)\n" in refs
+        assert "\nPager: 0 in 0 files\n" in refs
         assert refs.endswith("note: textual and syntax-aware, not a type checker\n")
         words = await call.json("find_references", absolute_file_path=diff, symbol="render")
-        assert words.startswith("render: 5 in 2 file(s) at new (")
-        assert "; 2 more in comments and strings\n" in words.split("\n", 1)[0] + "\n"
+        assert words.startswith("render: 5 in 2 files at new (")
+        assert "; +2 in comments and strings\n" in words.split("\n", 1)[0] + "\n"
         assert "render again" not in words and "Say how" not in words
         commits = await call.json("list_commits", absolute_file_path=diff, include_body=True)
         assert commits.startswith("2 commit(s) of ")
         assert " Touch every function\n" in commits
-        assert "\n  The body says why:\n  all of them.\n" in commits
-        assert "  Touch every function\n" not in commits  # the subject is not repeated
+        assert "\n The body says why:\n all of them.\n" in commits
+        assert "\n Touch every function\n" not in commits  # the subject is not repeated
         symbols = await call.json("list_symbols", absolute_file_path=diff, file_path="many.py")
         assert symbols["total"] == 12
         error = await call.error(
@@ -591,13 +593,13 @@ def test_the_cli_twins(repo: Path) -> None:
     assert total == sum(_grep_counts(repo, "-F", "render", "feature", "--").values())
     text = runner.invoke(main, ["search-code", "-e", "wrap(text", *where]).stdout
     assert "lib.py:6:     return wrap(text.strip(), width)  (in diff)\n" in text
-    assert "2 line(s) in 1 file(s) at new" in text
+    assert "2 line(s) in 1 file at new" in text
     refs = runner.invoke(main, ["refs", "-s", "wrap", *where]).stdout
     assert 'cli.py:11:         return render("x") + wrap("y", 2)  [Cli.run]' in refs
     assert "not a type checker" in refs
     words = runner.invoke(main, ["refs", "-s", "render", *where]).stdout  # in the docs too
     # md, txt, bin; lib.py's comment and cli.py's docstring
-    assert "; 5 more in 4 file(s) of other languages; 2 more in comments and strings\n" in words
+    assert "; +5 in 4 files of other languages; +2 in comments and strings\n" in words
     symbols = runner.invoke(main, ["symbols", "--path", "many.py", *where]).stdout
     assert symbols.splitlines()[0] == "modified  function  f0 1-2"
     missing = runner.invoke(main, ["show", "--path", "nope.py", *where])

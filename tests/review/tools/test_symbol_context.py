@@ -116,11 +116,12 @@ def test_a_definition_too_long_and_files_without_outline_keep_their_hunks(
     big = diff_tools.get_file_diff(diff, "big.py", context="symbol")
     # A 600-line class: its own head (lines 1-2) lies within the hunk already.
     assert _hunks(big) == _hunks(diff_tools.get_file_diff(diff, "big.py"))
-    # Widened to nothing more, lean shows it as it shows the plain diff: git's context
-    # lines are no definition.
+    # Widened to nothing more, lean shows the class's own lines around the change (its
+    # head), where the plain lean view leaves git's context lines out.
     lean = diff_tools.get_file_diff(diff, "big.py", format="lean", context="symbol")
-    assert lean == diff_tools.get_file_diff(diff, "big.py", format="lean"), lean
-    assert lean.endswith("\n## big.py (+1 -1)\n@@ 2\n-    a = 1\n+    a = 2\n"), lean
+    plain = diff_tools.get_file_diff(diff, "big.py", format="lean")
+    assert plain.endswith("\n## big.py (+1 -1)\n@@ 2\n-    a = 1\n+    a = 2\n"), plain
+    assert lean.endswith("\n## big.py (+1 -1)\n@@ 1\n class Big:\n-    a = 1\n+    a = 2\n"), lean
     notes = diff_tools.get_file_diff(diff, "notes.txt", context="symbol")
     assert notes.startswith("=== notes.txt has no outline")
     assert notes.endswith(diff_tools.get_file_diff(diff, "notes.txt"))
@@ -176,3 +177,22 @@ def test_a_class_shows_its_own_lines_around_a_change_not_its_methods(
     _applies(repo, widened, "shape.py", tmp_path)
     lean = diff_tools.get_file_diff(diff, "shape.py", format="lean", context="symbol")
     assert "rotate" not in lean, lean
+
+
+def test_lean_shows_the_definitions_lines_and_not_gits_context_outside_them(
+    repo: Path,
+) -> None:
+    """In lean, a widened hunk shows its definition's unchanged lines and leaves git's
+    context lines around the definition out, as lean does; a class's changed docstring
+    shows the class's head even where git's context already covered it."""
+    diff = load_git_diff(str(repo), "HEAD~1..HEAD", store=SessionStore()).file_path
+    mod = diff_tools.get_file_diff(diff, "mod.py", format="lean", context="symbol")
+    body = mod.split("\n\n", 1)[1]
+    # gamma (new 68-73) is shown from its def line: the blank line before it (git's
+    # context, widened with it) is not
+    gamma = body[body.index("def gamma") - 30 :]
+    assert "@@ 68 def beta(x):\n def gamma(x):\n" in gamma, gamma
+    assert body.count(" def alpha(x):") == 1 and "y15 = x + 150" in body
+    shape = diff_tools.get_file_diff(diff, "shape.py", format="lean", context="symbol")
+    assert "@@ 1\n class Shape:\n~" in shape, shape
+    assert "    def area(self):" not in shape
