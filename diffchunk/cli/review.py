@@ -273,7 +273,6 @@ def _write_diff(data: bytes) -> None:
 
 
 def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
-    from ..diff.formatter import format_chunk  # loaded with diff_tools
     from ..review.tools import diff_tools as core
 
     result = core.get_file_diff_bytes(diff_path, file_path)
@@ -286,7 +285,7 @@ def _print_file(diff_path: str, file_path: str, fmt: str) -> None:
         if fmt == "raw":
             _write_diff(result.data)
         else:
-            click.echo(colour_diff(format_chunk(result.data, fmt)), nl=False)
+            click.echo(colour_diff(core.file_diff_text(diff_path, result, fmt)), nl=False)
 
 
 def print_next(target: dict[str, Any], diff_path: str, fmt: str) -> None:

@@ -190,27 +190,41 @@ def test_a_changed_word_is_one_pair_line(repo: Path) -> None:
 
 def test_a_deleted_function_is_one_line_with_its_name_and_range(repo: Path) -> None:
     keep = _body(5)
+    steps = "".join(f"    x += compute_the_next_value(x, step={i}, scale=1.5)\n" for i in range(20))
+    gone = "def helper(x):\n" + steps + "    return x\n"
+    view = check_view(_diff(repo, {"m.py": keep + gone + keep}, {"m.py": keep + keep}))
+    assert "⋯ 22 lines removed (old 6-27): `helper`" in view.text
+    assert "step=3" not in view.text
+
+
+def test_a_short_removed_run_is_shown_where_a_fold_would_cost_a_call(repo: Path) -> None:
+    """A run under 1,000 characters costs less to show than a reader's call for it at
+    the old side: it is shown, however many lines it has."""
+    keep = _body(5)
     gone = "def helper(x):\n" + "".join(f"    x += {i}\n" for i in range(12)) + "    return x\n"
     view = check_view(_diff(repo, {"m.py": keep + gone + keep}, {"m.py": keep + keep}))
-    assert "⋯ 14 lines removed (old 6-19): `helper`" in view.text
-    assert "x += 3" not in view.text
+    assert "-    x += 3\n" in view.text and "lines removed" not in view.text
 
 
 def test_a_removed_run_names_the_definition_it_lay_in_and_those_it_held(repo: Path) -> None:
     # A run of a function's body whose signature spans lines, then the start of the
     # next function: the fold names both (the reader knows what to open at the old side).
     head = "def _pipepager(\n    cmd: str,\n    color: bool,\n) -> None:\n    start(cmd)\n"
-    body = "".join(f"    step_{i}(cmd, color)\n" for i in range(10))
+    body = "".join(
+        f"    step_{i}(cmd, color, encoding=encoding, errors=errors)\n" for i in range(20)
+    )
     tail = "def _tempfilepager(cmd):\n    write(cmd)\n    more(cmd)\n"
     rest = "def keep():\n    return 1\n"
     view = check_view(_diff(repo, {"m.py": head + body + tail + rest}, {"m.py": head + rest}))
-    assert "⋯ 13 lines removed (old 6-18): `_pipepager`, `_tempfilepager`" in view.text
+    assert "⋯ 23 lines removed (old 6-28): `_pipepager`, `_tempfilepager`" in view.text
     # Inside a method whose definition lies before the hunk: git's section names it.
     method = "class Pager:\n    def run(self):\n" + _body(12).replace("line", "        step")
-    inner = "".join(f"        gone_{i}(self)\n" for i in range(8))
+    inner = "".join(
+        f"        gone_{i}(self, with_every_argument_it_takes=True)\n" for i in range(20)
+    )
     before = method + inner + "        done(self)\n"
     view = check_view(_diff(repo, {"p.py": before}, {"p.py": method + "        done(self)\n"}))
-    assert "⋯ 8 lines removed (old 15-22): `Pager`" in view.text
+    assert "⋯ 20 lines removed (old 15-34): `Pager`" in view.text
 
 
 def test_kept_context_shows_the_unchanged_lines_and_expands_back(repo: Path) -> None:

@@ -58,9 +58,12 @@ read at its old place if at all; a short run (a few common lines that happen to
 match) stays shown, as it may be new code that only looks like old."""
 
 MIN_REMOVED_LINES = 6
-"""A run of removed lines folds when it is at least this long: a shorter one
-costs less to show than a reader's call for its lines at the old side (about
-1,000 characters, measured by ``make bench-review``)..."""
+"""A run of removed lines folds when it is at least this long..."""
+
+MIN_REMOVED_CHARS = 1_000
+"""...and holds at least this many characters: a shorter one costs less to show
+than a reader's call for its lines at the old side (about 1,000 characters, its
+request and the answer's fields, measured by ``make bench-review``)..."""
 
 MIN_REPLACED_LINES = 8
 """...and, in a block that also adds lines, at least this long..."""
@@ -384,7 +387,7 @@ class BlockWriter:
         definition it lies in and those it holds), else shown; with the context kept,
         folded only when it starts with a definition."""
         n = len(lines)
-        fold = (
+        fold = sum(len(ln.raw) for ln in lines) >= MIN_REMOVED_CHARS and (
             n >= MIN_REMOVED_LINES
             if pure
             else n >= MIN_REPLACED_LINES and n >= REPLACED_RATIO * added

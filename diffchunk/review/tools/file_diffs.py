@@ -246,6 +246,19 @@ def get_file_diff_bytes(
     return FileDiffText(path=path, data=data, sections=len(sections), excluded=excluded)
 
 
+def file_diff_text(
+    absolute_file_path: str, result: FileDiffText, fmt: str, *, store: SessionStore | None = None
+) -> str:
+    """A file's whole diff (:func:`get_file_diff_bytes`) in ``fmt``, uncut (the command
+    line's ``--file``): lean as ``get_file_diff`` makes it, moves across the diff found."""
+    if normalize_format(fmt) != "lean":
+        return format_chunk(result.data, fmt)
+    from ...diff.lean import render_lean  # on first use: most calls are raw
+
+    loaded = session(absolute_file_path, store)
+    return render_lean(result.data, partners=partners(loaded)).text
+
+
 def _excluded(review: Review, sections: list[int]) -> Excluded | None:
     """Why the first of ``sections`` that was left out was (None: none was)."""
     excluded = review.excluded

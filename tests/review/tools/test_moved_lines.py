@@ -138,3 +138,17 @@ def test_chunks_name_moves_to_other_chunks_and_list_them_at_their_size(tmp_path:
     assert "⋯ 20 lines (old 4-23) moved to src/util.py:4" in whole
     assert "⋯ 20 lines (new 4-23) moved unchanged from old src/core.py:4-23" in whole
     assert _check_claims(tmp_path / "repo", whole) == 20 + 20 + 9
+
+
+def test_the_command_lines_file_in_lean_names_the_same_moves(diff: str) -> None:
+    from click.testing import CliRunner
+
+    from diffchunk.cli import main
+
+    result = CliRunner().invoke(
+        main, ["--no-pager", "review", diff, "--file", "src/util.py", "--format", "lean"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "⋯ 20 lines (new 4-23) moved unchanged from old src/core.py:4-23" in result.stdout
+    tool = diff_tools.get_file_diff(diff, "src/util.py", format="lean")
+    assert tool.endswith(result.stdout)
