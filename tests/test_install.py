@@ -3,16 +3,17 @@ build``, their metadata complete, and the wheel installed in a clean virtualenv,
 ``diffchunk --version`` runs and ``diffchunk-mcp`` lists its tools and prompts over
 stdio.
 
-Slow (a build, a virtualenv, every dependency installed).  The dependencies' wheels
-are kept in ``.test-data/wheelhouse`` of the checkout (``pip wheel`` fills it from the
-index the first time, or when the dependencies changed): later runs install from it
-without asking an index, in about half a minute.
+Slow (a build, a virtualenv, every dependency installed).  The dependencies come from
+uv's cache where uv is at hand (the checkout's install filled it), pip then installing
+the wheel over them; else from ``.test-data/wheelhouse`` of the checkout (``pip wheel``
+fills it from the index the first time, or when the dependencies changed).
 """
 
 from __future__ import annotations
 
 import email
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -47,17 +48,30 @@ def _run(
 
 
 def _install(venv: Path, wheel: Path) -> None:
-    """``pip install WHEEL`` into ``venv``, its dependencies from the wheelhouse (filled
-    from the index when it lacks one).  This checkout's pip installs it (``--python``):
-    the virtualenv needs no pip of its own (ensurepip costs 5 s of CPU), and nothing is
-    compiled ahead (``--no-compile``: another 5 s for every module of every dependency;
-    what runs compiles what it imports)."""
-    pip = (sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install")
-    offline = ("--quiet", "--no-compile", "--no-index", "--find-links", str(WHEELHOUSE))
-    if _run(*pip, *offline, str(wheel), check=False).returncode == 0:
+    """The wheel installed into ``venv`` with its dependencies.
+
+    Where uv is at hand (``make`` installs the checkout with it), uv installs them from
+    its cache, as the checkout's install left it (no index asked); then pip installs the
+    wheel again over them (``--no-deps``), so that pip is shown to take it too.  Else
+    pip installs them from the wheelhouse (filled from the index when it lacks one).
+    This checkout's pip installs (``--python``): the virtualenv needs no pip of its own
+    (ensurepip costs 5 s of CPU), and nothing is compiled ahead (``--no-compile``:
+    another 5 s for every module of every dependency; what runs compiles what it
+    imports)."""
+    python = str(venv / "bin" / "python")
+    pip = (sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile")
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is not None:
+        into = (uv, "pip", "install", "--quiet", "--python", python, str(wheel))
+        if _run(*into, "--offline", check=False).returncode != 0:
+            _run(*into)  # a cache without them: from the index
+        _run(*pip, "--no-deps", "--force-reinstall", str(wheel))
+        return
+    offline = (*pip, "--no-index", "--find-links", str(WHEELHOUSE))
+    if _run(*offline, str(wheel), check=False).returncode == 0:
         return
     _run(sys.executable, "-m", "pip", "wheel", "--quiet", "-w", str(WHEELHOUSE), str(wheel))
-    _run(*pip, *offline, str(wheel))
+    _run(*offline, str(wheel))
 
 
 def _metadata(wheel: Path) -> email.message.Message:

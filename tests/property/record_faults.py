@@ -67,7 +67,16 @@ def _db(workdir: Path) -> Path:
 # ------------------------------------------------------------ concurrent writers
 
 
-def cli_writer(diff: str, names: list[str], tag: str, start_at: float) -> None:
+def _ready(go: str, tag: str) -> None:
+    """Say this writer is warmed up (a file ``go.tag``), then wait for ``go`` (a minute
+    at most): the writers start together, as soon as every one is ready."""
+    Path(f"{go}.{tag}").touch()
+    deadline = time.monotonic() + 60
+    while not os.path.exists(go) and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def cli_writer(diff: str, names: list[str], tag: str, go: str) -> None:
     """Run ``diffchunk mark`` and ``diffchunk finding add`` once per name, in this process."""
     import contextlib
     import io
@@ -76,7 +85,7 @@ def cli_writer(diff: str, names: list[str], tag: str, start_at: float) -> None:
 
     errors: list[str] = []
     latencies: list[float] = []
-    time.sleep(max(0.0, start_at - time.time()))
+    _ready(go, tag)
     for i, name in enumerate(names):
         for argv in (
             ["mark", diff, "--file", name, "--json"],
@@ -93,8 +102,10 @@ def cli_writer(diff: str, names: list[str], tag: str, start_at: float) -> None:
 
 
 async def _mcp_writer(
-    diff: str, names: list[str], tag: str, start_at: float, env: dict[str, str]
+    diff: str, names: list[str], tag: str, go: str, others: list[str], env: dict[str, str]
 ) -> dict[str, Any]:
+    """The MCP server's writes, started with the CLI writers ``others``: once they and
+    the server are warmed up, this writer says ``go``."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.types import TextContent
@@ -110,7 +121,13 @@ async def _mcp_writer(
         ):
             await session.initialize()
             await session.call_tool("review_status", {"absolute_file_path": diff, "limit": 1})
-            time.sleep(max(0.0, start_at - time.time()))
+            deadline = time.monotonic() + 60  # a writer that failed to start is reported
+            while time.monotonic() < deadline and not all(
+                os.path.exists(f"{go}.{other}") for other in others
+            ):
+                time.sleep(0.001)
+            Path(go).touch()
+            started = time.perf_counter()
             for i, name in enumerate(names):
                 for tool, args in (
                     ("mark_reviewed", {"file_pattern": name}),
@@ -123,7 +140,7 @@ async def _mcp_writer(
                         block = result.content[0]
                         text = block.text if isinstance(block, TextContent) else str(block)
                         errors.append(f"{tool}: {text}")
-    return {"errors": errors, "latencies": latencies}
+    return {"errors": errors, "latencies": latencies, "started": started}
 
 
 def concurrent_writers(workdir: Path, writes: int) -> Outcome:
@@ -137,28 +154,29 @@ def concurrent_writers(workdir: Path, writes: int) -> Outcome:
     diff = workdir / "many.diff"
     names = make_diff(diff, 3 * writes)
     env = _env(workdir)
-    start_at = time.time() + 3.0  # every writer started and warmed up by then
+    go = str(workdir / "go")  # said once every writer is started and warmed up
     shares = {"cli-1": names[:writes], "cli-2": names[writes : 2 * writes]}
+    for said in (go, *(f"{go}.{tag}" for tag in shares)):  # a run before in this directory
+        Path(said).unlink(missing_ok=True)
     children = {}
     for tag, share in shares.items():
         listed = workdir / f"{tag}.json"
         listed.write_text(json.dumps(share))
         children[tag] = subprocess.Popen(
-            [*CHILD, "--cli-writer", str(diff), str(listed), tag, str(start_at)],
+            [*CHILD, "--cli-writer", str(diff), str(listed), tag, go],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=str(REPO),
             env=env,
             text=True,
         )
-    began = time.perf_counter()
-    mcp = anyio.run(_mcp_writer, str(diff), names[2 * writes :], "mcp", start_at, env)
+    mcp = anyio.run(_mcp_writer, str(diff), names[2 * writes :], "mcp", go, list(shares), env)
     results = {"mcp": mcp}
     for tag, proc in children.items():
         out, err = proc.communicate(timeout=600)
         outcome.check(proc.returncode == 0, f"{tag} exited {proc.returncode}: {err[-2000:]}")
         results[tag] = json.loads(out.splitlines()[-1]) if out.strip() else {"errors": [err]}
-    elapsed = time.perf_counter() - began - max(0.0, start_at - time.time())
+    elapsed = time.perf_counter() - mcp["started"]
     for tag, result in results.items():
         errors = result["errors"]
         outcome.check(not errors, f"{tag}: {len(errors)} error(s), e.g. {errors[:3]}")
@@ -295,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", help="work directory (default: a temporary one)")
     args = parser.parse_args(argv)
     if args.cli_writer:
-        diff, listed, tag, start_at = args.cli_writer
-        cli_writer(diff, json.loads(Path(listed).read_text()), tag, float(start_at))
+        diff, listed, tag, go = args.cli_writer
+        cli_writer(diff, json.loads(Path(listed).read_text()), tag, go)
         return 0
     if args.kill_child:
         diff, listed, tag = args.kill_child

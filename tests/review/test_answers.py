@@ -5,17 +5,13 @@ parts that concatenate to it exactly), and the listing pages stay small."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from gitrepo import git_bytes, init_repo
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpkit import Caller, RunningServer
 
 from diffchunk.diff.lean import expand, render_lean
 from diffchunk.diff.options import FORMATS, LoadOptions
@@ -185,39 +181,30 @@ def test_listing_pages_are_small_and_name_the_excluded_files_once(
         assert page["excluded"] == [] and page["excluded_total"] == 5
 
 
-async def _over_stdio(diff: Path, state: Path) -> dict[str, Any]:
-    command = str(Path(sys.executable).with_name("diffchunk-mcp"))
-    params = StdioServerParameters(
-        command=command, args=[], env={"DIFFCHUNK_STATE_DIR": str(state)}
-    )
+def test_the_new_parameters_over_the_real_stdio_client(
+    heavy_diff: Path, server: RunningServer
+) -> None:
     out: dict[str, Any] = {}
-    with open(os.devnull, "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            at = {"absolute_file_path": str(diff)}
 
-            async def call(tool: str, **args: Any) -> str:
-                result = await session.call_tool(tool, {**at, **args})
-                text = result.content[0].text  # type: ignore[union-attr]
-                assert not result.is_error, text
-                return text
+    async def script(c: Caller) -> None:
+        at = {"absolute_file_path": str(heavy_diff)}
 
-            out["load"] = json.loads(await call("load_diff", max_chunk_lines=10, order="review"))
-            out["listing"] = json.loads(await call("list_chunks", format="lean"))
-            heavy = next(c for c in out["listing"]["chunks"] if c.get("parts"))
-            out["part"] = await call("get_chunk", chunk_number=heavy["chunk"], part=2)
-            out["lean"] = await call("get_chunk", chunk_number=heavy["chunk"], format="lean")
-            out["file"] = await call("get_file_diff", file_path="app.py", format="lean")
-            tools = (await session.list_tools()).tools
-            out["schemas"] = {t.name: t.input_schema for t in tools}
-    return out
+        async def call(tool: str, **args: Any) -> str:
+            result = await c.raw(tool, **at, **args)
+            text = result.content[0].text
+            assert not result.is_error, text
+            return text
 
+        out["load"] = json.loads(await call("load_diff", max_chunk_lines=10, order="review"))
+        out["listing"] = json.loads(await call("list_chunks", format="lean"))
+        heavy = next(c for c in out["listing"]["chunks"] if c.get("parts"))
+        out["part"] = await call("get_chunk", chunk_number=heavy["chunk"], part=2)
+        out["lean"] = await call("get_chunk", chunk_number=heavy["chunk"], format="lean")
+        out["file"] = await call("get_file_diff", file_path="app.py", format="lean")
+        tools = (await c.session.list_tools()).tools
+        out["schemas"] = {t.name: t.input_schema for t in tools}
 
-def test_the_new_parameters_over_the_real_stdio_client(heavy_diff: Path, tmp_path: Path) -> None:
-    out = anyio.run(_over_stdio, heavy_diff, tmp_path / "state")
+    server.run(script)
     files = [f for c in out["listing"]["chunks"] for f in c["files"]]
     assert files[0] == "app.py"  # review order: code before the assets
     assert out["listing"]["format"] == "lean"

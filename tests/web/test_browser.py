@@ -361,29 +361,33 @@ def test_context_expands_from_the_file_at_the_new_revision(browser: Any) -> None
     assert texts == [f"value {n}" for n in numbers]
 
 
-def test_read_only_page_offers_no_writes(dirs: Path) -> None:
+def test_read_only_page_offers_no_writes(dirs: Path, browser: Any, page: Page) -> None:
     from selenium.webdriver.common.by import By
 
-    with (
-        page_server(
-            "main..feature",
-            "--read-only",
-            cwd=dirs / "repo",
-            state=dirs / "state",
-            cache=dirs / "cache",
-        ) as served,
-        webdriver.browser() as driver,
-    ):
-        driver.get(served.url)
-        wait_for(lambda: driver.execute_script("return document.body.dataset.ready"))
-        assert driver.find_element(By.ID, "read-only").is_displayed()
-        open_file(driver, "src/app.py")
-        assert not driver.find_element(By.ID, "viewed").is_enabled()
-        driver.find_element(By.CSS_SELECTOR, "td.num[data-side=new][data-line='50']").click()
-        time.sleep(0.3)
-        assert driver.find_elements(By.CSS_SELECTOR, "form.finding-form") == []
-        assert driver.find_elements(By.XPATH, "//button[text()='Resolve']") == []
-        shot(driver, "read-only")
+    # In the module's browser (the read-only server is another origin), which then
+    # goes back to the module's page: a browser of its own took a second to start.
+    driver = browser
+    with page_server(
+        "main..feature",
+        "--read-only",
+        cwd=dirs / "repo",
+        state=dirs / "state",
+        cache=dirs / "cache",
+    ) as served:
+        try:
+            driver.get(served.url)
+            wait_for(lambda: driver.execute_script("return document.body.dataset.ready"))
+            assert driver.find_element(By.ID, "read-only").is_displayed()
+            open_file(driver, "src/app.py")
+            assert not driver.find_element(By.ID, "viewed").is_enabled()
+            driver.find_element(By.CSS_SELECTOR, "td.num[data-side=new][data-line='50']").click()
+            time.sleep(0.3)
+            assert driver.find_elements(By.CSS_SELECTOR, "form.finding-form") == []
+            assert driver.find_elements(By.XPATH, "//button[text()='Resolve']") == []
+            shot(driver, "read-only")
+        finally:
+            driver.get(page.url)
+            wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 60)
 
 
 def test_a_page_without_its_token_shows_nothing(page: Page) -> None:

@@ -8,7 +8,6 @@ import shutil
 import sqlite3
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -341,8 +340,9 @@ def test_a_read_that_fails_does_not_speak_of_recording(diff: Path, tmp_path: Pat
         core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
 
 
-def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
-    """Another process's write: the record's write lock held for ``seconds``."""
+def _hold_write_lock(path: Path, release: threading.Event) -> threading.Thread:
+    """Another process's write: the record's write lock held until ``release`` is set
+    (60 s at most)."""
     taken = threading.Event()
 
     def hold() -> None:
@@ -350,7 +350,7 @@ def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
         try:
             holder.execute("BEGIN IMMEDIATE")
             taken.set()
-            time.sleep(seconds)
+            release.wait(60)
             holder.execute("ROLLBACK")
         finally:
             holder.close()
@@ -368,13 +368,16 @@ def test_what_the_diff_tools_record_waits_little_for_the_lock(
     monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
     repo = tmp_path / "repo"
     assert core.review_status(str(diff)).totals.seen == 0  # the record exists
-    # A writer holds the lock for 2 s: the diff tools answer without waiting for it
-    # (a full write would wait, then succeed); what they record is skipped and logged.
-    holder = _hold_write_lock(state / DB_NAME, 2.0)
+    # A writer holds the lock until they have answered: the diff tools answer without
+    # waiting for it (a full write would wait, then succeed); what they record is
+    # skipped and logged.
+    release = threading.Event()
+    holder = _hold_write_lock(state / DB_NAME, release)
     try:
         assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
         loaded = load_git_diff(str(repo), "main..feature")
     finally:
+        release.set()
         holder.join()
     assert "Not recorded as seen" in caplog.text
     assert "was not recorded in the review record" in caplog.text
