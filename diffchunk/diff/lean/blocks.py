@@ -176,7 +176,7 @@ class ShownRuns:
 def _hidden(move: Move, run: list[Line]) -> bool:
     """Whether a moved run's added side is left out (see :data:`HIDDEN_MOVE_LINES`)."""
     return (
-        not move.reindented
+        move.exact
         and len(run) >= HIDDEN_MOVE_LINES
         and sum(len(ln.raw) for ln in run) >= HIDDEN_MOVE_CHARS
     )

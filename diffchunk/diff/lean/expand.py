@@ -34,9 +34,10 @@ def expand(text: str, originals: Mapping[int, bytes]) -> bytes:
         lines.pop()
     out: list[bytes] = []
     n = 0
+    plain = 0  # lines before this one hold no pair line in their run (read once)
     while n < len(lines):
         line = lines[n]
-        if line.startswith(_BLOCK):
+        if n >= plain and line.startswith(_BLOCK):
             end = n
             while end < len(lines) and lines[end].startswith(_BLOCK):
                 end += 1
@@ -44,6 +45,7 @@ def expand(text: str, originals: Mapping[int, bytes]) -> bytes:
                 out.append(_pairs(lines, n, end, originals))
                 n = end
                 continue
+            plain = end
         if n in originals:
             out.append(originals[n])
         elif line.startswith(_FOLDS):

@@ -37,8 +37,19 @@ MIN_REPEATED_CHARS = 40
 characters: a fold line costs about 40."""
 
 MAX_CANDIDATES = 32
-"""Places a common line (a closing brace, a blank line) is looked for at most,
-so that moves are found in linear time."""
+"""Places a common line (a closing brace, a blank line) is looked for at most..."""
+
+MAX_STEPS_PER_LINE = 4
+"""...and lines compared at most this many times the lines looked in (besides
+:data:`MIN_STEPS`), so that moves are found in linear time: runs that match long but
+hold too few characters to be a move (a short line and hundreds of blank lines, over
+and over) were compared again from each of their places, 10 s for a crafted diff of
+80 kB.  The diffs read compare at most 1.3 lines per line in a file's view, 4.3 in
+sqlalchemy's rel_1_4_0..rel_1_4_54 (7.3 MB) read as one view; past the bound, the
+rest of the view's lines are shown, not named as moved."""
+
+MIN_STEPS = 100_000
+"""(A small view's bound.)"""
 
 
 __all__ = ["Move", "find_moves", "find_repeats"]
@@ -47,7 +58,9 @@ __all__ = ["Move", "find_moves", "find_repeats"]
 @dataclass(frozen=True, slots=True)
 class Move:
     """``length`` lines removed in block ``src`` (from its removed line ``src_at``)
-    and added in block ``dst`` (from its added line ``dst_at``)."""
+    and added in block ``dst`` (from its added line ``dst_at``); ``reindented``: some
+    line's indentation differs; ``exact``: every line is the same, byte for byte (its
+    line ending too)."""
 
     src: int
     src_at: int
@@ -55,6 +68,7 @@ class Move:
     dst_at: int
     length: int
     reindented: bool
+    exact: bool
 
 
 def _key(line: Line) -> str:
@@ -67,40 +81,52 @@ def find_moves(blocks: list[Block], shown: int | None = None) -> list[Move]:
     partners; a move between two partners is not looked for."""
     shown = len(blocks) if shown is None else shown
     removed = [b.removed for b in blocks]
-    index = _removed_index(removed)
-    # a partner's added line is looked for among the view's removed lines only
-    view_index = _removed_index(removed[:shown]) if shown < len(blocks) else index
+    # a partner's removed line is looked for from the view's added lines only, and a
+    # partner's added line among the view's removed lines only
+    wanted = {line.key for block in blocks[:shown] for line in block.added}
+    index = _removed_index(removed, shown, wanted)
+    view_index = _removed_index(removed[:shown], shown) if shown < len(blocks) else index
     if not index:
         return []
+    budget = MAX_STEPS_PER_LINE * sum(len(block.lines) for block in blocks) + MIN_STEPS
     used: set[tuple[int, int]] = set()
     moves: list[Move] = []
     for d, block in enumerate(blocks):
         added = block.added
         found = index if d < shown else view_index
         j = 0
-        while j < len(added):
+        while j < len(added) and budget > 0:
             places = found.get(_key(added[j]))
-            best = _longest(removed, added, j, d, places, used) if places else None
+            best, steps = (None, 0)
+            if places:
+                best, steps = _longest(removed, added, j, d, places, used, budget)
+            budget -= steps
             if best is None:
                 j += 1
                 continue
             b, i, length = best
-            pairs = zip(removed[b][i : i + length], added[j : j + length], strict=True)
+            pairs = list(zip(removed[b][i : i + length], added[j : j + length], strict=True))
             reindented = any(old.content != new.content for old, new in pairs)
-            moves.append(Move(b, i, d, j, length, reindented))
+            # a "\\ No newline" line in either block: the last line's ending differs
+            exact = blocks[b].ordered and block.ordered
+            exact = exact and all(old.raw[1:] == new.raw[1:] for old, new in pairs)
+            moves.append(Move(b, i, d, j, length, reindented, exact))
             used.update((b, i + k) for k in range(length))
             j += length
     return moves
 
 
-def _removed_index(removed: list[list[Line]]) -> dict[str, list[tuple[int, int]]]:
+def _removed_index(
+    removed: list[list[Line]], shown: int, wanted: set[str] | None = None
+) -> dict[str, list[tuple[int, int]]]:
     """Where each removed line's text is: (block, index), at most :data:`MAX_CANDIDATES`
-    places, the first blocks' first."""
+    places, the first blocks' first; of the blocks from ``shown`` on (partners), only
+    the lines whose text is ``wanted``."""
     index: dict[str, list[tuple[int, int]]] = {}
     for b, lines in enumerate(removed):
         for i, line in enumerate(lines):
             key = _key(line)
-            if key:
+            if key and (b < shown or wanted is None or key in wanted):
                 places = index.setdefault(key, [])
                 if len(places) < MAX_CANDIDATES:
                     places.append((b, i))
@@ -114,27 +140,34 @@ def _longest(
     d: int,
     places: tuple[tuple[int, int], ...] | list[tuple[int, int]],
     used: set[tuple[int, int]],
-) -> tuple[int, int, int] | None:
-    """The longest moved run starting at added line ``j`` of block ``d``, if long enough."""
+    budget: int,
+) -> tuple[tuple[int, int, int] | None, int]:
+    """The longest moved run starting at added line ``j`` of block ``d``, if long enough,
+    and how many lines were compared to find it (at most about ``budget``)."""
     best: tuple[int, int, int] | None = None
+    steps = 0
     for b, i in places:
         if b == d or (b, i) in used:
             continue
+        if steps >= budget or (best is not None and j + best[2] == len(added)):
+            break  # none can be longer than one reaching the block's end
         lines = removed[b]
         length = 0
         chars = 0
         while (
-            j + length < len(added)
+            steps + length < budget
+            and j + length < len(added)
             and i + length < len(lines)
             and (b, i + length) not in used
             and _key(lines[i + length]) == _key(added[j + length])
         ):
             chars += len(_key(added[j + length]).replace(" ", ""))
             length += 1
+        steps += length + 1
         long_enough = length >= MIN_MOVED_LINES and chars >= MIN_MOVED_CHARS
         if long_enough and (best is None or length > best[2]):
             best = (b, i, length)
-    return best
+    return best, steps
 
 
 def find_repeats(blocks: list[Block], skip: set[int]) -> list[list[int]]:

@@ -12,8 +12,10 @@ from gitrepo import commit, git_bytes, init_repo
 from diffchunk.diff.options import LoadOptions
 from diffchunk.review.answers import CHARS_PER_TOKEN
 from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.sessions.loading import load_diff, session
 from diffchunk.review.sessions.store import SessionStore
 from diffchunk.review.tools import diff_tools
+from diffchunk.review.tools.lean_partners import MOVES_ACROSS_LINES, partners
 from diffchunk.review.tools.listing import list_chunks
 
 
@@ -152,3 +154,33 @@ def test_the_command_lines_file_in_lean_names_the_same_moves(diff: str) -> None:
     assert "⋯ 20 lines (new 4-23) moved unchanged from old src/core.py:4-23" in result.stdout
     tool = diff_tools.get_file_diff(diff, "src/util.py", format="lean")
     assert tool.endswith(result.stdout)
+
+
+def test_a_diff_of_too_many_lines_is_not_read_for_moves_across_it(tmp_path: Path) -> None:
+    """Within the size bound, a diff of very many short lines would hold hundreds of MB
+    once read for moves: past :data:`MOVES_ACROSS_LINES` its views look within
+    themselves only (and still name the moves they hold)."""
+    many = tmp_path / "many.diff"
+    many.write_bytes(
+        _file("a.py", _RUN, []) + _file("b.py", [], [*_RUN, *[b"x"] * MOVES_ACROSS_LINES])
+    )
+    few = tmp_path / "few.diff"
+    few.write_bytes(_file("a.py", _RUN, []) + _file("b.py", [], _RUN))
+    store = SessionStore()
+    for path in (many, few):
+        load_diff(str(path), store=store)
+    assert partners(session(str(many), store)) is None
+    found = partners(session(str(few), store))
+    assert found is not None and len(found.blocks) == 2
+
+
+def _file(path: str, removed: list[bytes], added: list[bytes]) -> bytes:
+    head = f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+    hunk = f"@@ -1,{len(removed)} +1,{len(added)} @@\n"
+    lines = [b"-" + t + b"\n" for t in removed] + [b"+" + t + b"\n" for t in added]
+    return head.encode() + hunk.encode() + b"".join(lines)
+
+
+_RUN = [
+    f"    value_{i} = compute_something_long(argument_{i}, other_{i})".encode() for i in range(8)
+]
