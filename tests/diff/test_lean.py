@@ -462,3 +462,18 @@ def test_a_paragraph_pasted_into_several_places_is_shown_once(repo: Path) -> Non
     view = check_view(_diff(repo, {"m.py": before}, {"m.py": after}))
     assert view.text.count(":param hash:") == 1
     assert view.text.count("⋯ 4 added lines as shown at line 5") == 2
+
+
+def test_context_spans_keep_the_lines_within_any_span_nested_or_not(repo: Path) -> None:
+    """With spans, an unchanged line is kept when any span holds it: a span nested in
+    another (a method in a class) does not end the outer one."""
+    before = _body(30)
+    after = before.replace("line 2 of", "line two of").replace("line 22 of", "line 22nd of")
+    raw = _diff(repo, {"m.txt": before}, {"m.txt": after})
+    spans = [(1, 10), (3, 4), (21, 23)]
+    view = render_lean(raw, keep_context=True, context_spans=spans)
+    assert expand(view.text, view.originals) == raw
+    # file line n holds "line n-1"; git's context is lines 1-6 and 20-26 around the
+    # changes at 3 and 23: those in a span are shown (5 and 6 after the nested 3-4 ends)
+    shown = {int(w.split()[1]) + 1 for w in view.text.split("\n") if w.startswith(" line ")}
+    assert shown == {1, 2, 4, 5, 6, 21, 22}, view.text

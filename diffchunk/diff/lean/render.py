@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from diffchunk.diff.model import FileStatus
 from diffchunk.diff.parser import parse_diff
@@ -133,17 +134,19 @@ class _Kept:
 
     def __init__(self, keep: bool, spans: Sequence[tuple[int, int]] | None) -> None:
         self.any = keep
-        self._spans = sorted(spans) if keep and spans is not None else None
-        self._firsts = [first for first, _ in self._spans] if self._spans is not None else []
+        ordered = sorted(spans) if keep and spans is not None else None
+        self._all = ordered is None
+        self._firsts = [first for first, _ in ordered or ()]
+        # the furthest end of the spans starting at or before each one (spans may nest)
+        self._reach = list(accumulate((last for _, last in ordered or ()), max))
 
     def __call__(self, line: Line) -> bool:
         if not self.any:
             return False
-        if self._spans is None:
+        if self._all:
             return True
         at = bisect_right(self._firsts, line.new)
-        # spans may nest or overlap: any span starting at or before the line may hold it
-        return any(self._spans[k][1] >= line.new for k in range(at))
+        return at > 0 and self._reach[at - 1] >= line.new
 
 
 def _file(
