@@ -477,3 +477,21 @@ def test_context_spans_keep_the_lines_within_any_span_nested_or_not(repo: Path) 
     # changes at 3 and 23: those in a span are shown (5 and 6 after the nested 3-4 ends)
     shown = {int(w.split()[1]) + 1 for w in view.text.split("\n") if w.startswith(" line ")}
     assert shown == {1, 2, 4, 5, 6, 21, 22}, view.text
+
+
+def test_a_hunk_head_names_the_definition_its_hidden_lines_hold(repo: Path) -> None:
+    """git names the last definition before a hunk's first line, its context included:
+    lean leaves that context out, so it names a definition the left-out lines hold."""
+    before = (
+        "def f():\n"
+        + _body(6).replace("line", "    f_line")
+        + "\n\ndef g():\n    first = 1\n    second = 2\n    third = 3\n"
+    )
+    after = before.replace("second = 2", "second = 22")
+    raw = _diff(repo, {"m.py": before}, {"m.py": after})
+    assert b"@@ def f():" in raw  # git's section: its context starts above g
+    view = check_view(raw)
+    assert "\n@@ 12 def g():\n" in view.text, view.text
+    # Kept context shows the line itself: git's section stays
+    kept = render_lean(raw, keep_context=True)
+    assert "\n@@ 9 def f():\n" in kept.text, kept.text

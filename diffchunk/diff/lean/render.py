@@ -33,6 +33,7 @@ from .summaries import (
     file_head,
     names_text,
     section_text,
+    section_within,
 )
 from .view import LeanView, ViewWriter
 
@@ -184,7 +185,8 @@ def _file(
                 parts = parts[1:]
             # the lead's lines from the first kept one on are shown, those before hidden
             cut = next((n for n, line in enumerate(lead) if kept(line)), len(lead))
-            section = section_text(hunk.section, fd.path)
+            nearer = section_within([line.content for line in lead[:cut]], fd.path)
+            section = section_text(hunk.section if nearer is None else nearer, fd.path)
             _hunk_head(out, hunk, lead[:cut], lead[cut:], section, section == previous)
             previous = section
             for line in lead[cut:]:

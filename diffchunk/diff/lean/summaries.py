@@ -243,6 +243,24 @@ def section_text(section: str, path: str = "") -> str:
     return section
 
 
+def section_within(lines: list[str], path: str) -> str | None:
+    """For a Python or Markdown file (by ``path``), the last of ``lines`` that git's diff
+    driver of its language would name as a section (a definition, a heading), else None:
+    unchanged lines a hunk's head leaves out may hold a nearer section than git's, which
+    is the last one before the hunk's first line."""
+    lowered = path.lower()
+    pattern = (
+        _PYTHON_SECTION
+        if lowered.endswith(_PYTHON)
+        else _MARKDOWN_SECTION
+        if lowered.endswith(_MARKDOWN)
+        else None
+    )
+    if pattern is None:
+        return None
+    return next((line for line in reversed(lines) if pattern.match(line)), None)
+
+
 _MAIL_FROM = re.compile(rb"^From: *(.+?) *(?:<[^>]*>)?\r?$", re.M)
 _LOG_AUTHOR = re.compile(rb"^Author: *(.+?) *(?:<[^>]*>)?\r?$", re.M)
 _DATE = re.compile(rb"^(?:Date|AuthorDate): *(.+?)\r?$", re.M)
