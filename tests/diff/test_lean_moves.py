@@ -168,4 +168,6 @@ def test_a_small_view_beside_a_large_partner_costs_what_the_view_costs() -> None
     start = time.perf_counter()
     for _ in range(10):
         render_lean(small, partners=partners)
-    assert (time.perf_counter() - start) / 10 < 0.05
+    # 0.155 s a view when the whole block was indexed again, about 0.02 s now: room for a
+    # loaded machine, none for the old way
+    assert (time.perf_counter() - start) / 10 < 0.08

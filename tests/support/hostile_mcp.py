@@ -62,6 +62,24 @@ SOURCE_TEXT = (
 )
 
 
+def moves_diff(runs: int = 40) -> str:
+    """A diff crafted against lean's search for moved lines: a file whose removed lines
+    another file adds, runs of lines alike that match long and hold too few characters
+    to be a move (a short line, then hundreds of blank ones, over and over)."""
+    padded = ("x\n" + "\n" * 600) * runs
+    count = padded.count("\n")
+
+    def section(path: str, sign: str, old: str, new: str) -> str:
+        body = "".join(sign + line + "\n" for line in padded.split("\n")[:-1])
+        return (
+            f"diff --git a/{path} b/{path}\n--- {old}\n+++ {new}\n"
+            f"@@ -{1 if sign == '-' else 0},{count if sign == '-' else 0} "
+            f"+{0 if sign == '-' else 1},{0 if sign == '-' else count} @@\n{body}"
+        )
+
+    return section("a.py", "-", "a/a.py", "/dev/null") + section("b.py", "+", "/dev/null", "b/b.py")
+
+
 @contextmanager
 def hostile_files(root: Path) -> Iterator[dict[str, str]]:
     """The hostile file system under ``root``: its paths by name, for ``{name}`` placeholders."""
@@ -113,6 +131,9 @@ def hostile_files(root: Path) -> Iterator[dict[str, str]]:
     os.symlink(raw_name, os.fsencode(str(root / "plain-link.diff")))
     paths["nonutf8_link"] = str(root / "plain-link.diff")
     paths["missing"] = str(root / "no-such-file.diff")
+    moves = root / "moves.diff"
+    moves.write_text(moves_diff())
+    paths["moves_diff"] = str(moves)
     paths["root"] = str(root)
 
     repo = root / "repo"

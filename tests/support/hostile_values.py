@@ -384,4 +384,14 @@ def value_cases() -> list[Case]:
             OK if label == "empty" else ERR,
             "no backup",
         )
+    # lean's search for moved lines across a diff crafted to make it compare long
+    m = {"absolute_file_path": "{moves_diff}"}
+    add(
+        "get_file_diff-lean-moves",
+        "get_file_diff",
+        {**m, "file_path": "b.py", "format": "lean"},
+        OK,
+    )
+    add("get_chunk-lean-moves", "get_chunk", {**m, "chunk_number": 1, "format": "lean"}, OK)
+    add("list_chunks-lean-moves", "list_chunks", {**m, "format": "lean"}, OK)
     return c

@@ -14,7 +14,7 @@ from diffchunk.diff.parser import parse_diff
 from diffchunk.errors import NotADiffError
 
 from .matching import MAX_CANDIDATES, MIN_MOVED_LINES
-from .reading import Block, FileItem, read_items
+from .reading import Block, change_blocks, read_items
 
 __all__ = ["Partners"]
 
@@ -26,19 +26,11 @@ class Partners:
 
     def __init__(self, raw: bytes, *, skip: Iterable[str] = ()) -> None:
         """``skip``: paths whose blocks are left out (files not reviewed)."""
-        left_out = set(skip)
         try:
             items = read_items(parse_diff(raw))
         except NotADiffError:
             items = []
-        self.blocks: list[Block] = [
-            part
-            for item in items
-            if isinstance(item, FileItem) and item.path not in left_out
-            for hunk in item.hunks
-            for part in hunk.body
-            if isinstance(part, Block)
-        ]
+        self.blocks: list[Block] = change_blocks(items, set(skip))
         self._removed: dict[str, list[int]] = {}
         self._added: dict[str, list[int]] = {}
         for b, block in enumerate(self.blocks):

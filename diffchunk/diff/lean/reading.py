@@ -13,6 +13,7 @@ files with a combined diff's hunks (:class:`PlainFile`).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from diffchunk.diff.buffer import DiffData
@@ -28,6 +29,7 @@ __all__ = [
     "Line",
     "PlainFile",
     "Verbatim",
+    "change_blocks",
     "read_items",
     "split_lines",
 ]
@@ -163,6 +165,19 @@ def read_items(parsed: ParsedDiff) -> list[Item]:
         else:
             items.append(_file(data, section))
     return items
+
+
+def change_blocks(items: Sequence[Item], skip: Collection[str] = ()) -> list[Block]:
+    """The change blocks of ``items``' two-way files, in order (those of the paths in
+    ``skip`` left out)."""
+    return [
+        part
+        for item in items
+        if isinstance(item, FileItem) and item.path not in skip
+        for hunk in item.hunks
+        for part in hunk.body
+        if isinstance(part, Block)
+    ]
 
 
 def _segment(parsed: ParsedDiff, seg: Segment, raw: bytes) -> Verbatim:

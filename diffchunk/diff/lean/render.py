@@ -23,6 +23,7 @@ from .reading import (
     Line,
     PlainFile,
     Verbatim,
+    change_blocks,
     read_items,
     split_lines,
 )
@@ -78,7 +79,7 @@ def render_lean(
         items: list[Item] = read_items(parse_diff(raw))
     except NotADiffError:
         items = [Verbatim(raw, "text")]
-    blocks = _change_blocks(items)
+    blocks = change_blocks(items)
     shown = len(blocks)
     others = partners.around(blocks) if partners is not None else []
     moves = find_moves([*blocks, *others], shown)
@@ -101,17 +102,6 @@ def render_lean(
         else:
             _verbatim(out, item)
     return out.finish()
-
-
-def _change_blocks(items: Sequence[Item]) -> list[Block]:
-    return [
-        part
-        for item in items
-        if isinstance(item, FileItem)
-        for hunk in item.hunks
-        for part in hunk.body
-        if isinstance(part, Block)
-    ]
 
 
 def _deleted_whole(item: FileItem) -> bool:
