@@ -12,8 +12,8 @@ with another one running at the same time, nor depend on one that ran before it:
   servers, CLIs and hooks it starts;
 * nothing listens on a port; a repository many tests build alike is built once per
   worker and copied (``gitrepo.templated``), and tests that need an MCP server, not a
-  new one, share the worker's (:func:`server`; :func:`other_server`, a second process
-  on its record, is the module's).
+  new one, share the worker's (:func:`server`, and :func:`other_server`, a second
+  process on its record; :func:`confined`, one started with an allowed root).
 
 Helpers shared by several test modules live in ``tests/support/`` (on the path, so a
 test imports ``gitrepo`` or ``mcpkit`` by name); a fixture used by several modules
@@ -33,7 +33,7 @@ from examples import register_profiles
 from privileges import permissions_apply
 
 if TYPE_CHECKING:
-    from mcpkit import RunningServer
+    from mcpkit import Confined, RunningServer
 
     from diffchunk.review.sessions.store import SessionStore
 
@@ -147,13 +147,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         yield running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def other_server(server: RunningServer) -> Iterator[RunningServer]:
-    """A second server process on ``server``'s record and cache: what one wrote, the
-    other reads from the record, not from its memory."""
+    """A second server process on ``server``'s record and cache, which the worker's tests
+    share too: what one wrote, the other reads from the record, not from its memory (a
+    test loads its own repository or diff, which the other has not seen)."""
     from mcpkit import running_server
 
     with running_server(server.directory) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def confined(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Confined]:
+    """An installed ``diffchunk-mcp`` started with one allowed root (``--allow-root``),
+    which the worker's tests of the roots share: each puts what the server may reach in
+    a directory of its own inside the root and what it must not beside it
+    (``confined.layout(tmp_path)``)."""
+    from mcpkit import confined_server
+
+    with confined_server(tmp_path_factory.mktemp("confined")) as running:
         yield running
 
 

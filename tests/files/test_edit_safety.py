@@ -25,7 +25,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from gitrepo import commit, git, run_git
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 
 from diffchunk.cli.file import file as file_command
 from diffchunk.errors import DiffchunkError, FileToolError
@@ -165,7 +165,9 @@ def test_an_edit_of_git_config_runs_no_repository_program(tmp_path: Path) -> Non
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
 
 
-def test_the_mcp_edit_tools_refuse_git_s_own_files(tmp_path: Path) -> None:
+def test_the_mcp_edit_tools_refuse_git_s_own_files(server: RunningServer, tmp_path: Path) -> None:
+    # The worker's server, with no roots: every path is allowed, so the refusal is the
+    # git directory's own.
     repo = _repository(tmp_path)
     config = repo / ".git" / "config"
     before = config.read_bytes()
@@ -178,7 +180,7 @@ def test_the_mcp_edit_tools_refuse_git_s_own_files(tmp_path: Path) -> None:
         text = await call.error("revert_edit", absolute_file_path=str(config))
         assert "git directory" in text
 
-    serve(tmp_path, script, "--allow-root", str(tmp_path))
+    server.run(script)
     assert config.read_bytes() == before
 
 

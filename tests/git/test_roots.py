@@ -9,8 +9,9 @@ roots reads it (every git the server starts is logged by a ``sitecustomize``
 module).  The command line honours ``DIFFCHUNK_ALLOWED_ROOTS`` for every path
 it reads or writes (``review --out``, ``export --out``, a diff file, ``--repo``).
 
-The refusals share one server of the module (:func:`guarded`, a server start is
-its dearest part): its one allowed root holds a directory per test, and the
+The refusals share one server of the worker (:func:`guarded`, ``confined`` of
+tests/conftest.py: a server start is its dearest part): its one allowed root holds a
+directory per test, and the
 outside a directory per test beside it, so each repository still sits inside the
 roots and points out of them, by the same relative path, link or alternate.
 """
@@ -20,14 +21,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from gitrepo import git, history_repo, run_git
-from mcpkit import Caller, RunningServer, running_server, serve
+from mcpkit import Caller, Confined, serve
 
 from diffchunk.cli import main
 
@@ -42,21 +42,9 @@ def _layout(tmp_path: Path) -> tuple[Path, Path]:
     return root, outside
 
 
-class Guarded(NamedTuple):
-    """The module's server, started with ``root`` as its only root; ``outside`` lies
-    beside ``root``."""
-
-    server: RunningServer
-    root: Path
-    outside: Path
-
-    def layout(self, tmp_path: Path) -> tuple[Path, Path]:
-        """``(root, outside)`` of one test: a directory of its own inside the server's
-        root, and one outside it."""
-        root, outside = self.root / tmp_path.name, self.outside / tmp_path.name
-        root.mkdir()
-        outside.mkdir()
-        return root, outside
+class Guarded(Confined):
+    """The worker's server with one allowed root (``confined`` of tests/conftest.py),
+    and what the refusals ask of it."""
 
     def refused(self, repo: Path) -> dict[str, Any]:
         """What the server answers for ``repo``."""
@@ -77,13 +65,10 @@ class Guarded(NamedTuple):
             assert SECRET.strip() not in path.read_text(errors="replace"), path
 
 
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guarded]:
-    """One server with one allowed root, for the refusals of the module."""
-    base = tmp_path_factory.mktemp("guarded")
-    root, outside = _layout(base)
-    with running_server(base, "--allow-root", str(root)) as server:
-        yield Guarded(server, root, outside)
+@pytest.fixture
+def guarded(confined: Confined) -> Guarded:
+    """The worker's server with one allowed root, for the refusals of the module."""
+    return Guarded(*confined)
 
 
 @pytest.mark.parametrize("form", ["absolute", "relative"])

@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,8 +44,7 @@ from hostile_mcp import (
 )
 from hostile_values import value_cases
 from mcp import Client
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpkit import Caller, RunningServer
 
 from diffchunk.server import app
 
@@ -230,18 +227,8 @@ def test_sparse_2gb_file_is_not_read_whole(env: dict[str, str]) -> None:
 
 
 # --------------------------------------------------------------------------
-# The installed stdio server: a few hostile calls, then a healthy one
+# The installed stdio server (the worker's): a few hostile calls, then a healthy one
 # --------------------------------------------------------------------------
-
-
-def _server_command() -> str:
-    script = Path(sys.executable).with_name("diffchunk-mcp")
-    if script.exists():
-        return str(script)
-    found = shutil.which("diffchunk-mcp")
-    if found is None:
-        pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
-    return found
 
 
 STDIO_CASES: list[tuple[str, dict[str, Any], str]] = [
@@ -264,32 +251,20 @@ STDIO_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-async def _stdio_session(paths: dict[str, str]) -> list[tuple[Any, float, Any]]:
-    params = StdioServerParameters(
-        command=_server_command(),
-        args=[],
-        env={"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]},
-    )
-    out = []
-    with open(Path(paths["root"]) / "stdio-server.log", "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            for tool, args, _ in STDIO_CASES:
-                # A reply the server cannot encode never comes: fail, do not hang.
-                with anyio.fail_after(10):
-                    result, elapsed = await timed_call(session, tool, fill_paths(args, paths))
-                    healthy = await session.call_tool(
-                        "list_chunks", {"absolute_file_path": paths["diff"]}
-                    )
-                out.append((result, elapsed, healthy))
-    return out
+def test_stdio_server_survives_hostile_calls(server: RunningServer, env: dict[str, str]) -> None:
+    outcomes: list[tuple[Any, Any, Any]] = []
 
+    async def script(c: Caller) -> None:
+        for tool, args, _ in STDIO_CASES:
+            # A reply the server cannot encode never comes: fail, do not hang.
+            with anyio.fail_after(10):
+                result, elapsed = await timed_call(c.session, tool, fill_paths(args, env))
+                healthy = await c.session.call_tool(
+                    "list_chunks", {"absolute_file_path": env["diff"]}
+                )
+            outcomes.append((result, elapsed, healthy))
 
-def test_stdio_server_survives_hostile_calls(env: dict[str, str]) -> None:
-    outcomes = anyio.run(_stdio_session, env)
+    server.run(script)
     for (tool, _, needle), (result, elapsed, healthy) in zip(STDIO_CASES, outcomes, strict=True):
         text = reply_text(result)
         if needle:

@@ -1,12 +1,13 @@
-"""One ``diffchunk-mcp`` server under concurrent calls, and bounded session memory."""
+"""One ``diffchunk-mcp`` server (the worker's) under concurrent calls, and bounded
+session memory."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-import anyio
 import pytest
+from mcpkit import Caller, RunningServer
 from test_data import CORPUS, ROOT
 
 from diffchunk.diff.options import LoadOptions
@@ -47,7 +48,9 @@ def _inputs(tmp_path: Path) -> tuple[list[references.Op], list[references.Op]]:
 
 
 @pytest.mark.slow
-def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: Path) -> None:
+def test_eight_concurrent_clients_on_one_server_get_reference_answers(
+    server: RunningServer, tmp_path: Path
+) -> None:
     ops, warm = _inputs(tmp_path)
     assert {op.tool for op in ops} >= {
         "load_diff",
@@ -59,8 +62,11 @@ def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: 
         "search_content",
         "read_content",
     }
-    outcome = anyio.run(
-        lambda: clients.run_clients(
+    outcomes: list[clients.Outcome] = []
+
+    async def script(c: Caller) -> None:
+        outcome = await clients.drive(
+            c.session,
             ops,
             clients=8,
             # Some 1,400 calls checked against their answers alone, 8 at once (4 s made
@@ -68,9 +74,11 @@ def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: 
             seconds=2.0,
             warm=warm,
             deadlock_timeout=120.0,
-            errlog_path=tmp_path / "server.log",
         )
-    )
+        outcomes.append(outcome)
+
+    server.run(script)
+    (outcome,) = outcomes
     assert outcome.failures == []
     assert outcome.failed == 0
     # Every client made progress and each kind of call was answered.
@@ -80,15 +88,21 @@ def test_eight_concurrent_clients_on_one_server_get_reference_answers(tmp_path: 
 
 
 @pytest.mark.slow
-def test_eight_concurrent_clients_on_the_corpus_diff(tmp_path: Path) -> None:
+def test_eight_concurrent_clients_on_the_corpus_diff(server: RunningServer) -> None:
     corpus = CORPUS / "flask_2.3.3..3.0.0.diff"
     if not corpus.is_file():
         pytest.skip("corpus not present")
     store = SessionStore(max_sessions=4, max_bytes=1 << 30)
     ops = references.diff_ops(str(corpus), store, random.Random(8), samples=10)
-    outcome = anyio.run(
-        lambda: clients.run_clients(ops, clients=8, seconds=1.5, deadlock_timeout=120.0)
-    )
+    outcomes: list[clients.Outcome] = []
+
+    async def script(c: Caller) -> None:
+        outcomes.append(
+            await clients.drive(c.session, ops, clients=8, seconds=1.5, deadlock_timeout=120.0)
+        )
+
+    server.run(script)
+    (outcome,) = outcomes
     assert outcome.failures == [] and outcome.failed == 0
     assert outcome.passed > 8
 

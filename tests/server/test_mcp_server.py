@@ -1,20 +1,16 @@
-"""The installed ``diffchunk-mcp`` server, driven through the SDK's stdio client."""
+"""The installed ``diffchunk-mcp`` server, driven through the SDK's stdio client (the
+worker's servers of tests/conftest.py: one without roots, one with an allowed root)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
-import pytest
 from mcp import types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpkit import Confined, RunningServer
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 DIFF_TOOLS = {
@@ -25,16 +21,6 @@ DIFF_TOOLS = {
     "get_file_diff",
     "get_current_overview",
 }
-
-
-def _server_command() -> str:
-    script = Path(sys.executable).with_name("diffchunk-mcp")
-    if script.exists():
-        return str(script)
-    found = shutil.which("diffchunk-mcp")
-    if found is None:
-        pytest.skip("diffchunk-mcp is not installed (pip install -e .)")
-    return found
 
 
 def _make_diff(tmp_path: Path) -> Path:
@@ -60,60 +46,42 @@ def _text(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def _session_checks(diff: Path) -> dict[str, Any]:
-    params = StdioServerParameters(
-        command=_server_command(),
-        args=[],
-        env={"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]},
+async def _session_checks(session: ClientSession, diff: Path, out: dict[str, Any]) -> None:
+    tools = (await session.list_tools()).tools
+    out["tools"] = {t.name: t for t in tools}
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    out["load"] = await session.call_tool(
+        "load_diff",
+        {"absolute_file_path": str(diff), "max_chunk_lines": 20},
+        progress_callback=on_progress,
     )
-    out: dict[str, Any] = {}
-    with open(diff.parent / "server.log", "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            tools = (await session.list_tools()).tools
-            out["tools"] = {t.name: t for t in tools}
-            seen: list[float] = []
-
-            async def on_progress(
-                progress: float, total: float | None, message: str | None
-            ) -> None:
-                seen.append(progress)
-
-            out["load"] = await session.call_tool(
-                "load_diff",
-                {"absolute_file_path": str(diff), "max_chunk_lines": 20},
-                progress_callback=on_progress,
-            )
-            out["progress"] = seen
-            # Not the default options: the load answers a view handle to read it through.
-            view = json.loads(_text(out["load"]))["file_path"]
-            out["list"] = await session.call_tool("list_chunks", {"absolute_file_path": view})
-            out["chunk"] = await session.call_tool(
-                "get_chunk",
-                {"absolute_file_path": view, "chunk_number": 1, "include_context": False},
-            )
-            out["find"] = await session.call_tool(
-                "find_chunks_for_files", {"absolute_file_path": view, "pattern": "*.MD"}
-            )
-            out["bad_chunk"] = await session.call_tool(
-                "get_chunk", {"absolute_file_path": view, "chunk_number": 999}
-            )
-            out["default"] = await session.call_tool(
-                "list_chunks", {"absolute_file_path": str(diff)}
-            )
-            out["relative"] = await session.call_tool(
-                "list_chunks", {"absolute_file_path": "change.diff"}
-            )
-            out["resource"] = await session.read_resource("diffchunk://current")
-    return out
+    out["progress"] = seen
+    # Not the default options: the load answers a view handle to read it through.
+    view = json.loads(_text(out["load"]))["file_path"]
+    out["list"] = await session.call_tool("list_chunks", {"absolute_file_path": view})
+    out["chunk"] = await session.call_tool(
+        "get_chunk",
+        {"absolute_file_path": view, "chunk_number": 1, "include_context": False},
+    )
+    out["find"] = await session.call_tool(
+        "find_chunks_for_files", {"absolute_file_path": view, "pattern": "*.MD"}
+    )
+    out["bad_chunk"] = await session.call_tool(
+        "get_chunk", {"absolute_file_path": view, "chunk_number": 999}
+    )
+    out["default"] = await session.call_tool("list_chunks", {"absolute_file_path": str(diff)})
+    out["relative"] = await session.call_tool("list_chunks", {"absolute_file_path": "change.diff"})
+    out["resource"] = await session.read_resource("diffchunk://current")
 
 
-def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
+def test_stdio_server_serves_the_diff_tools(server: RunningServer, tmp_path: Path) -> None:
     diff = _make_diff(tmp_path)
-    out = anyio.run(_session_checks, diff)
+    out: dict[str, Any] = {}
+    server.run(lambda c: _session_checks(c.session, diff, out))
 
     tools = out["tools"]
     assert set(tools) >= DIFF_TOOLS
@@ -149,22 +117,24 @@ def test_stdio_server_serves_the_diff_tools(tmp_path: Path) -> None:
 
     contents = out["resource"].contents[0]
     overview = json.loads(contents.text)
-    assert overview["total_sessions"] == 2  # the view and the diff's default view
+    # The worker's server holds other tests' diffs too: this one's are the view and the
+    # diff's default view.
+    assert overview["total_sessions"] == len(overview["loaded_diffs"])
     loaded = {d["file_path"]: d for d in overview["loaded_diffs"]}
+    diff_path = str(diff.resolve())
+    ours = {path for path, d in loaded.items() if diff_path in (path, d.get("view_of"))}
+    assert ours == {summary["file_path"], str(diff.resolve())}
     assert loaded[summary["file_path"]]["options"]["max_chunk_lines"] == 20
     assert loaded[summary["file_path"]]["view_of"] == str(diff.resolve())
     assert loaded[str(diff.resolve())]["options"]["max_chunk_lines"] == 1000
 
 
-async def _failures(diff: Path, tmp_path: Path) -> dict[str, types.CallToolResult]:
-    params = StdioServerParameters(
-        command=_server_command(), args=["--allow-root", str(diff.parent)]
-    )
+async def _failures(session: ClientSession, diff: Path, out: dict[str, Any]) -> None:
     path = str(diff)
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "diff tool": ("get_chunk", {"absolute_file_path": path, "chunk_number": 999}),
         "file tool": ("read_content", {"absolute_file_path": path, "mode": "sideways"}),
-        "git tool": ("load_git_diff", {"absolute_repo_path": str(tmp_path / "nowhere")}),
+        "git tool": ("load_git_diff", {"absolute_repo_path": str(diff.parent / "nowhere")}),
         "unknown parameter": ("list_chunks", {"absolute_file_path": path, "page": 2}),
         "boolean for an integer": ("get_chunk", {"absolute_file_path": path, "chunk_number": True}),
         "schema": ("get_chunk", {"absolute_file_path": path, "chunk_number": "one"}),
@@ -182,21 +152,15 @@ async def _failures(diff: Path, tmp_path: Path) -> dict[str, types.CallToolResul
             },
         ),
     }
-    out: dict[str, types.CallToolResult] = {}
-    with open(tmp_path / "failures.log", "w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            for what, (name, arguments) in calls.items():
-                out[what] = await session.call_tool(name, arguments)
-    return out
+    for what, (name, arguments) in calls.items():
+        out[what] = await session.call_tool(name, arguments)
 
 
-def test_every_failure_comes_back_in_one_shape(tmp_path: Path) -> None:
-    diff = _make_diff(tmp_path)
-    results = anyio.run(_failures, diff, tmp_path)
+def test_every_failure_comes_back_in_one_shape(confined: Confined, tmp_path: Path) -> None:
+    root, _ = confined.layout(tmp_path)  # the worker's server with an allowed root
+    diff = _make_diff(root)
+    results: dict[str, types.CallToolResult] = {}
+    confined.server.run(lambda c: _failures(c.session, diff, results))
     for what, result in results.items():
         assert result.is_error, what
         payload = json.loads(_text(result))

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcpkit import Caller, serve
+from mcpkit import Caller, RunningServer
 
 READ_LIMIT = 1.0
 """Seconds a small read may take beside a slow call (a few milliseconds alone)."""
@@ -59,7 +59,9 @@ async def _reads_beside(
 
 
 @pytest.mark.slow
-def test_a_small_read_answers_beside_a_slow_outline_or_search(tmp_path: Path) -> None:
+def test_a_small_read_answers_beside_a_slow_outline_or_search(
+    server: RunningServer, tmp_path: Path
+) -> None:
     small = tmp_path / "small.txt"
     small.write_text("".join(f"line {i}\n" for i in range(20)), encoding="utf-8")
     nested = tmp_path / "nested.js"
@@ -86,7 +88,7 @@ def test_a_small_read_answers_beside_a_slow_outline_or_search(tmp_path: Path) ->
         for tool, args in calls:
             seen[tool] = await _reads_beside(caller, tool, args, small)
 
-    serve(tmp_path, script)
+    server.run(script)
     for tool, times in seen.items():
         assert times, f"{tool} answered before a read could be sent beside it"
         assert max(times) < READ_LIMIT, f"beside {tool}: reads took {max(times):.2f} s"

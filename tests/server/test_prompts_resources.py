@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import types
-from mcpkit import Caller, RunningServer, running_server
+from mcpkit import Caller, RunningServer
 from recordkit import feature_repo
 
 PROMPTS = {
@@ -22,12 +21,6 @@ PROMPTS = {
     "review_since": {"target"},
     "address_findings": {"target"},
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    with running_server(tmp_path_factory.mktemp("server")) as running:
-        yield running
 
 
 def _text(result: types.GetPromptResult) -> str:

@@ -1,6 +1,7 @@
 """The installed ``diffchunk-mcp`` in a process of its own, driven through the SDK's
 stdio client: :func:`serve` runs a script against a fresh server, :class:`Caller`
-calls its tools, and :func:`running_server` keeps one server for several scripts.
+calls its tools, :func:`running_server` keeps one server for several scripts, and
+:class:`Confined` is such a server started with an allowed root.
 
 A server costs its start (about 1.5 s of CPU, most of it importing the SDK): tests
 that need *a* server, not a new one, share one (a module-scoped fixture over
@@ -14,7 +15,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import pytest
@@ -109,3 +110,30 @@ def running_server(tmp_path: Path, *args: str) -> Iterator[RunningServer]:
         portal.wrap_async_context_manager(_session(tmp_path, args)) as session,
     ):
         yield RunningServer(portal, session, tmp_path)
+
+
+class Confined(NamedTuple):
+    """A running server started with ``--allow-root root``; ``outside`` lies beside
+    ``root``, out of it."""
+
+    server: RunningServer
+    root: Path
+    outside: Path
+
+    def layout(self, tmp_path: Path) -> tuple[Path, Path]:
+        """``(root, outside)`` of one test: a directory of its own inside the server's
+        root (named after its ``tmp_path``), and one outside it."""
+        root, outside = self.root / tmp_path.name, self.outside / tmp_path.name
+        root.mkdir()
+        outside.mkdir()
+        return root, outside
+
+
+@contextmanager
+def confined_server(directory: Path) -> Iterator[Confined]:
+    """A server whose one allowed root is ``directory / "root"``, for several tests."""
+    root, outside = directory / "root", directory / "outside"
+    root.mkdir()
+    outside.mkdir()
+    with running_server(directory, "--allow-root", str(root)) as server:
+        yield Confined(server, root, outside)

@@ -76,11 +76,10 @@ async def run_clients(
     env: dict[str, str] | None = None,
     errlog_path: Path | None = None,
 ) -> Outcome:
-    """Run ``clients`` concurrent tasks over ONE session to ONE server for ``seconds``."""
+    """Run ``clients`` concurrent tasks over ONE session to ONE new server for ``seconds``."""
     if env is None and os.environ.get("DIFFCHUNK_STATE_DIR"):
         env = {"DIFFCHUNK_STATE_DIR": os.environ["DIFFCHUNK_STATE_DIR"]}  # the review record
     params = StdioServerParameters(command=server_command(), args=[], env=env)
-    outcome = Outcome()
     errlog = open(errlog_path or os.devnull, "w")  # noqa: SIM115 (closed below)
     try:
         with anyio.fail_after(deadlock_timeout):
@@ -89,31 +88,59 @@ async def run_clients(
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
-                for op in warm or []:
-                    elapsed, failure = await _call(session, op)
-                    outcome.record("warm-up " + op.tool, elapsed, failure)
-                deadline = time.perf_counter() + seconds
+                return await drive(
+                    session,
+                    ops,
+                    clients=clients,
+                    seconds=seconds,
+                    warm=warm,
+                    deadlock_timeout=deadlock_timeout,
+                )
+    except TimeoutError:
+        outcome = Outcome(failed=1)
+        outcome.failures.append(f"no completion within {deadlock_timeout:.0f}s (deadlock?)")
+        return outcome
+    finally:
+        errlog.close()
 
-                async def client(index: int) -> None:
-                    rng = random.Random(1000 + index)
-                    while time.perf_counter() < deadline:
-                        op = rng.choice(ops)
-                        outcome.in_flight += 1
-                        outcome.max_in_flight = max(outcome.max_in_flight, outcome.in_flight)
-                        try:
-                            elapsed, failure = await _call(session, op)
-                        finally:
-                            outcome.in_flight -= 1
-                        outcome.record(op.tool, elapsed, failure)
 
-                async with anyio.create_task_group() as tg:
-                    for index in range(clients):
-                        tg.start_soon(client, index)
+async def drive(
+    session: ClientSession,
+    ops: list[Op],
+    *,
+    clients: int,
+    seconds: float,
+    warm: list[Op] | None = None,
+    deadlock_timeout: float = 300.0,
+) -> Outcome:
+    """Run ``clients`` concurrent tasks over ``session`` (one server's) for ``seconds``,
+    after the ``warm`` calls one at a time."""
+    outcome = Outcome()
+    try:
+        with anyio.fail_after(deadlock_timeout):
+            for op in warm or []:
+                elapsed, failure = await _call(session, op)
+                outcome.record("warm-up " + op.tool, elapsed, failure)
+            deadline = time.perf_counter() + seconds
+
+            async def client(index: int) -> None:
+                rng = random.Random(1000 + index)
+                while time.perf_counter() < deadline:
+                    op = rng.choice(ops)
+                    outcome.in_flight += 1
+                    outcome.max_in_flight = max(outcome.max_in_flight, outcome.in_flight)
+                    try:
+                        elapsed, failure = await _call(session, op)
+                    finally:
+                        outcome.in_flight -= 1
+                    outcome.record(op.tool, elapsed, failure)
+
+            async with anyio.create_task_group() as tg:
+                for index in range(clients):
+                    tg.start_soon(client, index)
     except TimeoutError:
         outcome.failed += 1
         outcome.failures.append(f"no completion within {deadlock_timeout:.0f}s (deadlock?)")
-    finally:
-        errlog.close()
     return outcome
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, git_bytes, init_repo, run_git
-from mcpkit import Caller, serve
+from mcpkit import Caller, Confined
 
 from diffchunk import snapshots
 from diffchunk.errors import FileToolError, PathError
@@ -75,10 +75,10 @@ def _variants(path: str, count: int) -> list[str]:
     return [head + "/." * i + "/" + name for i in range(count)]
 
 
-def test_open_file_version_path_traversal_through_the_server(tmp_path: Path) -> None:
-    root = tmp_path / "root"
-    outside = tmp_path / "outside"
-    outside.mkdir()
+def test_open_file_version_path_traversal_through_the_server(
+    confined: Confined, tmp_path: Path
+) -> None:
+    root, outside = confined.layout(tmp_path)  # the worker's server with an allowed root
     secret = outside / "secret.txt"
     secret.write_bytes(SECRET)
     repo = init_repo(root / "repo")
@@ -108,8 +108,8 @@ def test_open_file_version_path_traversal_through_the_server(tmp_path: Path) -> 
             assert "TOP SECRET" not in error
             assert "suggestion" in error, error
 
-    serve(tmp_path, script, "--allow-root", str(root))
-    stored = [p.read_bytes() for p in _snapshot_files(tmp_path / "cache")]
+    confined.server.run(script)
+    stored = [p.read_bytes() for p in _snapshot_files(confined.server.directory / "cache")]
     assert not any(SECRET in data for data in stored)
 
 

@@ -8,18 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from gitrepo import commit, git, init_repo
 from mcp import types
-from mcpkit import Caller, RunningServer, running_server
+from mcpkit import Caller, RunningServer
 
 from diffchunk.review.tools.plan import LOAD_CHANGE_CHARS, PLAN_COMMITS
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with running_server(tmp_path_factory.mktemp("plan-server")) as running:
-        yield running
 
 
 def _release(repo: Path) -> None:
