@@ -3,6 +3,9 @@
 ``app`` lives in :mod:`diffchunk.server.app`; each tool module registers its
 tools on it when imported here, :mod:`.prompts` its prompts and
 :mod:`.resources` its resource templates.  Logs go to stderr: stdout is the protocol.
+The tools a review may never call (the code tools, the export, the large-file
+tools) import what they wrap when first called, not at the server's start, which a
+client waits for; the modules of the diff, git and record tools load with it.
 
 Allowed roots: ``--allow-root DIR`` (repeatable) wins over the environment
 variable ``DIFFCHUNK_ALLOWED_ROOTS``; with neither, the client's roots apply

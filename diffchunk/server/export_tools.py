@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ..review.tools.exporting import export_answer
-from ..review.tools.listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
 from .app import READ_ONLY, app, to_json
 from .errors import tool_errors
 
@@ -15,6 +13,9 @@ def export_review(
     """Export the findings: format markdown, html, sarif, rdjson, github or json;
     status open or all; diff_text (html): all or findings. Large: to a file.
     """
+    from ..review.tools.exporting import export_answer
+    from ..review.tools.listing import CHARS_PER_TOKEN, RESPONSE_TOKENS
+
     with tool_errors():
         answer = export_answer(
             absolute_file_path,

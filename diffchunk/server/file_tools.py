@@ -25,7 +25,6 @@ from typing import Any, Protocol
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
-from ..files import content_read, content_search, overview
 from ..limits import READ_DEFAULT_LINES, SEARCH_DEFAULT_CONTEXT_LINES, SEARCH_DEFAULT_RESULTS
 from ..paths import PathPolicy
 from .app import READ_ONLY, app, in_tool_thread, policy_for_call, to_json
@@ -57,6 +56,8 @@ def get_overview(
 ) -> str:
     """A large file's size, outline (changes since HEAD marked) and search hints.
     Pages: outline_offset. symbol: a name or glob lists those definitions."""
+    from ..files import overview
+
     return _call(overview.get_overview, absolute_file_path, outline_offset, symbol)
 
 
@@ -75,6 +76,8 @@ def search_content(
     """Search a large file (fuzzy; fuzzy=false: exact; regex=true); hits with context
     and symbol. invert: lines not matching; count_only: the count.
     """
+    from ..files import content_search
+
     return _call(
         content_search.search_content,
         absolute_file_path,
@@ -100,6 +103,8 @@ def read_content(
     """Read part of a file. mode "lines": limit lines from offset or pattern;
     "semantic": the whole definition at offset or pattern; "head"/"tail".
     """
+    from ..files import content_read
+
     return _call(
         content_read.read_content,
         absolute_file_path,
