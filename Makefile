@@ -9,13 +9,19 @@ STAMP  := $(VENV)/.installed
 # The packages are installed by uv, in the virtualenv beside pip: the same packages
 # and versions as `pip install -e ".[dev]"`, in 4 s of CPU where pip took 18 (most of a
 # fresh clone's install).  Named `python3`, as pip names it, the interpreter is what
-# the installed scripts start (a process the tests see is `python3`).  Where uv cannot
-# be had, or its install fails (an index only pip is configured for), pip installs them.
+# the installed scripts start (a process the tests see is `python3`).  The virtualenv
+# is made without pip (ensurepip takes 4 s), the machine's pip puts uv in it, and uv
+# installs pip with the rest (the tests run pip).  Where the machine has no pip, the
+# virtualenv's own is made; where uv cannot be had, or its install fails (an index only
+# pip is configured for), pip installs the packages.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip uv || $(BIN)/pip install --quiet --upgrade pip
-	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]"; \
-	then :; else $(BIN)/pip install --quiet -e ".[dev]"; fi
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python3 install --quiet --disable-pip-version-check uv \
+		2>/dev/null || { $(BIN)/python3 -m ensurepip --default-pip >/dev/null \
+		&& $(BIN)/pip install --quiet uv; } || true
+	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]" pip; \
+	then :; else { [ -x $(BIN)/pip ] || $(BIN)/python3 -m ensurepip --default-pip >/dev/null; } \
+		&& $(BIN)/pip install --quiet -e ".[dev]"; fi
 	touch $(STAMP)
 
 demo: $(STAMP)
