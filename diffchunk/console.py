@@ -11,10 +11,11 @@ switches measures off for that benchmark.
     The cycle collector is off for the whole command: a command makes few
     reference cycles and its memory goes back at exit, while a collection
     after a large review has built its objects costs several milliseconds.
-    ``diffchunk mcp``, which runs for long, turns it back on once its imports
-    are done; ``diffchunk-mcp`` (:func:`serve_mcp`) is off for its imports
-    alone too: some 220 collections ran during them, 75 ms (timed through
-    ``gc.callbacks``) of the server's 0.6 s of imports and tool registration.
+    ``diffchunk-mcp`` (:func:`serve_mcp`) keeps it off for its imports alone,
+    as ``diffchunk mcp`` does: some 220 collections ran during them, 75 ms (timed
+    through ``gc.callbacks``) of the server's 0.6 s of imports and tool
+    registration.  The server then freezes what they built and turns the
+    collector on (:func:`diffchunk.server.serve`): it runs for long.
 ``early``
     ``diffchunk review RANGE`` starts ``git diff`` before click and the
     pipeline load (:mod:`diffchunk.review.ranges.early_start`): git spends its first
@@ -76,11 +77,10 @@ def main(off: Collection[str] = ()) -> None:
 
 def serve_mcp() -> None:
     """Run the ``diffchunk-mcp`` command: the server's imports with the collector off
-    (``gc`` above), then the server, with it on."""
+    (``gc`` above), then the server, which turns it on."""
     gc.disable()
     from .server import main as serve
 
-    gc.enable()  # a server runs for long
     serve()
 
 

@@ -31,9 +31,6 @@ def mcp(allow_roots: tuple[str, ...]) -> None:
       diffchunk mcp --allow-root ~/src
       claude mcp add --scope user diffchunk -- diffchunk-mcp
     """
-    import gc
-
     from ..server import serve
 
-    gc.enable()  # the console script turns it off for short commands; a server runs for long
-    serve(allow_roots)
+    serve(allow_roots)  # turns on the collector, which the console script turned off

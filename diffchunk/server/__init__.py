@@ -15,6 +15,7 @@ when it declares them; with no roots at all every path is allowed.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -64,7 +65,15 @@ def startup_policy(allow_roots: Sequence[str] = ()) -> PathPolicy | None:
 
 
 def serve(allow_roots: Sequence[str] = ()) -> None:
-    """Serve the tools over stdio until the client disconnects."""
+    """Serve the tools over stdio until the client disconnects.
+
+    What the imports built (the SDK's, pydantic's and the tools' classes and schemas,
+    some 140,000 objects) lives as long as the server: it is frozen out of the cycle
+    collector's reach (``gc.freeze``), which would otherwise walk all of it in every
+    full collection, and the collector is on (the console scripts keep it off while
+    they import: :mod:`diffchunk.console`)."""
+    gc.freeze()
+    gc.enable()
     level = logging.DEBUG if settings.flag("DIFFCHUNK_DEBUG") else logging.WARNING
     logging.getLogger("diffchunk").setLevel(level)
     try:
