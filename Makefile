@@ -65,7 +65,7 @@ test-data:
 # Debian's packages the suite uses, installed in one apt-get (one index update) when one
 # is missing and this runs as root with apt-get:
 # - chromium and chromium-driver: the HTML export and the review page are tested in
-#   headless chromium (the page through chromedriver); without them those tests skip and
+#   headless chromium, through chromedriver; without them those tests skip and
 #   say how to install them;
 # - git-man: the no-program suite reads the config keys to set from git's own manual
 #   (git-config.1); without it that suite fails and says how to install it (it never
