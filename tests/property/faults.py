@@ -410,9 +410,9 @@ def appender(path: str, kind: str, stop: Any, queue: multiprocessing.Queue[objec
     queue.put(count)
 
 
-def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
-    """``edits`` edits of a file another process appends to (``kind``: :data:`APPENDERS`);
-    see the module doc."""
+def appender_rounds(workdir: Path, edits: int, kind: str, *, held_wait: float = 0.2) -> Outcome:
+    """``edits`` edits of a file another process appends to (``kind``: :data:`APPENDERS`;
+    a file kept open is refused after ``held_wait`` seconds); see the module doc."""
     from diffchunk.errors import EditConflict
     from diffchunk.files import transaction
 
@@ -427,7 +427,7 @@ def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
     os.environ["DIFFCHUNK_BACKUP_KEEP"] = str(edits + 10)
     wait = transaction.WRITERS_WAIT
     if hold:
-        transaction.WRITERS_WAIT = 0.2  # each refusal waits this long first
+        transaction.WRITERS_WAIT = held_wait  # each refusal waits this long first
     ctx = multiprocessing.get_context("fork")
     queue: multiprocessing.Queue[object] = ctx.Queue()
     stop = ctx.Event()
@@ -438,7 +438,10 @@ def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
     state = "A"
     try:
         proc.start()
-        time.sleep(0.05)
+        size = target.stat().st_size
+        deadline = time.monotonic() + 60
+        while target.stat().st_size == size and time.monotonic() < deadline:
+            time.sleep(0.002)  # until the appender has written its first line
         for _ in range(edits):
             try:
                 result = _flip(str(target), state)
