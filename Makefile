@@ -4,18 +4,24 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test prepare lint typecheck unit test-data system-packages chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 # The packages are installed by uv, in the virtualenv beside pip: the same packages
 # and versions as `pip install -e ".[dev]"`, in 4 s of CPU where pip took 18 (most of a
 # fresh clone's install).  Named `python3`, as pip names it, the interpreter is what
-# the installed scripts start (a process the tests see is `python3`).  Where uv cannot
-# be had, or its install fails (an index only pip is configured for), pip installs them.
+# the installed scripts start (a process the tests see is `python3`).  The virtualenv
+# is made without pip (ensurepip takes 4 s), the machine's pip puts uv in it, and uv
+# installs pip with the rest (the tests run pip).  Where the machine has no pip, the
+# virtualenv's own is made; where uv cannot be had, or its install fails (an index only
+# pip is configured for), pip installs the packages.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip uv || $(BIN)/pip install --quiet --upgrade pip
-	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]"; \
-	then :; else $(BIN)/pip install --quiet -e ".[dev]"; fi
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python3 install --quiet --disable-pip-version-check uv \
+		2>/dev/null || { $(BIN)/python3 -m ensurepip --default-pip >/dev/null \
+		&& $(BIN)/pip install --quiet uv; } || true
+	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]" pip; \
+	then :; else { [ -x $(BIN)/pip ] || $(BIN)/python3 -m ensurepip --default-pip >/dev/null; } \
+		&& $(BIN)/pip install --quiet -e ".[dev]"; fi
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -36,7 +42,7 @@ typecheck: $(STAMP)
 # suite's long tests do not all end up on one worker).  Bytecode is written (whatever
 # PYTHONDONTWRITEBYTECODE says): each worker rewrites the test modules' asserts, 6 s of
 # CPU that the next run reads back from __pycache__.
-unit: $(STAMP) chromium git-man test-data
+unit: $(STAMP) system-packages test-data
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal --durations=15 --durations-min=1
 
 # Real large files the tests read: a 200k-line typescript.js (npm pack typescript@5), fetched
@@ -56,36 +62,45 @@ test-data:
 		|| echo "typescript.js could not be fetched (npm pack typescript@5 failed)"; \
 	fi
 
-# The HTML export and the review page are tested in Debian's headless chromium (the page
-# through Debian's chromedriver): installed here when missing and this runs as root with
-# apt-get; otherwise (or when the install fails) those tests skip and say how to install them.
-chromium:
-	@if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; } && [ "$$(id -u)" = 0 ] \
-		&& command -v apt-get >/dev/null 2>&1; then \
-		echo "installing chromium and chromium-driver for the browser tests"; \
+# Debian's packages the suite uses, installed in one apt-get (one index update) when one
+# is missing and this runs as root with apt-get:
+# - chromium and chromium-driver: the HTML export and the review page are tested in
+#   headless chromium, through chromedriver; without them those tests skip and
+#   say how to install them;
+# - git-man: the no-program suite reads the config keys to set from git's own manual
+#   (git-config.1); without it that suite fails and says how to install it (it never
+#   tests fewer keys).
+# `make chromium` and `make git-man` install what this installs.
+system-packages:
+	@missing=""; \
+	if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+		missing="chromium chromium-driver"; fi; \
+	if ! ls /usr/share/man/man1/git-config.1* >/dev/null 2>&1; then \
+		missing="$$missing git-man"; fi; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing $$missing for the browser and no-program tests"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } \
-		|| echo "chromium could not be installed: the browser tests will skip"; \
+			apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
+		|| echo "$$missing could not be installed: the browser tests will skip" \
+			"and the no-program suite will fail, each saying how to install it"; \
 	fi
 
-# The no-program suite reads the config keys to set from git's own manual (git-config.1):
-# installed here when it is missing and this runs as root with apt-get; without it that
-# suite fails and says how to install it (it never tests fewer keys).
-git-man:
-	@if ! ls /usr/share/man/man1/git-config.1* >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
-		&& command -v apt-get >/dev/null 2>&1; then \
-		echo "installing git's manual pages for the no-program suite"; \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends git-man >/dev/null; } \
-		|| echo "git-man could not be installed: the no-program suite will fail, saying so"; \
-	fi
+chromium git-man: system-packages
 
-# Types beside the suite, after the lint (a few seconds): mypy is one process and the
-# suite one per core, so side by side they keep the cores busy where one after the other
-# left one idle for mypy's 30 s.  The suite's progress shows as it runs; mypy's verdict
-# is printed among it when mypy ends.
-test: lint
+# Three steps: what the tests need, fetched side by side (`prepare`); the lint (a few
+# seconds, so that a slip in style or layers fails first); then the types beside the
+# suite: mypy is one process and the suite one per core, so side by side they keep the
+# cores busy where one after the other left one idle for mypy's seconds.  The suite's
+# progress shows as it runs; mypy's verdict is printed among it when mypy ends.
+test:
+	@$(MAKE) --no-print-directory -j3 prepare
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory -j2 typecheck unit
+
+# What the suite needs, fetched side by side: the virtualenv's packages (PyPI), Debian's
+# packages (apt) and the test data (npm) each wait on the network or on dpkg, not on a
+# core, so on a fresh machine the three take about as long as the longest of them.
+prepare: $(STAMP) system-packages test-data
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff

@@ -26,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from examples import register_profiles
@@ -155,6 +155,17 @@ def other_server(server: RunningServer) -> Iterator[RunningServer]:
 
     with running_server(server.directory) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def shared_browser() -> Iterator[Any]:
+    """The worker's headless chromium under chromedriver, started when a test first asks
+    for it, for every module that drives a page: each test works in a tab of its own
+    (``tests/support/webdriver.py``, ``tab``), so tests stay apart."""
+    from tests.support import webdriver
+
+    with webdriver.browser() as driver:
+        yield driver
 
 
 @pytest.fixture
