@@ -26,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from examples import register_profiles
@@ -168,6 +168,17 @@ def confined(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Confined]:
 
     with confined_server(tmp_path_factory.mktemp("confined")) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def shared_browser() -> Iterator[Any]:
+    """The worker's headless chromium under chromedriver, started when a test first asks
+    for it, for every module that drives a page: each test works in a tab of its own
+    (``tests/support/webdriver.py``, ``tab``), so tests stay apart."""
+    from tests.support import webdriver
+
+    with webdriver.browser() as driver:
+        yield driver
 
 
 @pytest.fixture

@@ -13,16 +13,18 @@ hints names none either.
 from __future__ import annotations
 
 import ast
+import logging
 import re
-import subprocess
 from pathlib import Path
 
 import anyio
 import package_source
 import pytest
-from recordkit import feature_repo, run_cli
+from click.testing import CliRunner
+from recordkit import feature_repo
 
 import diffchunk
+from diffchunk.cli import main
 from diffchunk.cli.wording import cli_terms
 
 PACKAGE = Path(diffchunk.__file__).resolve().parent
@@ -129,7 +131,9 @@ def repo(tmp_path: Path) -> Path:
     return feature_repo(tmp_path / "repo")
 
 
-def test_what_commands_print_names_no_mcp_parameter(repo: Path, tmp_path: Path) -> None:
+def test_what_commands_print_names_no_mcp_parameter(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     big = tmp_path / "big.txt"
     big.write_text("".join(f"line {i} ERROR\n" for i in range(200)))
     runs = [
@@ -162,9 +166,15 @@ def test_what_commands_print_names_no_mcp_parameter(repo: Path, tmp_path: Path) 
         ("symbols", "--path", "src/missing.py", "main..feature"),
         ("symbols", "--path", "src/a.py", "main..feature", "--offset", "999"),
     ]
+    # In this process (a console script's start for each took 4 s in all): what each
+    # prints, and the warnings it logs, which a command's process prints on stderr.
+    monkeypatch.chdir(repo)
+    caplog.set_level(logging.WARNING)
     for args in runs:
-        done: subprocess.CompletedProcess[str] = run_cli(*args, cwd=repo)
-        printed = done.stdout + done.stderr
+        caplog.clear()
+        done = CliRunner().invoke(main, list(args), catch_exceptions=False)
+        logged = "".join(f"{record.getMessage()}\n" for record in caplog.records)
+        printed = done.stdout + done.stderr + logged
         # A line labelled as an MCP call, for an assistant, is one on purpose.
         shown = [line for line in printed.splitlines() if not _for_an_assistant(line)]
         assert mcp_spellings("\n".join(shown)) == [], (args, printed)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,12 +30,13 @@ pytestmark = pytest.mark.usefixtures("backup_dir")
 CHANGE = [{"search": "state: A\n", "replace": "state: B\n"}]
 LINES = b"".join(b"line %d\n" % i for i in range(200))
 
-# Opens the file for appending, says so, writes one line a moment later, closes.
+# Opens the file for appending, says so, writes one line when told (a line on its
+# input), closes.
 LATE_WRITER = """
-import sys, time
+import sys
 with open(sys.argv[1], "ab", buffering=0) as fh:
     print("open", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.readline()
     fh.write(b"late line\\n")
 """
 
@@ -69,7 +69,7 @@ def test_a_file_another_program_keeps_open_for_writing_is_not_replaced(
     holder: tuple[Path, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, proc = holder
-    monkeypatch.setattr(transaction, "WRITERS_WAIT", 0.3)
+    monkeypatch.setattr(transaction, "WRITERS_WAIT", 0.05)
     with pytest.raises(EditConflict, match=rf"open for writing by pid {proc.pid} \(python"):
         edit_content(str(path), CHANGE, preview=False)
     assert not edit.list_backups(str(path))
@@ -92,33 +92,45 @@ def test_without_the_lease_probe_proc_names_the_program(
 
 
 def _late_writer_at_the_rename(
-    path: Path, pause: float, monkeypatch: pytest.MonkeyPatch
+    path: Path, monkeypatch: pytest.MonkeyPatch, *, write_at_once: bool
 ) -> list[subprocess.Popen[bytes]]:
     """Have a program open ``path`` for appending right before an edit renames its new
-    version over it, and write a line ``pause`` seconds later (the program, once started)."""
+    version over it; it writes a line right after the rename (``write_at_once``: while the
+    edit waits for it) or when the test writes a line to its input."""
     real_replace = os.replace
     started: list[subprocess.Popen[bytes]] = []
 
     def replace(src: Any, dst: Any, **kw: Any) -> None:
-        if os.path.basename(os.fsdecode(dst)) == path.name and not started:
+        ours = os.path.basename(os.fsdecode(dst)) == path.name and not started
+        if ours:
             proc = subprocess.Popen(
-                [sys.executable, "-c", LATE_WRITER, str(path), str(pause)],
+                [sys.executable, "-c", LATE_WRITER, str(path)],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )
             assert proc.stdout is not None and proc.stdout.readline() == b"open\n"
             started.append(proc)
         real_replace(src, dst, **kw)
+        if ours and write_at_once:
+            _tell_to_write(started[0])
 
     monkeypatch.setattr(os, "replace", replace)
     return started
+
+
+def _tell_to_write(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(b"write\n")
+    proc.stdin.close()
 
 
 def test_a_line_written_to_the_replaced_version_is_kept_and_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _log(tmp_path)
-    _late_writer_at_the_rename(path, 0.3, monkeypatch)
+    started = _late_writer_at_the_rename(path, monkeypatch, write_at_once=True)
     result = edit_content(str(path), CHANGE, preview=False).to_dict()
+    started[0].wait(timeout=10)
     assert result["written"]
     assert path.read_bytes() == b"log\nstate: B\n" + LINES  # the line went to the old version
     late = result["late_write"]
@@ -139,8 +151,8 @@ def test_a_program_still_writing_after_the_wait_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _log(tmp_path)
-    monkeypatch.setattr(late_writes, "WRITERS_WAIT", 0.2)
-    started = _late_writer_at_the_rename(path, 1.0, monkeypatch)
+    monkeypatch.setattr(late_writes, "WRITERS_WAIT", 0.05)
+    started = _late_writer_at_the_rename(path, monkeypatch, write_at_once=False)
     result = edit_content(str(path), CHANGE, preview=False).to_dict()
     assert result["written"]
     late = result["late_write"]  # nothing came yet, but the program still has it open
@@ -148,6 +160,7 @@ def test_a_program_still_writing_after_the_wait_is_named(
     assert late["still_open_by"] == [f"pid {started[0].pid} (python3)"]
     assert late["replaced_version"] == result["backup_created"]
     assert result["backup_created"] in result["warnings"][-1]
+    _tell_to_write(started[0])  # it writes once the edit has answered
     started[0].wait(timeout=10)
     assert b"late line" not in path.read_bytes()
     assert Path(result["backup_created"]).read_bytes().endswith(b"late line\n")
@@ -202,13 +215,13 @@ def test_the_writer_probe_never_ends_the_process(tmp_path: Path) -> None:
     path = tmp_path / "busy.txt"
     path.write_bytes(b"x")
     code = (
-        "import os, sys\nwhile True:\n"
+        "import os, sys\nprint('opening', flush=True)\nwhile True:\n"
         "    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n    os.close(fd)\n"
     )
-    breaker = subprocess.Popen([sys.executable, "-c", code, str(path)])
+    breaker = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE)
     fd = os.open(path, os.O_RDONLY)
     try:
-        time.sleep(0.2)
+        assert breaker.stdout is not None and breaker.stdout.readline() == b"opening\n"
         answers = {writers.wait_for_writers(fd, 0.0) == [] for _ in range(3000)}
     finally:
         os.close(fd)
@@ -218,13 +231,14 @@ def test_the_writer_probe_never_ends_the_process(tmp_path: Path) -> None:
 
 
 # Edits per kind of appender.  A writer that opens the file 5 ms before it writes is
-# waited for at each edit (about 0.12 s; 40 edits took 5 s): without that wait, 15 edits
-# leave some 14 of its lines to the version replaced, so 15 show either mechanism
-# failing (`make faults` runs 200).
+# waited for at each edit (a few ms: it closes the file between two lines): without
+# that wait, 15 edits leave some 14 of its lines to the version replaced, so 15 show
+# either mechanism failing (`make faults` runs 200).  A file kept open is refused
+# after a wait any length of which shows it (0.05 s here, 0.2 s in `make faults`).
 EDITS = {"per line": 40, "open, then write": 15, "kept open": 3}
 
 
 @pytest.mark.parametrize("kind", list(EDITS))
 def test_appenders_racing_edits_lose_no_line(tmp_path: Path, kind: str) -> None:
-    outcome = appender_rounds(tmp_path, EDITS[kind], kind)
+    outcome = appender_rounds(tmp_path, EDITS[kind], kind, held_wait=0.05)
     assert outcome.failed == 0, (outcome.messages, outcome.notes)

@@ -37,13 +37,14 @@ import os
 import random
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.property.forks import Forks
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
@@ -162,31 +163,32 @@ def sigkill_rounds(
         outcome.notes.append(f"one edit of {size / 1e6:.0f} MB takes {duration:.3f} s")
         killed_with_temp = 0
         seen: set[str] = set()
-        for round_no in range(1, kills + 1):
-            reports = _kill_child(target, state, env, rng, duration)
-            if isinstance(reports, bytes):
-                outcome.check(False, f"round {round_no}: the child did not start: {reports!r}")
-                continue
-            where = f"round {round_no} ({len(reports)} edit(s) before the kill)"
-            outcome.check(
-                all("backup" in r for r in reports), f"{where}: the child failed: {reports}"
-            )
-            current = _file_sha(str(target))
-            now = [name for name, sha in shas.items() if sha == current]
-            outcome.check(
-                len(now) == 1, f"{where}: the file is neither the old nor the new content"
-            )
-            if len(now) != 1:
-                break
-            expected_state = _other(str(reports[-1]["of"])) if reports else state
-            if now[0] != expected_state:
-                # Killed after the rename of an edit it had not reported yet.
-                outcome.notes.append(f"{where}: killed after an unreported rename")
-            _check_backups(target, reports, shas, seen, outcome, where)
-            temps = _temps(target_dir)
-            if temps:
-                killed_with_temp += 1
-            state = _check_next_edit(workdir, target, now[0], shas, seen, outcome, where)
+        with Forks(["tests.property.faults", "diffchunk.files.edit"], env, REPO) as forks:
+            for round_no in range(1, kills + 1):
+                reports = _kill_child(forks, target, state, rng, duration)
+                if isinstance(reports, bytes):
+                    outcome.check(False, f"round {round_no}: the child did not start: {reports!r}")
+                    continue
+                where = f"round {round_no} ({len(reports)} edit(s) before the kill)"
+                outcome.check(
+                    all("backup" in r for r in reports), f"{where}: the child failed: {reports}"
+                )
+                current = _file_sha(str(target))
+                now = [name for name, sha in shas.items() if sha == current]
+                outcome.check(
+                    len(now) == 1, f"{where}: the file is neither the old nor the new content"
+                )
+                if len(now) != 1:
+                    break
+                expected_state = _other(str(reports[-1]["of"])) if reports else state
+                if now[0] != expected_state:
+                    # Killed after the rename of an edit it had not reported yet.
+                    outcome.notes.append(f"{where}: killed after an unreported rename")
+                _check_backups(target, reports, shas, seen, outcome, where)
+                temps = _temps(target_dir)
+                if temps:
+                    killed_with_temp += 1
+                state = _check_next_edit(workdir, target, now[0], shas, seen, outcome, where)
         outcome.notes.append(f"{killed_with_temp} of {kills} kills left a temporary file")
     finally:
         for key, value in saved_env.items():
@@ -198,30 +200,22 @@ def sigkill_rounds(
 
 
 def _kill_child(
-    target: Path, state: str, env: dict[str, str], rng: random.Random, duration: float
+    forks: Forks, target: Path, state: str, rng: random.Random, duration: float
 ) -> list[dict[str, object]] | bytes:
     """Start an editing child, SIGKILL it at a random moment within two edits
     (``duration`` each) after it is ready, and return what it reported; the line
     it gave instead of "ready" when it did not start."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.property.faults", "--child", str(target), state],
-        stdout=subprocess.PIPE,
-        cwd=str(REPO),
-        env=env,
-    )
-    assert proc.stdout is not None
-    ready = proc.stdout.readline()
-    if ready.strip() != b"ready":
-        proc.kill()
-        proc.wait()
-        return ready
-    # Anywhere within the first two edits (and sometimes between them).
-    time.sleep(rng.uniform(0.0, 2.0 * duration))
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    reports = [json.loads(line) for line in proc.stdout.read().splitlines() if line]
-    proc.stdout.close()
-    return reports
+    pid, out = forks.start("tests.property.faults.child", str(target), state)
+    with out:
+        ready = out.readline()
+        if ready.strip() != b"ready":
+            os.kill(pid, signal.SIGKILL)
+            return ready
+        # Anywhere within the first two edits (and sometimes between them).
+        time.sleep(rng.uniform(0.0, 2.0 * duration))
+        os.kill(pid, signal.SIGKILL)
+        # The pipe ends once the child is gone, its descriptors closed.
+        return [json.loads(line) for line in out.read().splitlines() if line]
 
 
 def _check_backups(
@@ -410,9 +404,9 @@ def appender(path: str, kind: str, stop: Any, queue: multiprocessing.Queue[objec
     queue.put(count)
 
 
-def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
-    """``edits`` edits of a file another process appends to (``kind``: :data:`APPENDERS`);
-    see the module doc."""
+def appender_rounds(workdir: Path, edits: int, kind: str, *, held_wait: float = 0.2) -> Outcome:
+    """``edits`` edits of a file another process appends to (``kind``: :data:`APPENDERS`;
+    a file kept open is refused after ``held_wait`` seconds); see the module doc."""
     from diffchunk.errors import EditConflict
     from diffchunk.files import transaction
 
@@ -427,7 +421,7 @@ def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
     os.environ["DIFFCHUNK_BACKUP_KEEP"] = str(edits + 10)
     wait = transaction.WRITERS_WAIT
     if hold:
-        transaction.WRITERS_WAIT = 0.2  # each refusal waits this long first
+        transaction.WRITERS_WAIT = held_wait  # each refusal waits this long first
     ctx = multiprocessing.get_context("fork")
     queue: multiprocessing.Queue[object] = ctx.Queue()
     stop = ctx.Event()
@@ -438,7 +432,10 @@ def appender_rounds(workdir: Path, edits: int, kind: str) -> Outcome:
     state = "A"
     try:
         proc.start()
-        time.sleep(0.05)
+        size = target.stat().st_size
+        deadline = time.monotonic() + 60
+        while target.stat().st_size == size and time.monotonic() < deadline:
+            time.sleep(0.002)  # until the appender has written its first line
         for _ in range(edits):
             try:
                 result = _flip(str(target), state)
@@ -496,7 +493,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.property.faults", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--child", nargs=2, metavar=("PATH", "STATE"), help=argparse.SUPPRESS)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--size-mb", type=int, default=50)
     parser.add_argument("--seed", type=int, default=SEED)
@@ -505,9 +501,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--appends", type=int, default=200, help="edits racing an appender")
     parser.add_argument("--dir", help="work directory (default: a temporary one)")
     args = parser.parse_args(argv)
-    if args.child:
-        child(args.child[0], args.child[1])
-        return 0
     base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="diffchunk-faults-"))
     total = Outcome()
     runs: list[tuple[str, Outcome]] = []

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.property.faults import Outcome, report
+from tests.property.forks import Forks
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 1234
@@ -235,62 +236,57 @@ def sigkill_rounds(workdir: Path, kills: int, files: int = 200, *, seed: int = S
     diff = workdir / "many.diff"
     names = make_diff(diff, files)
     env = _env(workdir)
-    listed = workdir / "names.json"
-    listed.write_text(json.dumps(names))
     acked_findings: dict[int, str] = {}
     acked_marks: set[str] = set()
     writes = 0
-    for round_no in range(1, kills + 1):
-        tag = f"round-{round_no}"
-        proc = subprocess.Popen(
-            [*CHILD, "--kill-child", str(diff), str(listed), tag],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=str(REPO),
-            env=env,
-            text=True,
-        )
-        assert proc.stdout is not None
-        ready = proc.stdout.readline()
-        if ready.strip() != "ready":
-            proc.kill()
-            proc.wait()
-            outcome.check(False, f"round {round_no}: the child did not start: {ready!r}")
-            continue
-        time.sleep(rng.uniform(0.0, 0.15))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        lines = proc.stdout.read().splitlines()
-        proc.stdout.close()
-        for line in lines:
+    with Forks(["tests.property.record_faults", "diffchunk.review.record"], env, REPO) as forks:
+        for round_no in range(1, kills + 1):
+            tag = f"round-{round_no}"
+            pid, out = forks.start("tests.property.record_faults.kill_child", str(diff), names, tag)
+            with out:
+                ready = out.readline()
+                if ready.strip() != b"ready":
+                    os.kill(pid, signal.SIGKILL)
+                    outcome.check(False, f"round {round_no}: the child did not start: {ready!r}")
+                    continue
+                time.sleep(rng.uniform(0.0, 0.15))
+                os.kill(pid, signal.SIGKILL)
+                lines = out.read().splitlines()  # to its end: the child is gone
+            for line in lines:
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue  # the last line, cut by the kill
+                writes += 1
+                if "finding" in item:
+                    acked_findings[int(item["finding"])] = str(item["message"])
+                else:
+                    acked_marks.add(str(item["mark"]))
+            where = f"round {round_no}"
+            check = sqlite3.connect(_db(workdir))
             try:
-                item = json.loads(line)
-            except ValueError:
-                continue  # the last line, cut by the kill
-            writes += 1
-            if "finding" in item:
-                acked_findings[int(item["finding"])] = str(item["message"])
-            else:
-                acked_marks.add(str(item["mark"]))
-        where = f"round {round_no}"
-        check = sqlite3.connect(_db(workdir))
-        try:
-            integrity = check.execute("PRAGMA integrity_check").fetchone()[0]
-        finally:
-            check.close()
-        outcome.check(integrity == "ok", f"{where}: integrity_check says {integrity}")
-        store = RecordStore(str(_db(workdir)))
-        outcome.check(bool(store.read(applied_migrations)), f"{where}: the record does not open")
-        held = store.read(lambda c: dict(c.execute("SELECT id, message FROM findings").fetchall()))
-        lost = {i: m for i, m in acked_findings.items() if held.get(i) != m}
-        outcome.check(not lost, f"{where}: acknowledged findings lost: {sorted(lost)[:5]}")
-        marked = store.read(
-            lambda c: {r[0] for r in c.execute("SELECT path FROM marks WHERE kind = 'reviewed'")}
-        )
-        outcome.check(
-            acked_marks <= marked,
-            f"{where}: acknowledged marks lost: {sorted(acked_marks - marked)[:5]}",
-        )
+                integrity = check.execute("PRAGMA integrity_check").fetchone()[0]
+            finally:
+                check.close()
+            outcome.check(integrity == "ok", f"{where}: integrity_check says {integrity}")
+            store = RecordStore(str(_db(workdir)))
+            outcome.check(
+                bool(store.read(applied_migrations)), f"{where}: the record does not open"
+            )
+            held = store.read(
+                lambda c: dict(c.execute("SELECT id, message FROM findings").fetchall())
+            )
+            lost = {i: m for i, m in acked_findings.items() if held.get(i) != m}
+            outcome.check(not lost, f"{where}: acknowledged findings lost: {sorted(lost)[:5]}")
+            marked = store.read(
+                lambda c: {
+                    r[0] for r in c.execute("SELECT path FROM marks WHERE kind = 'reviewed'")
+                }
+            )
+            outcome.check(
+                acked_marks <= marked,
+                f"{where}: acknowledged marks lost: {sorted(acked_marks - marked)[:5]}",
+            )
     outcome.check(writes > 0, "no write was acknowledged before any of the kills")
     outcome.notes.append(
         f"{kills} kills, {writes} acknowledged writes ({len(acked_findings)} findings, "
@@ -305,7 +301,6 @@ def sigkill_rounds(workdir: Path, kills: int, files: int = 200, *, seed: int = S
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli-writer", nargs=4, help=argparse.SUPPRESS)
-    parser.add_argument("--kill-child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--files", type=int, default=200)
@@ -315,10 +310,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.cli_writer:
         diff, listed, tag, go = args.cli_writer
         cli_writer(diff, json.loads(Path(listed).read_text()), tag, go)
-        return 0
-    if args.kill_child:
-        diff, listed, tag = args.kill_child
-        kill_child(diff, json.loads(Path(listed).read_text()), tag)
         return 0
     base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="diffchunk-record-"))
     runs: list[tuple[str, Outcome]] = []

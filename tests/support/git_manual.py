@@ -16,8 +16,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 # What a description says when its key makes git run something, or read a file.
 NAMES_A_PROGRAM = re.compile(
     r"\b(commands?|programs?|helpers?|hooks?|editors?|pagers?|shell|scripts?|executables?"
@@ -64,6 +62,10 @@ def documented_keys() -> list[tuple[list[str], str]]:
     """``(keys, description)`` of each entry of the manual's "Variables" section."""
     page = _man_page()
     if page is None:
+        # Imported here: the hostile suite's processes import this module (through
+        # hostile_repo, on their first git) and pytest's import took 0.3 s of each.
+        import pytest
+
         pytest.fail(
             "git's config manual (git-config.1) is not installed, so the keys that name a "
             "program cannot be read from it: install it (`make git-man`, or `apt-get "

@@ -3,8 +3,9 @@
 Writes ``bench-out/review.html`` (the page of the review of
 ``fixtures/review_sample.diff``: every severity, both sides, suggestions, an
 outdated finding, a binary, a deleted and a renamed file, a hostile message)
-and ``bench-out/review.png``, taken by headless Chromium (``make test``
-installs Debian's ``chromium`` when it runs as root).
+and ``bench-out/review.png``, taken by headless Chromium through chromedriver
+(``make test`` installs Debian's ``chromium`` and ``chromium-driver`` when it
+runs as root).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from diffchunk.review.export import render
-from tests.support import chromium
+from tests.support import webdriver
 from tests.support.export_docs import sample_review
 
 
@@ -29,10 +30,12 @@ def main() -> int:
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(render(review.document("all"), "html", review.diffs()), encoding="utf-8")
     print(f"wrote {page}")
-    if chromium.find_chromium() is None:
-        print(f"no screenshot: no chromium. {chromium.INSTALL_HINT}", file=sys.stderr)
+    why = webdriver.missing()
+    if why is not None:
+        print(f"no screenshot: {why}", file=sys.stderr)
         return 1
-    chromium.screenshot(page, args.out, args.width, args.height)
+    with webdriver.browser() as driver:
+        webdriver.screenshot(driver, page, args.out, args.width, args.height)
     print(f"wrote {args.out} ({args.width}x{args.height})")
     return 0
 

@@ -1,10 +1,15 @@
-"""Debian's chromium driven through Debian's chromedriver (selenium), for the review page.
+"""Debian's chromium driven through Debian's chromedriver (selenium): the review page's
+tests, the HTML export's (its DOM after the page ran, a screenshot) and ``make screenshot``.
 
 The driver is named explicitly (``/usr/bin/chromedriver``, or
 ``DIFFCHUNK_CHROMEDRIVER``), so selenium never looks for one or downloads one;
 each browser gets a new, empty profile directory and the switches that keep
 it from reaching the network on its own.  :func:`missing` says why the
 browser tests cannot run here (None when they can).
+
+A worker's tests share one browser (the ``shared_browser`` fixture: a chromium
+starts in about a second of CPU), each in a tab of its own (:func:`tab`),
+closed after it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from tests.support.chromium import FLAGS, find_chromium
@@ -65,3 +71,38 @@ def browser(width: int = 1400, height: int = 900) -> Iterator[Any]:
             yield driver
         finally:
             driver.quit()
+
+
+@contextmanager
+def tab(driver: Any) -> Iterator[Any]:
+    """``driver`` in a new tab of its browser, closed afterwards (the tab that was current
+    before is again)."""
+    before = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        yield driver
+    finally:
+        driver.close()
+        driver.switch_to.window(before)
+
+
+def dump_dom(driver: Any, page: Path) -> str:
+    """The page's DOM, serialised after its scripts (if any) ran and it loaded."""
+    with tab(driver):
+        driver.get(page.resolve().as_uri())
+        return str(driver.execute_script("return document.documentElement.outerHTML"))
+
+
+def screenshot(driver: Any, page: Path, png: Path, width: int = 1280, height: int = 2000) -> Path:
+    """A PNG of the page's first ``height`` pixels in a ``width``-pixel-wide window."""
+    png.parent.mkdir(parents=True, exist_ok=True)
+    with tab(driver):
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+        driver.get(page.resolve().as_uri())
+        png.write_bytes(driver.get_screenshot_as_png())
+    if png.stat().st_size == 0:
+        raise RuntimeError(f"chromium wrote no screenshot at {png}")
+    return png

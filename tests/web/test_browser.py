@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pytest
 from gitrepo import commit, git, init_repo
-from mcpkit import Caller, RunningServer, running_server
+from mcpkit import Caller, RunningServer
 from recordkit import numbered
 from webkit import Page, page_server
 
@@ -41,11 +42,27 @@ def wait_for(what: Callable[[], T], timeout: float = 20, message: str = "") -> T
     raise AssertionError(f"timed out waiting for {message or what}: {last!r}")
 
 
+class Dirs(NamedTuple):
+    """The module's repository, and the record and cache its page and the assistant share."""
+
+    repo: Path
+    state: Path
+    cache: Path
+
+
+@dataclass
+class Assistant:
+    """The assistant's installed MCP server, and the repository it reviews."""
+
+    server: RunningServer
+    repo: Path
+
+
 @pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The module's folder: ``repo``, and ``state``/``cache`` as mcpkit names them."""
-    root = tmp_path_factory.mktemp("webpage")
-    repo = init_repo(root / "repo")
+def dirs(tmp_path_factory: pytest.TempPathFactory, server: RunningServer) -> Dirs:
+    """The module's repository; the page's record and cache are the worker's MCP server's
+    (``state`` and ``cache`` in its directory, as mcpkit names them)."""
+    repo = init_repo(tmp_path_factory.mktemp("webpage") / "repo")
     commit(
         repo,
         {
@@ -66,48 +83,58 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         },
         "feature",
     )
-    return root
+    return Dirs(repo, server.directory / "state", server.directory / "cache")
 
 
 @pytest.fixture(scope="module")
-def page(dirs: Path) -> Iterator[Page]:
-    with page_server(
-        "main..feature", cwd=dirs / "repo", state=dirs / "state", cache=dirs / "cache"
-    ) as served:
+def page(dirs: Dirs) -> Iterator[Page]:
+    with page_server("main..feature", cwd=dirs.repo, state=dirs.state, cache=dirs.cache) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
-def browser(page: Page) -> Iterator[Any]:
-    with webdriver.browser() as driver:
+def browser(page: Page, shared_browser: Any) -> Iterator[Any]:
+    """The module's page, in a tab of the worker's browser that its tests share."""
+    with webdriver.tab(shared_browser) as driver:
         driver.get(page.url)
-        wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 60)
+        ready(driver)
         yield driver
 
 
 @pytest.fixture(scope="module")
-def assistant(dirs: Path) -> Iterator[RunningServer]:
-    """The assistant's installed MCP server on the module's record: one for the module,
-    as an assistant keeps its server while the person works on the page (what the
-    page wrote, the server reads from the record)."""
-    with running_server(dirs) as running:
-        yield running
+def assistant(dirs: Dirs, server: RunningServer) -> Assistant:
+    """The assistant's installed MCP server on the page's record: the worker's (conftest's
+    ``server``), kept while the person works on the page, as an assistant keeps its
+    server (what the page wrote, the server reads from the record)."""
+    return Assistant(server, dirs.repo)
 
 
-def mcp(assistant: RunningServer, script: Callable[[Caller, str], Any]) -> None:
+def mcp(assistant: Assistant, script: Callable[[Caller, str], Any]) -> None:
     """Run ``script(caller, diff path)`` in the assistant's MCP server, the range loaded
     first as an assistant loads it."""
-    directory = assistant.directory
 
     async def go(caller: Caller) -> None:
         loaded = await caller.json(
             "load_git_diff",
-            absolute_repo_path=str(directory / "repo"),
+            absolute_repo_path=str(assistant.repo),
             revision_range="main..feature",
         )
         await script(caller, loaded["file_path"])
 
-    assistant.run(go)
+    assistant.server.run(go)
+
+
+def ready(driver: Any) -> None:
+    """Wait until the page loaded in ``driver`` has drawn its review."""
+    wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 60)
+
+
+def reload(driver: Any) -> None:
+    """Load the page again, and wait until it has drawn its review: it shows what the
+    assistant wrote at once, where the open page shows it at its next look at the record
+    (every 1.5 s; test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text)."""
+    driver.refresh()
+    ready(driver)
 
 
 def open_file(driver: Any, path: str) -> None:
@@ -142,9 +169,7 @@ def shot(driver: Any, name: str) -> None:
     driver.save_screenshot(f"/tmp/diffchunk-web-{name}.png")
 
 
-def test_clicking_viewed_is_what_review_status_reports(
-    browser: Any, assistant: RunningServer
-) -> None:
+def test_clicking_viewed_is_what_review_status_reports(browser: Any, assistant: Assistant) -> None:
     from selenium.webdriver.common.by import By
 
     open_file(browser, "src/util.py")
@@ -176,7 +201,7 @@ def test_clicking_viewed_is_what_review_status_reports(
 
 
 def test_a_finding_added_on_the_page_is_in_list_findings(
-    browser: Any, assistant: RunningServer
+    browser: Any, assistant: Assistant
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -208,7 +233,7 @@ def test_a_finding_added_on_the_page_is_in_list_findings(
 
 
 def test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text(
-    browser: Any, assistant: RunningServer
+    browser: Any, assistant: Assistant
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -246,7 +271,7 @@ def test_a_finding_the_assistant_adds_appears_on_the_open_page_as_text(
 
 
 def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
-    browser: Any, assistant: RunningServer
+    browser: Any, assistant: Assistant
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -259,6 +284,7 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
         )  # fmt: skip
 
     mcp(assistant, add)
+    reload(browser)
     open_file(browser, "src/app.py")
     card = wait_for(lambda: card_with(browser, message), message="the finding on the page")
     card.find_element(By.XPATH, ".//button[text()='Dismiss']").click()
@@ -275,7 +301,7 @@ def test_resolving_on_the_page_closes_the_finding_for_the_assistant(
 
 
 def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
-    browser: Any, assistant: RunningServer
+    browser: Any, assistant: Assistant
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -289,13 +315,13 @@ def test_a_reply_posted_on_the_page_is_on_the_thread_after_a_reload(
         )
 
     mcp(assistant, add)
+    reload(browser)
     open_file(browser, "src/util.py")
     card = wait_for(lambda: card_with(browser, "reply here"))
     card.find_element(By.CSS_SELECTOR, "textarea.reply-text").send_keys("<i>Agreed</i>, fix it")
     card.find_element(By.XPATH, ".//button[text()='Reply']").click()
     wait_for(lambda: "fix it" in card_with(browser, "reply here").text)
-    browser.refresh()
-    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"), 60)
+    reload(browser)
     open_file(browser, "src/util.py")
     card = wait_for(lambda: card_with(browser, "reply here"))
     reply = card.find_element(By.CSS_SELECTOR, ".thread .comment")
@@ -361,39 +387,39 @@ def test_context_expands_from_the_file_at_the_new_revision(browser: Any) -> None
     assert texts == [f"value {n}" for n in numbers]
 
 
-def test_read_only_page_offers_no_writes(dirs: Path, browser: Any, page: Page) -> None:
+def test_read_only_page_offers_no_writes(dirs: Dirs, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
-    # In the module's browser (the read-only server is another origin), which then
-    # goes back to the module's page: a browser of its own took a second to start.
-    driver = browser
-    with page_server(
-        "main..feature",
-        "--read-only",
-        cwd=dirs / "repo",
-        state=dirs / "state",
-        cache=dirs / "cache",
-    ) as served:
-        try:
-            driver.get(served.url)
-            wait_for(lambda: driver.execute_script("return document.body.dataset.ready"))
-            assert driver.find_element(By.ID, "read-only").is_displayed()
-            open_file(driver, "src/app.py")
-            assert not driver.find_element(By.ID, "viewed").is_enabled()
-            driver.find_element(By.CSS_SELECTOR, "td.num[data-side=new][data-line='50']").click()
-            time.sleep(0.3)
-            assert driver.find_elements(By.CSS_SELECTOR, "form.finding-form") == []
-            assert driver.find_elements(By.XPATH, "//button[text()='Resolve']") == []
-            shot(driver, "read-only")
-        finally:
-            driver.get(page.url)
-            wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), 60)
+    # In a tab of its own (the read-only server is another origin), closed afterwards:
+    # the module's page stays open in its tab.
+    with (
+        page_server(
+            "main..feature",
+            "--read-only",
+            cwd=dirs.repo,
+            state=dirs.state,
+            cache=dirs.cache,
+        ) as served,
+        webdriver.tab(browser) as driver,
+    ):
+        driver.get(served.url)
+        ready(driver)
+        assert driver.find_element(By.ID, "read-only").is_displayed()
+        open_file(driver, "src/app.py")
+        assert not driver.find_element(By.ID, "viewed").is_enabled()
+        driver.find_element(By.CSS_SELECTOR, "td.num[data-side=new][data-line='50']").click()
+        # A writable page opens its form in the click's handler: once a task queued
+        # after the click has run, a form would be there.
+        driver.execute_async_script("setTimeout(arguments[arguments.length - 1], 0)")
+        assert driver.find_elements(By.CSS_SELECTOR, "form.finding-form") == []
+        assert driver.find_elements(By.XPATH, "//button[text()='Resolve']") == []
+        shot(driver, "read-only")
 
 
-def test_a_page_without_its_token_shows_nothing(page: Page) -> None:
+def test_a_page_without_its_token_shows_nothing(page: Page, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
-    with webdriver.browser() as driver:
+    with webdriver.tab(browser) as driver:
         driver.get(page.url.split("?")[0])
         assert "token" in driver.find_element(By.TAG_NAME, "body").text
         assert driver.find_elements(By.ID, "tree") == []

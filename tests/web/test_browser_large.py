@@ -48,7 +48,7 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Page, Path
 
 
 def test_a_large_diff_opens_with_a_bounded_page_and_files_loaded_when_opened(
-    large: tuple[Page, Path],
+    large: tuple[Page, Path], shared_browser: Any
 ) -> None:
     page, diff = large
     review = page.request("/api/review")[2].decode()
@@ -62,7 +62,7 @@ def test_a_large_diff_opens_with_a_bounded_page_and_files_loaded_when_opened(
         if line.startswith("+ ") and len(line) > 20
     ]
     assert added and not any(json.dumps(line)[1:-1] in review for line in added[:100])
-    with webdriver.browser() as driver:
+    with webdriver.tab(shared_browser) as driver:
         started = time.monotonic()
         driver.get(page.url)
         _wait(driver, "return document.body.dataset.ready", OPEN_WITHIN)

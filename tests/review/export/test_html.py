@@ -6,6 +6,7 @@ import re
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,11 +14,11 @@ from diffchunk.review.export import render
 from diffchunk.review.export.highlight import lexer_class_for, lexer_for
 from diffchunk.review.export.html import CSP, render_html
 from diffchunk.review.export.html_diff import DiffRows, Rows
-from tests.support import chromium
+from tests.support import webdriver
 from tests.support.export_docs import HOSTILE_MESSAGE, DocumentBuilder, sample_review, uncoloured
 
 needs_chromium = pytest.mark.skipif(
-    chromium.find_chromium() is None, reason=f"no chromium: {chromium.INSTALL_HINT}"
+    webdriver.missing() is not None, reason=str(webdriver.missing())
 )
 
 
@@ -311,17 +312,17 @@ class _Tree(HTMLParser):
         self._at.text.append(data)
 
 
-def _dom(tmp_path: Path, page: str, name: str = "review.html") -> _Tree:
+def _dom(driver: Any, tmp_path: Path, page: str, name: str = "review.html") -> _Tree:
     path = tmp_path / name
     path.write_text(page, encoding="utf-8")
-    return _Tree(chromium.dump_dom(path))
+    return _Tree(webdriver.dump_dom(driver, path))
 
 
 @needs_chromium
 def test_chromium_renders_the_page_with_findings_under_their_lines(
-    tmp_path: Path, review: DocumentBuilder, page: str
+    shared_browser: Any, tmp_path: Path, review: DocumentBuilder, page: str
 ) -> None:
-    tree = _dom(tmp_path, page)
+    tree = _dom(shared_browser, tmp_path, page)
     nodes = tree.root.all()
     title = next(n for n in nodes if n.tag == "title")
     assert title.content() == "Review of main..feature", "no script changed the title"
@@ -344,28 +345,30 @@ def test_chromium_renders_the_page_with_findings_under_their_lines(
 
 
 @needs_chromium
-def test_the_check_would_catch_markup_that_ran(tmp_path: Path, page: str) -> None:
+def test_the_check_would_catch_markup_that_ran(
+    shared_browser: Any, tmp_path: Path, page: str
+) -> None:
     """Proof that the test above can fail: the same payload, unescaped and without the CSP, runs."""
     escaped = "&lt;script&gt;window.pwned=1;document.title=&#x27;pwned&#x27;&lt;/script&gt;"
     assert escaped in page
     raw = "<script>window.pwned=1;document.title='pwned'</script>"
     policy = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
     broken = page.replace(escaped, raw, 1).replace(policy, "")
-    tree = _dom(tmp_path, broken, "broken.html")
+    tree = _dom(shared_browser, tmp_path, broken, "broken.html")
     title = next(n for n in tree.root.all() if n.tag == "title")
     assert title.content() == "pwned"
     # and the page's own policy stops it even where such markup got in
     kept = page.replace(escaped, raw, 1)
-    tree = _dom(tmp_path, kept, "kept.html")
+    tree = _dom(shared_browser, tmp_path, kept, "kept.html")
     title = next(n for n in tree.root.all() if n.tag == "title")
     assert title.content() == "Review of main..feature"
 
 
 @needs_chromium
-def test_a_screenshot_is_produced(tmp_path: Path, page: str) -> None:
+def test_a_screenshot_is_produced(shared_browser: Any, tmp_path: Path, page: str) -> None:
     html_path = tmp_path / "review.html"
     html_path.write_text(page, encoding="utf-8")
-    png = chromium.screenshot(html_path, tmp_path / "review.png", 1280, 2000)
+    png = webdriver.screenshot(shared_browser, html_path, tmp_path / "review.png", 1280, 2000)
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])

@@ -8,7 +8,9 @@ import shutil
 import sqlite3
 import subprocess
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from recordkit import feature_repo, write_diff
@@ -17,9 +19,11 @@ from diffchunk.errors import RecordUnavailable
 from diffchunk.paths import state_dir
 from diffchunk.review import record as core
 from diffchunk.review.ranges.load import load_git_diff
+from diffchunk.review.record import side_writes
 from diffchunk.review.record.migrations import MIGRATIONS
 from diffchunk.review.record.store import (
     DB_NAME,
+    WRITE_WAIT_SECONDS,
     RecordStore,
     applied_migrations,
     default_path,
@@ -291,14 +295,29 @@ def test_lock_held_past_the_timeout(diff: Path, tmp_path: Path) -> None:
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        short = RecordStore(str(path), wait=0.3)
+        short = RecordStore(str(path), wait=0.1)
         with pytest.raises(RecordUnavailable, match="locked by another process"):
             core.mark_reviewed(str(diff), chunk_number=1, record=short)
         assert diff_tools.get_chunk(str(diff), 1)
-        # A writer that waits long enough gets through once the lock is let go.
-        released = threading.Timer(0.3, lambda: holder.execute("COMMIT"))
-        released.start()
+        # A writer that waits long enough gets through once the lock is let go: let go
+        # a moment after the writer has begun to wait for it.
         patient = RecordStore(str(path), wait=10)
+        writing = threading.Event()
+        write = patient.write
+
+        def announced_write(*args: Any, **kwargs: Any) -> Any:
+            writing.set()
+            return write(*args, **kwargs)
+
+        patient.write = announced_write  # type: ignore[method-assign]
+
+        def release() -> None:
+            writing.wait(10)
+            time.sleep(0.05)
+            holder.execute("COMMIT")
+
+        released = threading.Thread(target=release)
+        released.start()
         assert core.mark_reviewed(str(diff), chunk_number=1, record=patient).marked
         released.join()
     finally:
@@ -307,7 +326,7 @@ def test_lock_held_past_the_timeout(diff: Path, tmp_path: Path) -> None:
 
 def test_reads_take_no_lock_and_wait_for_no_writer(diff: Path, tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
-    record = RecordStore(str(path), wait=0.3)
+    record = RecordStore(str(path), wait=0.1)
     core.add_finding(str(diff), "src/a.py", "Ten", line=10, record=record)
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another process is writing
@@ -366,6 +385,9 @@ def test_what_the_diff_tools_record_waits_little_for_the_lock(
 ) -> None:
     state = tmp_path / "state"
     monkeypatch.setenv("DIFFCHUNK_STATE_DIR", str(state))
+    # Their wait (RECORD_SIDE_WRITE_SECONDS, 0.5 s) made short: what is tested is that
+    # they give up after it, where a full write would wait WRITE_WAIT_SECONDS.
+    monkeypatch.setattr(side_writes, "RECORD_SIDE_WRITE_SECONDS", 0.1)
     repo = tmp_path / "repo"
     assert core.review_status(str(diff)).totals.seen == 0  # the record exists
     # A writer holds the lock until they have answered: the diff tools answer without
@@ -374,8 +396,10 @@ def test_what_the_diff_tools_record_waits_little_for_the_lock(
     release = threading.Event()
     holder = _hold_write_lock(state / DB_NAME, release)
     try:
+        started = time.monotonic()
         assert "src/a.py" in diff_tools.get_chunk(str(diff), 1)
         loaded = load_git_diff(str(repo), "main..feature")
+        assert time.monotonic() - started < WRITE_WAIT_SECONDS / 3
     finally:
         release.set()
         holder.join()
