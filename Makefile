@@ -13,13 +13,16 @@ STAMP  := $(VENV)/.installed
 # is made without pip (ensurepip takes 4 s), the machine's pip puts uv in it, and uv
 # installs pip with the rest (the tests run pip).  Where the machine has no pip, the
 # virtualenv's own is made; where uv cannot be had, or its install fails (an index only
-# pip is configured for), pip installs the packages.
+# pip is configured for), pip installs the packages.  uv compiles their bytecode as it
+# installs them, on every core, as pip does: otherwise the suite's first processes
+# each compiled the modules they import, side by side.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
 	$(PYTHON) -m pip --python $(BIN)/python3 install --quiet --disable-pip-version-check uv \
 		2>/dev/null || { $(BIN)/python3 -m ensurepip --default-pip >/dev/null \
 		&& $(BIN)/pip install --quiet uv; } || true
-	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]" pip; \
+	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --compile-bytecode \
+		--python $(BIN)/python3 -e ".[dev]" pip; \
 	then :; else { [ -x $(BIN)/pip ] || $(BIN)/python3 -m ensurepip --default-pip >/dev/null; } \
 		&& $(BIN)/pip install --quiet -e ".[dev]"; fi
 	touch $(STAMP)
