@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test prepare lint typecheck unit test-data system-packages chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit test-data system-packages chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 # The packages are installed by uv, in the virtualenv beside pip: the same packages
 # and versions as `pip install -e ".[dev]"`, in 4 s of CPU where pip took 18 (most of a
@@ -104,20 +104,13 @@ system-packages:
 
 chromium git-man: system-packages
 
-# Three steps: what the tests need, fetched side by side (`prepare`); the lint (a few
-# seconds, so that a slip in style or layers fails first); then the types beside the
-# suite: mypy is one process and the suite one per core, so side by side they keep the
-# cores busy where one after the other left one idle for mypy's seconds.  The suite's
-# progress shows as it runs; mypy's verdict is printed among it when mypy ends.
+# Two steps.  First the lint and the types, while Debian's packages and the test data
+# are fetched beside them: on a fresh machine apt (chromium) takes longer than the
+# virtualenv, and ruff, lint-imports and mypy run meanwhile, once it is made; a slip in
+# style, layers or types fails here.  Then the suite, on every core to itself.
 test:
-	@$(MAKE) --no-print-directory -j3 prepare
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory -j2 typecheck unit
-
-# What the suite needs, fetched side by side: the virtualenv's packages (PyPI), Debian's
-# packages (apt) and the test data (npm) each wait on the network or on dpkg, not on a
-# core, so on a fresh machine the three take about as long as the longest of them.
-prepare: $(STAMP) system-packages test-data
+	@$(MAKE) --no-print-directory -j4 lint typecheck system-packages test-data
+	@$(MAKE) --no-print-directory unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff
