@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-data system-packages chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
+.PHONY: demo test lint typecheck unit suite linted-suite test-data system-packages chromium git-man screenshot bench bench-git bench-files bench-memory bench-stalls bench-startup bench-load bench-export bench-record-export bench-sync bench-second-review bench-incremental bench-tokens bench-review bench-web bench-resources fuzz fuzz-coverage fuzz-files faults record-faults clean
 
 # The packages are installed by uv, in the virtualenv beside pip: the same packages
 # and versions as `pip install -e ".[dev]"`, in 4 s of CPU where pip took 18 (most of a
@@ -13,16 +13,13 @@ STAMP  := $(VENV)/.installed
 # is made without pip (ensurepip takes 4 s), the machine's pip puts uv in it, and uv
 # installs pip with the rest (the tests run pip).  Where the machine has no pip, the
 # virtualenv's own is made; where uv cannot be had, or its install fails (an index only
-# pip is configured for), pip installs the packages.  uv compiles their bytecode as it
-# installs them, on every core, as pip does: otherwise the suite's first processes
-# each compiled the modules they import, side by side.
+# pip is configured for), pip installs the packages.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
 	$(PYTHON) -m pip --python $(BIN)/python3 install --quiet --disable-pip-version-check uv \
 		2>/dev/null || { $(BIN)/python3 -m ensurepip --default-pip >/dev/null \
 		&& $(BIN)/pip install --quiet uv; } || true
-	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --compile-bytecode \
-		--python $(BIN)/python3 -e ".[dev]" pip; \
+	if [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python3 -e ".[dev]" pip; \
 	then :; else { [ -x $(BIN)/pip ] || $(BIN)/python3 -m ensurepip --default-pip >/dev/null; } \
 		&& $(BIN)/pip install --quiet -e ".[dev]"; fi
 	touch $(STAMP)
@@ -54,6 +51,9 @@ SUITE_TMP = $$(if [ -d /dev/shm ] && [ -w /dev/shm ] && \
 	[ "$$(df -Pk /dev/shm | awk 'NR == 2 {print $$4}')" -gt 3000000 ]; \
 	then mktemp -d /dev/shm/diffchunk-suite-XXXXXX; fi)
 unit: $(STAMP) system-packages test-data
+	@$(MAKE) --no-print-directory suite
+
+suite: $(STAMP) test-data
 	@base="$(SUITE_TMP)"; \
 	set -- -n auto --dist worksteal --durations=15 --durations-min=1; \
 	if [ -n "$$base" ]; then set -- "$$@" --basetemp="$$base"; fi; \
@@ -100,17 +100,26 @@ system-packages:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
 		|| echo "$$missing could not be installed: the browser tests will skip" \
 			"and the no-program suite will fail, each saying how to install it"; \
-	fi
+	fi; \
+	rm -f $(PACKAGES_PENDING)
 
 chromium git-man: system-packages
 
-# Two steps.  First the lint and the types, while Debian's packages and the test data
-# are fetched beside them: on a fresh machine apt (chromium) takes longer than the
-# virtualenv, and ruff, lint-imports and mypy run meanwhile, once it is made; a slip in
-# style, layers or types fails here.  Then the suite, on every core to itself.
+# Everything at once, on a fresh machine: apt (chromium) takes longer than the
+# virtualenv, so the suite does not wait for it.  Once the virtualenv is made, the lint
+# runs (a slip in style or layers fails first), then the suite, mypy beside it, while
+# apt goes on.  The tests that need a Debian package wait for the install to end
+# (tests/support/system_packages.py): the file PACKAGES_PENDING, holding this recipe's
+# process id, says it has not; `make system-packages` removes it when it ends, and so
+# does this recipe, however it ends.
+PACKAGES_PENDING := $(TEST_DATA)/system-packages.pending
 test:
-	@$(MAKE) --no-print-directory -j4 lint typecheck system-packages test-data
-	@$(MAKE) --no-print-directory unit
+	@mkdir -p $(TEST_DATA) && echo $$$$ > $(PACKAGES_PENDING); \
+	trap 'rm -f $(PACKAGES_PENDING)' EXIT; \
+	$(MAKE) --no-print-directory -j4 system-packages test-data typecheck linted-suite
+
+linted-suite: lint test-data
+	@$(MAKE) --no-print-directory suite
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_diff

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 
+from tests.support.system_packages import wait_for_system_packages
+
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -25,7 +27,9 @@ FLAGS = (
 
 
 def find_chromium() -> str | None:
-    """The browser to run: ``$DIFFCHUNK_CHROMIUM``, else ``/usr/bin/chromium``, else on PATH."""
+    """The browser to run: ``$DIFFCHUNK_CHROMIUM``, else ``/usr/bin/chromium``, else on PATH
+    (once ``make test`` has installed it, when it is installing it)."""
+    wait_for_system_packages()
     named = os.environ.get("DIFFCHUNK_CHROMIUM")
     if named:
         return named if os.access(named, os.X_OK) else None

@@ -61,6 +61,11 @@ def _text(line: str) -> str:
 def documented_keys() -> list[tuple[list[str], str]]:
     """``(keys, description)`` of each entry of the manual's "Variables" section."""
     page = _man_page()
+    if page is None:  # `make test` may be installing it beside the suite
+        from system_packages import wait_for_system_packages
+
+        wait_for_system_packages()
+        page = _man_page()
     if page is None:
         # Imported here: the hostile suite's processes import this module (through
         # hostile_repo, on their first git) and pytest's import took 0.3 s of each.

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.chromium import FLAGS, find_chromium
+from tests.support.system_packages import wait_for_system_packages
 
 DRIVER_HINT = (
     "Install Debian's chromium and chromium-driver ('apt-get install -y "
@@ -32,6 +33,7 @@ DRIVER_HINT = (
 
 
 def find_driver() -> str | None:
+    wait_for_system_packages()  # `make test` may be installing it beside the suite
     named = os.environ.get("DIFFCHUNK_CHROMEDRIVER")
     if named:
         return named if os.access(named, os.X_OK) else None
