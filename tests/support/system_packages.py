@@ -19,6 +19,8 @@ from pathlib import Path
 PENDING = Path(__file__).resolve().parents[2] / ".test-data" / "system-packages.pending"
 # The longest an install is waited for: apt on a fresh machine takes about 20 s.
 WAIT_SECONDS = 600.0
+# How often the mark is looked at: a stat and, while it is there, a signal 0; the
+# install's end is seen within this, against its 20 s.
 POLL_SECONDS = 0.2
 
 
