@@ -63,21 +63,35 @@ SOURCE_TEXT = (
 
 
 def moves_diff(runs: int = 40) -> str:
-    """A diff crafted against lean's search for moved lines: a file whose removed lines
-    another file adds, runs of lines alike that match long and hold too few characters
-    to be a move (a short line, then hundreds of blank ones, over and over)."""
-    padded = ("x\n" + "\n" * 600) * runs
-    count = padded.count("\n")
+    """A diff crafted against lean's search for moved lines, under the size up to which
+    moves are looked for across files: files whose removed lines other files add,
+    - runs of lines alike that match long and hold too few characters to be a move (a
+      short line, then hundreds of blank ones, over and over: a.py, b.py);
+    - long lines of spaces between two letters, never enough characters for a move,
+      each compare costing the line's length (c.py, d.py);
+    - one large removed block that 600 small files each add three lines of (big.py,
+      s/*.py): a glob's answer holds them all."""
+    padded = ["x", *[""] * 600] * runs
+    spaced = ["a" + " " * 38_000 + "b"] * 38
+    shared = ["def shared_helper(argument):", "    return argument.value", "    pass_it"]
+    big = shared + [f"removed line {i} of it" for i in range(30_000)]
 
-    def section(path: str, sign: str, old: str, new: str) -> str:
-        body = "".join(sign + line + "\n" for line in padded.split("\n")[:-1])
-        return (
-            f"diff --git a/{path} b/{path}\n--- {old}\n+++ {new}\n"
-            f"@@ -{1 if sign == '-' else 0},{count if sign == '-' else 0} "
-            f"+{0 if sign == '-' else 1},{0 if sign == '-' else count} @@\n{body}"
-        )
+    def section(path: str, sign: str, lines: list[str]) -> str:
+        old, new = (f"a/{path}", "/dev/null") if sign == "-" else ("/dev/null", f"b/{path}")
+        counts = f"-1,{len(lines)} +0,0" if sign == "-" else f"-0,0 +1,{len(lines)}"
+        body = "".join(f"{sign}{line}\n" for line in lines)
+        return f"diff --git a/{path} b/{path}\n--- {old}\n+++ {new}\n@@ {counts} @@\n{body}"
 
-    return section("a.py", "-", "a/a.py", "/dev/null") + section("b.py", "+", "/dev/null", "b/b.py")
+    return "".join(
+        [
+            section("a.py", "-", padded),
+            section("b.py", "+", padded),
+            section("c.py", "-", ["q", *spaced]),
+            section("d.py", "+", ["r", *spaced]),
+            section("big.py", "-", big),
+            *(section(f"s/{n:03d}.py", "+", shared) for n in range(600)),
+        ]
+    )
 
 
 @contextmanager

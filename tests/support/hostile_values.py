@@ -386,12 +386,13 @@ def value_cases() -> list[Case]:
         )
     # lean's search for moved lines across a diff crafted to make it compare long
     m = {"absolute_file_path": "{moves_diff}"}
-    add(
-        "get_file_diff-lean-moves",
-        "get_file_diff",
-        {**m, "file_path": "b.py", "format": "lean"},
-        OK,
-    )
+    for label, file_path in (("moves", "b.py"), ("long-lines", "d.py"), ("glob", "s/*")):
+        add(
+            f"get_file_diff-lean-{label}",
+            "get_file_diff",
+            {**m, "file_path": file_path, "format": "lean"},
+            OK,
+        )
     add("get_chunk-lean-moves", "get_chunk", {**m, "chunk_number": 1, "format": "lean"}, OK)
     add("list_chunks-lean-moves", "list_chunks", {**m, "format": "lean"}, OK)
     return c

@@ -21,6 +21,7 @@ names a place in another file of the diff.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .reading import Block, Line
@@ -50,6 +51,12 @@ rest of the view's lines are shown, not named as moved."""
 
 MIN_STEPS = 100_000
 """(A small view's bound.)"""
+
+CHARS_PER_STEP = 256
+"""A line compared counts as one step more for each this many characters of it: a
+run of long lines that hold few characters besides spaces (never enough for a move)
+was compared again from each place at the cost of its length, 4.5 s for a crafted
+diff of 3 MB.  Lines of code are shorter: the diffs read count as before."""
 
 
 __all__ = ["Move", "find_moves", "find_repeats"]
@@ -84,8 +91,8 @@ def find_moves(blocks: list[Block], shown: int | None = None) -> list[Move]:
     # a partner's removed line is looked for from the view's added lines only, and a
     # partner's added line among the view's removed lines only
     wanted = {line.key for block in blocks[:shown] for line in block.added}
-    index = _removed_index(removed, shown, wanted)
-    view_index = _removed_index(removed[:shown], shown) if shown < len(blocks) else index
+    index = _removed_index(blocks, shown, wanted)
+    view_index = _removed_index(blocks[:shown], shown) if shown < len(blocks) else index
     if not index:
         return []
     budget = MAX_STEPS_PER_LINE * sum(len(block.lines) for block in blocks) + MIN_STEPS
@@ -117,19 +124,23 @@ def find_moves(blocks: list[Block], shown: int | None = None) -> list[Move]:
 
 
 def _removed_index(
-    removed: list[list[Line]], shown: int, wanted: set[str] | None = None
+    blocks: list[Block], shown: int, wanted: set[str] | None = None
 ) -> dict[str, list[tuple[int, int]]]:
     """Where each removed line's text is: (block, index), at most :data:`MAX_CANDIDATES`
     places, the first blocks' first; of the blocks from ``shown`` on (partners), only
-    the lines whose text is ``wanted``."""
+    the lines whose text is ``wanted``, looked up in the block's own index
+    (:meth:`Block.removed_at`): a partner may be large, the view small."""
     index: dict[str, list[tuple[int, int]]] = {}
-    for b, lines in enumerate(removed):
-        for i, line in enumerate(lines):
-            key = _key(line)
-            if key and (b < shown or wanted is None or key in wanted):
-                places = index.setdefault(key, [])
-                if len(places) < MAX_CANDIDATES:
-                    places.append((b, i))
+    for b, block in enumerate(blocks):
+        at = block.removed_at(MAX_CANDIDATES)
+        if b < shown or wanted is None:
+            found: Iterable[tuple[str, list[int]]] = at.items()
+        else:
+            keys = wanted if len(wanted) < len(at) else at
+            found = [(key, at[key]) for key in keys if key in at and key in wanted]
+        for key, positions in found:
+            places = index.setdefault(key, [])
+            places.extend((b, i) for i in positions[: MAX_CANDIDATES - len(places)])
     return index
 
 
@@ -154,16 +165,19 @@ def _longest(
         lines = removed[b]
         length = 0
         chars = 0
+        work = 0  # lines compared, a long line counting as several
         while (
-            steps + length < budget
+            steps + work < budget
             and j + length < len(added)
             and i + length < len(lines)
             and (b, i + length) not in used
             and _key(lines[i + length]) == _key(added[j + length])
         ):
-            chars += len(_key(added[j + length]).replace(" ", ""))
+            key = _key(added[j + length])
+            chars += len(key) - key.count(" ")
+            work += 1 + len(key) // CHARS_PER_STEP
             length += 1
-        steps += length + 1
+        steps += work + 1
         long_enough = length >= MIN_MOVED_LINES and chars >= MIN_MOVED_CHARS
         if long_enough and (best is None or length > best[2]):
             best = (b, i, length)

@@ -74,14 +74,36 @@ class Block:
     file: FileItem
     hunk: HunkItem
     ordered: bool = True  # removed lines first, then added ones, and no "\" line
+    # Kept once made (a block is made whole and never changed): a diff's blocks are
+    # partners of many views (:class:`~.partners.Partners`).
+    _removed: list[Line] | None = field(default=None, repr=False, compare=False)
+    _added: list[Line] | None = field(default=None, repr=False, compare=False)
+    _removed_at: dict[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def removed(self) -> list[Line]:
-        return [ln for ln in self.lines if ln.kind == "-"]
+        if self._removed is None:
+            self._removed = [ln for ln in self.lines if ln.kind == "-"]
+        return self._removed
 
     @property
     def added(self) -> list[Line]:
-        return [ln for ln in self.lines if ln.kind == "+"]
+        if self._added is None:
+            self._added = [ln for ln in self.lines if ln.kind == "+"]
+        return self._added
+
+    def removed_at(self, most: int) -> dict[str, list[int]]:
+        """Where each text (:attr:`Line.key`) is among the removed lines: their indexes,
+        the first ``most`` of them (``most`` is the same for every call)."""
+        if self._removed_at is None:
+            at: dict[str, list[int]] = {}
+            for i, line in enumerate(self.removed):
+                if line.key:
+                    places = at.setdefault(line.key, [])
+                    if len(places) < most:
+                        places.append(i)
+            self._removed_at = at
+        return self._removed_at
 
     @property
     def raw(self) -> bytes:
