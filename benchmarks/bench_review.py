@@ -216,8 +216,8 @@ def check(reading: RangeReading, readers: list[Reading]) -> None:
     )
     for r in readers:
         calls = r.calls + [c for g in r.gaps for c in g.instead]
-        seen = seen_lines(calls, reading)
-        moved = moved_lines(reading, calls)
+        moved = moved_lines(reading, calls)  # each moved file read from git once
+        seen = seen_lines(calls) | moved.texts
         if moved.lines:
             print(
                 f"    {r.reader}: {moved.lines:,} line(s) of {moved.chars:,} characters named "

@@ -154,13 +154,20 @@ def moved_lines(reading: RangeReading, calls: Iterable[Call]) -> Moved:
     from benchmarks.review_reading import git
 
     files = {f.path: f for f in reading.files}
+    # each file by the path a fold names it by: its old one (True) or its new one
+    by_name = {
+        old: {(f.old_path or f.path) if old else f.path: f.path for f in files.values()}
+        for old in (True, False)
+    }
     texts: dict[tuple[str, str], list[str]] = {}
+    out = Moved()
 
     def lines_of(rev: str, path: str) -> list[str]:
         if (rev, path) not in texts:
             try:
                 texts[rev, path] = git(reading.repo, "show", f"{rev}:{path}").split("\n")
-            except Exception:
+            except Exception as exc:  # the claim is then reported as not holding: say why
+                out.wrong.append(f"git show {rev}:{path} failed: {exc}")
                 texts[rev, path] = []
         return texts[rev, path]
 
@@ -168,7 +175,7 @@ def moved_lines(reading: RangeReading, calls: Iterable[Call]) -> Moved:
         """The file a fold names (``old``: by its old path, as the new one is)."""
         if short is None:
             return here
-        paths = {(f.old_path or f.path) if old else f.path: f.path for f in files.values()}
+        paths = by_name[old]
         found = [p for name, p in paths.items() if name == short or name.endswith("/" + short)]
         return found[0] if len(found) == 1 else None
 
@@ -176,7 +183,6 @@ def moved_lines(reading: RangeReading, calls: Iterable[Call]) -> Moved:
         f = files.get(path)
         return f.old_path or path if f is not None else path
 
-    out = Moved()
     for call in calls:
         here = ""
         for line in call.answer.split("\n"):
