@@ -45,8 +45,9 @@ typecheck: $(STAMP)
 # in memory (/dev/shm) where the machine has a writable tmpfs there with 3 GB free: the
 # suite writes and syncs about 1.5 GB of repositories, records, backups and large files,
 # and on a virtual disk the wait for those writes was a third of its time.  A run's
-# directory there is its own (--basetemp) and is removed when the run passes; a failed
-# run's stays to be looked at (its path is printed).  Elsewhere pytest's own is used.
+# directory there is its own (--basetemp) and is removed when the run passes or is
+# interrupted (memory, not disk); a failed run's stays to be looked at (its path is
+# printed).  Elsewhere pytest's own is used.
 SUITE_TMP = $$(if [ -d /dev/shm ] && [ -w /dev/shm ] && \
 	[ "$$(df -Pk /dev/shm | awk 'NR == 2 {print $$4}')" -gt 3000000 ]; \
 	then mktemp -d /dev/shm/diffchunk-suite-XXXXXX; fi)
@@ -55,6 +56,7 @@ unit: $(STAMP) system-packages test-data
 
 suite: $(STAMP) test-data
 	@base="$(SUITE_TMP)"; \
+	[ -z "$$base" ] || trap 'rm -rf "$$base"; exit 130' INT TERM; \
 	set -- -n auto --dist worksteal --durations=15 --durations-min=1; \
 	if [ -n "$$base" ]; then set -- "$$@" --basetemp="$$base"; fi; \
 	echo "$(BIN)/pytest $$*"; \
